@@ -1,0 +1,34 @@
+/*
+ * parse.h — strict parsing of option values.
+ *
+ * A value is accepted only if the whole string is a number in range
+ * (leading and trailing blanks allowed, as PostgreSQL's tools allow).
+ * On failure the functions return false and set *cause to an allocated
+ * message in PostgreSQL's wording, without the program name:
+ *
+ *   invalid value "x" for option -d/--duration
+ *   -d/--duration must be in range 1..4294967295
+ *
+ * optname is the option as the user knows it, e.g. "-d/--duration".
+ */
+#ifndef PGTEMPO_PARSE_H
+#define PGTEMPO_PARSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+bool		parse_int64(const char *s, const char *optname, int64_t min, int64_t max,
+						int64_t *out, char **cause);
+bool		parse_double(const char *s, const char *optname, double min, double max,
+						 double *out, char **cause);
+
+/*
+ * A duration: a number (integer or decimal) with an optional unit
+ * us, ms, s, min or h; default_unit applies when there is none.  The
+ * result is in nanoseconds and must lie in [min_ns, max_ns]; the range
+ * message is written in the default unit.
+ */
+bool		parse_duration_ns(const char *s, const char *optname, const char *default_unit,
+							  int64_t min_ns, int64_t max_ns, int64_t *out, char **cause);
+
+#endif

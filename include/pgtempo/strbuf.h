@@ -1,0 +1,31 @@
+/*
+ * strbuf.h — a growable, always NUL-terminated string buffer.
+ */
+#ifndef PGTEMPO_STRBUF_H
+#define PGTEMPO_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct strbuf
+{
+	char	   *data;			/* always NUL-terminated once initialized */
+	size_t		len;			/* bytes used, excluding the NUL */
+	size_t		cap;			/* bytes allocated */
+} strbuf;
+
+void		strbuf_init(strbuf *sb);
+void		strbuf_free(strbuf *sb);
+/* Empty the buffer, keeping its memory. */
+void		strbuf_reset(strbuf *sb);
+/* Make room for at least n more bytes. */
+void		strbuf_reserve(strbuf *sb, size_t n);
+void		strbuf_append(strbuf *sb, const char *s, size_t n);
+void		strbuf_puts(strbuf *sb, const char *s);
+void		strbuf_putc(strbuf *sb, char c);
+void		strbuf_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void		strbuf_vprintf(strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Hand over the string; the buffer is left empty and initialized. */
+char	   *strbuf_detach(strbuf *sb);
+
+#endif

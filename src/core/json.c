@@ -1,0 +1,287 @@
+/*
+ * json.c — a small streaming JSON writer.
+ *
+ * w->depth counts the open containers and w->first[depth - 1] tells
+ * whether the innermost one is still empty, so up to JSON_MAX_DEPTH
+ * containers can be open at once.  A writer produces one top-level value;
+ * call json_init() again to write the next one.
+ *
+ * Misuse that can only be a bug in the caller (closing more containers than
+ * were opened, nesting too deep) aborts with a message rather than writing
+ * broken JSON.
+ */
+#include "config.h"
+
+#include "pgtempo/json.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/msg.h"
+
+void
+json_init(json_writer *w, strbuf *out, bool pretty)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	w->pretty = pretty;
+}
+
+/* Start a new line at the current depth (pretty output only). */
+static void
+newline_indent(json_writer *w, int depth)
+{
+	strbuf_putc(w->out, '\n');
+	for (int i = 0; i < depth; i++)
+		strbuf_append(w->out, "  ", 2);
+}
+
+/*
+ * Write what has to come before a value or a key: nothing right after a
+ * key, otherwise the separating comma and, when pretty, the line break.
+ */
+static void
+begin_item(json_writer *w)
+{
+	if (w->after_key)
+	{
+		w->after_key = false;
+		return;
+	}
+	if (w->depth == 0)
+		return;
+	if (!w->first[w->depth - 1])
+		strbuf_putc(w->out, ',');
+	w->first[w->depth - 1] = false;
+	if (w->pretty)
+		newline_indent(w, w->depth);
+}
+
+static void
+open_container(json_writer *w, char c)
+{
+	if (w->depth >= JSON_MAX_DEPTH)
+	{
+		msg_error("json: nesting deeper than %d levels", JSON_MAX_DEPTH);
+		abort();
+	}
+	begin_item(w);
+	strbuf_putc(w->out, c);
+	w->first[w->depth++] = true;
+}
+
+/* Close the innermost container; an empty one stays on its line: {} or []. */
+static void
+close_container(json_writer *w, char c)
+{
+	bool		empty;
+
+	if (w->depth == 0)
+	{
+		msg_error("json: '%c' without a container to close", c);
+		abort();
+	}
+	empty = w->first[--w->depth];
+	if (w->pretty && !empty)
+		newline_indent(w, w->depth);
+	strbuf_putc(w->out, c);
+}
+
+void
+json_object_begin(json_writer *w)
+{
+	open_container(w, '{');
+}
+
+void
+json_object_end(json_writer *w)
+{
+	close_container(w, '}');
+}
+
+void
+json_array_begin(json_writer *w)
+{
+	open_container(w, '[');
+}
+
+void
+json_array_end(json_writer *w)
+{
+	close_container(w, ']');
+}
+
+/*
+ * Append s as a quoted JSON string.  Runs of bytes that need no escape are
+ * copied in one go; bytes >= 0x80 are among them, so UTF-8 (valid or not)
+ * passes through unchanged.
+ */
+static void
+put_quoted(strbuf *out, const char *s)
+{
+	const char *run = s;
+	const char *p;
+
+	strbuf_putc(out, '"');
+	for (p = s; *p != '\0'; p++)
+	{
+		unsigned char c = (unsigned char) *p;
+		const char *esc;
+
+		switch (c)
+		{
+			case '"':
+				esc = "\\\"";
+				break;
+			case '\\':
+				esc = "\\\\";
+				break;
+			case '\n':
+				esc = "\\n";
+				break;
+			case '\t':
+				esc = "\\t";
+				break;
+			case '\r':
+				esc = "\\r";
+				break;
+			case '\b':
+				esc = "\\b";
+				break;
+			case '\f':
+				esc = "\\f";
+				break;
+			default:
+				if (c >= 0x20)
+					continue;
+				esc = NULL;
+				break;
+		}
+		strbuf_append(out, run, p - run);
+		if (esc != NULL)
+			strbuf_puts(out, esc);
+		else
+			strbuf_printf(out, "\\u%04x", c);
+		run = p + 1;
+	}
+	strbuf_append(out, run, p - run);
+	strbuf_putc(out, '"');
+}
+
+void
+json_key(json_writer *w, const char *key)
+{
+	begin_item(w);
+	put_quoted(w->out, key);
+	if (w->pretty)
+		strbuf_append(w->out, ": ", 2);
+	else
+		strbuf_putc(w->out, ':');
+	w->after_key = true;
+}
+
+void
+json_string(json_writer *w, const char *s)
+{
+	if (s == NULL)
+	{
+		json_null(w);
+		return;
+	}
+	begin_item(w);
+	put_quoted(w->out, s);
+}
+
+void
+json_int(json_writer *w, int64_t v)
+{
+	begin_item(w);
+	strbuf_printf(w->out, "%" PRId64, v);
+}
+
+void
+json_uint(json_writer *w, uint64_t v)
+{
+	begin_item(w);
+	strbuf_printf(w->out, "%" PRIu64, v);
+}
+
+/*
+ * The shortest of %.15g and %.17g that reads back as the same double:
+ * 0.1 stays "0.1", 0.1 + 0.2 becomes "0.30000000000000004".  JSON has no
+ * NaN or infinity, so those are written as null.
+ */
+void
+json_double(json_writer *w, double v)
+{
+	char		buf[32];
+
+	if (!isfinite(v))
+	{
+		json_null(w);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+
+	/* a locale with a decimal comma must not leak into JSON */
+	for (char *p = buf; *p != '\0'; p++)
+		if (*p == ',')
+			*p = '.';
+
+	begin_item(w);
+	strbuf_puts(w->out, buf);
+}
+
+void
+json_bool(json_writer *w, bool v)
+{
+	begin_item(w);
+	strbuf_puts(w->out, v ? "true" : "false");
+}
+
+void
+json_null(json_writer *w)
+{
+	begin_item(w);
+	strbuf_puts(w->out, "null");
+}
+
+void
+json_kv_string(json_writer *w, const char *key, const char *s)
+{
+	json_key(w, key);
+	json_string(w, s);
+}
+
+void
+json_kv_int(json_writer *w, const char *key, int64_t v)
+{
+	json_key(w, key);
+	json_int(w, v);
+}
+
+void
+json_kv_uint(json_writer *w, const char *key, uint64_t v)
+{
+	json_key(w, key);
+	json_uint(w, v);
+}
+
+void
+json_kv_double(json_writer *w, const char *key, double v)
+{
+	json_key(w, key);
+	json_double(w, v);
+}
+
+void
+json_kv_bool(json_writer *w, const char *key, bool v)
+{
+	json_key(w, key);
+	json_bool(w, v);
+}

@@ -1,0 +1,254 @@
+/*
+ * parse.c — strict parsing of option values.
+ *
+ * Numbers are decimal only: "0x10" is not sixteen and "010" is ten.  A
+ * value that does not fit the type at all (overflow) is reported as an
+ * invalid value; a value that fits but lies outside [min, max] gets the
+ * range message.
+ */
+#include "config.h"
+
+#include "pgtempo/parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/msg.h"
+#include "pgtempo/xalloc.h"
+
+/* Duration units: one unit is mult * 10^exp nanoseconds. */
+typedef struct duration_unit
+{
+	const char *name;
+	int64_t		mult;
+	int			exp;
+} duration_unit;
+
+static const duration_unit duration_units[] = {
+	{"us", 1, 3},
+	{"ms", 1, 6},
+	{"s", 1, 9},
+	{"min", 60, 9},
+	{"h", 3600, 9},
+};
+
+/*
+ * Digits of the fraction below the nanosecond that are looked at for
+ * rounding.  Ignoring the rest shifts a value by less than 1e-11 ns.
+ */
+#define ROUND_DIGITS 15
+
+/* Nanoseconds in one unit; at most 3.6e12, so exact in int64_t and double. */
+static int64_t
+unit_ns(const duration_unit *u)
+{
+	int64_t		ns = u->mult;
+
+	for (int i = 0; i < u->exp; i++)
+		ns *= 10;
+	return ns;
+}
+
+static const char *
+skip_space(const char *p)
+{
+	while (*p != '\0' && isspace((unsigned char) *p))
+		p++;
+	return p;
+}
+
+/* Set *cause (if wanted) to the message for a value that is not a number. */
+static bool
+invalid_value(const char *s, const char *optname, char **cause)
+{
+	if (cause != NULL)
+		*cause = xasprintf("invalid value \"%s\" for option %s", s, optname);
+	return false;
+}
+
+bool
+parse_int64(const char *s, const char *optname, int64_t min, int64_t max,
+			int64_t *out, char **cause)
+{
+	const char *p = skip_space(s);
+	char	   *end;
+	long long	v;
+
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	if (end == p || errno != 0)
+		return invalid_value(s, optname, cause);
+	if (*skip_space(end) != '\0')
+		return invalid_value(s, optname, cause);
+
+	if (v < min || v > max)
+	{
+		if (cause != NULL)
+			*cause = xasprintf("%s must be in range %lld..%lld",
+							   optname, (long long) min, (long long) max);
+		return false;
+	}
+	*out = (int64_t) v;
+	return true;
+}
+
+/*
+ * strtod() also takes hexadecimal, "inf", "nan" and "infinity"; none of
+ * those is a sensible option value, so only plain decimal notation with an
+ * optional exponent gets as far as strtod().
+ */
+bool
+parse_double(const char *s, const char *optname, double min, double max,
+			 double *out, char **cause)
+{
+	const char *p = skip_space(s);
+	const char *q = p + strlen(p);
+	char	   *end;
+	double		v;
+
+	while (q > p && isspace((unsigned char) q[-1]))
+		q--;
+	if (q == p || strspn(p, "0123456789.eE+-") < (size_t) (q - p))
+		return invalid_value(s, optname, cause);
+
+	errno = 0;
+	v = strtod(p, &end);
+	if (end != q || errno != 0 || !isfinite(v))
+		return invalid_value(s, optname, cause);
+
+	if (v < min || v > max)
+	{
+		if (cause != NULL)
+			*cause = xasprintf("%s must be in range %g..%g", optname, min, max);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* Find a unit by name; len is the length of name, which need not be NUL-terminated. */
+static const duration_unit *
+find_unit(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(duration_units) / sizeof(duration_units[0]); i++)
+	{
+		if (strlen(duration_units[i].name) == len &&
+			memcmp(duration_units[i].name, name, len) == 0)
+			return &duration_units[i];
+	}
+	return NULL;
+}
+
+/* v = v * 10 + d, or false if that exceeds INT64_MAX. */
+static bool
+push_digit(int64_t *v, int d)
+{
+	if (*v > (INT64_MAX - d) / 10)
+		return false;
+	*v = *v * 10 + d;
+	return true;
+}
+
+/*
+ * The value is computed exactly in integers, not through a double, so that
+ * e.g. "9223372036.854775807s" is INT64_MAX nanoseconds to the unit.  With
+ * the unit u = mult * 10^exp ns, the digits are split where the decimal
+ * point lands after shifting it exp places right: whole = the digits
+ * before that point, frac = those after it.  The result is
+ * mult * whole + round(mult * 0.frac), rounding halves away from zero.
+ */
+bool
+parse_duration_ns(const char *s, const char *optname, const char *default_unit,
+				  int64_t min_ns, int64_t max_ns, int64_t *out, char **cause)
+{
+	const duration_unit *defunit;
+	const duration_unit *unit;
+	const char *p;
+	const char *intdigits;
+	const char *fracdigits = "";
+	size_t		nint;
+	size_t		nfrac = 0;
+	const char *unitname;
+	size_t		unitlen;
+	bool		neg = false;
+	int64_t		whole = 0;
+	int64_t		rest = 0;
+	int64_t		scale = 1;
+	int64_t		rounded;
+	int64_t		v;
+
+	defunit = find_unit(default_unit, strlen(default_unit));
+	if (defunit == NULL)
+	{
+		/* the caller's mistake, not the user's */
+		msg_error("parse_duration_ns: unknown default unit \"%s\"", default_unit);
+		abort();
+	}
+
+	/* [space] [sign] digits [. digits] [space] [unit] [space] */
+	p = skip_space(s);
+	if (*p == '+' || *p == '-')
+		neg = (*p++ == '-');
+	intdigits = p;
+	while (isdigit((unsigned char) *p))
+		p++;
+	nint = p - intdigits;
+	if (*p == '.')
+	{
+		fracdigits = ++p;
+		while (isdigit((unsigned char) *p))
+			p++;
+		nfrac = p - fracdigits;
+	}
+	if (nint + nfrac == 0)
+		return invalid_value(s, optname, cause);
+	p = skip_space(p);
+	unitname = p;
+	while (isalpha((unsigned char) *p))
+		p++;
+	unitlen = p - unitname;
+	if (*skip_space(p) != '\0')
+		return invalid_value(s, optname, cause);
+	if (unitlen == 0)
+		unit = defunit;
+	else if ((unit = find_unit(unitname, unitlen)) == NULL)
+		return invalid_value(s, optname, cause);
+
+	/* whole: the integer digits and the first exp fraction digits, in steps of mult ns */
+	for (size_t i = 0; i < nint; i++)
+		if (!push_digit(&whole, intdigits[i] - '0'))
+			return invalid_value(s, optname, cause);
+	for (size_t i = 0; i < (size_t) unit->exp; i++)
+		if (!push_digit(&whole, i < nfrac ? fracdigits[i] - '0' : 0))
+			return invalid_value(s, optname, cause);
+
+	/* rest / scale: the digits after those, a fraction of one step */
+	for (size_t i = unit->exp; i < nfrac && i < (size_t) unit->exp + ROUND_DIGITS; i++)
+	{
+		rest = rest * 10 + (fracdigits[i] - '0');
+		scale *= 10;
+	}
+	/* mult * rest < 3600 * 10^15, well inside int64_t */
+	rounded = (unit->mult * rest + scale / 2) / scale;
+
+	if (whole > (INT64_MAX - rounded) / unit->mult)
+		return invalid_value(s, optname, cause);
+	v = whole * unit->mult + rounded;
+	if (neg)
+		v = -v;
+
+	if (v < min_ns || v > max_ns)
+	{
+		if (cause != NULL)
+			*cause = xasprintf("%s must be in range %g..%g", optname,
+							   (double) min_ns / unit_ns(defunit),
+							   (double) max_ns / unit_ns(defunit));
+		return false;
+	}
+	*out = v;
+	return true;
+}

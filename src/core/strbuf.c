@@ -1,0 +1,149 @@
+/*
+ * strbuf.c — a growable, always NUL-terminated string buffer.
+ *
+ * A zeroed strbuf (data NULL, cap 0) is accepted everywhere strbuf_init()
+ * would be: the first append allocates.
+ */
+#include "config.h"
+
+#include "pgtempo/strbuf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/msg.h"
+#include "pgtempo/xalloc.h"
+
+#define STRBUF_INITIAL_CAP 64
+
+void
+strbuf_init(strbuf *sb)
+{
+	sb->data = xmalloc(STRBUF_INITIAL_CAP);
+	sb->data[0] = '\0';
+	sb->len = 0;
+	sb->cap = STRBUF_INITIAL_CAP;
+}
+
+void
+strbuf_free(strbuf *sb)
+{
+	free(sb->data);
+	sb->data = NULL;
+	sb->len = 0;
+	sb->cap = 0;
+}
+
+void
+strbuf_reset(strbuf *sb)
+{
+	if (sb->data == NULL)
+	{
+		strbuf_init(sb);
+		return;
+	}
+	sb->len = 0;
+	sb->data[0] = '\0';
+}
+
+/* Grow the allocation, doubling, so that n more bytes and the NUL fit. */
+void
+strbuf_reserve(strbuf *sb, size_t n)
+{
+	size_t		need;
+	size_t		newcap;
+
+	if (n > SIZE_MAX - 1 - sb->len)
+	{
+		/* a size no allocation could satisfy */
+		msg_error("out of memory");
+		abort();
+	}
+	need = sb->len + n + 1;
+	if (need <= sb->cap)
+		return;
+
+	newcap = sb->cap ? sb->cap : STRBUF_INITIAL_CAP;
+	while (newcap < need)
+		newcap = newcap > SIZE_MAX / 2 ? need : newcap * 2;
+
+	sb->data = xrealloc(sb->data, newcap);
+	if (sb->cap == 0)
+		sb->data[0] = '\0';
+	sb->cap = newcap;
+}
+
+void
+strbuf_append(strbuf *sb, const char *s, size_t n)
+{
+	strbuf_reserve(sb, n);
+	memcpy(sb->data + sb->len, s, n);
+	sb->len += n;
+	sb->data[sb->len] = '\0';
+}
+
+void
+strbuf_puts(strbuf *sb, const char *s)
+{
+	strbuf_append(sb, s, strlen(s));
+}
+
+void
+strbuf_putc(strbuf *sb, char c)
+{
+	strbuf_reserve(sb, 1);
+	sb->data[sb->len++] = c;
+	sb->data[sb->len] = '\0';
+}
+
+void
+strbuf_printf(strbuf *sb, const char *fmt, ...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	strbuf_vprintf(sb, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Format at the end of the buffer: try in the space there is, and if the
+ * result did not fit, grow to the exact size and format again.
+ */
+void
+strbuf_vprintf(strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list		ap2;
+	int			len;
+
+	strbuf_reserve(sb, 0);
+	va_copy(ap2, ap);
+	len = vsnprintf(sb->data + sb->len, sb->cap - sb->len, fmt, ap2);
+	va_end(ap2);
+	if (len < 0)
+	{
+		msg_error("could not format string: %m");
+		abort();
+	}
+
+	if ((size_t) len >= sb->cap - sb->len)
+	{
+		strbuf_reserve(sb, (size_t) len);
+		len = vsnprintf(sb->data + sb->len, sb->cap - sb->len, fmt, ap);
+	}
+	sb->len += (size_t) len;
+}
+
+char *
+strbuf_detach(strbuf *sb)
+{
+	char	   *s;
+
+	if (sb->data == NULL)
+		strbuf_init(sb);
+	s = sb->data;
+	strbuf_init(sb);
+	return s;
+}

@@ -1,0 +1,168 @@
+/*
+ * tool.c — run the passes pg_test_timing's settings ask for and report.
+ */
+#include "config.h"
+
+#include "tool.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/msg.h"
+#include "pgtempo/xalloc.h"
+
+static volatile sig_atomic_t caught_signal;
+
+/* First SIGINT/SIGTERM: finish the current pass early and report; the handler then resets. */
+static void
+on_signal(int signo)
+{
+	caught_signal = signo;
+	timing_request_stop();
+}
+
+static void
+install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESETHAND;	/* a second signal ends the program at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+const char *
+tool_pass_clock_name(const timing_results *r, const timing_pass *p)
+{
+	return p->clock == TIMING_CLOCK_FAKE ? "system" : timing_clock_name(p->clock);
+}
+
+/* Install the test clock from $PGTEMPO_FAKE_CLOCK, if set; false on a bad value. */
+static bool
+setup_fake_clock(timing_results *r, uint64_t **readings)
+{
+	const char *spec = getenv("PGTEMPO_FAKE_CLOCK");
+	size_t		n;
+
+	*readings = NULL;
+	if (spec == NULL || *spec == '\0')
+		return true;
+	if (!timing_parse_fake_clock(spec, readings, &n))
+	{
+		msg_error("invalid value \"%s\" for environment variable PGTEMPO_FAKE_CLOCK", spec);
+		return false;
+	}
+	timing_set_fake_clock(*readings, n);
+	r->fake = true;
+	return true;
+}
+
+int
+tool_run(const timing_settings *s)
+{
+	timing_results r;
+	uint64_t	duration_ns = (uint64_t) s->duration_s * NS_PER_S;
+	uint64_t   *fake = NULL;
+
+	memset(&r, 0, sizeof(r));
+	r.settings = s;
+	if (!setup_fake_clock(&r, &fake))
+		return 1;
+	install_signals();
+
+	clockenv_read(&r.env);
+	for (int c = 0; c < TIMING_CLOCK_COUNT; c++)
+	{
+		if (!s->clocks[c])
+			continue;
+		r.nclocks++;
+	}
+	clock_tsc_probe(&r.tsc);
+
+	if (!s->json)
+		report_header(stdout, s);
+
+	for (int c = 0; c < TIMING_CLOCK_COUNT && !caught_signal; c++)
+	{
+		timing_pass *p;
+		timing_clock clock = (timing_clock) c;
+
+		if (!s->clocks[c])
+			continue;
+		if (clock == TIMING_CLOCK_SYSTEM && r.fake)
+			clock = TIMING_CLOCK_FAKE;
+		p = xmalloc(sizeof(*p));
+		r.passes[r.npasses++] = p;
+		timing_run(p, clock, duration_ns, &r.tsc);
+		if (p->outcome == TIMING_BACKWARDS)
+		{
+			/* PostgreSQL's words, without a prefix: scripts look for them */
+			fflush(stdout);
+			fprintf(stderr, "Detected clock going backwards in time.\n");
+			fprintf(stderr, "Time warp: %llu ns\n", (unsigned long long) p->warp_ns);
+			r.backwards = true;
+		}
+		if (!s->json)
+			report_pass_text(stdout, &r, p);
+		if (r.backwards)
+			break;
+	}
+	if (!s->json)
+		report_env_text(stdout, &r);
+
+	if (s->cross_cpu && !r.backwards)
+	{
+		for (int c = 0; c < TIMING_CLOCK_COUNT && !caught_signal; c++)
+		{
+			timing_clock clock = (timing_clock) c;
+
+			if (!s->clocks[c])
+				continue;
+			if (clock != TIMING_CLOCK_SYSTEM && !r.tsc.usable)
+				continue;
+			if (clock == TIMING_CLOCK_RDTSCP && !r.tsc.has_rdtscp)
+				continue;
+			crosscpu_run(&r.cross[c], clock, duration_ns, &r.tsc);
+			r.cross_ran[c] = true;
+			r.ncross++;
+			if (r.cross[c].backwards)
+				r.cross_backwards = true;
+			if (!s->json)
+				report_cross_text(stdout, &r, &r.cross[c]);
+		}
+	}
+
+	r.signo = caught_signal;
+	if (r.backwards || r.cross_backwards)
+		r.exit_status = 1;
+	else if (r.signo)
+		r.exit_status = 128 + r.signo;
+
+	if (s->json)
+	{
+		strbuf		out;
+
+		strbuf_init(&out);
+		report_json(&out, &r);
+		fwrite(out.data, 1, out.len, stdout);
+		strbuf_free(&out);
+	}
+	else if (r.signo)
+		printf("\nInterrupted by signal %d: the results above cover the time until then.\n",
+			   r.signo);
+	if (r.cross_backwards)
+		msg_error("Detected clock going backwards across CPUs.");
+	fflush(stdout);
+
+	for (int i = 0; i < r.npasses; i++)
+		free(r.passes[i]);
+	for (int c = 0; c < TIMING_CLOCK_COUNT; c++)
+		if (r.cross_ran[c])
+			crosscpu_free(&r.cross[c]);
+	free(fake);
+	return r.exit_status;
+}

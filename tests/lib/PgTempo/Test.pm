@@ -1,0 +1,193 @@
+
+# Helpers for pgtempo's Perl TAP tests; run them with tests/prove.sh.
+
+=pod
+
+=head1 NAME
+
+PgTempo::Test - find the built tools, run them, start a throwaway cluster
+
+=head1 SYNOPSIS
+
+  use strict;
+  use warnings;
+  use PgTempo::Test;
+  use Test::More;
+
+  my ($rc, $out, $err) = run_tool([ pgtempo_bin('pg_test_timing'), '-d', '1' ]);
+  is($rc, 0, 'exit status');
+
+  my $node = new_cluster('main');
+  is($node->safe_psql('postgres', 'SELECT 1'), '1', 'query');
+  ($rc, $out, $err) = run_tool([ pgtempo_bin('pgtempo-bench'), '-n', '-t', '1',
+      '-d', $node->connstr('postgres') ]);
+
+  done_testing();
+
+=head1 ENVIRONMENT
+
+tests/prove.sh sets these: PGTEMPO_BINDIR (the built binaries),
+PGTEMPO_SRCDIR (the source tree's copy of tests/), TESTDIR (tmp_check goes
+there), PG_REGRESS, and PATH with the PostgreSQL server's bin directory first.
+
+=cut
+
+package PgTempo::Test;
+
+use strict;
+use warnings;
+
+use Exporter 'import';
+use IPC::Run;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+our @EXPORT = qw(pgtempo_bin run_tool new_cluster);
+
+# At most this many bytes of a tool's stdout and of its stderr go to the log.
+my $log_limit = 8000;
+
+=pod
+
+=head1 FUNCTIONS
+
+=over
+
+=item pgtempo_bin($name)
+
+Full path of the built binary C<$name> (e.g. C<pg_test_timing>) in
+C<$PGTEMPO_BINDIR>.  Bails out of the whole run if it is missing: a test of a
+tool that was not built must not pass or skip.
+
+=cut
+
+sub pgtempo_bin
+{
+	my ($name) = @_;
+	my $dir = $ENV{PGTEMPO_BINDIR};
+
+	BAIL_OUT('PGTEMPO_BINDIR is not set: run the tests with "make check" '
+		  . 'or tests/prove.sh')
+	  unless defined $dir && $dir ne '';
+	my $path = "$dir/$name";
+	BAIL_OUT("$name not built: $path is not an executable file")
+	  unless -f $path && -x _;
+	return $path;
+}
+
+=pod
+
+=item run_tool(\@cmd, %opts)
+
+Run C<@cmd> (no shell) and return C<($exit_code, $stdout, $stderr)>.  A
+command killed by a signal returns 128 + the signal number, as a shell would.
+
+Options: C<stdin> (a string fed to the command, default empty), C<env> (a hash
+of variables to set, or to delete with C<undef>, for this command only),
+C<timeout> (seconds, default C<$PG_TEST_TIMEOUT_DEFAULT> or 180).  A command
+that times out is killed and the test script dies.
+
+The command, its exit code and its output are written to the test's log.
+
+=cut
+
+sub run_tool
+{
+	my ($cmd, %opts) = @_;
+	my $stdin = defined $opts{stdin} ? $opts{stdin} : '';
+	my $timeout =
+	  defined $opts{timeout}
+	  ? $opts{timeout}
+	  : $PostgreSQL::Test::Utils::timeout_default;
+	my ($stdout, $stderr) = ('', '');
+
+	local %ENV = %ENV;
+	while (my ($k, $v) = each %{ $opts{env} || {} })
+	{
+		if (defined $v) { $ENV{$k} = $v; }
+		else            { delete $ENV{$k}; }
+	}
+
+	print '# Running: ' . join(' ', @$cmd) . "\n";
+	my $timer = IPC::Run::timeout($timeout);
+	my $h = IPC::Run::start($cmd, '<', \$stdin, '>', \$stdout, '2>', \$stderr,
+		$timer);
+	eval { $h->finish; 1 } or do {
+		my $err = $@;
+		$h->kill_kill;
+		die "command timed out after $timeout s: @$cmd\n"
+		  if $timer->is_expired;
+		die $err;
+	};
+
+	my $status = $h->full_result(0);
+	my $code = ($status & 127) ? 128 + ($status & 127) : $status >> 8;
+
+	print "# exit code: $code\n";
+	_log_output('stdout', $stdout);
+	_log_output('stderr', $stderr);
+	return ($code, $stdout, $stderr);
+}
+
+# Copy a command's output into the test log, cut short if it is long.
+sub _log_output
+{
+	my ($what, $text) = @_;
+	return if $text eq '';
+	my $shown = substr($text, 0, $log_limit);
+	print "# $what:\n$shown";
+	print "\n" unless $shown =~ /\n\z/;
+	printf "# ... %d more bytes of %s not shown\n", length($text) - $log_limit,
+	  $what
+	  if length($text) > $log_limit;
+	return;
+}
+
+=pod
+
+=item new_cluster($name, %opts)
+
+Create, initialize (initdb -A trust) and start a PostgreSQL::Test::Cluster and
+return it; it is stopped when the test script ends.  C<$name> must match
+C</^[-_a-zA-Z0-9]+$/>.  Option C<conf> is a string appended to
+postgresql.conf before the start; other options go to
+C<PostgreSQL::Test::Cluster::init> (e.g. C<extra =E<gt> ['--locale=C']>).
+
+The server listens on a Unix socket only: connect with C<$node-E<gt>connstr($db)>
+or with C<env =E<gt> { PGHOST =E<gt> $node-E<gt>host, PGPORT =E<gt> $node-E<gt>port }>.
+
+=cut
+
+sub new_cluster
+{
+	my ($name, %opts) = @_;
+	my $conf = delete $opts{conf};
+
+	BAIL_OUT('PostgreSQL refuses to run as root: run the tests with '
+		  . '"make check" or tests/prove.sh, which run them as an '
+		  . 'unprivileged user')
+	  if $> == 0;
+	BAIL_OUT("invalid cluster name \"$name\"")
+	  unless defined $name && $name =~ /^[-_a-zA-Z0-9]+$/;
+	BAIL_OUT('initdb is not in PATH: install postgresql-15 and run the '
+		  . 'tests with tests/prove.sh, which finds it')
+	  unless grep { -x "$_/initdb" } split /:/, ($ENV{PATH} || '');
+
+	# Cluster.pm's init runs "$PG_REGRESS --config-auth", a no-op off Windows.
+	local $ENV{PG_REGRESS} = $ENV{PG_REGRESS} || 'true';
+
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(%opts);
+	$node->append_conf('postgresql.conf', $conf) if defined $conf;
+	$node->start;
+	return $node;
+}
+
+=pod
+
+=back
+
+=cut
+
+1;

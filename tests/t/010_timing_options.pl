@@ -1,0 +1,108 @@
+# pg_test_timing: command-line options, help, version and every usage error.
+
+use strict;
+use warnings;
+
+use PgTempo::Test;
+use Test::More;
+
+my $bin = pgtempo_bin('pg_test_timing');
+my $try = qq{Try "pg_test_timing --help" for more information.\n};
+
+# ---------------------------------------------------------------- help and version
+
+for my $opt ('--help', '-?')
+{
+	my ($rc, $out, $err) = run_tool([ $bin, $opt ]);
+	is($rc,  0,  "$opt: exit 0");
+	is($err, '', "$opt: nothing on stderr");
+	like($out, qr/^Usage:\n  pg_test_timing \[OPTION\]\.\.\.$/m, "$opt: usage line");
+	for my $o (qw(--duration=SECONDS --cutoff=PERCENT --histogram=UNIT --clock=CLOCK
+		--cross-cpu --json --version --help))
+	{
+		like($out, qr/\Q$o\E/, "$opt: mentions $o");
+	}
+	like($out, qr/See 'man pg_test_timing' for more information\.\n\z/,
+		"$opt: ends with the man page pointer");
+}
+
+for my $opt ('-V', '--version')
+{
+	my ($rc, $out, $err) = run_tool([ $bin, $opt ]);
+	is($rc, 0, "$opt: exit 0");
+	like($out, qr/^pg_test_timing \(pgtempo\) \d+\.\d+\.\d+\n\z/, "$opt: version line");
+}
+
+# ---------------------------------------------------------------- usage errors
+
+my @errors = (
+	[ [ '-d', '0' ],    "-d/--duration must be in range 1..4294967295" ],
+	[ [ '-d', 'x' ],    qq{invalid value "x" for option -d/--duration} ],
+	[ [ '-d', '-1' ],   "-d/--duration must be in range 1..4294967295" ],
+	[ [ '-d', '1.5' ],  qq{invalid value "1.5" for option -d/--duration} ],
+	[ [ '-d', '4294967296' ], "-d/--duration must be in range 1..4294967295" ],
+	[ [ '--duration=' ], qq{invalid value "" for option -d/--duration} ],
+	[ [ '-c', '101' ],  "-c/--cutoff must be in range 0..100" ],
+	[ [ '-c', '-0.5' ], "-c/--cutoff must be in range 0..100" ],
+	[ [ '--cutoff=abc' ], qq{invalid value "abc" for option -c/--cutoff} ],
+	[ [ '--histogram=ms' ],
+		qq{invalid value "ms" for option --histogram: must be us or ns} ],
+	[ [ '--clock=tsc' ],
+		qq{invalid value "tsc" for option --clock: must be system, rdtsc, rdtscp, all, or a comma-separated list of them} ],
+	[ [ '--clock=system,,' ],
+		qq{invalid value "system,," for option --clock: must be system, rdtsc, rdtscp, all, or a comma-separated list of them} ],
+	[ [ 'extra' ],      qq{too many command-line arguments (first is "extra")} ],
+	[ [ '-d', '1', 'a', 'b' ], qq{too many command-line arguments (first is "a")} ],
+	[ [ '-x' ],         "invalid option -- 'x'" ],
+	[ [ '--bogus' ],    qq{unrecognized option "--bogus"} ],
+	[ [ '-d' ],         "option requires an argument -- 'd'" ],
+	[ [ '--clock' ],    qq{option "--clock" requires an argument} ],);
+
+for my $case (@errors)
+{
+	my ($args, $msg) = @$case;
+	my ($rc, $out, $err) = run_tool([ $bin, @$args ]);
+	is($rc,  1,  "@$args: exit 1");
+	is($out, '', "@$args: nothing on stdout");
+	is($err, "pg_test_timing: error: $msg\n$try", "@$args: message");
+}
+
+# Valid spellings are accepted (checked by a quick run with the fake clock,
+# which ends the pass at once).
+for my $args ([ '-d', ' 1 ' ], [ '--duration=1' ], [ '-c', '50' ],
+	[ '--cutoff=99.5' ], [ '--histogram=ns' ], [ '--histogram=us' ],
+	[ '--clock=system' ])
+{
+	my ($rc, $out, $err) =
+	  run_tool([ $bin, @$args ], env => { PGTEMPO_FAKE_CLOCK => '0,10,20' });
+	is($rc, 0, "@$args: accepted");
+}
+
+# ---------------------------------------------------------------- against PostgreSQL's
+
+SKIP:
+{
+	my $ref = find_reference();
+	skip 'the system pg_test_timing is not installed', 8 unless $ref;
+	# Both refuse the same bad input, and both say so on stderr only.
+	for my $args ([ '-d', '0' ], [ '-d', 'x' ], [ 'extra' ], [ '-x' ])
+	{
+		my ($rr, $rout) = run_tool([ $ref, @$args ]);
+		my ($or, $oout) = run_tool([ $bin, @$args ]);
+		is($or, $rr, "@$args: same exit status as PostgreSQL's ($rr)");
+		is($oout, $rout, "@$args: same (empty) stdout");
+	}
+}
+
+sub find_reference
+{
+	my @dirs = reverse sort { ($a =~ /(\d+)/)[0] <=> ($b =~ /(\d+)/)[0] }
+	  glob('/usr/lib/postgresql/*/bin');
+	for my $d (@dirs)
+	{
+		return "$d/pg_test_timing" if -x "$d/pg_test_timing";
+	}
+	return undef;
+}
+
+done_testing();
