@@ -20,7 +20,7 @@ user=${PGTEMPO_TEST_USER:-pgtempo-test}
 # "a|b*" is met by any installed package matching one pattern.
 deb_packages=(
 	autoconf automake libtool pkg-config make gcc libc6-dev perl
-	libpq-dev libpqtypes-dev check libncurses-dev libipc-run-perl
+	libpq-dev libpqtypes-dev check libncurses-dev libipc-run-perl bison flex tmux
 	'postgresql|postgresql-[0-9]*'
 	'postgresql-client|postgresql-client-[0-9]*'
 )
@@ -227,17 +227,14 @@ demo() {
 	show ./pg_test_timing -d 1 --histogram=ns --clock=all
 
 	if [ -x ./pgtempo-bench ]; then
-		show ./pgtempo-bench -i -s 1
-		show ./pgtempo-bench -c 4 -j 2 -T 5
+		# The runner is not built yet: show the statements a run would send.
+		show ./pgtempo-bench --dry-run -t 2 --random-seed=42
 	fi
 
 	if [ -x ./pgtempo-waits ]; then
-		if [ -x ./pgtempo-bench ]; then
-			load=./pgtempo-bench
-		else
-			load=$pgbin/pgbench
-			show "$load" -i -s 1 -q
-		fi
+		# Until pgtempo-bench can drive a server, the load is the system's pgbench.
+		load=$pgbin/pgbench
+		show "$load" -i -s 1 -q
 		header "$load -c 4 -j 2 -T 8 (load in the background)"
 		"$load" -c 4 -j 2 -T 8 </dev/null >"$demo_tmp/load.log" 2>&1 &
 		demo_load_pid=$!

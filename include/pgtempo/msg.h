@@ -5,6 +5,7 @@
  *   prog: warning: ...
  *   prog: detail: ...
  *   prog: hint: ...
+ *   prog: ... (informational)
  *
  * All output goes to stderr.  The program name is the basename of argv[0].
  */
@@ -20,6 +21,8 @@ void		msg_error(const char *fmt, ...) MSG_PRINTF(1, 2);
 void		msg_warning(const char *fmt, ...) MSG_PRINTF(1, 2);
 void		msg_detail(const char *fmt, ...) MSG_PRINTF(1, 2);
 void		msg_hint(const char *fmt, ...) MSG_PRINTF(1, 2);
+/* An informational line: "prog: text" (PostgreSQL's pg_log_info). */
+void		msg_info(const char *fmt, ...) MSG_PRINTF(1, 2);
 /* An error that ends the program: msg_error() then exit(1). */
 void		msg_fatal(const char *fmt, ...) MSG_PRINTF(1, 2) __attribute__((noreturn));
 /* "Try "prog --help" for more information." */

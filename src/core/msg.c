@@ -68,7 +68,11 @@ msg_emit(const char *level, const char *fmt, va_list ap)
 	/* Whatever the program printed so far must come before the message. */
 	fflush(stdout);
 
-	prefix = snprintf(stackbuf, sizeof(stackbuf), "%s: %s: ", progname, level);
+	/* an informational line has no level word, as in PostgreSQL's tools */
+	if (level == NULL)
+		prefix = snprintf(stackbuf, sizeof(stackbuf), "%s: ", progname);
+	else
+		prefix = snprintf(stackbuf, sizeof(stackbuf), "%s: %s: ", progname, level);
 
 	va_copy(ap2, ap);
 	errno = save_errno;
@@ -122,6 +126,16 @@ msg_error(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	msg_emit("error", fmt, ap);
+	va_end(ap);
+}
+
+void
+msg_info(const char *fmt, ...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	msg_emit(NULL, fmt, ap);
 	va_end(ap);
 }
 

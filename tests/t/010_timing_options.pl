@@ -82,7 +82,7 @@ for my $args ([ '-d', ' 1 ' ], [ '--duration=1' ], [ '-c', '50' ],
 
 SKIP:
 {
-	my $ref = find_reference();
+	my $ref = pg_reference('pg_test_timing');
 	skip 'the system pg_test_timing is not installed', 8 unless $ref;
 	# Both refuse the same bad input, and both say so on stderr only.
 	for my $args ([ '-d', '0' ], [ '-d', 'x' ], [ 'extra' ], [ '-x' ])
@@ -92,17 +92,6 @@ SKIP:
 		is($or, $rr, "@$args: same exit status as PostgreSQL's ($rr)");
 		is($oout, $rout, "@$args: same (empty) stdout");
 	}
-}
-
-sub find_reference
-{
-	my @dirs = reverse sort { ($a =~ /(\d+)/)[0] <=> ($b =~ /(\d+)/)[0] }
-	  glob('/usr/lib/postgresql/*/bin');
-	for my $d (@dirs)
-	{
-		return "$d/pg_test_timing" if -x "$d/pg_test_timing";
-	}
-	return undef;
 }
 
 done_testing();

@@ -162,8 +162,7 @@ unlike($out, qr/advice:/, 'fake sysroot with tsc: no advice');
 
 SKIP:
 {
-	my ($ref) = grep { -x } map { "$_/pg_test_timing" }
-	  reverse sort glob('/usr/lib/postgresql/*/bin');
+	my $ref = pg_reference('pg_test_timing');
 	skip 'the system pg_test_timing is not installed', 3 unless $ref;
 	my ($rr, $rout) = run_tool([ $ref, '-d', '1' ]);
 	my ($or, $oout) = run_tool([ $bin, '-d', '1' ]);

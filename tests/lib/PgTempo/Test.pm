@@ -43,7 +43,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-our @EXPORT = qw(pgtempo_bin run_tool new_cluster);
+our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference);
 
 # At most this many bytes of a tool's stdout and of its stderr go to the log.
 my $log_limit = 8000;
@@ -74,6 +74,34 @@ sub pgtempo_bin
 	BAIL_OUT("$name not built: $path is not an executable file")
 	  unless -f $path && -x _;
 	return $path;
+}
+
+=pod
+
+=item pg_reference($name)
+
+Full path of PostgreSQL's own C<$name> (e.g. C<pgbench>, C<pg_test_timing>)
+from the newest installation under F</usr/lib/postgresql>, or the server bin
+directory in C<$PG_BINDIR>; C<undef> if there is none, so a differential test
+can skip visibly.
+
+=cut
+
+sub pg_reference
+{
+	my ($name) = @_;
+	my @dirs;
+
+	push @dirs, $ENV{PG_BINDIR} if $ENV{PG_BINDIR};
+	push @dirs,
+	  map { $_->[1] }
+	  sort { $b->[0] <=> $a->[0] }
+	  map { [ (m{/(\d+)/bin$})[0] || 0, $_ ] } glob('/usr/lib/postgresql/*/bin');
+	for my $d (@dirs)
+	{
+		return "$d/$name" if -x "$d/$name";
+	}
+	return undef;
 }
 
 =pod

@@ -1,0 +1,145 @@
+/*
+ * expr_int.h — the expression tree, shared by the grammar (exprparse.y),
+ * the scanner (exprscan.l) and the evaluator (expr.c).  Not for other
+ * modules: they see expr as an opaque type.
+ *
+ * Operators are functions of the tree like any other (a + b is a call of
+ * EF_ADD with two arguments), the way pgbench models them, so that type
+ * rules live in one place.  Syntactic sugar is resolved by the grammar:
+ * a > b is EF_LT(b, a), -x is EF_SUB(0, x), ~x is EF_BITXOR(-1, x),
+ * x IS NOT NULL is EF_NOT(EF_IS(x, NULL)), and hash(x) gets the variable
+ * default_seed as its second argument.
+ */
+#ifndef PGTEMPO_BENCH_EXPR_INT_H
+#define PGTEMPO_BENCH_EXPR_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "expr.h"
+
+/* pgbench evaluates at most this many arguments of a function (least, greatest). */
+#define EXPR_MAX_ARGS	16
+/* The most arguments any other function takes (random_gaussian, permute). */
+#define EXPR_FIXED_ARGS	3
+
+typedef enum expr_kind
+{
+	EK_CONST,
+	EK_VAR,
+	EK_FUNC
+} expr_kind;
+
+typedef enum expr_fn
+{
+	/* arithmetic, with int/double promotion (EF_MOD is always int) */
+	EF_ADD,
+	EF_SUB,
+	EF_MUL,
+	EF_DIV,
+	EF_MOD,
+	/* comparisons, with the same promotion */
+	EF_EQ,
+	EF_NE,
+	EF_LE,
+	EF_LT,
+	/* int only */
+	EF_BITAND,
+	EF_BITOR,
+	EF_BITXOR,
+	EF_LSHIFT,
+	EF_RSHIFT,
+	/* logic: AND, OR and CASE evaluate their arguments lazily */
+	EF_AND,
+	EF_OR,
+	EF_NOT,
+	EF_IS,						/* x IS NULL / TRUE / FALSE: second argument a constant */
+	EF_CASE,					/* cond, result, cond, result, ..., else */
+	/* functions callable by name */
+	EF_ABS,
+	EF_DEBUG,
+	EF_DOUBLE,
+	EF_EXP,
+	EF_GREATEST,
+	EF_HASH_FNV1A,
+	EF_HASH_MURMUR2,
+	EF_INT,
+	EF_LEAST,
+	EF_LN,
+	EF_PERMUTE,
+	EF_PI,
+	EF_POW,
+	EF_RANDOM,
+	EF_RANDOM_EXPONENTIAL,
+	EF_RANDOM_GAUSSIAN,
+	EF_RANDOM_ZIPFIAN,
+	EF_SQRT
+} expr_fn;
+
+struct expr
+{
+	expr_kind	kind;
+	expr_fn		fn;				/* EK_FUNC */
+	int			nargs;			/* EK_FUNC */
+	struct expr **args;			/* EK_FUNC: nargs subtrees */
+	value		constant;		/* EK_CONST */
+	char	   *varname;		/* EK_VAR */
+
+	/* parse time only */
+	struct expr *next;			/* the next expression of an argument list */
+	struct expr *all_next;		/* every node of one parse, to free them on error */
+};
+
+/* An argument list while parsing: linked through expr.next. */
+typedef struct expr_list
+{
+	struct expr *head;
+	struct expr *tail;
+	int			len;
+} expr_list;
+
+/* A token's place in the scanned text: FUNCTION and VARIABLE names. */
+typedef struct expr_tok
+{
+	int			start;			/* offset into the scanned range */
+	int			len;
+} expr_tok;
+
+/* What the scanner and the grammar share while parsing one expression. */
+typedef struct expr_parse_state
+{
+	const char *text;			/* the scanned range (not NUL-terminated) */
+	int			len;
+	int			base;			/* offset of text in the caller's string */
+	int			pos;			/* end of the last token scanned, into text */
+	struct expr *result;
+	struct expr *all;			/* every node made, linked by all_next */
+	expr_error *err;			/* where errors go */
+	bool		failed;
+	bool		at_end;			/* the scanner has returned the end of the expression */
+} expr_parse_state;
+
+/*
+ * Scan and parse ps->text (exprscan.l): true with ps->result set, or
+ * false with the error in *ps->err.
+ */
+bool		expr_scan_parse(expr_parse_state *ps);
+
+/* Record an error at the end of the last token, replacing any earlier one. */
+void		expr_parse_fail(expr_parse_state *ps, const char *msg, const char *more);
+
+/* Tree construction (expr.c); every node is registered in ps->all. */
+struct expr *expr_make_const(expr_parse_state *ps, value v);
+struct expr *expr_make_var(expr_parse_state *ps, const char *name, int len);
+struct expr *expr_make_op(expr_parse_state *ps, expr_fn fn, struct expr *a, struct expr *b);
+struct expr *expr_make_uop(expr_parse_state *ps, expr_fn fn, struct expr *a);
+/* A call of a named function (index from expr_find_func); NULL on an argument count error. */
+struct expr *expr_make_call(expr_parse_state *ps, int func, expr_list *args);
+struct expr *expr_make_case(expr_parse_state *ps, expr_list *when_then, struct expr *else_part);
+/* The index of a function by name (case-insensitive), or -1 with the error recorded. */
+int			expr_find_func(expr_parse_state *ps, const char *name, int len);
+
+void		expr_list_init(expr_list *l);
+void		expr_list_append(expr_list *l, struct expr *e);
+
+#endif
