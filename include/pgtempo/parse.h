@@ -31,4 +31,13 @@ bool		parse_double(const char *s, const char *optname, double min, double max,
 bool		parse_duration_ns(const char *s, const char *optname, const char *default_unit,
 							  int64_t min_ns, int64_t max_ns, int64_t *out, char **cause);
 
+/*
+ * After getopt_long() returned '?' or ':' (with ':' first in its option
+ * string and opterr = 0): true when the user asked for help with -?;
+ * otherwise reports the bad option in PostgreSQL's words ("invalid
+ * option -- 'x'", "option \"--clock\" requires an argument", ...) and
+ * returns false, and the caller adds its "Try ... --help" line.
+ */
+bool		parse_getopt_error(int c, char *const argv[]);
+
 #endif

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,4 +252,23 @@ parse_duration_ns(const char *s, const char *optname, const char *default_unit,
 	}
 	*out = v;
 	return true;
+}
+
+bool
+parse_getopt_error(int c, char *const argv[])
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	bool		short_opt = optopt > 0 && optopt < 256;
+
+	if (c == '?' && (optopt == '?' || strcmp(arg, "--help") == 0))
+		return true;
+	if (c == ':' && short_opt)
+		msg_error("option requires an argument -- '%c'", optopt);
+	else if (c == ':')
+		msg_error("option \"%s\" requires an argument", arg);
+	else if (short_opt)
+		msg_error("invalid option -- '%c'", optopt);
+	else
+		msg_error("unrecognized option \"%s\"", arg);
+	return false;
 }

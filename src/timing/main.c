@@ -153,21 +153,12 @@ parse_arguments(int argc, char **argv, timing_settings *s)
 				printf("pg_test_timing (pgtempo) " PACKAGE_VERSION "\n");
 				return PARSE_EXIT_OK;
 			case '?':
-				if (optopt == '?' || (optind > 0 && strcmp(argv[optind - 1], "--help") == 0))
+			case ':':
+				if (parse_getopt_error(c, argv))
 				{
 					usage();
 					return PARSE_EXIT_OK;
 				}
-				if (optopt > 0 && optopt < 256)
-					msg_error("invalid option -- '%c'", optopt);
-				else
-					msg_error("unrecognized option \"%s\"", argv[optind - 1]);
-				goto usage_error;
-			case ':':
-				if (optopt > 0 && optopt < 256)
-					msg_error("option requires an argument -- '%c'", optopt);
-				else
-					msg_error("option \"%s\" requires an argument", argv[optind - 1]);
 				goto usage_error;
 			default:
 				goto usage_error;
