@@ -88,6 +88,44 @@ install_deps() {
 	done
 }
 
+# Packages the build does not need but some tests use, installed when the
+# distribution has them: pg_wait_sampling for the installed server's major
+# version (the comparison test skips, saying so, without it).
+optional_deb_packages() {
+	local dir=${PG_BINDIR:-}
+
+	if [ -z "$dir" ]; then
+		dir=$(for d in /usr/lib/postgresql/*/bin; do
+			if [ -x "$d/initdb" ]; then printf '%s\n' "$d"; fi
+		done | sort -V | tail -n 1)
+	fi
+	case $dir in
+	/usr/lib/postgresql/*/bin) printf 'postgresql-%s-pg-wait-sampling\n' "$(basename "$(dirname "$dir")")" ;;
+	esac
+}
+
+# Best effort: a package the distribution lacks, or that fails to install, is noted and skipped.
+install_optional() {
+	local p sudo=()
+
+	command -v apt-get >/dev/null 2>&1 || return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null 2>&1 || return 0
+		if [ -t 0 ]; then sudo=(sudo); else sudo=(sudo -n); fi
+	fi
+	for p in $(optional_deb_packages); do
+		deb_installed "$p" && continue
+		if ! apt-cache show "$p" >/dev/null 2>&1; then
+			note "optional package $p is not available here: the tests that need it will be skipped"
+			continue
+		fi
+		note "installing optional package $p"
+		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -y \
+			-o DPkg::Lock::Timeout=300 install --no-install-recommends "$p" ||
+			note "could not install $p: the tests that need it will be skipped"
+	done
+}
+
 build() {
 	note "building"
 	./autogen.sh
@@ -227,16 +265,15 @@ demo() {
 	show ./pg_test_timing -d 1 --histogram=ns --clock=all
 
 	if [ -x ./pgtempo-bench ]; then
-		# The runner is not built yet: show the statements a run would send.
-		show ./pgtempo-bench --dry-run -t 2 --random-seed=42
+		show ./pgtempo-bench -i -s 1
+		show ./pgtempo-bench -c 4 -j 2 -T 5
+		show ./pgtempo-bench --dry-run -S -t 2 --random-seed=42
 	fi
 
-	if [ -x ./pgtempo-waits ]; then
-		# Until pgtempo-bench can drive a server, the load is the system's pgbench.
-		load=$pgbin/pgbench
-		show "$load" -i -s 1 -q
+	if [ -x ./pgtempo-waits ] && [ -x ./pgtempo-bench ]; then
+		load=./pgtempo-bench
 		header "$load -c 4 -j 2 -T 8 (load in the background)"
-		"$load" -c 4 -j 2 -T 8 </dev/null >"$demo_tmp/load.log" 2>&1 &
+		"$load" -n -c 4 -j 2 -T 8 </dev/null >"$demo_tmp/load.log" 2>&1 &
 		demo_load_pid=$!
 		sleep 1
 		show ./pgtempo-waits -T 5
@@ -271,6 +308,7 @@ esac
 
 cd "$(dirname "$0")/.."
 install_deps
+install_optional
 build
 
 case $1 in

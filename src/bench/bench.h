@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pgtempo/conn.h"
 #include "prng.h"
 #include "script.h"
 #include "vars.h"
@@ -34,6 +35,29 @@ typedef struct bench_settings
 	uint64_t	random_seed;	/* what the base sequence was seeded with */
 	prng_state	base;			/* pgbench's base_random_sequence */
 	bool		dry_run;		/* --dry-run */
+
+	/* connection (-h -p -U -d / DBNAME) */
+	conn_opts	conn;
+
+	/* running */
+	int			duration;		/* -T, seconds; 0: run -t transactions */
+	bool		is_connect;		/* -C: a new connection per transaction */
+	bool		no_vacuum;		/* -n */
+	bool		vacuum_all;		/* -v */
+	bool		builtin_used;	/* a builtin script runs: scale comes from the tables */
+	bool		per_command;	/* -r */
+	int			progress;		/* -P, seconds; 0: none */
+	bool		progress_timestamp; /* --progress-timestamp */
+	uint32_t	max_tries;		/* --max-tries; 0: unlimited (needs -T) */
+	bool		failures_detailed;	/* --failures-detailed */
+	bool		verbose_errors; /* --verbose-errors */
+	bool		exit_on_abort;	/* --exit-on-abort */
+	bool		continue_on_error;	/* --continue-on-error */
+	bool		debug;			/* --debug */
+
+	/* found in the database when a builtin script runs */
+	int			partitions;
+	const char *partition_method;	/* "range", "hash", or NULL */
 } bench_settings;
 
 /*

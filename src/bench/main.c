@@ -2,9 +2,9 @@
  * pgtempo-bench — a pgbench-compatible benchmark for PostgreSQL.
  *
  * main() turns the command line into bench_settings (pgbench's options
- * and messages) and hands over; everything else lives in objects the
- * tests link.  This version runs scripts with --dry-run only: the
- * runner that drives a server comes next.
+ * and messages) and hands over to the runner (runner.c), the
+ * initialization (init.c) or the dry run (dryrun.c); everything else
+ * lives in objects the tests link.
  */
 #include "config.h"
 
@@ -14,12 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bench.h"
+#include "init.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/parse.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
+#include "runner.h"
 #include "setup.h"
 
 typedef enum parse_status
@@ -29,13 +32,37 @@ typedef enum parse_status
 	PARSE_ERROR
 } parse_status;
 
+/* --help: pgbench's list, without what is not implemented yet. */
 static void
 usage(void)
 {
 	printf("%s is a benchmarking tool for PostgreSQL, compatible with pgbench.\n\n",
 		   msg_progname());
 	printf("Usage:\n  %s [OPTION]... [DBNAME]\n\n", msg_progname());
-	printf("Options to select what to run:\n"
+	printf("Initialization options:\n"
+		   "  -i, --initialize         invokes initialization mode\n"
+		   "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n"
+		   "                           run selected initialization steps, in the specified order\n"
+		   "                           d: drop any existing pgbench tables\n"
+		   "                           t: create the tables used by the standard pgbench scenario\n"
+		   "                           g: generate data, client-side\n"
+		   "                           G: generate data, server-side\n"
+		   "                           v: invoke VACUUM on the standard tables\n"
+		   "                           p: create primary key indexes on the standard tables\n"
+		   "                           f: create foreign keys between the standard tables\n"
+		   "  -F, --fillfactor=NUM     set fill factor\n"
+		   "  -n, --no-vacuum          do not run VACUUM during initialization\n"
+		   "  -q, --quiet              quiet logging (one message each 5 seconds)\n"
+		   "  -s, --scale=NUM          scaling factor\n"
+		   "  --foreign-keys           create foreign key constraints between tables\n"
+		   "  --index-tablespace=TABLESPACE\n"
+		   "                           create indexes in the specified tablespace\n"
+		   "  --partition-method=(range|hash)\n"
+		   "                           partition pgbench_accounts with this method (default: range)\n"
+		   "  --partitions=NUM         partition pgbench_accounts into NUM parts (default: 0)\n"
+		   "  --tablespace=TABLESPACE  create tables in the specified tablespace\n"
+		   "  --unlogged-tables        create tables as unlogged tables\n\n"
+		   "Options to select what to run:\n"
 		   "  -b, --builtin=NAME[@W]   add builtin script NAME weighted at W (default: 1)\n"
 		   "                           (use \"-b list\" to list available scripts)\n"
 		   "  -f, --file=FILENAME[@W]  add script FILENAME weighted at W (default: 1)\n"
@@ -46,22 +73,39 @@ usage(void)
 		   "                           (same as \"-b select-only\")\n\n"
 		   "Benchmarking options:\n"
 		   "  -c, --client=NUM         number of concurrent database clients (default: 1)\n"
+		   "  -C, --connect            establish new connection for each transaction\n"
 		   "  -D, --define=VARNAME=VALUE\n"
 		   "                           define variable for use by custom script\n"
 		   "  -j, --jobs=NUM           number of threads (default: 1)\n"
 		   "  -M, --protocol=simple|extended|prepared\n"
 		   "                           protocol for submitting queries (default: simple)\n"
-		   "  -s, --scale=NUM          value of the :scale variable (default: 1)\n"
+		   "  -n, --no-vacuum          do not run VACUUM before tests\n"
+		   "  -P, --progress=NUM       show thread progress report every NUM seconds\n"
+		   "  -r, --report-per-command report latencies, failures, and retries per command\n"
+		   "  -s, --scale=NUM          report this scale factor in output\n"
 		   "  -t, --transactions=NUM   number of transactions each client runs (default: 10)\n"
+		   "  -T, --time=NUM           duration of benchmark test in seconds\n"
+		   "  -v, --vacuum-all         vacuum all four standard tables before tests\n"
+		   "  --continue-on-error      continue running after an SQL error\n"
 		   "  --dry-run                run the scripts without a server: execute the\n"
 		   "                           meta-commands and print each SQL command\n"
+		   "  --exit-on-abort          exit when any client is aborted\n"
+		   "  --failures-detailed      report the failures grouped by basic types\n"
+		   "  --max-tries=NUM          max number of tries to run transaction (default: 1)\n"
+		   "  --progress-timestamp     use Unix epoch timestamps for progress\n"
 		   "  --random-seed=SEED       set random seed (\"time\", \"rand\", integer)\n"
-		   "  --show-script=NAME       show builtin script code, then exit\n\n"
+		   "  --show-script=NAME       show builtin script code, then exit\n"
+		   "  --verbose-errors         print messages of all errors\n\n"
 		   "Common options:\n"
+		   "  --debug                  print debugging output\n"
+		   "  -d, --dbname=DBNAME      database name to connect to\n"
+		   "  -h, --host=HOSTNAME      database server host or socket directory\n"
+		   "  -p, --port=PORT          database server port number\n"
+		   "  -U, --username=USERNAME  connect as specified database user\n"
 		   "  -V, --version            output version information, then exit\n"
 		   "  -?, --help               show this help, then exit\n\n"
-		   "This version runs scripts with --dry-run only; running against a server\n"
-		   "is not implemented yet.\n\n"
+		   "The first SIGINT or SIGTERM ends the run after the transactions in flight and\n"
+		   "prints the report (exit status 128 + the signal number).\n\n"
 		   "See 'man pgtempo-bench' for more information.\n");
 }
 
@@ -197,32 +241,112 @@ int_option(const char *arg, const char *name, int64_t min, int64_t max, int64_t 
 	return false;
 }
 
+/* What the command line asks for besides the settings. */
+typedef struct cmdline
+{
+	bool		init_mode;		/* -i */
+	bool		bench_option;	/* an option only a benchmark takes */
+	bool		init_option;	/* an option only -i takes */
+	init_settings init;
+} cmdline;
+
+/* -c needs a file descriptor per client: raise the soft limit as pgbench does. */
+static bool
+check_open_files(int nclients)
+{
+	struct rlimit rl;
+	rlim_t		need = (rlim_t) nclients + 3;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+	{
+		msg_error("getrlimit failed: %s", strerror(errno));
+		return false;
+	}
+	if (rl.rlim_max < need)
+	{
+		msg_error("need at least %d open files, but system limit is %ld", nclients + 3,
+				  (long) rl.rlim_max);
+		msg_hint("Reduce number of clients, or use limit/ulimit to increase the system limit.");
+		return false;
+	}
+	if (rl.rlim_cur < need)
+	{
+		rl.rlim_cur = need;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		{
+			msg_error("need at least %d open files, but couldn't raise the limit: %s",
+					  nclients + 3, strerror(errno));
+			msg_hint("Reduce number of clients, or use limit/ulimit to increase the system limit.");
+			return false;
+		}
+	}
+	return true;
+}
+
 static parse_status
-parse_arguments(int argc, char **argv, bench_settings *s)
+parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 {
 	enum
 	{
-		OPT_RANDOM_SEED = 256, OPT_SHOW_SCRIPT, OPT_DRY_RUN
+		OPT_RANDOM_SEED = 256, OPT_SHOW_SCRIPT, OPT_DRY_RUN, OPT_UNLOGGED, OPT_TABLESPACE,
+		OPT_INDEX_TABLESPACE, OPT_FOREIGN_KEYS, OPT_PARTITIONS, OPT_PARTITION_METHOD,
+		OPT_PROGRESS_TIMESTAMP, OPT_FAILURES_DETAILED, OPT_MAX_TRIES, OPT_VERBOSE_ERRORS,
+		OPT_EXIT_ON_ABORT, OPT_DEBUG, OPT_CONTINUE_ON_ERROR,
+		OPT_SAMPLING_RATE, OPT_AGGREGATE_INTERVAL, OPT_LOG_PREFIX
 	};
 	static const struct option long_options[] = {
 		{"builtin", required_argument, NULL, 'b'},
 		{"client", required_argument, NULL, 'c'},
+		{"connect", no_argument, NULL, 'C'},
+		{"dbname", required_argument, NULL, 'd'},
 		{"define", required_argument, NULL, 'D'},
 		{"file", required_argument, NULL, 'f'},
+		{"fillfactor", required_argument, NULL, 'F'},
+		{"host", required_argument, NULL, 'h'},
+		{"initialize", no_argument, NULL, 'i'},
+		{"init-steps", required_argument, NULL, 'I'},
 		{"jobs", required_argument, NULL, 'j'},
+		{"log", no_argument, NULL, 'l'},
+		{"latency-limit", required_argument, NULL, 'L'},
+		{"no-vacuum", no_argument, NULL, 'n'},
+		{"port", required_argument, NULL, 'p'},
+		{"progress", required_argument, NULL, 'P'},
 		{"protocol", required_argument, NULL, 'M'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"report-per-command", no_argument, NULL, 'r'},
+		{"rate", required_argument, NULL, 'R'},
 		{"scale", required_argument, NULL, 's'},
 		{"select-only", no_argument, NULL, 'S'},
 		{"skip-some-updates", no_argument, NULL, 'N'},
+		{"time", required_argument, NULL, 'T'},
 		{"transactions", required_argument, NULL, 't'},
+		{"username", required_argument, NULL, 'U'},
+		{"vacuum-all", no_argument, NULL, 'v'},
+		{"unlogged-tables", no_argument, NULL, OPT_UNLOGGED},
+		{"tablespace", required_argument, NULL, OPT_TABLESPACE},
+		{"index-tablespace", required_argument, NULL, OPT_INDEX_TABLESPACE},
+		{"sampling-rate", required_argument, NULL, OPT_SAMPLING_RATE},
+		{"aggregate-interval", required_argument, NULL, OPT_AGGREGATE_INTERVAL},
+		{"progress-timestamp", no_argument, NULL, OPT_PROGRESS_TIMESTAMP},
+		{"log-prefix", required_argument, NULL, OPT_LOG_PREFIX},
+		{"foreign-keys", no_argument, NULL, OPT_FOREIGN_KEYS},
 		{"random-seed", required_argument, NULL, OPT_RANDOM_SEED},
 		{"show-script", required_argument, NULL, OPT_SHOW_SCRIPT},
+		{"partitions", required_argument, NULL, OPT_PARTITIONS},
+		{"partition-method", required_argument, NULL, OPT_PARTITION_METHOD},
+		{"failures-detailed", no_argument, NULL, OPT_FAILURES_DETAILED},
+		{"max-tries", required_argument, NULL, OPT_MAX_TRIES},
+		{"verbose-errors", no_argument, NULL, OPT_VERBOSE_ERRORS},
+		{"exit-on-abort", no_argument, NULL, OPT_EXIT_ON_ABORT},
+		{"debug", no_argument, NULL, OPT_DEBUG},
+		{"continue-on-error", no_argument, NULL, OPT_CONTINUE_ON_ERROR},
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, '?'},
 		{NULL, 0, NULL, 0}
 	};
 	int			c;
+	int			longindex;
 	int64_t		v;
 
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-?") == 0))
@@ -241,7 +365,8 @@ parse_arguments(int argc, char **argv, bench_settings *s)
 		return PARSE_ERROR;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:c:D:f:j:M:NSs:t:V", long_options, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":b:c:Cd:D:f:F:h:iI:j:lL:M:nNp:P:qrR:s:St:T:U:vV",
+							long_options, &longindex)) != -1)
 	{
 		switch (c)
 		{
@@ -253,43 +378,79 @@ parse_arguments(int argc, char **argv, bench_settings *s)
 				}
 				if (!add_builtin(s, optarg))
 					return PARSE_ERROR;
+				cl->bench_option = true;
+				s->builtin_used = true;
 				break;
 			case 'N':
 				if (!add_builtin(s, "simple-update"))
 					return PARSE_ERROR;
+				cl->bench_option = true;
+				s->builtin_used = true;
 				break;
 			case 'S':
 				if (!add_builtin(s, "select-only"))
 					return PARSE_ERROR;
+				cl->bench_option = true;
+				s->builtin_used = true;
 				break;
 			case 'f':
 				if (!add_file(s, optarg))
 					return PARSE_ERROR;
+				cl->bench_option = true;
 				break;
 			case 'D':
 				if (!add_define(s, optarg))
 					return PARSE_ERROR;
+				cl->bench_option = true;
 				break;
 			case 'c':
-				if (!int_option(optarg, "-c/--client", 1, INT_MAX, &v))
+				if (!int_option(optarg, "-c/--clients", 1, INT_MAX, &v))
 					return PARSE_ERROR;
 				s->nclients = (int) v;
+				cl->bench_option = true;
+				if (!check_open_files(s->nclients))
+					return PARSE_ERROR;
+				break;
+			case 'C':
+				s->is_connect = true;
+				cl->bench_option = true;
+				break;
+			case 'd':
+				s->conn.dbname = optarg;
+				break;
+			case 'h':
+				s->conn.host = optarg;
+				break;
+			case 'p':
+				s->conn.port = optarg;
+				break;
+			case 'U':
+				s->conn.user = optarg;
 				break;
 			case 'j':
 				if (!int_option(optarg, "-j/--jobs", 1, INT_MAX, &v))
 					return PARSE_ERROR;
 				s->nthreads = (int) v;
+				cl->bench_option = true;
 				break;
 			case 't':
 				if (!int_option(optarg, "-t/--transactions", 1, INT_MAX, &v))
 					return PARSE_ERROR;
 				s->transactions = v;
+				cl->bench_option = true;
+				break;
+			case 'T':
+				if (!int_option(optarg, "-T/--time", 1, INT_MAX, &v))
+					return PARSE_ERROR;
+				s->duration = (int) v;
+				cl->bench_option = true;
 				break;
 			case 's':
 				if (!int_option(optarg, "-s/--scale", 1, INT_MAX, &v))
 					return PARSE_ERROR;
 				s->scale = v;
 				s->scale_given = true;
+				cl->init.scale = (int) v;
 				break;
 			case 'M':
 				if (strcmp(optarg, "simple") == 0)
@@ -303,13 +464,127 @@ parse_arguments(int argc, char **argv, bench_settings *s)
 					msg_error("invalid query mode (-M): \"%s\"", optarg);
 					return PARSE_ERROR;
 				}
+				cl->bench_option = true;
 				break;
+			case 'n':
+				s->no_vacuum = true;
+				cl->init.no_vacuum = true;
+				break;
+			case 'v':
+				s->vacuum_all = true;
+				cl->bench_option = true;
+				break;
+			case 'r':
+				s->per_command = true;
+				cl->bench_option = true;
+				break;
+			case 'P':
+				if (!int_option(optarg, "-P/--progress", 1, INT_MAX, &v))
+					return PARSE_ERROR;
+				s->progress = (int) v;
+				cl->bench_option = true;
+				break;
+			case OPT_PROGRESS_TIMESTAMP:
+				s->progress_timestamp = true;
+				cl->bench_option = true;
+				break;
+			case OPT_FAILURES_DETAILED:
+				s->failures_detailed = true;
+				cl->bench_option = true;
+				break;
+			case OPT_MAX_TRIES:
+				{
+					int			n = atoi(optarg);
+
+					if (n < 0)
+					{
+						msg_error("invalid number of maximum tries: \"%s\"", optarg);
+						return PARSE_ERROR;
+					}
+					s->max_tries = (uint32_t) n;
+					cl->bench_option = true;
+				}
+				break;
+			case OPT_VERBOSE_ERRORS:
+				s->verbose_errors = true;
+				cl->bench_option = true;
+				break;
+			case OPT_EXIT_ON_ABORT:
+				s->exit_on_abort = true;
+				cl->bench_option = true;
+				break;
+			case OPT_CONTINUE_ON_ERROR:
+				s->continue_on_error = true;
+				cl->bench_option = true;
+				break;
+			case OPT_DEBUG:
+				s->debug = true;
+				break;
+			case 'i':
+				cl->init_mode = true;
+				break;
+			case 'I':
+				if (!init_set_steps(&cl->init, optarg))
+					return PARSE_ERROR;
+				cl->init_option = true;
+				break;
+			case 'F':
+				if (!int_option(optarg, "-F/--fillfactor", 10, 100, &v))
+					return PARSE_ERROR;
+				cl->init.fillfactor = (int) v;
+				cl->init_option = true;
+				break;
+			case 'q':
+				cl->init.quiet = true;
+				cl->init_option = true;
+				break;
+			case OPT_UNLOGGED:
+				cl->init.unlogged_tables = true;
+				cl->init_option = true;
+				break;
+			case OPT_TABLESPACE:
+				cl->init.tablespace = optarg;
+				cl->init_option = true;
+				break;
+			case OPT_INDEX_TABLESPACE:
+				cl->init.index_tablespace = optarg;
+				cl->init_option = true;
+				break;
+			case OPT_FOREIGN_KEYS:
+				cl->init.foreign_keys = true;
+				cl->init_option = true;
+				break;
+			case OPT_PARTITIONS:
+				if (!int_option(optarg, "--partitions", 0, INT_MAX, &v))
+					return PARSE_ERROR;
+				cl->init.partitions = (int) v;
+				cl->init_option = true;
+				break;
+			case OPT_PARTITION_METHOD:
+				if (!init_set_partition_method(&cl->init, optarg))
+					return PARSE_ERROR;
+				cl->init_option = true;
+				break;
+			case 'l':
+			case 'L':
+			case 'R':
+			case OPT_SAMPLING_RATE:
+			case OPT_AGGREGATE_INTERVAL:
+			case OPT_LOG_PREFIX:
+				/* rate limiting, latency limits and logs come with the next version */
+				if (c < 256)
+					msg_error("option -%c/--%s is not implemented yet", c,
+							  c == 'l' ? "log" : c == 'L' ? "latency-limit" : "rate");
+				else
+					msg_error("option --%s is not implemented yet", long_options[longindex].name);
+				return PARSE_ERROR;
 			case OPT_RANDOM_SEED:
 				if (!setup_random_seed(optarg, &s->random_seed, &s->base))
 				{
 					msg_error("error while setting random seed from --random-seed option");
 					return PARSE_ERROR;
 				}
+				cl->bench_option = true;
 				break;
 			case OPT_SHOW_SCRIPT:
 				{
@@ -327,31 +602,45 @@ parse_arguments(int argc, char **argv, bench_settings *s)
 				printf("pgtempo-bench (pgtempo) " PACKAGE_VERSION "\n");
 				return PARSE_EXIT_OK;
 			case '?':
-				if (optopt == '?')
+			case ':':
+				if (parse_getopt_error(c, argv))
 				{
 					usage();
 					return PARSE_EXIT_OK;
 				}
-				if (optopt > 0 && optopt < 256)
-					msg_error("invalid option -- '%c'", optopt);
-				else
-					msg_error("unrecognized option \"%s\"", argv[optind - 1]);
-				msg_hint("Try \"%s --help\" for more information.", msg_progname());
-				return PARSE_ERROR;
-			case ':':
-				if (optopt > 0 && optopt < 256)
-					msg_error("option requires an argument -- '%c'", optopt);
-				else
-					msg_error("option \"%s\" requires an argument", argv[optind - 1]);
 				msg_hint("Try \"%s --help\" for more information.", msg_progname());
 				return PARSE_ERROR;
 			default:
 				return PARSE_ERROR;
 		}
 	}
-	/* one DBNAME may follow, as for pgbench; a dry run does not use it */
+
+	/* the default script, unless initializing */
+	if (s->nscripts == 0 && !cl->init_mode)
+	{
+		if (!add_builtin(s, "tpcb-like"))
+			return PARSE_ERROR;
+		s->builtin_used = true;
+		cl->bench_option = true;
+	}
+	s->total_weight = 0;
+	for (int i = 0; i < s->nscripts; i++)
+		s->total_weight += s->scripts[i]->weight;
+	if (s->total_weight == 0 && !cl->init_mode)
+	{
+		msg_error("total script weight must not be zero");
+		return PARSE_ERROR;
+	}
+	if (s->nthreads > s->nclients)
+		s->nthreads = s->nclients;
+
+	/* DBNAME: -d wins, as in pgbench 17 and later */
 	if (optind < argc)
+	{
+		if (s->conn.dbname == NULL)
+			s->conn.dbname = argv[optind];
 		optind++;
+	}
 	if (optind < argc)
 	{
 		msg_error("too many command-line arguments (first is \"%s\")", argv[optind]);
@@ -359,14 +648,42 @@ parse_arguments(int argc, char **argv, bench_settings *s)
 		return PARSE_ERROR;
 	}
 
-	if (s->nscripts == 0 && !add_builtin(s, "tpcb-like"))
-		return PARSE_ERROR;
-	s->total_weight = 0;
-	for (int i = 0; i < s->nscripts; i++)
-		s->total_weight += s->scripts[i]->weight;
-	if (s->total_weight == 0)
+	if (cl->init_mode)
 	{
-		msg_error("total script weight must not be zero");
+		if (cl->bench_option || s->dry_run)
+		{
+			msg_error("some of the specified options cannot be used in initialization (-i) mode");
+			return PARSE_ERROR;
+		}
+		if (!init_settings_finish(&cl->init))
+			return PARSE_ERROR;
+		return PARSE_OK;
+	}
+	if (cl->init_option)
+	{
+		msg_error("some of the specified options cannot be used in benchmarking mode");
+		return PARSE_ERROR;
+	}
+	if (s->transactions > 0 && s->duration > 0)
+	{
+		msg_error("specify either a number of transactions (-t) or a duration (-T), not both");
+		return PARSE_ERROR;
+	}
+	if (s->transactions <= 0 && s->duration <= 0)
+		s->transactions = 10;
+	if (s->dry_run && s->duration > 0)
+	{
+		msg_error("--dry-run runs a number of transactions (-t), not a duration (-T)");
+		return PARSE_ERROR;
+	}
+	if (s->progress_timestamp && s->progress == 0)
+	{
+		msg_error("--progress-timestamp is allowed only under --progress");
+		return PARSE_ERROR;
+	}
+	if (s->max_tries == 0 && s->duration <= 0)
+	{
+		msg_error("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)");
 		return PARSE_ERROR;
 	}
 	/* extended and prepared mode send :variables as parameters: at most 255 */
@@ -374,8 +691,6 @@ parse_arguments(int argc, char **argv, bench_settings *s)
 		for (int i = 0; i < s->nscripts; i++)
 			if (!script_check_params(s->scripts[i]))
 				return PARSE_ERROR;
-	if (s->nthreads > s->nclients)
-		s->nthreads = s->nclients;
 	return PARSE_OK;
 }
 
@@ -385,31 +700,38 @@ main(int argc, char **argv)
 	bench_settings settings = {
 		.nclients = 1,
 		.nthreads = 1,
-		.transactions = 10,
+		.transactions = 0,
 		.mode = QUERY_SIMPLE,
 		.scale = 1,
+		.max_tries = 1,
 	};
+	cmdline		cl = {.init = INIT_SETTINGS_DEFAULT};
 	int			status;
 
 	msg_set_progname(argv[0]);
 	settings.defines = vars_new();
-	switch (parse_arguments(argc, argv, &settings))
+	switch (parse_arguments(argc, argv, &settings, &cl))
 	{
 		case PARSE_EXIT_OK:
-			return 0;
+			status = 0;
+			goto done;
 		case PARSE_ERROR:
-			return 1;
+			status = 1;
+			goto done;
 		case PARSE_OK:
 			break;
 	}
-	if (!settings.dry_run)
-	{
-		msg_error("running against a server is not implemented yet; use --dry-run");
-		return 1;
-	}
-	status = dryrun_run(&settings);
+	settings.conn.application_name = msg_progname();
+	if (cl.init_mode)
+		status = init_run(&cl.init, &settings.conn);
+	else if (settings.dry_run)
+		status = dryrun_run(&settings);
+	else
+		status = runner_run(&settings);
+done:
 	for (int i = 0; i < settings.nscripts; i++)
 		script_free(settings.scripts[i]);
 	vars_free(settings.defines);
+	init_settings_free(&cl.init);
 	return status;
 }

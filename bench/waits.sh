@@ -1,0 +1,155 @@
+#!/bin/sh
+# bench/waits.sh — what pgtempo-waits costs the server it samples, and how
+# fast it can sample.
+#
+#  1. pgbench -S throughput with the sampler off and on at 100 Hz, in
+#     alternating runs; the median tps of each and their ratio (on / off;
+#     the target is >= 0.99).
+#  2. The sampler's own CPU time per sample, and its server backend's, at
+#     100 Hz (from the sampler's report; medians of the "on" runs).
+#  3. The highest sample rate it sustains over TCP loopback: rates from
+#     1000/s to 20000/s, each for a few seconds; sustained means fewer than
+#     1 % of the ticks missed (the target is >= 3000 samples/s).  Also the
+#     rate with no pause at all between samples.
+#
+# A throwaway cluster is started on 127.0.0.1 (as the user pgtempo-test
+# when run as root, as PostgreSQL refuses to run as root) and removed.
+#
+# usage: bench/waits.sh [RUNS [SECONDS]]     (defaults 5 and 10)
+# env:   OURS (the pgtempo-waits binary), PG_BINDIR, CLIENTS (pgbench -c, default
+#        the number of CPUs), SCALE (pgbench -s, default 10)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+runs=${1:-5}
+secs=${2:-10}
+bindir=$(pg_bindir)
+ours=${OURS:-$here/../pgtempo-waits}
+clients=${CLIENTS:-$(nproc 2>/dev/null || echo 2)}
+scale=${SCALE:-10}
+user=${PGTEMPO_TEST_USER:-pgtempo-test}
+me=bench/waits.sh
+
+die() {
+	echo "$me: error: $*" >&2
+	exit 1
+}
+
+[ -x "$ours" ] || die "$ours not found (build first, or set OURS)"
+for p in initdb pg_ctl pgbench; do
+	[ -x "$bindir/$p" ] || die "$bindir/$p not found (set PG_BINDIR)"
+done
+command -v python3 >/dev/null 2>&1 || die "python3 is needed to read the sampler's JSON report"
+
+# Run a command as the cluster's owner.
+as_owner() {
+	if [ "$(id -u)" -eq 0 ]; then
+		(cd / && runuser -u "$user" -- "$@")
+	else
+		"$@"
+	fi
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pgtempo-bench-waits.XXXXXX")
+cleanup() {
+	if [ -f "$tmp/data/postmaster.pid" ]; then
+		as_owner "$bindir/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1 || :
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+if [ "$(id -u)" -eq 0 ]; then
+	id -u "$user" >/dev/null 2>&1 ||
+		useradd --system --user-group --no-create-home --home-dir /nonexistent \
+			--shell /usr/sbin/nologin "$user"
+	chown "$user:" "$tmp"
+	chmod 0755 "$tmp"
+fi
+
+port=$(perl -MIO::Socket::INET -e '
+	my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0,
+		ReuseAddr => 1) or die "no free port: $!\n";
+	print $s->sockport, "\n";')
+as_owner "$bindir/initdb" -A trust -U postgres -N -D "$tmp/data" >"$tmp/initdb.log" 2>&1 ||
+	{ cat "$tmp/initdb.log" >&2; die "initdb failed"; }
+as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -s \
+	-o "-p $port -k $tmp -c listen_addresses=127.0.0.1 -c shared_buffers=256MB" start ||
+	die "the server did not start (see $tmp/server.log)"
+export PGHOST=127.0.0.1 PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+unset PGHOSTADDR PGSERVICE PGPASSWORD PGOPTIONS
+
+# A field of the sampler's JSON report.
+json_field() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    d = d.get(k) if isinstance(d, dict) else None
+print("" if d is None else d)' "$1" "$2"
+}
+
+echo "server:    $("$bindir/postgres" -V) on 127.0.0.1:$port, $(nproc 2>/dev/null || echo '?') CPUs"
+echo "sampler:   $ours ($("$ours" -V))"
+"$bindir/pgbench" -i -q -s "$scale" >"$tmp/init.log" 2>&1 || { cat "$tmp/init.log" >&2; die "pgbench -i failed"; }
+
+# ---------------------------------------------------------------- 1 and 2: the cost at 100 Hz
+echo
+echo "pgbench -S -c $clients -j $clients -T $secs, $runs runs each, sampler off and on (-i 10ms), alternating"
+tps() {
+	sed -n 's/^tps = \([0-9.]*\) .*/\1/p' | head -n 1
+}
+i=0
+while [ "$i" -lt "$runs" ]; do
+	"$bindir/pgbench" -n -S -c "$clients" -j "$clients" -T "$secs" 2>/dev/null | tps >>"$tmp/off"
+	"$ours" --source=activity -i 10ms -T "$((secs + 1))" --json >"$tmp/on$i.json" 2>/dev/null &
+	sampler=$!
+	sleep 0.5
+	"$bindir/pgbench" -n -S -c "$clients" -j "$clients" -T "$secs" 2>/dev/null | tps >>"$tmp/on"
+	wait "$sampler" || die "the sampler failed"
+	json_field "$tmp/on$i.json" health.cpu_us_per_sample >>"$tmp/cpu"
+	json_field "$tmp/on$i.json" health.backend_cpu_us_per_sample >>"$tmp/bcpu"
+	json_field "$tmp/on$i.json" health.missed_ticks >>"$tmp/missed"
+	i=$((i + 1))
+done
+off=$(median <"$tmp/off")
+on=$(median <"$tmp/on")
+printf '%-44s %12s   (runs: %s)\n' "median tps, sampler off" "$off" "$(tr '\n' ' ' <"$tmp/off")"
+printf '%-44s %12s   (runs: %s)\n' "median tps, sampler on at 100 Hz" "$on" "$(tr '\n' ' ' <"$tmp/on")"
+printf '%-44s %12s   (target >= 0.99)\n' "ratio on / off" "$(ratio "$on" "$off")"
+# each "on" run against the "off" run just before it: steadier when other load comes and goes
+paste "$tmp/on" "$tmp/off" | awk '$2 > 0 { printf "%.4f\n", $1 / $2 }' >"$tmp/pairs"
+printf '%-44s %12s   (pairs: %s)\n' "median of the per-pair ratios" "$(median <"$tmp/pairs")" \
+	"$(tr '\n' ' ' <"$tmp/pairs")"
+printf '%-44s %12s   (runs: %s)\n' "sampler CPU per sample, us" "$(median <"$tmp/cpu")" "$(tr '\n' ' ' <"$tmp/cpu")"
+if grep -q . "$tmp/bcpu"; then
+	printf '%-44s %12s   (runs: %s)\n' "its server backend's CPU per sample, us" \
+		"$(grep . "$tmp/bcpu" | median)" "$(tr '\n' ' ' <"$tmp/bcpu")"
+fi
+printf '%-44s %12s\n' "missed ticks while pgbench ran (total)" \
+	"$(awk '{ s += $1 } END { print s + 0 }' "$tmp/missed")"
+
+# ---------------------------------------------------------------- 3: the highest sustained rate
+echo
+echo "sample rate over TCP loopback, idle server, 3 s per rate"
+printf '%10s %12s %10s %10s %12s\n' "interval" "target/s" "achieved/s" "missed %" "p99 ms"
+best=0
+for iv in 1000 500 333 250 200 167 143 125 111 100 83 71 62 50; do
+	"$ours" --source=activity -i "${iv}us" -T 3 --json >"$tmp/rate.json" 2>/dev/null ||
+		die "the sampler failed at -i ${iv}us"
+	rate=$(json_field "$tmp/rate.json" health.rate_hz)
+	samples=$(json_field "$tmp/rate.json" health.samples)
+	missed=$(json_field "$tmp/rate.json" health.missed_ticks)
+	p99=$(json_field "$tmp/rate.json" health.latency_p99_ms)
+	pct=$(awk -v m="$missed" -v s="$samples" 'BEGIN { printf "%.2f", 100 * m / (m + s) }')
+	printf '%10s %12d %10.0f %10s %12.3f\n' "${iv}us" "$((1000000 / iv))" "$rate" "$pct" "$p99"
+	# the highest target met with fewer than 1 % of the ticks missed
+	if awk -v p="$pct" 'BEGIN { exit !(p < 1) }'; then
+		best=$(awk -v r="$rate" -v b="$best" 'BEGIN { printf "%.0f", r > b ? r : b }')
+	fi
+done
+"$ours" --source=activity -i 10us -T 3 --json >"$tmp/flat.json" 2>/dev/null || die "the sampler failed at -i 10us"
+printf '%-44s %12s   (target >= 3000)\n' "highest sustained rate, samples/s" "$best"
+printf '%-44s %12.0f\n' "rate with no pause between samples, /s" "$(json_field "$tmp/flat.json" health.rate_hz)"
+printf '%-44s %12.1f\n' "  sampler CPU per sample there, us" "$(json_field "$tmp/flat.json" health.cpu_us_per_sample)"

@@ -1,0 +1,512 @@
+/*
+ * format.c — log lines, COPY rows and folded stacks.
+ */
+#include "config.h"
+
+#include "format.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "pgtempo/json.h"
+
+const wprof_dim format_interval_dims[] = {
+	WPROF_DIM_DB, WPROF_DIM_USER, WPROF_DIM_APP, WPROF_DIM_BACKEND_TYPE,
+	WPROF_DIM_EVENT, WPROF_DIM_QUERY
+};
+const int	format_interval_ndims = sizeof(format_interval_dims) / sizeof(format_interval_dims[0]);
+
+/* ISO 8601 in UTC with microseconds: what PostgreSQL reads back as timestamptz. */
+void
+format_ts(char *buf, int64_t us)
+{
+	int64_t		secs = us / 1000000;
+	int64_t		frac = us % 1000000;
+	time_t		t;
+	struct tm	tm;
+
+	/* floor division, so times before 1970 come out right too */
+	if (frac < 0)
+	{
+		frac += 1000000;
+		secs--;
+	}
+	t = (time_t) secs;
+	if (gmtime_r(&t, &tm) == NULL)
+	{
+		snprintf(buf, FORMAT_TS_LEN, "1970-01-01T00:00:00.000000Z");
+		return;
+	}
+	snprintf(buf, FORMAT_TS_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ",
+			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			 tm.tm_hour, tm.tm_min, tm.tm_sec, (int) frac);
+}
+
+/* A duration in the unit that reads best. */
+void
+format_seconds(char *buf, double s)
+{
+	if (s >= 1)
+		snprintf(buf, FORMAT_TS_LEN, "%.4g s", s);
+	else if (s >= 1e-3)
+		snprintf(buf, FORMAT_TS_LEN, "%.4g ms", s * 1e3);
+	else
+		snprintf(buf, FORMAT_TS_LEN, "%.4g us", s * 1e6);
+}
+
+/* RFC 4180: quote only when needed, so plain values stay plain. */
+void
+format_csv_field(strbuf *sb, const char *s)
+{
+	if (s == NULL)
+		return;
+	if (strpbrk(s, ",\"\r\n") == NULL)
+	{
+		strbuf_puts(sb, s);
+		return;
+	}
+	strbuf_putc(sb, '"');
+	for (; *s; s++)
+	{
+		if (*s == '"')
+			strbuf_putc(sb, '"');
+		strbuf_putc(sb, *s);
+	}
+	strbuf_putc(sb, '"');
+}
+
+/* COPY's text format: \N for NULL, backslash escapes for the separators. */
+void
+format_copy_field(strbuf *sb, const char *s)
+{
+	if (s == NULL)
+	{
+		strbuf_puts(sb, "\\N");
+		return;
+	}
+	for (; *s; s++)
+	{
+		switch (*s)
+		{
+			case '\\':
+				strbuf_puts(sb, "\\\\");
+				break;
+			case '\t':
+				strbuf_puts(sb, "\\t");
+				break;
+			case '\n':
+				strbuf_puts(sb, "\\n");
+				break;
+			case '\r':
+				strbuf_puts(sb, "\\r");
+				break;
+			default:
+				strbuf_putc(sb, *s);
+		}
+	}
+}
+
+/* A flame-graph frame cannot hold ';' (the separator) or a line break. */
+void
+format_folded_frame(strbuf *sb, const char *s)
+{
+	if (s == NULL || *s == '\0')
+	{
+		strbuf_putc(sb, '-');
+		return;
+	}
+	for (; *s; s++)
+	{
+		if (*s == ';')
+			strbuf_putc(sb, ':');
+		else if (*s == '\n' || *s == '\r' || *s == '\t')
+			strbuf_putc(sb, ' ');
+		else
+			strbuf_putc(sb, *s);
+	}
+}
+
+/* The blocking pids in PostgreSQL's int4[] syntax, so the store can COPY them. */
+void
+format_blockers(strbuf *sb, const int32_t *pids, int n)
+{
+	if (n == 0)
+		return;
+	strbuf_putc(sb, '{');
+	for (int i = 0; i < n; i++)
+		strbuf_printf(sb, "%s%" PRId32, i ? "," : "", pids[i]);
+	strbuf_putc(sb, '}');
+}
+
+/* Append a CSV separator, then an optional integer (empty when absent). */
+static void
+csv_int(strbuf *sb, bool present, int64_t v)
+{
+	strbuf_putc(sb, ',');
+	if (present)
+		strbuf_printf(sb, "%" PRId64, v);
+}
+
+/* Append a CSV separator, then a field. */
+static void
+csv_str(strbuf *sb, const char *s)
+{
+	strbuf_putc(sb, ',');
+	format_csv_field(sb, s);
+}
+
+/* One raw CSV line, in the order of FORMAT_CSV_SAMPLE_HEADER. */
+void
+format_sample_csv(strbuf *sb, const sample_batch *b, const sample_row *r)
+{
+	char		ts[FORMAT_TS_LEN];
+
+	format_ts(ts, (int64_t) b->ts_us);
+	strbuf_puts(sb, ts);
+	csv_int(sb, true, r->pid);
+	strbuf_putc(sb, ',');
+	if (r->backend_start_us != INT64_MIN)
+	{
+		format_ts(ts, r->backend_start_us);
+		strbuf_puts(sb, ts);
+	}
+	csv_str(sb, r->backend_type);
+	csv_str(sb, r->datname);
+	csv_str(sb, r->usename);
+	csv_str(sb, r->application_name);
+	csv_str(sb, r->client_addr);
+	csv_str(sb, r->state);
+	csv_str(sb, r->wait_event_type);
+	csv_str(sb, r->wait_event);
+	csv_int(sb, r->query_id != 0, r->query_id);
+	csv_int(sb, r->leader_pid != 0, r->leader_pid);
+	strbuf_putc(sb, ',');
+	if (r->nblockers > 0)
+	{
+		/* "{1,2}" holds a comma: quoted */
+		strbuf_putc(sb, '"');
+		format_blockers(sb, sample_blockers(b, r), r->nblockers);
+		strbuf_putc(sb, '"');
+	}
+	csv_int(sb, true, r->samples);
+	csv_int(sb, r->wait_time_us >= 0, r->wait_time_us);
+	csv_str(sb, r->query);
+	strbuf_putc(sb, '\n');
+}
+
+/* One raw JSON line; absent values are null so every line has every key. */
+void
+format_sample_jsonl(strbuf *sb, const sample_batch *b, const sample_row *r)
+{
+	json_writer w;
+	char		ts[FORMAT_TS_LEN];
+
+	json_init(&w, sb, false);
+	json_object_begin(&w);
+	json_kv_string(&w, "type", "sample");
+	format_ts(ts, (int64_t) b->ts_us);
+	json_kv_string(&w, "ts", ts);
+	json_kv_int(&w, "pid", r->pid);
+	if (r->backend_start_us != INT64_MIN)
+	{
+		format_ts(ts, r->backend_start_us);
+		json_kv_string(&w, "backend_start", ts);
+	}
+	else
+		json_kv_string(&w, "backend_start", NULL);
+	json_kv_string(&w, "backend_type", r->backend_type);
+	json_kv_string(&w, "datname", r->datname);
+	json_kv_string(&w, "usename", r->usename);
+	json_kv_string(&w, "application_name", r->application_name);
+	json_kv_string(&w, "client_addr", r->client_addr);
+	json_kv_string(&w, "state", r->state);
+	json_kv_string(&w, "wait_event_type", r->wait_event_type);
+	json_kv_string(&w, "wait_event", r->wait_event);
+	json_key(&w, "query_id");
+	if (r->query_id != 0)
+		json_int(&w, r->query_id);
+	else
+		json_null(&w);
+	json_key(&w, "leader_pid");
+	if (r->leader_pid != 0)
+		json_int(&w, r->leader_pid);
+	else
+		json_null(&w);
+	json_key(&w, "blockers");
+	json_array_begin(&w);
+	for (int i = 0; i < r->nblockers; i++)
+		json_int(&w, sample_blockers(b, r)[i]);
+	json_array_end(&w);
+	json_kv_uint(&w, "samples", r->samples);
+	json_key(&w, "wait_time_us");
+	if (r->wait_time_us >= 0)
+		json_int(&w, r->wait_time_us);
+	else
+		json_null(&w);
+	json_kv_string(&w, "query", r->query);
+	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+/* Append a tab, then an integer or \N. */
+static void
+copy_int(strbuf *sb, bool present, int64_t v)
+{
+	strbuf_putc(sb, '\t');
+	if (present)
+		strbuf_printf(sb, "%" PRId64, v);
+	else
+		strbuf_puts(sb, "\\N");
+}
+
+/* Append a tab, then a COPY field. */
+static void
+copy_str(strbuf *sb, const char *s)
+{
+	strbuf_putc(sb, '\t');
+	format_copy_field(sb, s);
+}
+
+/* Append a tab, then a timestamp or \N. */
+static void
+copy_ts(strbuf *sb, bool present, int64_t us)
+{
+	char		ts[FORMAT_TS_LEN];
+
+	strbuf_putc(sb, '\t');
+	if (!present)
+	{
+		strbuf_puts(sb, "\\N");
+		return;
+	}
+	format_ts(ts, us);
+	strbuf_puts(sb, ts);
+}
+
+/* One COPY row of the samples table, in the order of STORE_SAMPLES_COLUMNS. */
+void
+format_sample_copy(strbuf *sb, const char *label, const sample_batch *b, const sample_row *r)
+{
+	format_copy_field(sb, label);
+	copy_ts(sb, true, (int64_t) b->ts_us);
+	copy_int(sb, true, r->pid);
+	copy_ts(sb, r->backend_start_us != INT64_MIN, r->backend_start_us);
+	copy_str(sb, r->backend_type);
+	copy_str(sb, r->datname);
+	copy_str(sb, r->usename);
+	copy_str(sb, r->application_name);
+	copy_str(sb, r->client_addr);
+	copy_str(sb, r->state);
+	copy_str(sb, r->wait_event_type);
+	copy_str(sb, r->wait_event);
+	copy_int(sb, r->query_id != 0, r->query_id);
+	copy_int(sb, r->leader_pid != 0, r->leader_pid);
+	strbuf_putc(sb, '\t');
+	if (r->nblockers > 0)
+		format_blockers(sb, sample_blockers(b, r), r->nblockers);
+	else
+		strbuf_puts(sb, "\\N");
+	copy_int(sb, true, r->samples);
+	copy_int(sb, r->wait_time_us >= 0, r->wait_time_us);
+	copy_str(sb, r->query);
+	strbuf_putc(sb, '\n');
+}
+
+/* k as a percentage of n (0 when n is 0). */
+static double
+pct_of(uint64_t k, uint64_t n)
+{
+	return n > 0 ? 100.0 * (double) k / (double) n : 0.0;
+}
+
+/* One aggregated CSV line, in the order of FORMAT_CSV_INTERVAL_HEADER. */
+void
+format_interval_csv(strbuf *sb, const format_interval *iv, const wprof_group *g)
+{
+	char		ts[FORMAT_TS_LEN];
+
+	format_ts(ts, (int64_t) iv->start_us);
+	strbuf_puts(sb, ts);
+	strbuf_putc(sb, ',');
+	format_ts(ts, (int64_t) iv->end_us);
+	strbuf_puts(sb, ts);
+	csv_int(sb, true, (int64_t) iv->ticks);
+	csv_str(sb, g->key.datname);
+	csv_str(sb, g->key.usename);
+	csv_str(sb, g->key.appname);
+	csv_str(sb, g->key.backend_type);
+	csv_str(sb, g->key.type);
+	csv_str(sb, g->key.event);
+	csv_int(sb, g->key.query_id != 0, g->key.query_id);
+	csv_int(sb, true, (int64_t) g->samples);
+	strbuf_printf(sb, ",%.2f,%.6f", pct_of(g->samples, iv->total),
+				  (double) g->samples * iv->period_s);
+	if (iv->measured)
+		strbuf_printf(sb, ",%.6f,%" PRIu64, (double) g->measured_us / 1e6, g->measured_count);
+	else
+		strbuf_puts(sb, ",,");
+	strbuf_putc(sb, '\n');
+}
+
+/* One aggregated JSON line. */
+void
+format_interval_jsonl(strbuf *sb, const format_interval *iv, const wprof_group *g)
+{
+	json_writer w;
+	char		ts[FORMAT_TS_LEN];
+
+	json_init(&w, sb, false);
+	json_object_begin(&w);
+	json_kv_string(&w, "type", "interval");
+	format_ts(ts, (int64_t) iv->start_us);
+	json_kv_string(&w, "interval_start", ts);
+	format_ts(ts, (int64_t) iv->end_us);
+	json_kv_string(&w, "interval_end", ts);
+	json_kv_uint(&w, "ticks", iv->ticks);
+	json_kv_string(&w, "datname", g->key.datname);
+	json_kv_string(&w, "usename", g->key.usename);
+	json_kv_string(&w, "application_name", g->key.appname);
+	json_kv_string(&w, "backend_type", g->key.backend_type);
+	json_kv_string(&w, "wait_event_type", g->key.type);
+	json_kv_string(&w, "wait_event", g->key.event);
+	json_key(&w, "query_id");
+	if (g->key.query_id != 0)
+		json_int(&w, g->key.query_id);
+	else
+		json_null(&w);
+	json_kv_uint(&w, "samples", g->samples);
+	json_kv_double(&w, "pct", pct_of(g->samples, iv->total));
+	json_kv_double(&w, "est_seconds", (double) g->samples * iv->period_s);
+	if (iv->measured)
+	{
+		json_kv_double(&w, "measured_seconds", (double) g->measured_us / 1e6);
+		json_kv_uint(&w, "measured_count", g->measured_count);
+	}
+	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+/* One COPY row of the profile table, in the order of STORE_PROFILE_COLUMNS. */
+void
+format_interval_copy(strbuf *sb, const char *label, const format_interval *iv,
+					 const wprof_group *g)
+{
+	format_copy_field(sb, label);
+	copy_ts(sb, true, (int64_t) iv->start_us);
+	copy_ts(sb, true, (int64_t) iv->end_us);
+	copy_int(sb, true, (int64_t) iv->ticks);
+	copy_str(sb, g->key.datname);
+	copy_str(sb, g->key.usename);
+	copy_str(sb, g->key.appname);
+	copy_str(sb, g->key.backend_type);
+	copy_str(sb, g->key.type);
+	copy_str(sb, g->key.event);
+	copy_int(sb, g->key.query_id != 0, g->key.query_id);
+	copy_int(sb, true, (int64_t) g->samples);
+	strbuf_printf(sb, "\t%.6f", (double) g->samples * iv->period_s);
+	if (iv->measured)
+		strbuf_printf(sb, "\t%.6f\t%" PRIu64, (double) g->measured_us / 1e6, g->measured_count);
+	else
+		strbuf_puts(sb, "\t\\N\t\\N");
+	strbuf_putc(sb, '\n');
+}
+
+/* The sampler's health as a JSON line. */
+void
+format_health_jsonl(strbuf *sb, const sample_health *h)
+{
+	json_writer w;
+	char		ts[FORMAT_TS_LEN];
+
+	json_init(&w, sb, false);
+	json_object_begin(&w);
+	json_kv_string(&w, "type", "health");
+	format_ts(ts, (int64_t) h->ts_us);
+	json_kv_string(&w, "ts", ts);
+	json_kv_uint(&w, "samples", h->samples);
+	json_kv_double(&w, "elapsed_s", h->elapsed_s);
+	json_kv_double(&w, "rate_hz", h->rate_hz);
+	json_kv_uint(&w, "missed_ticks", h->missed);
+	json_kv_uint(&w, "failed_samples", h->failed);
+	json_kv_double(&w, "latency_p50_ms", h->p50_ms);
+	json_kv_double(&w, "latency_p99_ms", h->p99_ms);
+	json_kv_double(&w, "latency_max_ms", h->max_ms);
+	json_kv_int(&w, "gaps", h->ngaps);
+	json_kv_double(&w, "gap_seconds", h->gap_s);
+	json_kv_uint(&w, "hidden_rows", h->hidden);
+	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+/* The sampler's health as a CSV comment line, which CSV readers can skip. */
+void
+format_health_csv(strbuf *sb, const sample_health *h)
+{
+	char		ts[FORMAT_TS_LEN];
+
+	format_ts(ts, (int64_t) h->ts_us);
+	strbuf_printf(sb, "# health ts=%s samples=%" PRIu64 " elapsed_s=%.3f rate_hz=%.2f "
+				  "missed_ticks=%" PRIu64 " failed_samples=%" PRIu64 " latency_p50_ms=%.3f "
+				  "latency_p99_ms=%.3f latency_max_ms=%.3f gaps=%d gap_seconds=%.3f "
+				  "hidden_rows=%" PRIu64 "\n",
+				  ts, h->samples, h->elapsed_s, h->rate_hz, h->missed, h->failed,
+				  h->p50_ms, h->p99_ms, h->max_ms, h->ngaps, h->gap_s, h->hidden);
+}
+
+/* A connection gap as a JSON line. */
+void
+format_gap_jsonl(strbuf *sb, const sample_gap *g)
+{
+	json_writer w;
+	char		ts[FORMAT_TS_LEN];
+
+	json_init(&w, sb, false);
+	json_object_begin(&w);
+	json_kv_string(&w, "type", "gap");
+	format_ts(ts, (int64_t) g->start_us);
+	json_kv_string(&w, "start", ts);
+	format_ts(ts, (int64_t) g->end_us);
+	json_kv_string(&w, "end", ts);
+	json_kv_double(&w, "seconds", (double) (g->end_us - g->start_us) / 1e6);
+	json_kv_string(&w, "reason", g->reason);
+	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+/* A connection gap as a CSV comment line. */
+void
+format_gap_csv(strbuf *sb, const sample_gap *g)
+{
+	char		start[FORMAT_TS_LEN],
+				end[FORMAT_TS_LEN];
+
+	format_ts(start, (int64_t) g->start_us);
+	format_ts(end, (int64_t) g->end_us);
+	strbuf_printf(sb, "# gap start=%s end=%s seconds=%.3f reason=", start, end,
+				  (double) (g->end_us - g->start_us) / 1e6);
+	/* the reason is free text: keep it on this line */
+	format_folded_frame(sb, g->reason);
+	strbuf_putc(sb, '\n');
+}
+
+/* One folded stack: database, backend type, event type, event, query id. */
+void
+format_folded_line(strbuf *sb, const wprof_key *k, uint64_t count)
+{
+	char		qid[24] = "";
+
+	format_folded_frame(sb, k->datname);
+	strbuf_putc(sb, ';');
+	format_folded_frame(sb, k->backend_type);
+	strbuf_putc(sb, ';');
+	format_folded_frame(sb, k->type);
+	strbuf_putc(sb, ';');
+	format_folded_frame(sb, k->event);
+	strbuf_putc(sb, ';');
+	if (k->query_id != 0)
+		snprintf(qid, sizeof(qid), "%" PRId64, k->query_id);
+	format_folded_frame(sb, qid);
+	strbuf_printf(sb, " %" PRIu64 "\n", count);
+}

@@ -1,0 +1,82 @@
+/*
+ * format.h — the text of every record pgtempo-waits writes: history log
+ * lines (CSV and JSON Lines), COPY rows for --store, and folded stacks.
+ *
+ * Timestamps are ISO 8601 in UTC with microseconds
+ * ("2025-03-01T12:00:00.123456Z"), which PostgreSQL reads as timestamptz.
+ * Every function appends to a strbuf; line functions end with '\n'.
+ */
+#ifndef PGTEMPO_WAITS_FORMAT_H
+#define PGTEMPO_WAITS_FORMAT_H
+
+#include <stdint.h>
+
+#include "pgtempo/strbuf.h"
+
+#include "wprof.h"
+#include "sample.h"
+
+#define FORMAT_TS_LEN 64
+
+/* The header line of raw CSV logs (without the newline). */
+#define FORMAT_CSV_SAMPLE_HEADER \
+	"ts,pid,backend_start,backend_type,datname,usename,application_name,client_addr," \
+	"state,wait_event_type,wait_event,query_id,leader_pid,blockers,samples,wait_time_us,query"
+/* The header line of CSV logs with --log-interval. */
+#define FORMAT_CSV_INTERVAL_HEADER \
+	"interval_start,interval_end,ticks,datname,usename,application_name,backend_type," \
+	"wait_event_type,wait_event,query_id,samples,pct,est_seconds,measured_seconds,measured_count"
+
+/* The dimensions interval records are grouped by. */
+extern const wprof_dim format_interval_dims[];
+extern const int format_interval_ndims;
+
+/* us since the epoch as ISO 8601 UTC with microseconds; buf has FORMAT_TS_LEN bytes. */
+void		format_ts(char *buf, int64_t us);
+
+/* A duration for people: "10 ms", "1 s", "250 us" (buf has FORMAT_TS_LEN bytes). */
+void		format_seconds(char *buf, double s);
+
+/* One CSV field: empty for NULL, quoted when it holds a comma, quote, CR or LF. */
+void		format_csv_field(strbuf *sb, const char *s);
+/* One field of COPY's text format: \N for NULL, backslash escapes. */
+void		format_copy_field(strbuf *sb, const char *s);
+/* One frame of a folded stack: "-" for NULL or empty; ';' and line breaks replaced. */
+void		format_folded_frame(strbuf *sb, const char *s);
+
+/* A blockers array as PostgreSQL writes int4[] ("{1,2}"), or nothing when there are none. */
+void		format_blockers(strbuf *sb, const int32_t *pids, int n);
+
+/* A raw history record. */
+void		format_sample_csv(strbuf *sb, const sample_batch *b, const sample_row *r);
+void		format_sample_jsonl(strbuf *sb, const sample_batch *b, const sample_row *r);
+/* A row for COPY into the samples table (see store.h), label first. */
+void		format_sample_copy(strbuf *sb, const char *label, const sample_batch *b,
+							   const sample_row *r);
+
+/* An aggregated interval record; g from format_interval_dims grouping. */
+typedef struct format_interval
+{
+	uint64_t	start_us;
+	uint64_t	end_us;
+	uint64_t	ticks;
+	uint64_t	total;			/* active samples of the interval */
+	double		period_s;		/* seconds one sample stands for */
+	bool		measured;		/* the source measures wait time */
+} format_interval;
+
+void		format_interval_csv(strbuf *sb, const format_interval *iv, const wprof_group *g);
+void		format_interval_jsonl(strbuf *sb, const format_interval *iv, const wprof_group *g);
+void		format_interval_copy(strbuf *sb, const char *label, const format_interval *iv,
+								 const wprof_group *g);
+
+/* Health and gap records: JSON lines, or CSV comment lines ("# health ..."). */
+void		format_health_jsonl(strbuf *sb, const sample_health *h);
+void		format_health_csv(strbuf *sb, const sample_health *h);
+void		format_gap_jsonl(strbuf *sb, const sample_gap *g);
+void		format_gap_csv(strbuf *sb, const sample_gap *g);
+
+/* One folded-stack line: datname;backend_type;wait_event_type;wait_event;query_id count */
+void		format_folded_line(strbuf *sb, const wprof_key *k, uint64_t count);
+
+#endif

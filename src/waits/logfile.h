@@ -1,0 +1,65 @@
+/*
+ * logfile.h — an append-only log file that is safe to rotate.
+ *
+ * Lines are collected in memory and written with write(2) when 64 kB
+ * have piled up and at every logfile_tick() (the caller ticks once a
+ * second) and at close, so a reader never waits more than a second.  The
+ * file is opened with O_APPEND and created if missing; a file that is
+ * empty when opened gets the header line first.
+ *
+ * Rotation: logfile_tick(reopen = true) — on SIGHUP — closes the file
+ * and opens the path again, so logrotate can move the old file away.  A
+ * path with strftime escapes ("waits-%Y%m%d.csv") is expanded at each
+ * tick, in local time, and a new file is started when the expansion
+ * changes.
+ *
+ * Write errors (a full disk, a path that cannot be opened) are reported
+ * once per streak with the file's name, the lines that could not be
+ * written are counted, and writing is tried again at the next tick.
+ */
+#ifndef PGTEMPO_WAITS_LOGFILE_H
+#define PGTEMPO_WAITS_LOGFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "pgtempo/strbuf.h"
+
+#define LOGFILE_FLUSH_BYTES 65536
+
+typedef struct logfile
+{
+	char	   *pattern;		/* the path as given */
+	bool		has_escapes;	/* it contains '%' */
+	char	   *path;			/* the current expansion */
+	int			fd;				/* -1 when not open */
+	char	   *header;			/* first line of a new file, with its newline; or NULL */
+	strbuf		buf;			/* lines not written yet */
+	uint64_t	buf_lines;
+	uint64_t	lines_written;
+	uint64_t	lines_lost;		/* could not be written */
+	uint64_t	files_opened;
+	bool		failing;		/* an error was reported and not yet recovered from */
+} logfile;
+
+/*
+ * Open the log file (expanding pattern for time now).  On failure
+ * returns false with *cause set; lf is then closed and need not be.
+ */
+bool		logfile_open(logfile *lf, const char *pattern, const char *header, time_t now,
+						 char **cause);
+/* Queue nlines lines of text. */
+void		logfile_add(logfile *lf, const char *data, size_t len, uint64_t nlines);
+/* Write what is queued; false (and the lines counted lost) on an error. */
+bool		logfile_flush(logfile *lf);
+/* Once a second: flush, and start a new file if reopen or the expansion changed. */
+void		logfile_tick(logfile *lf, time_t now, bool reopen);
+/* Flush and close; false if any line was lost during the file's life. */
+bool		logfile_close(logfile *lf);
+
+/* Expand strftime escapes of pattern for time t (local time); false if too long. */
+bool		logfile_expand(const char *pattern, time_t t, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * options.c — parsing pgtempo-waits' option values.
+ */
+#include "config.h"
+
+#include "options.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/parse.h"
+#include "pgtempo/xalloc.h"
+
+static const char *const source_names[] = {
+	[WAITS_SOURCE_AUTO] = "auto",
+	[WAITS_SOURCE_ACTIVITY] = "activity",
+	[WAITS_SOURCE_PG_WAIT_SAMPLING] = "pg_wait_sampling",
+	[WAITS_SOURCE_PG_STAT_WAIT] = "pg_stat_wait",
+};
+
+/* The --source spelling of a source. */
+const char *
+options_source_name(waits_source s)
+{
+	return source_names[s];
+}
+
+/* A --by list: known names, none twice, order kept for the report columns. */
+bool
+options_parse_by(const char *arg, wprof_dim *dims, int *ndims, char **cause)
+{
+	const char *p = arg;
+	bool		seen[WPROF_DIM_COUNT] = {false};
+	int			n = 0;
+
+	do
+	{
+		size_t		len = strcspn(p, ",");
+		wprof_dim d;
+
+		if (!wprof_dim_parse(p, len, &d))
+		{
+			*cause = xasprintf("invalid value \"%s\" for option --by: must be a comma-separated "
+							   "list of event, pid, query, db, user, app, backend_type", arg);
+			return false;
+		}
+		if (seen[d])
+		{
+			*cause = xasprintf("invalid value \"%s\" for option --by: \"%s\" is listed twice",
+							   arg, wprof_dim_name(d));
+			return false;
+		}
+		seen[d] = true;
+		dims[n++] = d;
+		p += len;
+	} while (*p++ == ',');
+	*ndims = n;
+	return true;
+}
+
+/* A --source value. */
+bool
+options_parse_source(const char *arg, waits_source *out, char **cause)
+{
+	for (size_t i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++)
+		if (strcmp(arg, source_names[i]) == 0)
+		{
+			*out = (waits_source) i;
+			return true;
+		}
+	*cause = xasprintf("invalid value \"%s\" for option --source: must be auto, activity, "
+					   "pg_wait_sampling or pg_stat_wait", arg);
+	return false;
+}
+
+/* A --pid value: one pid or a comma-separated list, appended to the others. */
+bool
+options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cause)
+{
+	const char *p = arg;
+
+	do
+	{
+		size_t		len = strcspn(p, ",");
+		char	   *one = xstrndup(p, len);
+		int64_t		v;
+		char	   *why = NULL;
+		bool		ok = parse_int64(one, "--pid", 1, INT32_MAX, &v, &why);
+
+		free(one);
+		if (!ok)
+		{
+			free(why);
+			*cause = xasprintf("invalid value \"%s\" for option --pid: must be a process ID "
+							   "or a comma-separated list of them", arg);
+			return false;
+		}
+		*pids = xrealloc(*pids, (size_t) (*npids + 1) * sizeof(int32_t));
+		(*pids)[(*npids)++] = (int32_t) v;
+		p += len;
+	} while (*p++ == ',');
+	return true;
+}
+
+/* A --log-format value. */
+bool
+options_parse_log_format(const char *arg, waits_log_format *out, char **cause)
+{
+	if (strcmp(arg, "csv") == 0)
+		*out = WAITS_LOG_CSV;
+	else if (strcmp(arg, "jsonl") == 0)
+		*out = WAITS_LOG_JSONL;
+	else
+	{
+		*cause = xasprintf("invalid value \"%s\" for option --log-format: must be csv or jsonl",
+						   arg);
+		return false;
+	}
+	return true;
+}
+
+/* Does s end with suffix? */
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t		n = strlen(s),
+				m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The format asked for, else the one the file name suggests. */
+waits_log_format
+options_log_format_for(const char *path, waits_log_format asked)
+{
+	if (asked != WAITS_LOG_AUTO)
+		return asked;
+	if (path != NULL && (ends_with(path, ".jsonl") || ends_with(path, ".json")))
+		return WAITS_LOG_JSONL;
+	return WAITS_LOG_CSV;
+}
+
+/* Append a copy of a repeated option's value. */
+void
+options_strlist_add(waits_strlist *l, const char *v)
+{
+	l->v = xrealloc(l->v, (size_t) (l->n + 1) * sizeof(char *));
+	l->v[l->n++] = xstrdup(v);
+}
+
+/* Free a list of option values. */
+void
+options_strlist_free(waits_strlist *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}

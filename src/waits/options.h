@@ -1,0 +1,31 @@
+/*
+ * options.h — parsing pgtempo-waits' option values.
+ *
+ * main.c runs getopt and calls these for the values that are more than a
+ * number; each returns false with an allocated message in *cause, worded
+ * as PostgreSQL's tools word them.
+ */
+#ifndef PGTEMPO_WAITS_OPTIONS_H
+#define PGTEMPO_WAITS_OPTIONS_H
+
+#include <stdbool.h>
+
+#include "waits.h"
+
+/* --by=event,pid,...: a comma-separated list of dimensions, no repeats. */
+bool		options_parse_by(const char *arg, wprof_dim *dims, int *ndims, char **cause);
+/* --source=auto|activity|pg_wait_sampling|pg_stat_wait */
+bool		options_parse_source(const char *arg, waits_source *out, char **cause);
+/* --pid=PID[,PID...]: appended to *pids. */
+bool		options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cause);
+/* --log-format=csv|jsonl */
+bool		options_parse_log_format(const char *arg, waits_log_format *out, char **cause);
+/* The format a log file gets: the one asked for, else from its name (.jsonl/.json: JSON Lines). */
+waits_log_format options_log_format_for(const char *path, waits_log_format asked);
+/* Append a copy of v. */
+void		options_strlist_add(waits_strlist *l, const char *v);
+void		options_strlist_free(waits_strlist *l);
+
+const char *options_source_name(waits_source s);
+
+#endif

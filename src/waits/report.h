@@ -1,0 +1,68 @@
+/*
+ * report.h — the profile printed at the end of a run: a text table, or
+ * one JSON document with --json.
+ *
+ * Each group (by event unless --by says otherwise) shows its samples,
+ * their share of all active backend samples, and the estimated backend
+ * time (samples × period) with its 95 % error bound; under a group, its
+ * description (PostgreSQL 17+), its top query ids and, for heavyweight
+ * lock waits, the pids that blocked it.  The sampler's own health and
+ * any connection gaps come first.
+ */
+#ifndef PGTEMPO_WAITS_REPORT_H
+#define PGTEMPO_WAITS_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "wprof.h"
+#include "sample.h"
+#include "waits.h"
+
+/* How many groups the text report lists (JSON lists all). */
+#define REPORT_MAX_GROUPS 100
+/* Top query ids and blockers listed under a group. */
+#define REPORT_MAX_SUB 3
+
+/* The description of a wait event, or NULL. */
+typedef const char *(*report_describe_fn) (const void *arg, const char *type, const char *event);
+
+typedef struct report_info
+{
+	const waits_settings *s;
+	const char *source;			/* e.g. "pg_stat_activity" */
+	const char *server_version;
+	const char *server;			/* host:port */
+	double		interval_s;		/* between samples */
+	double		period_s;		/* backend time one sample stands for */
+	bool		in_server;		/* the source samples by itself; we read its profile */
+	const sample_health *health;
+	const sample_gap *gaps;
+	int			ngaps;
+	const wprof *p;
+	report_describe_fn describe;
+	const void *describe_arg;
+	bool		gave_up;		/* ended without a connection */
+} report_info;
+
+void		report_text(FILE *out, const report_info *ri);
+/* Average active sessions: the backend time sampled over the time covered. */
+double		report_avg_active(const report_info *ri);
+void		report_json(FILE *out, const report_info *ri);
+
+/* A column of a grouped table: a dimension, or one of the two parts of "event". */
+typedef struct report_col
+{
+	wprof_dim dim;
+	int			part;			/* event: 0 the type, 1 the event */
+	const char *header;
+} report_col;
+
+#define REPORT_MAX_COLS (WPROF_DIM_COUNT + 1)
+
+/* The columns for a --by list; returns how many. */
+int			report_columns(const wprof_dim *dims, int ndims, report_col *cols);
+/* A group's value in a column ("" when absent); buf has at least 24 bytes. */
+const char *report_col_value(const wprof_group *g, const report_col *c, char *buf, size_t len);
+
+#endif

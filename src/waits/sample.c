@@ -1,0 +1,119 @@
+/*
+ * sample.c — the rows of one sample and their classification.
+ */
+#include "config.h"
+
+#include "sample.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/xalloc.h"
+
+/* An empty batch. */
+void
+sample_batch_init(sample_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+/* Free a batch's arrays. */
+void
+sample_batch_free(sample_batch *b)
+{
+	free(b->rows);
+	free(b->blockers);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Empty a batch for the next sample, keeping its memory. */
+void
+sample_batch_reset(sample_batch *b, uint64_t ts_us)
+{
+	b->ts_us = ts_us;
+	b->nrows = 0;
+	b->nblockers = 0;
+	b->hidden = 0;
+}
+
+/* A new row with the defaults meaning "unknown". */
+sample_row *
+sample_batch_add(sample_batch *b)
+{
+	sample_row *r;
+
+	if (b->nrows == b->cap)
+	{
+		b->cap = b->cap ? b->cap * 2 : 64;
+		b->rows = xrealloc(b->rows, (size_t) b->cap * sizeof(sample_row));
+	}
+	r = &b->rows[b->nrows++];
+	memset(r, 0, sizeof(*r));
+	r->backend_start_us = INT64_MIN;
+	r->wait_time_us = -1;
+	r->samples = 1;
+	r->blockers_off = b->nblockers;
+	return r;
+}
+
+/* Record a blocking pid of the last row. */
+void
+sample_batch_add_blocker(sample_batch *b, int32_t pid)
+{
+	if (b->nblockers == b->blockers_cap)
+	{
+		b->blockers_cap = b->blockers_cap ? b->blockers_cap * 2 : 16;
+		b->blockers = xrealloc(b->blockers, (size_t) b->blockers_cap * sizeof(int32_t));
+	}
+	b->blockers[b->nblockers++] = pid;
+	b->rows[b->nrows - 1].nblockers++;
+}
+
+/* CPU, wait, idle or hidden, from state and wait event type. */
+sample_class
+sample_classify(const char *state, const char *wait_event_type, bool hidden)
+{
+	if (hidden)
+		return SAMPLE_HIDDEN;
+	if (state != NULL && strcmp(state, "idle") == 0)
+		return SAMPLE_IDLE;
+	if (wait_event_type == NULL || wait_event_type[0] == '\0')
+		return SAMPLE_CPU;
+	/* "The server process is idle", waiting in its main loop */
+	if (strcmp(wait_event_type, "Activity") == 0)
+		return SAMPLE_IDLE;
+	return SAMPLE_WAIT;
+}
+
+/* Rename pre-19 BufferPin/BufferPin to 19's Buffer/BufferCleanup. */
+void
+sample_normalize_event(int server_version, const char **type, const char **event)
+{
+	if (server_version >= 190000 || *type == NULL || *event == NULL)
+		return;
+	if (strcmp(*type, "BufferPin") == 0 && strcmp(*event, "BufferPin") == 0)
+	{
+		*type = "Buffer";
+		*event = "BufferCleanup";
+	}
+}
+
+/* Classify a row and set its event labels (CPU/CPU when on CPU). */
+void
+sample_finish_row(sample_row *r, strpool *pool, int server_version,
+				  const char *type, const char *event, bool hidden)
+{
+	r->cls = sample_classify(r->state, type, hidden);
+	if (r->cls == SAMPLE_CPU)
+	{
+		type = SAMPLE_CPU_TYPE;
+		event = SAMPLE_CPU_EVENT;
+	}
+	else if (r->cls == SAMPLE_HIDDEN)
+		type = event = NULL;
+	else
+		sample_normalize_event(server_version, &type, &event);
+	r->wait_event_type = strpool_intern(pool, type);
+	/* a wait type without an event name should not happen; keep the row anyway */
+	r->wait_event = strpool_intern(pool, event != NULL ? event : (type != NULL ? "" : NULL));
+}

@@ -1,0 +1,135 @@
+/*
+ * sample.h — one sample: the rows read for one tick, and what each row
+ * means (on CPU, waiting, idle, or hidden from us).
+ *
+ * Strings in a row are interned (strpool) except the query text, which
+ * points into the result it was read from and lives only until the rows
+ * have been handed to the sinks.
+ */
+#ifndef PGTEMPO_WAITS_SAMPLE_H
+#define PGTEMPO_WAITS_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "strpool.h"
+
+/* The labels of a backend that is active but not waiting. */
+#define SAMPLE_CPU_TYPE		"CPU"
+#define SAMPLE_CPU_EVENT	"CPU"
+
+typedef enum sample_class
+{
+	SAMPLE_CPU,					/* state active (or a background process), no wait event */
+	SAMPLE_WAIT,				/* a wait event */
+	SAMPLE_IDLE,				/* idle: waiting for the client, or a process's main loop */
+	SAMPLE_HIDDEN				/* <insufficient privilege>: nothing known */
+} sample_class;
+
+typedef struct sample_row
+{
+	int32_t		pid;
+	int64_t		backend_start_us;	/* µs since the epoch; INT64_MIN unknown */
+	const char *backend_type;
+	const char *datname;
+	const char *usename;
+	const char *application_name;
+	const char *client_addr;
+	const char *state;
+	const char *wait_event_type;	/* "CPU" for SAMPLE_CPU */
+	const char *wait_event;
+	int64_t		query_id;		/* 0: none */
+	int32_t		leader_pid;		/* 0: none */
+	int			nblockers;		/* pids blocking a heavyweight lock wait */
+	int			blockers_off;	/* where they are in the batch's blockers */
+	const char *query;			/* truncated text, or NULL */
+	uint32_t	samples;		/* how many samples the row stands for (1 for polling) */
+	int64_t		wait_time_us;	/* measured time of the current wait; -1 unknown */
+	uint64_t	measured_us;	/* measured wait time added (pg_stat_wait profile) */
+	uint64_t	measured_count; /* measured waits added */
+	sample_class cls;
+} sample_row;
+
+typedef struct sample_batch
+{
+	uint64_t	ts_us;			/* wall-clock time the sample was taken */
+	sample_row *rows;
+	int			nrows;
+	int			cap;
+	int32_t    *blockers;
+	int			nblockers;
+	int			blockers_cap;
+	int			hidden;			/* rows we may not see */
+} sample_batch;
+
+/* A period without samples because the connection was lost. */
+typedef struct sample_gap
+{
+	uint64_t	start_us;		/* wall clock of the last sample before it */
+	uint64_t	end_us;			/* of the first sample after it; 0 while open */
+	char	   *reason;			/* libpq's message */
+} sample_gap;
+
+/* How well the sampler kept up, for the report and the logs. */
+typedef struct sample_health
+{
+	uint64_t	ts_us;			/* when this was taken */
+	uint64_t	samples;		/* samples taken */
+	uint64_t	failed;			/* samples that returned an error */
+	uint64_t	missed;			/* ticks missed because a sample ran late */
+	uint64_t	gap_ticks;		/* ticks in connection gaps */
+	double		elapsed_s;		/* since sampling started */
+	double		rate_hz;		/* samples / elapsed */
+	double		p50_ms;			/* sample query latency */
+	double		p99_ms;
+	double		max_ms;
+	uint64_t	hidden;			/* rows hidden by missing privileges */
+	int			ngaps;
+	double		gap_s;			/* total time in gaps */
+	double		cpu_us_per_sample;	/* our own CPU time; < 0 unknown */
+	double		backend_cpu_us_per_sample;	/* our server backend's; < 0 unknown */
+} sample_health;
+
+void		sample_batch_init(sample_batch *b);
+void		sample_batch_free(sample_batch *b);
+void		sample_batch_reset(sample_batch *b, uint64_t ts_us);
+/* A new zeroed row at the end of the batch. */
+sample_row *sample_batch_add(sample_batch *b);
+/* Append a blocking pid to the batch's last row. */
+void		sample_batch_add_blocker(sample_batch *b, int32_t pid);
+
+/* Is the row part of the history (logs, store, folded)?  Idle rows only when asked for. */
+static inline bool
+sample_row_counted(const sample_row *r, bool include_idle)
+{
+	return r->cls == SAMPLE_CPU || r->cls == SAMPLE_WAIT ||
+		(r->cls == SAMPLE_IDLE && include_idle);
+}
+
+static inline const int32_t *
+sample_blockers(const sample_batch *b, const sample_row *r)
+{
+	return b->blockers + r->blockers_off;
+}
+
+/*
+ * Classify a row from pg_stat_activity's state and wait event.
+ * "idle" sessions and processes waiting in their main loop (wait event
+ * type Activity) are idle; a row with no wait event that is not idle is
+ * on CPU; a row we may not see is hidden.
+ */
+sample_class sample_classify(const char *state, const char *wait_event_type, bool hidden);
+
+/*
+ * Map a wait event to the name PostgreSQL 19 gives it, so profiles from
+ * servers of different versions line up: before 19, the buffer pin wait
+ * was BufferPin/BufferPin; 19 calls it Buffer/BufferCleanup.  The
+ * strings returned are static or the ones passed in.
+ */
+void		sample_normalize_event(int server_version, const char **type, const char **event);
+
+/* Fill the classification and labels of r from the raw columns (interning through pool). */
+void		sample_finish_row(sample_row *r, strpool *pool, int server_version,
+							  const char *type, const char *event, bool hidden);
+
+#endif

@@ -1,0 +1,897 @@
+/*
+ * sampler.c — the connection to the sampled server and the samples read
+ * over it.
+ */
+#include "config.h"
+
+#include "sampler.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pgtempo/clock.h"
+#include "pgtempo/msg.h"
+#include "pgtempo/strbuf.h"
+#include "pgtempo/xalloc.h"
+
+#define SAMPLE_STMT		"pgtempo_waits_sample"
+#define MEASURE_STMT	"pgtempo_waits_measure"
+#define ROW_SPEC_NAME	"pgtempo_waits_row"
+
+/* Every column of a sampling statement but the blockers array, read in one PQgetf. */
+#define ROW_SPEC "%int4 %timestamptz %text %text %text %text %text %text %text %text " \
+	"%int8 %int4 %bool %text %int8 %int8"
+
+typedef enum read_mode
+{
+	READ_SAMPLES,				/* one sample per row */
+	READ_SAMPLE_DELTAS,			/* pg_wait_sampling: cumulative counts → samples */
+	READ_MEASURE_DELTAS,		/* pg_stat_wait_profile: cumulative time and count */
+	READ_BASELINE				/* cumulative: remember the counts only */
+} read_mode;
+
+/* A copy of libpq's or libpqtypes' message without the trailing newline. */
+static char *
+trimmed(const char *m)
+{
+	size_t		n;
+
+	if (m == NULL)
+		m = "unknown error";
+	n = strlen(m);
+	while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
+		n--;
+	return xstrndup(m, n);
+}
+
+/* The server's message for a failed result: the primary text, else libpq's. */
+static char *
+result_message(const PGresult *res, const PGconn *conn)
+{
+	const char *m = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+
+	if (m != NULL && m[0] != '\0')
+		return trimmed(m);
+	m = res ? PQresultErrorMessage(res) : NULL;
+	if (m != NULL && m[0] != '\0')
+		return trimmed(m);
+	return trimmed(PQerrorMessage(conn));
+}
+
+/* ---------------------------------------------------------------- cumulative counters */
+
+/* Hash of a cumulative-counter key (interned strings hash by address). */
+static uint64_t
+cum_hash(int32_t pid, const char *type, const char *event, int64_t query_id)
+{
+	uint64_t	h = (uint64_t) (uint32_t) pid * UINT64_C(0x9e3779b97f4a7c15);
+
+	h ^= (uintptr_t) type * UINT64_C(0xff51afd7ed558ccd);
+	h ^= (uintptr_t) event * UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= (uint64_t) query_id * UINT64_C(0x2545f4914f6cdd1d);
+	return h ^ (h >> 29);
+}
+
+/* The counter cell of a key, created with zero counts if new. */
+static sampler_cum *
+cum_get(sampler_cums *c, int32_t pid, const char *type, const char *event, int64_t query_id)
+{
+	size_t		j;
+
+	if (c->cap == 0 || (c->n + 1) * 2 > c->cap)
+	{
+		size_t		ncap = c->cap ? c->cap * 2 : 256;
+		sampler_cum *nc = xcalloc(ncap, sizeof(sampler_cum));
+
+		for (size_t i = 0; i < c->cap; i++)
+		{
+			sampler_cum *o = &c->cells[i];
+
+			if (!o->used)
+				continue;
+			j = cum_hash(o->pid, o->type, o->event, o->query_id) & (ncap - 1);
+			while (nc[j].used)
+				j = (j + 1) & (ncap - 1);
+			nc[j] = *o;
+		}
+		free(c->cells);
+		c->cells = nc;
+		c->cap = ncap;
+	}
+	j = cum_hash(pid, type, event, query_id) & (c->cap - 1);
+	while (c->cells[j].used)
+	{
+		sampler_cum *o = &c->cells[j];
+
+		if (o->pid == pid && o->type == type && o->event == event && o->query_id == query_id)
+			return o;
+		j = (j + 1) & (c->cap - 1);
+	}
+	c->cells[j].used = true;
+	c->cells[j].pid = pid;
+	c->cells[j].type = type;
+	c->cells[j].event = event;
+	c->cells[j].query_id = query_id;
+	c->n++;
+	return &c->cells[j];
+}
+
+/* The increase of a cumulative counter; a smaller value means it was reset. */
+static int64_t
+cum_delta(int64_t *prev, int64_t now)
+{
+	int64_t		d = now >= *prev ? now - *prev : now;
+
+	*prev = now;
+	return d;
+}
+
+/* ---------------------------------------------------------------- statements */
+
+/* Wait for the result of the statement in flight; *out is NULL unless SAMPLER_OK. */
+static sampler_status
+await_result(sampler *sm, PGresult **out)
+{
+	PGconn	   *conn = sm->conn;
+	PGresult   *res,
+			   *extra;
+	ExecStatusType st;
+
+	*out = NULL;
+	/* poll before reading: the answer is never there the moment the query was sent */
+	while (PQisBusy(conn))
+	{
+		struct pollfd pfd;
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		int			rc;
+
+		if (*sm->stop)
+			return SAMPLER_INTERRUPTED;
+		pfd.fd = PQsocket(conn);
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		rc = ppoll(&pfd, 1, &ts, NULL);
+		if (rc < 0 && errno != EINTR)
+			break;
+		if (rc > 0 && !PQconsumeInput(conn))
+			break;				/* reported below, from PQgetResult or the status */
+	}
+	res = PQgetResult(conn);
+	while ((extra = PQgetResult(conn)) != NULL)
+		PQclear(extra);
+	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
+	{
+		*out = res;
+		return SAMPLER_OK;
+	}
+	free(sm->last_error);
+	sm->last_error = result_message(res, conn);
+	PQclear(res);
+	return PQstatus(conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
+}
+
+/* Run a prepared statement with the filter parameters. */
+static sampler_status
+run_prepared(sampler *sm, const char *stmt, PGresult **out)
+{
+	if (!PQparamSendQueryPrepared(sm->conn, sm->param, stmt, 1))
+	{
+		free(sm->last_error);
+		sm->last_error = trimmed(PQgeterror());
+		if (sm->last_error[0] == '\0')
+		{
+			free(sm->last_error);
+			sm->last_error = trimmed(PQerrorMessage(sm->conn));
+		}
+		return PQstatus(sm->conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
+	}
+	return await_result(sm, out);
+}
+
+/* Run a statement without parameters, binary results (PQexecf); NULL with *cause on error. */
+static PGresult *
+exec_simple(sampler *sm, const char *sql, char **cause)
+{
+	PGresult   *res = PQexecf(sm->conn, sql);
+
+	if (res == NULL)
+	{
+		*cause = trimmed(PQgeterror());
+		return NULL;
+	}
+	if (PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)
+	{
+		*cause = result_message(res, sm->conn);
+		PQclear(res);
+		return NULL;
+	}
+	return res;
+}
+
+/* A text[] parameter from a string list, or NULL when the list is empty. */
+static bool
+put_text_array(sampler *sm, const waits_strlist *l)
+{
+	PGarray		arr;
+	bool		ok = true;
+
+	if (l->n == 0)
+		return PQputf(sm->param, "%null", 0) != 0;
+	memset(&arr, 0, sizeof(arr));
+	arr.param = PQparamCreate(sm->conn);
+	if (arr.param == NULL)
+		return false;
+	for (int i = 0; i < l->n && ok; i++)
+		ok = PQputf(arr.param, "%text", l->v[i]) != 0;
+	ok = ok && PQputf(sm->param, "%text[]", &arr) != 0;
+	PQparamClear(arr.param);
+	return ok;
+}
+
+/* The statement parameters: the filters, whether idle rows are wanted, the query text length. */
+static bool
+build_params(sampler *sm, char **cause)
+{
+	const waits_settings *s = sm->s;
+	bool		ok;
+
+	if (sm->param != NULL)
+		PQparamClear(sm->param);
+	sm->param = PQparamCreate(sm->conn);
+	if (sm->param == NULL)
+	{
+		*cause = trimmed(PQgeterror());
+		return false;
+	}
+	if (s->npids == 0)
+		ok = PQputf(sm->param, "%null", 0) != 0;
+	else
+	{
+		PGarray		arr;
+
+		memset(&arr, 0, sizeof(arr));
+		arr.param = PQparamCreate(sm->conn);
+		ok = arr.param != NULL;
+		for (int i = 0; i < s->npids && ok; i++)
+			ok = PQputf(arr.param, "%int4", s->pids[i]) != 0;
+		ok = ok && PQputf(sm->param, "%int4[]", &arr) != 0;
+		if (arr.param != NULL)
+			PQparamClear(arr.param);
+	}
+	ok = ok && put_text_array(sm, &s->dbs) && put_text_array(sm, &s->users) &&
+		put_text_array(sm, &s->apps) && put_text_array(sm, &s->backend_types) &&
+		PQputf(sm->param, "%bool %int4", s->include_idle ? 1 : 0, s->query_text) != 0;
+	if (!ok)
+		*cause = xasprintf("could not build the statement parameters: %s", PQgeterror());
+	return ok;
+}
+
+/* Prepare a statement; false with *cause on error. */
+static bool
+prepare(sampler *sm, const char *name, const char *sql, char **cause)
+{
+	PGresult   *res = PQprepare(sm->conn, name, sql, 0, NULL);
+	bool		ok = res != NULL && PQresultStatus(res) == PGRES_COMMAND_OK;
+
+	if (!ok)
+	{
+		char	   *why = result_message(res, sm->conn);
+
+		*cause = xasprintf("could not prepare the sampling statement: %s", why);
+		free(why);
+	}
+	PQclear(res);
+	return ok;
+}
+
+/* ---------------------------------------------------------------- reading rows */
+
+/* Warn once that rows are hidden, naming the role that would show them. */
+static void
+warn_hidden(sampler *sm, int n)
+{
+	if (sm->hidden_warned)
+		return;
+	sm->hidden_warned = true;
+	if (sm->caps.read_all_stats_role)
+	{
+		msg_warning("%d session%s of other users %s hidden as <insufficient privilege>: "
+					"user \"%s\" needs the pg_read_all_stats role to see their wait events",
+					n, n == 1 ? "" : "s", n == 1 ? "is" : "are", sm->current_user);
+		msg_hint("GRANT pg_read_all_stats TO \"%s\";", sm->current_user);
+	}
+	else
+		msg_warning("%d session%s of other users %s hidden as <insufficient privilege>: "
+					"only a superuser sees their wait events on this server version",
+					n, n == 1 ? "" : "s", n == 1 ? "is" : "are");
+}
+
+/* Read the blocking pids of row i into the batch's last row. */
+static bool
+read_blockers(PGresult *res, int i, sample_batch *b)
+{
+	PGarray		arr;
+
+	memset(&arr, 0, sizeof(arr));
+	if (!PQgetf(res, i, "%int4[]", QUERY_COL_BLOCKERS, &arr))
+		return false;
+	for (int j = 0; j < PQntuples(arr.res); j++)
+	{
+		PGint4		pid = 0;
+
+		if (PQgetf(arr.res, j, "%int4", 0, &pid) && pid != 0)
+			sample_batch_add_blocker(b, pid);
+	}
+	PQclear(arr.res);
+	return true;
+}
+
+/* Turn the rows of res into sample rows of b, the way mode says. */
+static bool
+read_rows(sampler *sm, PGresult *res, sample_batch *b, read_mode mode, char **cause)
+{
+	int			n = PQntuples(res);
+
+	for (int i = 0; i < n; i++)
+	{
+		PGint4		pid = 0,
+					leader = 0;
+		PGtimestamp bs;
+		PGtext		btype = NULL,
+					datname = NULL,
+					usename = NULL,
+					appname = NULL,
+					addr = NULL,
+					state = NULL,
+					type = NULL,
+					event = NULL,
+					query = NULL;
+		PGint8		query_id = 0,
+					count = 0,
+					wtime = 0;
+		PGbool		hidden = 0;
+		sample_row *r;
+		int64_t		dcount = 0,
+					dtime = 0;
+
+		if (!PQgetf(res, i, "@" ROW_SPEC_NAME,
+					QUERY_COL_PID, &pid, QUERY_COL_BACKEND_START, &bs,
+					QUERY_COL_BACKEND_TYPE, &btype, QUERY_COL_DATNAME, &datname,
+					QUERY_COL_USENAME, &usename, QUERY_COL_APPNAME, &appname,
+					QUERY_COL_CLIENT_ADDR, &addr, QUERY_COL_STATE, &state,
+					QUERY_COL_WAIT_TYPE, &type, QUERY_COL_WAIT_EVENT, &event,
+					QUERY_COL_QUERY_ID, &query_id, QUERY_COL_LEADER_PID, &leader,
+					QUERY_COL_HIDDEN, &hidden, QUERY_COL_QUERY, &query,
+					QUERY_COL_COUNT, &count, QUERY_COL_WAIT_TIME, &wtime))
+		{
+			*cause = xasprintf("could not read a sample row: %s", PQgeterror());
+			return false;
+		}
+		if (PQgetisnull(res, i, QUERY_COL_QUERY_ID))
+			query_id = 0;
+
+		if (mode != READ_SAMPLES)
+		{
+			sampler_cum *c = cum_get(&sm->cum, pid, strpool_intern(sm->pool, type),
+									 strpool_intern(sm->pool, event), query_id);
+
+			dcount = cum_delta(&c->count, count);
+			dtime = cum_delta(&c->time_us, PQgetisnull(res, i, QUERY_COL_WAIT_TIME) ? 0 : wtime);
+			if (mode == READ_BASELINE || (dcount == 0 && dtime == 0))
+				continue;
+		}
+
+		r = sample_batch_add(b);
+		r->pid = pid;
+		if (!PQgetisnull(res, i, QUERY_COL_BACKEND_START))
+			r->backend_start_us = (int64_t) bs.epoch * 1000000 + bs.time.usec;
+		r->backend_type = strpool_intern(sm->pool, btype);
+		r->datname = strpool_intern(sm->pool, datname);
+		r->usename = strpool_intern(sm->pool, usename);
+		r->application_name = strpool_intern(sm->pool, appname);
+		r->client_addr = strpool_intern(sm->pool, addr);
+		/* an in-server profile's rows have no state of their own */
+		r->state = mode == READ_SAMPLES ? strpool_intern(sm->pool, state) : NULL;
+		r->query_id = query_id;
+		r->leader_pid = PQgetisnull(res, i, QUERY_COL_LEADER_PID) ? 0 : leader;
+		r->query = query;
+		if (mode == READ_SAMPLES && !PQgetisnull(res, i, QUERY_COL_WAIT_TIME))
+			r->wait_time_us = wtime;
+		if (mode == READ_SAMPLE_DELTAS)
+			r->samples = (uint32_t) (dcount > UINT32_MAX ? UINT32_MAX : dcount);
+		else if (mode == READ_MEASURE_DELTAS)
+		{
+			r->samples = 0;
+			r->measured_us = (uint64_t) dtime;
+			r->measured_count = (uint64_t) dcount;
+		}
+		sample_finish_row(r, sm->pool, sm->caps.server_version, type, event, hidden != 0);
+		if (r->cls == SAMPLE_HIDDEN)
+		{
+			b->hidden++;
+			sm->hidden_rows++;
+		}
+		if (!PQgetisnull(res, i, QUERY_COL_BLOCKERS) && !read_blockers(res, i, b))
+		{
+			*cause = xasprintf("could not read the blocking pids: %s", PQgeterror());
+			return false;
+		}
+	}
+	if (b->hidden > 0)
+		warn_hidden(sm, b->hidden);
+	return true;
+}
+
+/* ---------------------------------------------------------------- setting up */
+
+/* Load pg_wait_events (17+) once: descriptions for the report. */
+static void
+load_descriptions(sampler *sm)
+{
+	PGresult   *res;
+	char	   *cause = NULL;
+
+	if (!sm->caps.wait_events_view || sm->ndescs > 0)
+		return;
+	res = exec_simple(sm, query_wait_events_sql, &cause);
+	if (res == NULL)
+	{
+		/* descriptions are a nicety: say so and go on */
+		msg_warning("could not read pg_wait_events: %s", cause);
+		free(cause);
+		return;
+	}
+	sm->descs = xcalloc((size_t) PQntuples(res) + 1, sizeof(sampler_desc));
+	for (int i = 0; i < PQntuples(res); i++)
+	{
+		const char *type = PQgetvalue(res, i, 0);
+		const char *event = PQgetvalue(res, i, 1);
+
+		sample_normalize_event(sm->caps.server_version, &type, &event);
+		sm->descs[sm->ndescs].type = strpool_intern(sm->pool, type);
+		sm->descs[sm->ndescs].event = strpool_intern(sm->pool, event);
+		sm->descs[sm->ndescs].description = strpool_intern(sm->pool, PQgetvalue(res, i, 2));
+		sm->ndescs++;
+	}
+	PQclear(res);
+}
+
+/* The server's description of an event, from pg_wait_events. */
+const char *
+sampler_describe(const sampler *sm, const char *type, const char *event)
+{
+	for (int i = 0; i < sm->ndescs; i++)
+		if (sm->descs[i].type == type && sm->descs[i].event == event)
+			return sm->descs[i].description;
+	return NULL;
+}
+
+/* Is pg_wait_sampling usable (its library loaded)?  false with *cause if not. */
+static bool
+probe_pws(sampler *sm, char **cause)
+{
+	PGresult   *res = exec_simple(sm, query_pws_probe_sql, cause);
+
+	if (res == NULL)
+		return false;
+	PQclear(res);
+	return true;
+}
+
+/* pg_wait_sampling's profile period in seconds (its default is 10 ms). */
+static double
+pws_period(sampler *sm)
+{
+	char	   *cause = NULL;
+	PGresult   *res = exec_simple(sm, query_pws_period_sql, &cause);
+	double		ms = 10;
+	PGtext		v = NULL;
+
+	if (res == NULL)
+		free(cause);
+	else
+	{
+		if (PQntuples(res) == 1 && PQgetf(res, 0, "%text", 0, &v) && v != NULL && atof(v) > 0)
+			ms = atof(v);
+		PQclear(res);
+	}
+	return ms / 1000.0;
+}
+
+/* Choose the source: the one asked for, or the best one the server has. */
+static bool
+choose_source(sampler *sm, const char *pws_version, bool have_psw, char **cause)
+{
+	char	   *why = NULL;
+	waits_source want = sm->source;
+
+	if (want == WAITS_SOURCE_AUTO)
+	{
+		if (have_psw)
+			want = WAITS_SOURCE_PG_STAT_WAIT;
+		else if (pws_version != NULL && probe_pws(sm, &why))
+			want = WAITS_SOURCE_PG_WAIT_SAMPLING;
+		else
+		{
+			if (why != NULL)
+			{
+				msg_warning("extension pg_wait_sampling is installed but cannot be read: %s", why);
+				msg_detail("Sampling pg_stat_activity instead.");
+				msg_hint("pg_wait_sampling must be in shared_preload_libraries.");
+				free(why);
+			}
+			want = WAITS_SOURCE_ACTIVITY;
+		}
+	}
+	else if (want == WAITS_SOURCE_PG_STAT_WAIT && !have_psw)
+	{
+		*cause = xstrdup("source pg_stat_wait: the views pg_stat_wait_current and "
+						 "pg_stat_wait_profile do not exist in this database");
+		return false;
+	}
+	else if (want == WAITS_SOURCE_PG_WAIT_SAMPLING)
+	{
+		if (pws_version == NULL)
+		{
+			*cause = xstrdup("source pg_wait_sampling: the extension pg_wait_sampling is not "
+							 "installed in this database (CREATE EXTENSION pg_wait_sampling; it "
+							 "must also be in shared_preload_libraries)");
+			return false;
+		}
+		if (!probe_pws(sm, &why))
+		{
+			*cause = xasprintf("source pg_wait_sampling: the extension cannot be read: %s "
+							   "(is it in shared_preload_libraries?)", why);
+			free(why);
+			return false;
+		}
+	}
+
+	sm->source = want;
+	/* pg_wait_sampling samples by itself: reading its profile once a second will do */
+	sm->interval_ns = (uint64_t) sm->s->interval_ns;
+	if (want == WAITS_SOURCE_PG_WAIT_SAMPLING && !sm->s->interval_given)
+		sm->interval_ns = WAITS_DEFAULT_SERVER_SOURCE_INTERVAL_NS;
+	free(sm->source_detail);
+	switch (want)
+	{
+		case WAITS_SOURCE_PG_WAIT_SAMPLING:
+			sm->period_s = pws_period(sm);
+			sm->source_detail = xasprintf("pg_wait_sampling %s (profile period %.0f ms)",
+										  pws_version, sm->period_s * 1000);
+			break;
+		case WAITS_SOURCE_PG_STAT_WAIT:
+			sm->period_s = (double) sm->interval_ns / 1e9;
+			sm->source_detail = xstrdup("pg_stat_wait views");
+			break;
+		default:
+			sm->period_s = (double) sm->interval_ns / 1e9;
+			sm->source_detail = xstrdup("pg_stat_activity");
+			break;
+	}
+	return true;
+}
+
+/* May we read our backend's /proc entry (a server on this host)? */
+static bool
+backend_is_local(const sampler *sm)
+{
+	const char *host = PQhost(sm->conn);
+	char		path[64],
+				comm[64] = "";
+	FILE	   *f;
+
+	if (host == NULL || !(host[0] == '/' || host[0] == '@' || strcmp(host, "localhost") == 0 ||
+						  strcmp(host, "127.0.0.1") == 0 || strcmp(host, "::1") == 0))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", sm->backend_pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	if (fgets(comm, sizeof(comm), f) == NULL)
+		comm[0] = '\0';
+	fclose(f);
+	return strncmp(comm, "postgres", 8) == 0;
+}
+
+/* Our backend's CPU seconds from /proc, when the server is on this host. */
+double
+sampler_backend_cpu_s(const sampler *sm)
+{
+	char		path[64],
+				buf[1024];
+	FILE	   *f;
+	size_t		n;
+	char	   *p;
+	unsigned long long utime,
+				stime;
+
+	if (!sm->backend_local || sm->conn == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", sm->backend_pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* fields after the command name, which is in parentheses and may hold spaces */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	/* state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			   &utime, &stime) != 2)
+		return -1;
+	return (double) (utime + stime) / (double) sysconf(_SC_CLK_TCK);
+}
+
+/* Everything a fresh connection needs before it can sample. */
+static bool
+setup(sampler *sm, char **cause)
+{
+	PGresult   *res;
+	PGint4		version = 0;
+	PGtext		pws_version = NULL,
+				user = NULL;
+	PGbool		have_psw = 0;
+	strbuf		sql;
+	bool		ok;
+	const char *v;
+	char	   *pws_copy;
+
+	if (!PQinitTypes(sm->conn))
+	{
+		*cause = xasprintf("could not initialize libpqtypes: %s", PQgeterror());
+		return false;
+	}
+	if (!PQspecPrepare(sm->conn, ROW_SPEC_NAME, ROW_SPEC, 0))
+	{
+		*cause = xasprintf("could not prepare the row specifier: %s", PQgeterror());
+		return false;
+	}
+	if ((res = exec_simple(sm, query_detect_sql, cause)) == NULL)
+		return false;
+	if (!PQgetf(res, 0, "%int4 %text %bool %text", 0, &version, 1, &pws_version,
+				2, &have_psw, 3, &user))
+	{
+		*cause = xasprintf("could not read the server's capabilities: %s", PQgeterror());
+		PQclear(res);
+		return false;
+	}
+	if (version < QUERY_MIN_SERVER_VERSION)
+	{
+		*cause = xasprintf("server version %d.%d is not supported: pgtempo-waits needs "
+						   "PostgreSQL 9.6 or later (wait events in pg_stat_activity)",
+						   version / 10000, version / 100 % 100);
+		PQclear(res);
+		return false;
+	}
+	query_caps_init(&sm->caps, version);
+	free(sm->current_user);
+	sm->current_user = xstrdup(user ? user : "");
+	pws_copy = pws_version ? xstrdup(pws_version) : NULL;
+	PQclear(res);
+	v = PQparameterStatus(sm->conn, "server_version");
+	free(sm->server_version);
+	sm->server_version = xstrdup(v ? v : "?");
+	free(sm->label);
+	sm->label = xasprintf("%s:%s", PQhost(sm->conn), PQport(sm->conn));
+	sm->backend_pid = PQbackendPID(sm->conn);
+	sm->backend_local = backend_is_local(sm);
+
+	ok = choose_source(sm, pws_copy, have_psw != 0, cause);
+	free(pws_copy);
+	if (!ok)
+		return false;
+
+	strbuf_init(&sql);
+	switch (sm->source)
+	{
+		case WAITS_SOURCE_PG_WAIT_SAMPLING:
+			query_pg_wait_sampling_sql(&sql, &sm->caps);
+			break;
+		case WAITS_SOURCE_PG_STAT_WAIT:
+			query_pg_stat_wait_current_sql(&sql, &sm->caps);
+			break;
+		default:
+			query_activity_sql(&sql, &sm->caps);
+			break;
+	}
+	ok = prepare(sm, SAMPLE_STMT, sql.data, cause);
+	if (ok && sm->source == WAITS_SOURCE_PG_STAT_WAIT)
+	{
+		strbuf_reset(&sql);
+		query_pg_stat_wait_profile_sql(&sql, &sm->caps);
+		ok = prepare(sm, MEASURE_STMT, sql.data, cause);
+	}
+	strbuf_free(&sql);
+	if (!ok || !build_params(sm, cause))
+		return false;
+	load_descriptions(sm);
+
+	/* the in-server profiles count from long ago: only what comes from now on is ours */
+	if (!sm->cum.baseline && sm->source != WAITS_SOURCE_ACTIVITY)
+	{
+		sample_batch b;
+		sampler_status st;
+		PGresult   *r = NULL;
+
+		sample_batch_init(&b);
+		st = run_prepared(sm, sm->source == WAITS_SOURCE_PG_STAT_WAIT ? MEASURE_STMT : SAMPLE_STMT,
+						  &r);
+		ok = st == SAMPLER_OK && read_rows(sm, r, &b, READ_BASELINE, cause);
+		if (st != SAMPLER_OK)
+			*cause = xasprintf("could not read the server's wait profile: %s", sm->last_error);
+		PQclear(r);
+		sample_batch_free(&b);
+		if (!ok)
+			return false;
+		sm->cum.baseline = true;
+	}
+	return true;
+}
+
+/* The first connection: prompts for a password if needed; any failure ends the run. */
+bool
+sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
+			 volatile sig_atomic_t *stop, char **cause)
+{
+	memset(sm, 0, sizeof(*sm));
+	sm->s = s;
+	sm->pool = pool;
+	sm->stop = stop;
+	sm->source = s->source;
+	hist_init(&sm->latency);
+	sm->conn = conn_open(&s->conn, cause);
+	if (sm->conn == NULL)
+		return false;
+	if (!setup(sm, cause))
+	{
+		sampler_disconnect(sm);
+		return false;
+	}
+	return true;
+}
+
+/* Connect again without blocking past give_up_ns or a stop request. */
+bool
+sampler_reconnect(sampler *sm, uint64_t give_up_ns, char **cause)
+{
+	PGconn	   *conn = conn_start(&sm->s->conn);
+	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+
+	if (conn == NULL)
+	{
+		*cause = xstrdup("out of memory");
+		return false;
+	}
+	while (st != PGRES_POLLING_OK)
+	{
+		struct pollfd pfd;
+		uint64_t	now = clock_now_ns();
+		uint64_t	wait_ns;
+		struct timespec ts;
+
+		if (PQstatus(conn) == CONNECTION_BAD || st == PGRES_POLLING_FAILED)
+		{
+			*cause = conn_error(conn);
+			PQfinish(conn);
+			return false;
+		}
+		if (*sm->stop || now >= give_up_ns)
+		{
+			*cause = xstrdup(*sm->stop ? "interrupted" : "timeout expired");
+			PQfinish(conn);
+			return false;
+		}
+		/* wake up at least every 100 ms to see a stop request */
+		wait_ns = give_up_ns - now;
+		if (wait_ns > 100 * NS_PER_MS)
+			wait_ns = 100 * NS_PER_MS;
+		ts.tv_sec = (time_t) (wait_ns / NS_PER_S);
+		ts.tv_nsec = (long) (wait_ns % NS_PER_S);
+		pfd.fd = PQsocket(conn);
+		pfd.events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT;
+		pfd.revents = 0;
+		if (ppoll(&pfd, 1, &ts, NULL) <= 0)
+			continue;
+		st = PQconnectPoll(conn);
+	}
+	sm->conn = conn;
+	if (!setup(sm, cause))
+	{
+		sampler_disconnect(sm);
+		return false;
+	}
+	return true;
+}
+
+/* Free the last result (the rows' query texts point into it). */
+void
+sampler_release(sampler *sm)
+{
+	PQclear(sm->res);
+	sm->res = NULL;
+}
+
+/* Drop the connection; counters and caches stay for the next one. */
+void
+sampler_disconnect(sampler *sm)
+{
+	sampler_release(sm);
+	if (sm->param != NULL)
+		PQparamClear(sm->param);
+	sm->param = NULL;
+	if (sm->conn != NULL)
+		PQfinish(sm->conn);
+	sm->conn = NULL;
+}
+
+/* Free everything. */
+void
+sampler_close(sampler *sm)
+{
+	sampler_disconnect(sm);
+	free(sm->cum.cells);
+	free(sm->descs);
+	free(sm->source_detail);
+	free(sm->server_version);
+	free(sm->current_user);
+	free(sm->label);
+	free(sm->last_error);
+	memset(sm, 0, sizeof(*sm));
+}
+
+/* Run a statement and read its rows in the given mode. */
+static sampler_status
+sample_with(sampler *sm, const char *stmt, read_mode mode, sample_batch *b, uint64_t ts_us)
+{
+	uint64_t	t0 = clock_now_ns();
+	sampler_status st;
+	char	   *cause = NULL;
+
+	sampler_release(sm);
+	sample_batch_reset(b, ts_us);
+	st = run_prepared(sm, stmt, &sm->res);
+	if (st == SAMPLER_OK && !read_rows(sm, sm->res, b, mode, &cause))
+	{
+		free(sm->last_error);
+		sm->last_error = cause;
+		st = SAMPLER_ERROR;
+	}
+	if (st == SAMPLER_ERROR)
+		sm->failed++;
+	if (st == SAMPLER_OK && mode != READ_MEASURE_DELTAS)
+	{
+		hist_record(&sm->latency, clock_now_ns() - t0);
+		sm->samples++;
+	}
+	return st;
+}
+
+/* Take the sample of one tick. */
+sampler_status
+sampler_sample(sampler *sm, sample_batch *b, uint64_t ts_us)
+{
+	read_mode	mode = sm->source == WAITS_SOURCE_PG_WAIT_SAMPLING ?
+		READ_SAMPLE_DELTAS : READ_SAMPLES;
+
+	return sample_with(sm, SAMPLE_STMT, mode, b, ts_us);
+}
+
+/* pg_stat_wait: the measured time and counts added since the last call. */
+sampler_status
+sampler_measure(sampler *sm, sample_batch *b, uint64_t ts_us)
+{
+	if (sm->source != WAITS_SOURCE_PG_STAT_WAIT)
+	{
+		sample_batch_reset(b, ts_us);
+		return SAMPLER_OK;
+	}
+	return sample_with(sm, MEASURE_STMT, READ_MEASURE_DELTAS, b, ts_us);
+}

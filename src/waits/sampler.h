@@ -1,0 +1,140 @@
+/*
+ * sampler.h — the connection to the sampled server and the samples read
+ * over it.
+ *
+ * One libpq connection, in autocommit: each sample is one statement, so
+ * pg_stat_activity's snapshot is taken afresh (inside a transaction it
+ * would return the same rows again).  The statement is prepared once per
+ * connection; the filters are bound as parameters and results are read
+ * in binary with libpqtypes (int4 pids, timestamptz, text, int4[]).
+ *
+ * Sources: pg_stat_activity (polled), pg_wait_sampling's profile (its
+ * cumulative counts are turned into deltas per poll) or the pg_stat_wait
+ * views of patched servers (current waits polled; measured wait time and
+ * counts from pg_stat_wait_profile as deltas).
+ */
+#ifndef PGTEMPO_WAITS_SAMPLER_H
+#define PGTEMPO_WAITS_SAMPLER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+#include <libpqtypes.h>
+
+#include "pgtempo/hist.h"
+
+#include "query.h"
+#include "sample.h"
+#include "strpool.h"
+#include "waits.h"
+
+typedef enum sampler_status
+{
+	SAMPLER_OK,
+	SAMPLER_ERROR,				/* the statement failed; the connection is fine */
+	SAMPLER_LOST,				/* the connection is gone */
+	SAMPLER_INTERRUPTED			/* a stop was requested while waiting */
+} sampler_status;
+
+/* Cumulative counters of an in-server profile, to turn them into deltas. */
+typedef struct sampler_cum
+{
+	int32_t		pid;
+	const char *type;
+	const char *event;
+	int64_t		query_id;
+	int64_t		count;
+	int64_t		time_us;
+	bool		used;
+} sampler_cum;
+
+typedef struct sampler_cums
+{
+	sampler_cum *cells;
+	size_t		cap;
+	size_t		n;
+	bool		baseline;		/* the first read has been taken */
+} sampler_cums;
+
+typedef struct sampler_desc
+{
+	const char *type;
+	const char *event;
+	const char *description;
+} sampler_desc;
+
+typedef struct sampler
+{
+	const waits_settings *s;
+	strpool    *pool;
+	volatile sig_atomic_t *stop;	/* set by a signal handler: give up waiting */
+	PGconn	   *conn;
+	PGparam    *param;
+	query_caps	caps;
+	waits_source source;		/* resolved: never AUTO after sampler_open() */
+	char	   *source_detail;	/* e.g. "pg_wait_sampling 1.1" */
+	char	   *server_version;	/* e.g. "15.4" */
+	char	   *current_user;
+	char	   *label;			/* host:port, for --store */
+	double		period_s;		/* seconds one sample stands for */
+	uint64_t	interval_ns;	/* between samples: -i, or the source's default */
+	int			backend_pid;
+	bool		backend_local;	/* our backend's /proc entry is readable */
+	PGresult   *res;			/* the last sample's rows point into it */
+	sampler_cums cum;			/* pg_wait_sampling_profile / pg_stat_wait_profile */
+	sampler_desc *descs;		/* pg_wait_events (17+) */
+	int			ndescs;
+	hist		latency;		/* sample statement latency, ns */
+	uint64_t	samples;
+	uint64_t	failed;
+	uint64_t	hidden_rows;
+	bool		hidden_warned;
+	char	   *last_error;		/* of the last failed statement */
+} sampler;
+
+/*
+ * Connect (prompting for a password if needed), find the server's
+ * version and the source to use, and prepare.  False with *cause on
+ * failure.
+ */
+bool		sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
+						 volatile sig_atomic_t *stop, char **cause);
+
+/*
+ * After a lost connection: try once to connect again, waiting at most
+ * until the monotonic time give_up_ns, and set up as before.  The
+ * source stays the one chosen at the start.
+ */
+bool		sampler_reconnect(sampler *sm, uint64_t give_up_ns, char **cause);
+
+/* Drop the connection (kept state stays). */
+void		sampler_disconnect(sampler *sm);
+void		sampler_close(sampler *sm);
+
+static inline bool
+sampler_connected(const sampler *sm)
+{
+	return sm->conn != NULL;
+}
+
+/*
+ * Take one sample into b (reset to ts_us first).  The rows' query texts
+ * point into the result, valid until the next call or sampler_release().
+ */
+sampler_status sampler_sample(sampler *sm, sample_batch *b, uint64_t ts_us);
+
+/* pg_stat_wait only: the measured wait time and counts since the last call, as rows of b. */
+sampler_status sampler_measure(sampler *sm, sample_batch *b, uint64_t ts_us);
+
+/* Free the last result. */
+void		sampler_release(sampler *sm);
+
+/* The server's description of a wait event (17+), or NULL. */
+const char *sampler_describe(const sampler *sm, const char *type, const char *event);
+
+/* CPU seconds our server backend has used, when it runs on this host; < 0 if unknown. */
+double		sampler_backend_cpu_s(const sampler *sm);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * store.h — --store: samples or interval aggregates written into
+ * PostgreSQL tables, for a fleet of hosts reporting into one database.
+ *
+ * The store has its own connection and its own thread, so a slow or
+ * unreachable store database never delays a sample.  Rows are formatted
+ * for COPY's text format as they come, and a batch is sent with one COPY
+ * once a second (and at the end).  A batch that cannot be sent is kept
+ * and sent again after reconnecting, up to STORE_MAX_PENDING bytes;
+ * beyond that the oldest rows are dropped and counted.  The tables are
+ * created if missing:
+ *
+ *   pgtempo_waits_samples   one row per sampled backend (raw mode)
+ *   pgtempo_waits_profile   one row per interval and group (--store-interval)
+ *
+ * Their columns are in STORE_SAMPLES_DDL / STORE_PROFILE_DDL and the man
+ * page.  On a distributed database (Citus), distribute them by "server".
+ */
+#ifndef PGTEMPO_WAITS_STORE_H
+#define PGTEMPO_WAITS_STORE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+
+#include "pgtempo/strbuf.h"
+
+#include "format.h"
+#include "wprof.h"
+#include "sample.h"
+#include "waits.h"
+
+#define STORE_SAMPLES_TABLE "pgtempo_waits_samples"
+#define STORE_PROFILE_TABLE "pgtempo_waits_profile"
+#define STORE_MAX_PENDING ((size_t) 64 << 20)
+
+#define STORE_SAMPLES_COLUMNS \
+	"server, ts, pid, backend_start, backend_type, datname, usename, application_name, " \
+	"client_addr, state, wait_event_type, wait_event, query_id, leader_pid, blockers, " \
+	"samples, wait_time_us, query"
+#define STORE_PROFILE_COLUMNS \
+	"server, interval_start, interval_end, ticks, datname, usename, application_name, " \
+	"backend_type, wait_event_type, wait_event, query_id, samples, est_seconds, " \
+	"measured_seconds, measured_count"
+
+#define STORE_SAMPLES_DDL \
+	"CREATE TABLE IF NOT EXISTS " STORE_SAMPLES_TABLE " (\n" \
+	"    server           text        NOT NULL,\n" \
+	"    ts               timestamptz NOT NULL,\n" \
+	"    pid              int4        NOT NULL,\n" \
+	"    backend_start    timestamptz,\n" \
+	"    backend_type     text,\n" \
+	"    datname          text,\n" \
+	"    usename          text,\n" \
+	"    application_name text,\n" \
+	"    client_addr      text,\n" \
+	"    state            text,\n" \
+	"    wait_event_type  text,\n" \
+	"    wait_event       text,\n" \
+	"    query_id         int8,\n" \
+	"    leader_pid       int4,\n" \
+	"    blockers         int4[],\n" \
+	"    samples          int4        NOT NULL,\n" \
+	"    wait_time_us     int8,\n" \
+	"    query            text\n" \
+	")"
+#define STORE_PROFILE_DDL \
+	"CREATE TABLE IF NOT EXISTS " STORE_PROFILE_TABLE " (\n" \
+	"    server           text        NOT NULL,\n" \
+	"    interval_start   timestamptz NOT NULL,\n" \
+	"    interval_end     timestamptz NOT NULL,\n" \
+	"    ticks            int8        NOT NULL,\n" \
+	"    datname          text,\n" \
+	"    usename          text,\n" \
+	"    application_name text,\n" \
+	"    backend_type     text,\n" \
+	"    wait_event_type  text,\n" \
+	"    wait_event       text,\n" \
+	"    query_id         int8,\n" \
+	"    samples          int8        NOT NULL,\n" \
+	"    est_seconds      float8      NOT NULL,\n" \
+	"    measured_seconds float8,\n" \
+	"    measured_count   int8\n" \
+	")"
+
+typedef struct store
+{
+	bool		active;
+	bool		intervals;		/* aggregates instead of raw rows */
+	bool		include_idle;
+	char	   *label;			/* the "server" column */
+	conn_opts	opts;			/* the store connection */
+	PGconn	   *conn;			/* owned by the thread once it runs */
+	pthread_t	thread;
+	bool		thread_started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	strbuf		pending;		/* COPY rows not yet handed to the thread (under mu) */
+	uint64_t	pending_rows;
+	bool		kick;			/* send now (under mu) */
+	bool		finishing;		/* last batch: send and stop (under mu) */
+	strbuf		local;			/* formatting buffer of the sampling thread */
+	/* the thread's; read after it has been joined */
+	uint64_t	rows_stored;
+	uint64_t	rows_lost;
+	uint64_t	batches;
+	bool		failing;
+} store;
+
+/*
+ * Connect to the store database, create the table if missing and check
+ * its columns, start the thread.  False with *cause on failure.
+ */
+bool		store_open(store *st, const waits_settings *s, const char *label, char **cause);
+/* Raw mode: queue the counted rows of a batch. */
+void		store_add_batch(store *st, const sample_batch *b);
+/* Interval mode: queue one row per group of the interval's profile. */
+void		store_add_interval(store *st, const format_interval *iv, const wprof *p);
+/* Once a second: have the thread send what is queued. */
+void		store_kick(store *st);
+/* Send the rest, stop the thread, disconnect; false if rows were lost (reported). */
+bool		store_close(store *st);
+
+#endif

@@ -1,0 +1,715 @@
+/*
+ * tool.c — pgtempo-waits' run: connect, sample at fixed deadlines until
+ * the duration is over or a signal comes, keep going through lost
+ * connections, feed every sink, report.
+ */
+#include "config.h"
+
+#include "waits.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include <time.h>
+
+#include "pgtempo/clock.h"
+#include "pgtempo/msg.h"
+#include "pgtempo/xalloc.h"
+
+#include "format.h"
+#include "live.h"
+#include "options.h"
+#include "wprof.h"
+#include "report.h"
+#include "sample.h"
+#include "sampler.h"
+#include "ticker.h"
+#include "sink.h"
+#include "store.h"
+#include "strpool.h"
+
+#define RECONNECT_FIRST_NS	(100 * NS_PER_MS)
+#define RECONNECT_MAX_NS	(5 * NS_PER_S)
+#define CONNECT_TIMEOUT_NS	(10 * NS_PER_S)
+#define RAW_HEALTH_EVERY_NS	(60 * NS_PER_S)
+
+static volatile sig_atomic_t stop_flag;
+static volatile sig_atomic_t reopen_flag;
+
+/* SIGINT/SIGTERM: end the run; the report is printed as after -T. */
+static void
+on_stop(int signo)
+{
+	stop_flag = signo;
+}
+
+/* SIGHUP: reopen the log file (logrotate). */
+static void
+on_hup(int signo)
+{
+	reopen_flag = 1;
+}
+
+/* SIGINT/SIGTERM end the run, SIGHUP reopens logs, SIGPIPE is ignored. */
+static void
+install_signals(bool starting)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	/*
+	 * No SA_RESTART: a signal must cut a sleep short.  While connecting,
+	 * libpq waits through an interrupted poll, so a second signal there
+	 * takes its default action: nothing has been measured yet.
+	 */
+	sa.sa_flags = starting ? SA_RESETHAND : 0;
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_flags = 0;
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+typedef struct run_state
+{
+	const waits_settings *s;
+	strpool		pool;
+	sampler		sm;
+	bool		connected;
+	wprof		run;			/* the whole run */
+	wprof		iv_log;			/* the current --log-interval */
+	wprof		iv_store;		/* the current --store-interval */
+	wprof		live_cur;		/* the current second, for the live view */
+	wprof		live_last;		/* the last whole second */
+	sample_batch batch;
+	sink_log	log;
+	store		st;
+	bool		live;
+	live_info	linfo;
+	ticker		sc;
+	sample_gap *gaps;
+	int			ngaps;
+	bool		gap_open;
+	uint64_t	t0_ns;
+	uint64_t	last_sample_us;	/* wall clock of the last good sample */
+	uint64_t	iv_log_start_us;
+	uint64_t	iv_store_start_us;
+	uint64_t	next_log_iv_ns;
+	uint64_t	next_store_iv_ns;
+	uint64_t	next_health_ns;
+	struct rusage ru0;
+	double		backend_cpu0;	/* of the current connection */
+	uint64_t	backend_samples0;
+	char	   *last_failure;	/* the last sample error reported */
+	char	   *reconnect_error;	/* why the last attempt to reconnect failed */
+} run_state;
+
+/* A timeval in seconds. */
+static double
+tv_s(const struct timeval *tv)
+{
+	return (double) tv->tv_sec + (double) tv->tv_usec / 1e6;
+}
+
+/* The sampler's health now. */
+static void
+fill_health(run_state *r, sample_health *h)
+{
+	uint64_t	now = clock_now_ns();
+	struct rusage ru;
+	double		bcpu;
+
+	memset(h, 0, sizeof(*h));
+	h->ts_us = clock_wall_us();
+	h->samples = r->sm.samples;
+	h->failed = r->sm.failed;
+	h->missed = r->sc.missed;
+	h->gap_ticks = r->sc.gap_ticks;
+	h->elapsed_s = (double) (now - r->t0_ns) / 1e9;
+	h->rate_hz = h->elapsed_s > 0 ? (double) h->samples / h->elapsed_s : 0;
+	if (r->sm.latency.total > 0)
+	{
+		h->p50_ms = (double) hist_percentile(&r->sm.latency, 50) / 1e6;
+		h->p99_ms = (double) hist_percentile(&r->sm.latency, 99) / 1e6;
+		h->max_ms = (double) r->sm.latency.max / 1e6;
+	}
+	h->hidden = r->sm.hidden_rows;
+	h->ngaps = r->ngaps;
+	for (int i = 0; i < r->ngaps; i++)
+		h->gap_s += (double) ((r->gaps[i].end_us ? r->gaps[i].end_us : h->ts_us) -
+							  r->gaps[i].start_us) / 1e6;
+	h->cpu_us_per_sample = -1;
+	h->backend_cpu_us_per_sample = -1;
+	if (h->samples > 0 && getrusage(RUSAGE_SELF, &ru) == 0)
+		h->cpu_us_per_sample = (tv_s(&ru.ru_utime) + tv_s(&ru.ru_stime) -
+								tv_s(&r->ru0.ru_utime) - tv_s(&r->ru0.ru_stime)) * 1e6 /
+			(double) h->samples;
+	if (r->connected && r->backend_cpu0 >= 0 && r->sm.samples > r->backend_samples0 &&
+		(bcpu = sampler_backend_cpu_s(&r->sm)) >= 0)
+		h->backend_cpu_us_per_sample = (bcpu - r->backend_cpu0) * 1e6 /
+			(double) (r->sm.samples - r->backend_samples0);
+}
+
+/* Remember where the new connection's backend CPU time starts. */
+static void
+mark_backend_cpu(run_state *r)
+{
+	r->backend_cpu0 = sampler_backend_cpu_s(&r->sm);
+	r->backend_samples0 = r->sm.samples;
+}
+
+/* Count a batch in every profile that wants it, and write it to the raw sinks. */
+static void
+consume(run_state *r, const sample_batch *b, bool tick)
+{
+	const waits_settings *s = r->s;
+
+	for (int i = 0; i < b->nrows; i++)
+	{
+		const sample_row *row = &b->rows[i];
+
+		wprof_add(&r->run, b, row);
+		if (s->log_interval_ns > 0 && s->log_path != NULL)
+			wprof_add(&r->iv_log, b, row);
+		if (s->store_interval_ns > 0 && s->store != NULL)
+			wprof_add(&r->iv_store, b, row);
+		if (r->live)
+			wprof_add(&r->live_cur, b, row);
+	}
+	if (tick)
+	{
+		wprof_tick(&r->run, b->ts_us);
+		wprof_tick(&r->iv_log, b->ts_us);
+		wprof_tick(&r->iv_store, b->ts_us);
+		wprof_tick(&r->live_cur, b->ts_us);
+		sink_log_batch(&r->log, b);
+		store_add_batch(&r->st, b);
+	}
+}
+
+/* Write the --log-interval aggregate that ends now, and a health record. */
+static void
+flush_log_interval(run_state *r, uint64_t end_us)
+{
+	format_interval iv;
+	sample_health h;
+
+	iv.start_us = r->iv_log_start_us;
+	iv.end_us = end_us;
+	iv.ticks = r->iv_log.ticks;
+	iv.total = r->iv_log.active;
+	iv.period_s = r->sm.period_s;
+	iv.measured = r->iv_log.has_measured;
+	sink_log_interval(&r->log, &iv, &r->iv_log);
+	fill_health(r, &h);
+	sink_log_health(&r->log, &h);
+	wprof_reset(&r->iv_log);
+	r->iv_log_start_us = end_us;
+}
+
+/* Hand the --store-interval aggregate that ends now to the store. */
+static void
+flush_store_interval(run_state *r, uint64_t end_us)
+{
+	format_interval iv;
+
+	iv.start_us = r->iv_store_start_us;
+	iv.end_us = end_us;
+	iv.ticks = r->iv_store.ticks;
+	iv.total = r->iv_store.active;
+	iv.period_s = r->sm.period_s;
+	iv.measured = r->iv_store.has_measured;
+	store_add_interval(&r->st, &iv, &r->iv_store);
+	wprof_reset(&r->iv_store);
+	r->iv_store_start_us = end_us;
+}
+
+/* The connection is gone: start a gap at the last good sample. */
+static void
+open_gap(run_state *r)
+{
+	sample_gap *g;
+
+	r->gaps = xrealloc(r->gaps, (size_t) (r->ngaps + 1) * sizeof(sample_gap));
+	g = &r->gaps[r->ngaps++];
+	g->start_us = r->last_sample_us;
+	g->end_us = 0;
+	g->reason = xstrdup(r->sm.last_error ? r->sm.last_error : "connection lost");
+	r->gap_open = true;
+	msg_warning("connection to the server lost: %s", g->reason);
+	msg_detail("Keeping what was collected; reconnecting.");
+}
+
+/* Sampling works again: the gap ends at this sample. */
+static void
+close_gap(run_state *r, uint64_t now_us)
+{
+	sample_gap *g = &r->gaps[r->ngaps - 1];
+
+	g->end_us = now_us;
+	r->gap_open = false;
+	sink_log_gap(&r->log, g);
+	msg_info("connection restored: sampling resumed after a gap of %.3f s",
+			 (double) (g->end_us - g->start_us) / 1e6);
+}
+
+/* Take the sample that is due and pass it on. */
+static void
+take_sample(run_state *r)
+{
+	uint64_t	ts = clock_wall_us();
+	sampler_status st = sampler_sample(&r->sm, &r->batch, ts);
+
+	switch (st)
+	{
+		case SAMPLER_OK:
+			if (r->gap_open)
+				close_gap(r, ts);
+			r->last_sample_us = ts;
+			consume(r, &r->batch, true);
+			sampler_release(&r->sm);
+			break;
+		case SAMPLER_ERROR:
+			/* the same error every tick would flood the terminal: say it when it changes */
+			if (r->last_failure == NULL || strcmp(r->last_failure, r->sm.last_error) != 0)
+			{
+				msg_warning("a sample failed: %s", r->sm.last_error);
+				free(r->last_failure);
+				r->last_failure = xstrdup(r->sm.last_error);
+			}
+			break;
+		case SAMPLER_LOST:
+			open_gap(r);
+			sampler_disconnect(&r->sm);
+			r->connected = false;
+			break;
+		case SAMPLER_INTERRUPTED:
+			break;
+	}
+	ticker_done(&r->sc, clock_now_ns());
+}
+
+/* Once a second: logs, intervals, the store, the live view. */
+static void
+housekeeping(run_state *r, uint64_t now_ns)
+{
+	const waits_settings *s = r->s;
+	uint64_t	now_us = clock_wall_us();
+	bool		reopen = reopen_flag != 0;
+
+	reopen_flag = 0;
+	if (r->connected && r->sm.source == WAITS_SOURCE_PG_STAT_WAIT)
+	{
+		sample_batch mb;
+
+		sample_batch_init(&mb);
+		if (sampler_measure(&r->sm, &mb, now_us) == SAMPLER_OK)
+			consume(r, &mb, false);
+		sampler_release(&r->sm);
+		sample_batch_free(&mb);
+	}
+	if (s->log_interval_ns > 0 && now_ns >= r->next_log_iv_ns)
+	{
+		flush_log_interval(r, now_us);
+		while (r->next_log_iv_ns <= now_ns)
+			r->next_log_iv_ns += (uint64_t) s->log_interval_ns;
+	}
+	else if (s->log_interval_ns == 0 && now_ns >= r->next_health_ns)
+	{
+		sample_health h;
+
+		fill_health(r, &h);
+		sink_log_health(&r->log, &h);
+		r->next_health_ns += RAW_HEALTH_EVERY_NS;
+	}
+	if (s->store_interval_ns > 0 && now_ns >= r->next_store_iv_ns)
+	{
+		flush_store_interval(r, now_us);
+		while (r->next_store_iv_ns <= now_ns)
+			r->next_store_iv_ns += (uint64_t) s->store_interval_ns;
+	}
+	sink_log_tick(&r->log, time(NULL), reopen);
+	store_kick(&r->st);
+	if (r->live)
+	{
+		wprof		tmp = r->live_last;
+		sample_health h;
+
+		r->live_last = r->live_cur;
+		r->live_cur = tmp;
+		wprof_reset(&r->live_cur);
+		fill_health(r, &h);
+		live_draw(&r->linfo, &r->run, &r->live_last, &h);
+	}
+}
+
+/* Sleep until the monotonic time until_ns, or a key, or a signal. */
+static void
+wait_until(run_state *r, uint64_t until_ns)
+{
+	struct timespec ts;
+
+	if (r->live)
+	{
+		sample_health h;
+
+		switch (live_wait(until_ns))
+		{
+			case LIVE_QUIT:
+				stop_flag = -1;
+				break;
+			case LIVE_REDRAW:
+				fill_health(r, &h);
+				live_draw(&r->linfo, &r->run, &r->live_last, &h);
+				break;
+			case LIVE_NONE:
+				break;
+		}
+		return;
+	}
+	ts.tv_sec = (time_t) (until_ns / NS_PER_S);
+	ts.tv_nsec = (long) (until_ns % NS_PER_S);
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+/* report_describe_fn over the sampler's event descriptions. */
+static const char *
+describe(const void *arg, const char *type, const char *event)
+{
+	return sampler_describe(arg, type, event);
+}
+
+/* The sampling loop; returns when the duration is over or a stop was requested. */
+static void
+sample_loop(run_state *r)
+{
+	const waits_settings *s = r->s;
+	uint64_t	end_ns = s->duration_ns > 0 ? r->t0_ns + (uint64_t) s->duration_ns : UINT64_MAX;
+	uint64_t	next_house = r->t0_ns + NS_PER_S;
+	uint64_t	retry_at = 0;
+	uint64_t	backoff = RECONNECT_FIRST_NS;
+
+	for (;;)
+	{
+		uint64_t	now = clock_now_ns();
+		uint64_t	wake;
+
+		if (stop_flag || now >= end_ns)
+			break;
+		if (r->connected && now >= ticker_deadline(&r->sc))
+		{
+			take_sample(r);
+			if (!r->connected)
+			{
+				retry_at = clock_now_ns();
+				backoff = RECONNECT_FIRST_NS;
+			}
+		}
+		else if (!r->connected && now >= retry_at)
+		{
+			char	   *cause = NULL;
+			uint64_t	give_up = now + CONNECT_TIMEOUT_NS;
+
+			if (give_up > end_ns)
+				give_up = end_ns;
+
+			if (sampler_reconnect(&r->sm, give_up, &cause))
+			{
+				r->connected = true;
+				mark_backend_cpu(r);
+				ticker_resume(&r->sc, clock_now_ns());
+			}
+			else
+			{
+				free(r->reconnect_error);
+				r->reconnect_error = cause;
+				retry_at = clock_now_ns() + backoff;
+				backoff = backoff * 2 > RECONNECT_MAX_NS ? RECONNECT_MAX_NS : backoff * 2;
+			}
+		}
+
+		now = clock_now_ns();
+		if (now >= next_house)
+		{
+			housekeeping(r, now);
+			while (next_house <= now)
+				next_house += NS_PER_S;
+		}
+		if (stop_flag)
+			break;
+		wake = r->connected ? ticker_deadline(&r->sc) : retry_at;
+		if (next_house < wake)
+			wake = next_house;
+		if (end_ns < wake)
+			wake = end_ns;
+		if (wake > clock_now_ns())
+			wait_until(r, wake);
+	}
+}
+
+/* Open the outputs that can fail before anything is measured. */
+static bool
+open_outputs(run_state *r, char **cause)
+{
+	const waits_settings *s = r->s;
+
+	if (!sink_log_open(&r->log, s, time(NULL), cause))
+		return false;
+	if (s->folded_path != NULL && !sink_folded_check(s->folded_path, cause))
+		return false;
+	return true;
+}
+
+/* Everything after the loop: last intervals, files, the report.  Returns the exit status. */
+static int
+finish(run_state *r)
+{
+	const waits_settings *s = r->s;
+	uint64_t	end_us;
+	sample_health h;
+	report_info ri;
+	char	   *cause = NULL;
+	bool		outputs_ok = true;
+	bool		gave_up = !r->connected;
+
+	if (r->connected && r->sm.source == WAITS_SOURCE_PG_STAT_WAIT)
+	{
+		sample_batch mb;
+
+		sample_batch_init(&mb);
+		if (sampler_measure(&r->sm, &mb, clock_wall_us()) == SAMPLER_OK)
+			consume(r, &mb, false);
+		sampler_release(&r->sm);
+		sample_batch_free(&mb);
+	}
+	if (r->live)
+		live_end();
+	end_us = clock_wall_us();
+	if (r->gap_open)
+	{
+		/* the log gets the gap up to the end; the report says it never closed */
+		sample_gap g = r->gaps[r->ngaps - 1];
+
+		g.end_us = end_us;
+		sink_log_gap(&r->log, &g);
+	}
+	if (s->log_interval_ns > 0)
+		flush_log_interval(r, end_us);
+	else
+	{
+		fill_health(r, &h);
+		sink_log_health(&r->log, &h);
+	}
+	if (s->store_interval_ns > 0 && s->store != NULL)
+		flush_store_interval(r, end_us);
+	if (!sink_log_close(&r->log))
+		outputs_ok = false;
+	if (s->folded_path != NULL && !sink_folded_write(s->folded_path, &r->run, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		outputs_ok = false;
+	}
+	if (!store_close(&r->st))
+		outputs_ok = false;
+
+	fill_health(r, &h);
+	memset(&ri, 0, sizeof(ri));
+	ri.s = s;
+	ri.source = r->sm.source_detail;
+	ri.server_version = r->sm.server_version;
+	ri.server = r->sm.label;
+	ri.interval_s = (double) r->sm.interval_ns / 1e9;
+	ri.in_server = r->sm.source == WAITS_SOURCE_PG_WAIT_SAMPLING;
+	ri.period_s = r->sm.period_s;
+	/* a polled sample after missed ticks stands for the ticks it missed too */
+	if (r->sm.source != WAITS_SOURCE_PG_WAIT_SAMPLING && h.samples > 0 && h.missed > 0)
+		ri.period_s *= (double) (h.samples + h.missed) / (double) h.samples;
+	ri.health = &h;
+	ri.gaps = r->gaps;
+	ri.ngaps = r->ngaps;
+	ri.p = &r->run;
+	ri.describe = describe;
+	ri.describe_arg = &r->sm;
+	ri.gave_up = gave_up;
+	if (s->json)
+		report_json(stdout, &ri);
+	else
+		report_text(stdout, &ri);
+	if (gave_up)
+	{
+		msg_error("gave up: the connection to the server was lost and could not be made again");
+		if (r->reconnect_error != NULL)
+			msg_detail("The last attempt to connect failed: %s", r->reconnect_error);
+		return WAITS_EXIT_GAVE_UP;
+	}
+	return outputs_ok ? WAITS_EXIT_OK : WAITS_EXIT_ERROR;
+}
+
+/* Say on stderr what is sampled, how, and how often: auto's choice is visible. */
+static void
+announce(const run_state *r)
+{
+	char		every[FORMAT_TS_LEN];
+
+	format_seconds(every, (double) r->sm.interval_ns / 1e9);
+	msg_info("sampling %s of PostgreSQL %s at %s every %s%s", r->sm.source_detail,
+			 r->sm.server_version, r->sm.label, every,
+			 r->s->duration_ns > 0 ? "" : " until interrupted");
+}
+
+/* Free everything a run allocated. */
+static void
+free_state(run_state *r)
+{
+	sampler_close(&r->sm);
+	wprof_free(&r->run);
+	wprof_free(&r->iv_log);
+	wprof_free(&r->iv_store);
+	wprof_free(&r->live_cur);
+	wprof_free(&r->live_last);
+	sample_batch_free(&r->batch);
+	for (int i = 0; i < r->ngaps; i++)
+		free(r->gaps[i].reason);
+	free(r->gaps);
+	free(r->last_failure);
+	free(r->reconnect_error);
+	strpool_free(&r->pool);
+}
+
+/* The whole run: open outputs, connect, sample, finish; returns the exit status. */
+int
+waits_run(const waits_settings *s)
+{
+	run_state	r;
+	char	   *cause = NULL;
+	int			status;
+
+	memset(&r, 0, sizeof(r));
+	r.s = s;
+	stop_flag = 0;
+	reopen_flag = 0;
+	install_signals(true);
+	strpool_init(&r.pool);
+	wprof_init(&r.run, s->include_idle);
+	wprof_init(&r.iv_log, s->include_idle);
+	wprof_init(&r.iv_store, s->include_idle);
+	wprof_init(&r.live_cur, s->include_idle);
+	wprof_init(&r.live_last, s->include_idle);
+	sample_batch_init(&r.batch);
+
+	if (!open_outputs(&r, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		sink_log_close(&r.log);
+		free_state(&r);
+		return WAITS_EXIT_ERROR;
+	}
+	if (!sampler_open(&r.sm, s, &r.pool, &stop_flag, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		sink_log_close(&r.log);
+		free_state(&r);
+		return WAITS_EXIT_ERROR;
+	}
+	r.connected = true;
+	if (r.sm.source == WAITS_SOURCE_PG_STAT_WAIT)
+		r.run.has_measured = r.iv_log.has_measured = r.iv_store.has_measured =
+			r.live_cur.has_measured = r.live_last.has_measured = true;
+	if (!store_open(&r.st, s, r.sm.label, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		sink_log_close(&r.log);
+		free_state(&r);
+		return WAITS_EXIT_ERROR;
+	}
+	if (stop_flag)
+	{
+		/* interrupted while connecting (a password prompt, a slow server) */
+		msg_error("interrupted before sampling started");
+		store_close(&r.st);
+		sink_log_close(&r.log);
+		free_state(&r);
+		return WAITS_EXIT_ERROR;
+	}
+	install_signals(false);
+	announce(&r);
+
+	if (s->top)
+	{
+		if (!live_begin(s, &cause))
+		{
+			msg_error("%s", cause);
+			free(cause);
+			store_close(&r.st);
+			sink_log_close(&r.log);
+			free_state(&r);
+			return WAITS_EXIT_ERROR;
+		}
+		r.live = true;
+		r.linfo.server = r.sm.label;
+		r.linfo.server_version = r.sm.server_version;
+		r.linfo.source = r.sm.source_detail;
+		r.linfo.interval_s = (double) r.sm.interval_ns / 1e9;
+		r.linfo.period_s = r.sm.period_s;
+		r.linfo.describe = describe;
+		r.linfo.describe_arg = &r.sm;
+	}
+
+#ifdef PR_SET_TIMERSLACK
+	/* a sleeper may wake up to 50 us late by default: much, at thousands of samples a second */
+	if (r.sm.interval_ns < NS_PER_MS)
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+#endif
+	getrusage(RUSAGE_SELF, &r.ru0);
+	r.t0_ns = clock_now_ns();
+	r.last_sample_us = clock_wall_us();
+	r.iv_log_start_us = r.iv_store_start_us = r.last_sample_us;
+	r.next_log_iv_ns = r.t0_ns + (uint64_t) s->log_interval_ns;
+	r.next_store_iv_ns = r.t0_ns + (uint64_t) s->store_interval_ns;
+	r.next_health_ns = r.t0_ns + RAW_HEALTH_EVERY_NS;
+	mark_backend_cpu(&r);
+	ticker_init(&r.sc, r.t0_ns, r.sm.interval_ns);
+	if (r.live)
+	{
+		sample_health h;
+
+		fill_health(&r, &h);
+		live_draw(&r.linfo, &r.run, &r.live_last, &h);
+	}
+
+	sample_loop(&r);
+	status = finish(&r);
+	free_state(&r);
+	return status;
+}
+
+/* Free what the option parser allocated. */
+void
+waits_settings_free(waits_settings *s)
+{
+	free(s->pids);
+	options_strlist_free(&s->dbs);
+	options_strlist_free(&s->users);
+	options_strlist_free(&s->apps);
+	options_strlist_free(&s->backend_types);
+	free(s->log_path);
+	free(s->folded_path);
+	free(s->store);
+	free(s->store_label);
+	s->pids = NULL;
+	s->log_path = s->folded_path = s->store = s->store_label = NULL;
+}

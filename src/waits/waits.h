@@ -1,0 +1,95 @@
+/*
+ * waits.h — pgtempo-waits as a whole: the settings main() fills in, and
+ * the entry point that runs the sampler with them.
+ *
+ * Data flow: one connection → a sample every interval at absolute
+ * deadlines (sched) → rows read with libpqtypes (sampler) and classified
+ * (sample) → aggregated (profile) and written to the history sinks (sink:
+ * log files and folded stacks; store: a PostgreSQL table; live: the
+ * ncurses view) → the report at the end (report).
+ */
+#ifndef PGTEMPO_WAITS_WAITS_H
+#define PGTEMPO_WAITS_WAITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pgtempo/clock.h"
+#include "pgtempo/conn.h"
+
+#include "wprof.h"
+
+/* Exit statuses. */
+#define WAITS_EXIT_OK		0
+#define WAITS_EXIT_ERROR	1	/* usage, connection at start, an output failed */
+#define WAITS_EXIT_GAVE_UP	2	/* the connection was lost and not regained */
+
+typedef enum waits_source
+{
+	WAITS_SOURCE_AUTO,
+	WAITS_SOURCE_ACTIVITY,		/* poll pg_stat_activity */
+	WAITS_SOURCE_PG_WAIT_SAMPLING,	/* read the extension's profile */
+	WAITS_SOURCE_PG_STAT_WAIT	/* pg_stat_wait_* views of patched servers */
+} waits_source;
+
+typedef enum waits_log_format
+{
+	WAITS_LOG_AUTO,				/* from the file name: .jsonl/.json, else csv */
+	WAITS_LOG_CSV,
+	WAITS_LOG_JSONL
+} waits_log_format;
+
+/* A list of strings given by repeating an option. */
+typedef struct waits_strlist
+{
+	int			n;
+	char	  **v;
+} waits_strlist;
+
+typedef struct waits_settings
+{
+	conn_opts	conn;
+	int64_t		interval_ns;	/* -i */
+	bool		interval_given;
+	int64_t		duration_ns;	/* -T; 0: until interrupted */
+	waits_source source;
+	/* filters, sent to the server as parameters */
+	int32_t    *pids;
+	int			npids;
+	waits_strlist dbs;
+	waits_strlist users;
+	waits_strlist apps;
+	waits_strlist backend_types;
+	bool		include_idle;
+	int			query_text;		/* characters of query text kept; 0: none */
+	/* report */
+	wprof_dim by[WPROF_DIM_COUNT];
+	int			nby;
+	bool		json;
+	/* history */
+	char	   *log_path;
+	waits_log_format log_format;
+	int64_t		log_interval_ns;	/* 0: raw rows */
+	char	   *folded_path;
+	bool		top;
+	char	   *store;			/* conninfo of the store database */
+	char	   *store_label;	/* the "source" column; default host:port */
+	int64_t		store_interval_ns;	/* 0: raw rows */
+} waits_settings;
+
+#define WAITS_DEFAULT_INTERVAL_NS	(10 * NS_PER_MS)
+/* The in-server sources keep their own profile: reading it once a second is enough. */
+#define WAITS_DEFAULT_SERVER_SOURCE_INTERVAL_NS	(NS_PER_S)
+#define WAITS_DEFAULT_QUERY_TEXT	200
+
+#define WAITS_SETTINGS_INIT { \
+	.interval_ns = WAITS_DEFAULT_INTERVAL_NS, .source = WAITS_SOURCE_AUTO, \
+	.by = {WPROF_DIM_EVENT}, .nby = 1, .log_format = WAITS_LOG_AUTO }
+
+/* Run the sampler with these settings; returns the exit status. */
+int			waits_run(const waits_settings *s);
+
+/* Free what the option parser allocated. */
+void		waits_settings_free(waits_settings *s);
+
+#endif

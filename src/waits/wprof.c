@@ -1,0 +1,580 @@
+/*
+ * wprof.c — wait-event profiles.
+ */
+#include "config.h"
+
+#include "wprof.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/xalloc.h"
+
+static const char *const dim_names[WPROF_DIM_COUNT] = {
+	[WPROF_DIM_EVENT] = "event",
+	[WPROF_DIM_PID] = "pid",
+	[WPROF_DIM_QUERY] = "query",
+	[WPROF_DIM_DB] = "db",
+	[WPROF_DIM_USER] = "user",
+	[WPROF_DIM_APP] = "app",
+	[WPROF_DIM_BACKEND_TYPE] = "backend_type",
+};
+
+/* The --by name of a dimension. */
+const char *
+wprof_dim_name(wprof_dim d)
+{
+	return d < WPROF_DIM_COUNT ? dim_names[d] : "?";
+}
+
+/* The dimension of a --by name (len bytes of name). */
+bool
+wprof_dim_parse(const char *name, size_t len, wprof_dim *out)
+{
+	for (int d = 0; d < WPROF_DIM_COUNT; d++)
+		if (strlen(dim_names[d]) == len && memcmp(dim_names[d], name, len) == 0)
+		{
+			*out = (wprof_dim) d;
+			return true;
+		}
+	return false;
+}
+
+/* ---------------------------------------------------------------- hash table */
+
+/* One round of a 64-bit mixer (the finalizer of MurmurHash3). */
+static inline uint64_t
+mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	return h;
+}
+
+/* Interned strings compare by address, so their addresses are hashed. */
+static uint64_t
+key_hash(const wprof_key *k)
+{
+	uint64_t	h = UINT64_C(0x9e3779b97f4a7c15);
+
+	h = mix(h, (uintptr_t) k->datname);
+	h = mix(h, (uintptr_t) k->usename);
+	h = mix(h, (uintptr_t) k->appname);
+	h = mix(h, (uintptr_t) k->backend_type);
+	h = mix(h, (uintptr_t) k->type);
+	h = mix(h, (uintptr_t) k->event);
+	h = mix(h, (uint64_t) k->query_id);
+	h = mix(h, (uint64_t) k->backend_start_us);
+	h = mix(h, (uint64_t) (uint32_t) k->pid);
+	h = mix(h, (uint64_t) k->sub);
+	return h;
+}
+
+/* Keys are equal when every field is (interned strings compare by address). */
+static bool
+key_equal(const wprof_key *a, const wprof_key *b)
+{
+	return a->datname == b->datname && a->usename == b->usename &&
+		a->appname == b->appname && a->backend_type == b->backend_type &&
+		a->type == b->type && a->event == b->event &&
+		a->query_id == b->query_id && a->backend_start_us == b->backend_start_us &&
+		a->pid == b->pid && a->sub == b->sub;
+}
+
+/* An empty table. */
+static void
+table_init(wprof_table *t)
+{
+	t->cap = 64;
+	t->n = 0;
+	t->cells = xcalloc(t->cap, sizeof(wprof_cell));
+}
+
+/* Free a table's cells. */
+static void
+table_free(wprof_table *t)
+{
+	free(t->cells);
+	t->cells = NULL;
+	t->cap = t->n = 0;
+}
+
+/* Empty a table, keeping its size. */
+static void
+table_clear(wprof_table *t)
+{
+	memset(t->cells, 0, t->cap * sizeof(wprof_cell));
+	t->n = 0;
+}
+
+/* Double the table when it is 70 % full. */
+static void
+table_grow(wprof_table *t)
+{
+	size_t		ncap = t->cap * 2;
+	wprof_cell *ncells = xcalloc(ncap, sizeof(wprof_cell));
+
+	for (size_t i = 0; i < t->cap; i++)
+	{
+		size_t		j;
+
+		if (!t->cells[i].used)
+			continue;
+		j = t->cells[i].hash & (ncap - 1);
+		while (ncells[j].used)
+			j = (j + 1) & (ncap - 1);
+		ncells[j] = t->cells[i];
+	}
+	free(t->cells);
+	t->cells = ncells;
+	t->cap = ncap;
+}
+
+/* The cell of key k, created (with zero counts) if it is not there. */
+static wprof_cell *
+table_get(wprof_table *t, const wprof_key *k)
+{
+	uint64_t	h = key_hash(k);
+	size_t		j;
+
+	if ((t->n + 1) * 10 > t->cap * 7)
+		table_grow(t);
+	j = h & (t->cap - 1);
+	while (t->cells[j].used)
+	{
+		if (t->cells[j].hash == h && key_equal(&t->cells[j].key, k))
+			return &t->cells[j];
+		j = (j + 1) & (t->cap - 1);
+	}
+	t->cells[j].used = true;
+	t->cells[j].hash = h;
+	t->cells[j].key = *k;
+	t->n++;
+	return &t->cells[j];
+}
+
+/* ---------------------------------------------------------------- profile */
+
+/* An empty profile. */
+void
+wprof_init(wprof *p, bool include_idle)
+{
+	memset(p, 0, sizeof(*p));
+	table_init(&p->main);
+	table_init(&p->blockers);
+	p->include_idle = include_idle;
+}
+
+/* Free a profile. */
+void
+wprof_free(wprof *p)
+{
+	table_free(&p->main);
+	table_free(&p->blockers);
+	for (size_t i = 0; i < p->texts_cap; i++)
+		free(p->texts[i].text);
+	free(p->texts);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Start the next interval: counts go, query texts stay. */
+void
+wprof_reset(wprof *p)
+{
+	table_clear(&p->main);
+	table_clear(&p->blockers);
+	p->ticks = p->active = p->idle = p->hidden = 0;
+	p->measured_us = p->measured_count = 0;
+	/* has_measured stays: it says what the source can do, not what happened */
+	p->first_us = p->last_us = 0;
+	/* query texts are kept: they describe query ids, not counts */
+}
+
+/* Count one sample taken at ts_us. */
+void
+wprof_tick(wprof *p, uint64_t ts_us)
+{
+	if (p->ticks == 0)
+		p->first_us = ts_us;
+	p->last_us = ts_us;
+	p->ticks++;
+}
+
+/* Remember the first text seen for a query id (open addressing on the id). */
+static void
+remember_text(wprof *p, int64_t query_id, const char *text)
+{
+	size_t		j;
+
+	if (p->texts_cap == 0 || (p->ntexts + 1) * 2 > p->texts_cap)
+	{
+		size_t		ncap = p->texts_cap ? p->texts_cap * 2 : 64;
+		wprof_text *nt = xcalloc(ncap, sizeof(wprof_text));
+
+		for (size_t i = 0; i < p->texts_cap; i++)
+		{
+			if (p->texts[i].text == NULL)
+				continue;
+			j = mix(0, (uint64_t) p->texts[i].query_id) & (ncap - 1);
+			while (nt[j].text != NULL)
+				j = (j + 1) & (ncap - 1);
+			nt[j] = p->texts[i];
+		}
+		free(p->texts);
+		p->texts = nt;
+		p->texts_cap = ncap;
+	}
+	j = mix(0, (uint64_t) query_id) & (p->texts_cap - 1);
+	while (p->texts[j].text != NULL)
+	{
+		if (p->texts[j].query_id == query_id)
+			return;
+		j = (j + 1) & (p->texts_cap - 1);
+	}
+	p->texts[j].query_id = query_id;
+	p->texts[j].text = xstrdup(text);
+	p->ntexts++;
+}
+
+/* The text first seen for a query id. */
+const char *
+wprof_query_text(const wprof *p, int64_t query_id)
+{
+	size_t		j;
+
+	if (p->texts_cap == 0)
+		return NULL;
+	j = mix(0, (uint64_t) query_id) & (p->texts_cap - 1);
+	while (p->texts[j].text != NULL)
+	{
+		if (p->texts[j].query_id == query_id)
+			return p->texts[j].text;
+		j = (j + 1) & (p->texts_cap - 1);
+	}
+	return NULL;
+}
+
+/* Count a row under its fine key, its blockers and its query text. */
+void
+wprof_add(wprof *p, const sample_batch *b, const sample_row *r)
+{
+	wprof_key k;
+	wprof_cell *c;
+
+	if (r->cls == SAMPLE_HIDDEN)
+	{
+		p->hidden += r->samples;
+		return;
+	}
+	if (r->cls == SAMPLE_IDLE && !p->include_idle)
+	{
+		p->idle += r->samples;
+		return;
+	}
+	memset(&k, 0, sizeof(k));
+	k.datname = r->datname;
+	k.usename = r->usename;
+	k.appname = r->application_name;
+	k.backend_type = r->backend_type;
+	k.type = r->wait_event_type;
+	k.event = r->wait_event;
+	k.query_id = r->query_id;
+	k.backend_start_us = r->backend_start_us;
+	k.pid = r->pid;
+	c = table_get(&p->main, &k);
+	c->samples += r->samples;
+	c->measured_us += r->measured_us;
+	c->measured_count += r->measured_count;
+	p->active += r->samples;
+	if (r->measured_us > 0 || r->measured_count > 0)
+	{
+		p->measured_us += r->measured_us;
+		p->measured_count += r->measured_count;
+		p->has_measured = true;
+	}
+	if (r->nblockers > 0)
+	{
+		const int32_t *blk = sample_blockers(b, r);
+
+		c->blocked += r->samples;
+		for (int i = 0; i < r->nblockers; i++)
+		{
+			k.sub = blk[i];
+			table_get(&p->blockers, &k)->samples += r->samples;
+		}
+	}
+	if (r->query != NULL && r->query_id != 0)
+		remember_text(p, r->query_id, r->query);
+}
+
+/* The 95 % binomial error bound of an estimate of k·period seconds. */
+double
+wprof_error_s(uint64_t k, uint64_t n, double period_s)
+{
+	double		p;
+
+	if (n == 0)
+		return 0;
+	p = (double) k / (double) n;
+	return 1.96 * period_s * sqrt((double) k * (1.0 - p));
+}
+
+/* ---------------------------------------------------------------- grouping */
+
+/* The part of key k that the dimensions keep. */
+static wprof_key
+project(const wprof_key *k, const bool *dims)
+{
+	wprof_key g;
+
+	memset(&g, 0, sizeof(g));
+	if (dims[WPROF_DIM_EVENT])
+	{
+		g.type = k->type;
+		g.event = k->event;
+	}
+	if (dims[WPROF_DIM_PID])
+	{
+		/* a session's user, database and type do not change */
+		g.pid = k->pid;
+		g.backend_start_us = k->backend_start_us;
+		g.usename = k->usename;
+		g.datname = k->datname;
+		g.backend_type = k->backend_type;
+	}
+	if (dims[WPROF_DIM_QUERY])
+		g.query_id = k->query_id;
+	if (dims[WPROF_DIM_DB])
+		g.datname = k->datname;
+	if (dims[WPROF_DIM_USER])
+		g.usename = k->usename;
+	if (dims[WPROF_DIM_APP])
+		g.appname = k->appname;
+	if (dims[WPROF_DIM_BACKEND_TYPE])
+		g.backend_type = k->backend_type;
+	return g;
+}
+
+/* NULL sorts first, then strcmp order. */
+static int
+strcmp_null(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (a == NULL)
+		return -1;
+	if (b == NULL)
+		return 1;
+	return strcmp(a, b);
+}
+
+#define CMP_INT(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
+
+/* Key order for stable output: event, names, then numbers. */
+static int
+key_cmp(const wprof_key *a, const wprof_key *b)
+{
+	int			c;
+
+	if ((c = strcmp_null(a->type, b->type)) != 0 ||
+		(c = strcmp_null(a->event, b->event)) != 0 ||
+		(c = strcmp_null(a->datname, b->datname)) != 0 ||
+		(c = strcmp_null(a->usename, b->usename)) != 0 ||
+		(c = strcmp_null(a->appname, b->appname)) != 0 ||
+		(c = strcmp_null(a->backend_type, b->backend_type)) != 0)
+		return c;
+	CMP_INT(a->pid, b->pid);
+	CMP_INT(a->backend_start_us, b->backend_start_us);
+	CMP_INT(a->query_id, b->query_id);
+	return 0;
+}
+
+/* Largest first; ties in key order, so the output is stable. */
+static int
+group_cmp(const void *pa, const void *pb)
+{
+	const wprof_group *a = pa;
+	const wprof_group *b = pb;
+
+	CMP_INT(b->samples, a->samples);
+	CMP_INT(b->measured_us, a->measured_us);
+	return key_cmp(&a->key, &b->key);
+}
+
+typedef struct sub_entry
+{
+	int			group;
+	wprof_sub sub;
+} sub_entry;
+
+/* Sub-list order: by group, then largest first. */
+static int
+sub_cmp(const void *pa, const void *pb)
+{
+	const sub_entry *a = pa;
+	const sub_entry *b = pb;
+
+	CMP_INT(a->group, b->group);
+	CMP_INT(b->sub.samples, a->sub.samples);
+	CMP_INT(a->sub.id, b->sub.id);
+	return 0;
+}
+
+/*
+ * Sum a table's cells (query ids of the main table, or blockers) into
+ * (group, id) entries; returns the entries sorted by group, then largest.
+ */
+static sub_entry *
+collect_subs(const wprof_table *src, bool use_query, const bool *dims,
+			 wprof_table *groups, size_t *nout)
+{
+	wprof_table acc;
+	sub_entry  *out;
+	size_t		n = 0;
+
+	table_init(&acc);
+	for (size_t i = 0; i < src->cap; i++)
+	{
+		const wprof_cell *c = &src->cells[i];
+		wprof_key gk;
+		wprof_cell *gc;
+
+		if (!c->used || c->samples == 0)
+			continue;
+		if (use_query && c->key.query_id == 0)
+			continue;
+		gk = project(&c->key, dims);
+		gk.sub = 0;
+		gc = table_get(groups, &gk);
+		gk.sub = (int64_t) gc->index;	/* which group, kept in the key */
+		gk.query_id = use_query ? c->key.query_id : 0;
+		gk.pid = use_query ? gk.pid : (int32_t) c->key.sub;
+		gk.backend_start_us = use_query ? gk.backend_start_us : 0;
+		table_get(&acc, &gk)->samples += c->samples;
+	}
+	out = xcalloc(acc.n + 1, sizeof(sub_entry));
+	for (size_t i = 0; i < acc.cap; i++)
+	{
+		const wprof_cell *c = &acc.cells[i];
+
+		if (!c->used)
+			continue;
+		out[n].group = (int) c->key.sub;
+		out[n].sub.id = use_query ? c->key.query_id : c->key.pid;
+		out[n].sub.samples = c->samples;
+		n++;
+	}
+	table_free(&acc);
+	qsort(out, n, sizeof(sub_entry), sub_cmp);
+	*nout = n;
+	return out;
+}
+
+/* Regroup the fine cells by the dimensions asked for, with top sub-lists. */
+void
+wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
+				 int maxsub, wprof_groups *out)
+{
+	bool		use[WPROF_DIM_COUNT] = {false};
+	wprof_table groups;
+	sub_entry  *qs,
+			   *bs;
+	size_t		nq,
+				nb,
+				nsubs = 0;
+	int			n = 0;
+
+	if (ndims == 0)
+		use[WPROF_DIM_EVENT] = true;
+	for (int i = 0; i < ndims; i++)
+		use[dims[i]] = true;
+
+	/* sum the cells into groups */
+	table_init(&groups);
+	for (size_t i = 0; i < p->main.cap; i++)
+	{
+		const wprof_cell *c = &p->main.cells[i];
+		wprof_key gk;
+		wprof_cell *gc;
+
+		if (!c->used)
+			continue;
+		gk = project(&c->key, use);
+		gc = table_get(&groups, &gk);
+		gc->samples += c->samples;
+		gc->measured_us += c->measured_us;
+		gc->measured_count += c->measured_count;
+		gc->blocked += c->blocked;
+	}
+
+	/* order them; each group cell learns its place */
+	memset(out, 0, sizeof(*out));
+	out->total = p->active;
+	out->g = xcalloc(groups.n + 1, sizeof(wprof_group));
+	for (size_t i = 0; i < groups.cap; i++)
+	{
+		wprof_cell *gc = &groups.cells[i];
+		wprof_group *g;
+
+		if (!gc->used)
+			continue;
+		g = &out->g[n++];
+		g->key = gc->key;
+		g->samples = gc->samples;
+		g->measured_us = gc->measured_us;
+		g->measured_count = gc->measured_count;
+		g->blocked = gc->blocked;
+	}
+	out->n = n;
+	qsort(out->g, n, sizeof(wprof_group), group_cmp);
+	for (int i = 0; i < n; i++)
+		table_get(&groups, &out->g[i].key)->index = i;
+
+	/* the top query ids and blockers of each group */
+	qs = use[WPROF_DIM_QUERY] ? xcalloc(1, sizeof(sub_entry)) :
+		collect_subs(&p->main, true, use, &groups, &nq);
+	if (use[WPROF_DIM_QUERY])
+		nq = 0;
+	bs = collect_subs(&p->blockers, false, use, &groups, &nb);
+	out->subs = xcalloc(nq + nb + 1, sizeof(wprof_sub));
+	for (int pass = 0; pass < 2; pass++)
+	{
+		sub_entry  *e = pass == 0 ? qs : bs;
+		size_t		ne = pass == 0 ? nq : nb;
+
+		for (size_t i = 0; i < ne;)
+		{
+			wprof_group *g = &out->g[e[i].group];
+			int			taken = 0;
+
+			if (pass == 0)
+				g->queries = &out->subs[nsubs];
+			else
+				g->blockers = &out->subs[nsubs];
+			for (; i < ne && &out->g[e[i].group] == g; i++)
+				if (taken < maxsub)
+				{
+					out->subs[nsubs++] = e[i].sub;
+					taken++;
+				}
+			if (pass == 0)
+				g->nqueries = taken;
+			else
+				g->nblockers = taken;
+		}
+	}
+	free(qs);
+	free(bs);
+	table_free(&groups);
+}
+
+/* Free a grouping. */
+void
+wprof_groups_free(wprof_groups *g)
+{
+	free(g->g);
+	free(g->subs);
+	memset(g, 0, sizeof(*g));
+}

@@ -1,0 +1,154 @@
+/*
+ * wprof.h — wait-event profiles: counts of samples per session, event
+ * and query, regrouped on demand.
+ *
+ * A profile keeps one cell per fine key (session, database, user,
+ * application, backend type, wait event, query id), so any grouping the
+ * user asks for (--by, or a key in the live view) is computed from it
+ * without sampling again.  Blocking pids of heavyweight lock waits are
+ * kept in a second table under the same key plus the blocker's pid.
+ *
+ * Estimates: an event seen in k of the N backend samples of a run with
+ * interval Δ took about k·Δ seconds of backend time.  Treating each
+ * backend sample as a Bernoulli draw, the 95 % bound of that estimate is
+ * 1.96·Δ·sqrt(k·(1 − k/N)) (wprof_error_s).
+ */
+#ifndef PGTEMPO_WAITS_WPROF_H
+#define PGTEMPO_WAITS_WPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sample.h"
+
+/* What a profile can be grouped by (--by). */
+typedef enum wprof_dim
+{
+	WPROF_DIM_EVENT,			/* wait_event_type and wait_event */
+	WPROF_DIM_PID,				/* a session: pid and backend_start (with its user and db) */
+	WPROF_DIM_QUERY,			/* query_id */
+	WPROF_DIM_DB,
+	WPROF_DIM_USER,
+	WPROF_DIM_APP,
+	WPROF_DIM_BACKEND_TYPE,
+	WPROF_DIM_COUNT
+} wprof_dim;
+
+typedef struct wprof_key
+{
+	const char *datname;		/* interned, or NULL */
+	const char *usename;
+	const char *appname;
+	const char *backend_type;
+	const char *type;
+	const char *event;
+	int64_t		query_id;
+	int64_t		backend_start_us;
+	int32_t		pid;
+	int64_t		sub;			/* blockers table: the blocking pid */
+} wprof_key;
+
+typedef struct wprof_cell
+{
+	wprof_key key;
+	uint64_t	samples;
+	uint64_t	measured_us;
+	uint64_t	measured_count;
+	uint64_t	blocked;		/* samples that had a blocking pid */
+	uint64_t	hash;
+	int			index;			/* scratch, for grouping */
+	bool		used;
+} wprof_cell;
+
+typedef struct wprof_table
+{
+	wprof_cell *cells;
+	size_t		cap;			/* a power of two */
+	size_t		n;
+} wprof_table;
+
+typedef struct wprof_text
+{
+	int64_t		query_id;
+	char	   *text;
+} wprof_text;
+
+typedef struct wprof
+{
+	wprof_table main;
+	wprof_table blockers;
+	uint64_t	ticks;			/* samples taken */
+	uint64_t	active;			/* backend samples counted (the N of the estimates) */
+	uint64_t	idle;			/* rows not counted: idle */
+	uint64_t	hidden;			/* rows not counted: insufficient privilege */
+	uint64_t	measured_us;	/* measured wait time (pg_stat_wait) */
+	uint64_t	measured_count;
+	bool		has_measured;	/* the source measures wait time (set by the
+								 * caller, or by a measured row) */
+	bool		include_idle;	/* count idle rows as well */
+	uint64_t	first_us;		/* wall clock of the first and last tick */
+	uint64_t	last_us;
+	/* query texts by query id, first seen */
+	wprof_text *texts;
+	size_t		texts_cap;
+	size_t		ntexts;
+} wprof;
+
+/* One line of a grouped profile. */
+typedef struct wprof_sub
+{
+	int64_t		id;				/* a query id or a blocking pid */
+	uint64_t	samples;
+} wprof_sub;
+
+typedef struct wprof_group
+{
+	wprof_key key;			/* fields of the dimensions not grouped by are NULL/0 */
+	uint64_t	samples;
+	uint64_t	measured_us;
+	uint64_t	measured_count;
+	wprof_sub *queries;		/* the top query ids of this group */
+	int			nqueries;
+	wprof_sub *blockers;		/* the top blocking pids */
+	int			nblockers;
+	uint64_t	blocked;		/* samples of the group that had a blocker */
+} wprof_group;
+
+typedef struct wprof_groups
+{
+	wprof_group *g;
+	int			n;
+	uint64_t	total;			/* the profile's active samples */
+	wprof_sub *subs;			/* storage of the groups' sub-lists */
+} wprof_groups;
+
+void		wprof_init(wprof *p, bool include_idle);
+void		wprof_free(wprof *p);
+/* Forget all counts (for the next interval); keeps the memory. */
+void		wprof_reset(wprof *p);
+/* One sample was taken at ts_us. */
+void		wprof_tick(wprof *p, uint64_t ts_us);
+/* Count a row of a batch (idle and hidden rows only in the totals). */
+void		wprof_add(wprof *p, const sample_batch *b, const sample_row *r);
+
+/*
+ * Group the profile by the given dimensions, largest groups first (ties
+ * in key order), with at most maxsub top query ids and blockers per
+ * group.  An empty dims list groups by event.
+ */
+void		wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
+							 int maxsub, wprof_groups *out);
+void		wprof_groups_free(wprof_groups *g);
+
+/* The query text seen for query_id, or NULL. */
+const char *wprof_query_text(const wprof *p, int64_t query_id);
+
+/* 95 % error bound of k·period seconds estimated from k of n samples. */
+double		wprof_error_s(uint64_t k, uint64_t n, double period_s);
+
+/* Name of a dimension as --by spells it, and the reverse (false if unknown). */
+const char *wprof_dim_name(wprof_dim d);
+bool		wprof_dim_parse(const char *name, size_t len, wprof_dim *out);
+
+#endif

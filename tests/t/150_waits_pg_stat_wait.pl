@@ -1,0 +1,99 @@
+# pgtempo-waits with the pg_stat_wait_* views of patched servers: auto picks
+# them, current waits come from pg_stat_wait_current, and the measured wait
+# time and counts of pg_stat_wait_profile are reported as deltas over the run.
+# Only patched servers have these views, so the test creates views of the same
+# names and columns over tables it fills itself.
+
+use strict;
+use warnings;
+
+use File::Temp qw(tempdir);
+use IPC::Run;
+use JSON::PP;
+use PgTempo::Test;
+use Test::More;
+use Time::HiRes qw(usleep);
+
+my $bin = pgtempo_bin('pgtempo-waits');
+my $node = new_cluster('waits_psw');
+my @conn = ('-h', $node->host, '-p', $node->port);
+my $dir = tempdir(CLEANUP => 1);
+
+$node->safe_psql('postgres', 'CREATE DATABASE plain');
+
+my $s = $node->background_psql('postgres', on_error_stop => 0);
+$s->query_safe("SET application_name = 'w_sleep'");
+my $pid = $s->query_safe('SELECT pg_backend_pid()');
+$s->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(600);\n");
+
+$node->safe_psql('postgres', qq{
+	CREATE TABLE psw_profile (pid int4, class_name text, event_name text,
+		wait_time int8, wait_count int8);
+	CREATE TABLE psw_history (pid int4, sample_ts timestamptz, class_name text,
+		event_name text, wait_time int8, p1 int4, p2 int4, p3 int4, p4 int4, p5 int4);
+	CREATE VIEW pg_stat_wait_profile AS
+		SELECT pid, class_name, event_name, wait_time, wait_count FROM psw_profile;
+	CREATE VIEW pg_stat_wait_current AS SELECT * FROM psw_history WHERE sample_ts IS NULL;
+	CREATE VIEW pg_stat_wait_history AS SELECT * FROM psw_history WHERE sample_ts IS NOT NULL;
+	INSERT INTO psw_profile VALUES
+		($pid, 'LWLocks', 'WALWriteLock', 1000000, 10),
+		($pid, 'Locks', 'tuple', 5000, 1);
+	INSERT INTO psw_history VALUES ($pid, NULL, 'Storage', 'READ', 12345, 1, 2, 3, 4, 5);
+});
+
+# ---------------------------------------------------------------- auto picks the views
+
+my ($out, $err) = ('', '');
+my $h = IPC::Run::start([ $bin, @conn, '-d', 'postgres', '-T', '3', '--json',
+	'--application-name=w_sleep', "--log=$dir/psw.jsonl" ], '>', \$out, '2>', \$err,
+	IPC::Run::timeout(60));
+usleep(1_500_000);
+# what happens during the run is what the report must show
+$node->safe_psql('postgres', q{
+	UPDATE psw_profile SET wait_time = wait_time + 2500000, wait_count = wait_count + 7
+	WHERE event_name = 'WALWriteLock'});
+$h->finish;
+is($h->result(0), 0, 'pg_stat_wait: exit 0') or diag($err);
+like($err, qr/^pgtempo-waits: sampling pg_stat_wait views of PostgreSQL /m,
+	'auto: says it picked the pg_stat_wait views');
+my $r = decode_json($out);
+is($r->{source}, 'pg_stat_wait views', 'auto: the pg_stat_wait views');
+is($r->{measured_seconds}, 2.5, 'measured wait time: the increase during the run');
+is($r->{measured_count}, 7, 'measured waits: the increase during the run');
+my ($wal) = grep { ($_->{wait_event} // '') eq 'WALWriteLock' } @{ $r->{profile} };
+ok($wal, 'the measured event has a group');
+is($wal->{measured_seconds}, 2.5, 'its measured seconds');
+is($wal->{measured_count}, 7, 'its measured count');
+is($wal->{samples}, 0, 'measured, not sampled');
+my ($tuple) = grep { ($_->{wait_event} // '') eq 'tuple' } @{ $r->{profile} };
+ok(!$tuple, 'an event that did not change during the run is not reported');
+my ($read) = grep { ($_->{wait_event} // '') eq 'READ' } @{ $r->{profile} };
+is($read->{wait_event_type}, 'Storage', 'current waits come from pg_stat_wait_current');
+is($read->{samples}, $r->{ticks}, 'the current wait in every sample');
+
+my @recs = map { decode_json($_) } do { open my $fh, '<', "$dir/psw.jsonl" or die; <$fh> };
+my @samples = grep { $_->{type} eq 'sample' } @recs;
+is(scalar @samples, $r->{ticks}, 'log: one row per sample');
+is(scalar(grep { $_->{wait_time_us} == 12345 && $_->{wait_event} eq 'READ' } @samples),
+	scalar @samples, 'log: the measured time of the current wait');
+
+# the text report has the measured columns
+my ($rc, $text) = run_tool([ $bin, @conn, '-d', 'postgres', '-T', '0.5',
+	'--application-name=w_sleep' ]);
+like($text, qr/^measured: [\d.]+ s of waits in \d+ waits \(pg_stat_wait_profile\)$/m,
+	'text report: the measured total');
+like($text, qr/samples\s+% active\s+est\. seconds\s+measured s\s+waits$/m,
+	'text report: measured columns');
+
+# ---------------------------------------------------------------- asked for where there is none
+
+($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'plain', '--source=pg_stat_wait', '-T', '0.5' ]);
+is($rc, 1, 'no views: exit 1');
+is($err, "pgtempo-waits: error: source pg_stat_wait: the views pg_stat_wait_current and "
+	  . "pg_stat_wait_profile do not exist in this database\n", 'no views: says so');
+($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'plain', '-T', '0.3', '--json' ]);
+is(decode_json($out)->{source}, 'pg_stat_activity', 'no views: auto takes pg_stat_activity');
+
+$node->safe_psql('postgres',
+	q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'w\_%'});
+done_testing();

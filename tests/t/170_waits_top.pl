@@ -1,0 +1,210 @@
+# pgtempo-waits --top, driven in tmux: the live view shows the induced waits,
+# the sessions and the health; g regroups, p pauses, q quits with the report;
+# and the terminal is restored on every way out — q, SIGTERM, losing the
+# server (exit 2) and an abort (SIGABRT, which re-raises after restoring).
+
+use strict;
+use warnings;
+
+use File::Temp qw(tempdir);
+use IPC::Run;
+use JSON::PP;
+use PgTempo::Test;
+use Test::More;
+use Time::HiRes qw(usleep);
+
+my $tmux = '';
+IPC::Run::run([ 'sh', '-c', 'command -v tmux' ], '>', \$tmux);
+chomp $tmux;
+plan skip_all => 'tmux is not installed (Debian package tmux): the live view is tested in it'
+  unless $tmux ne '' && -x $tmux;
+
+my $bin = pgtempo_bin('pgtempo-waits');
+my $node = new_cluster('waits_top', conf => "compute_query_id = on\n");
+my $dir = tempdir(CLEANUP => 1);
+my $sock;						# one tmux server per scenario, so none races another's exit
+my $conn = sprintf('-h %s -p %d -d postgres --source=activity', $node->host, $node->port);
+
+$node->safe_psql('postgres', 'CREATE TABLE t (i int)');
+
+sub start_session
+{
+	my ($app, $sql) = @_;
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	$s->query_safe("SET application_name = '$app'");
+	my $pid = $s->query_safe('SELECT pg_backend_pid()');
+	$s->query_until(qr/started/, "\\echo started\n$sql;\n") if defined $sql;
+	return ($s, $pid);
+}
+
+my ($holder, $holder_pid) = start_session('w_holder');
+$holder->query_safe('BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
+$holder->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(600);\n");
+my ($waiter, $waiter_pid) = start_session('w_lock', "BEGIN;\nLOCK TABLE t");
+$node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = 'w_lock' AND wait_event = 'relation'})
+  or die 'the induced waits did not start';
+
+sub tmux
+{
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ $tmux, '-S', $sock, '-f', '/dev/null', @_ ], '>', \$out, '2>', \$err)
+	  or diag("tmux @_: $err");
+	return $out;
+}
+
+sub screen
+{
+	return tmux('capture-pane', '-p', '-t', 'waits');
+}
+
+# Wait until the screen matches (at most 15 s); returns the screen.
+sub wait_screen
+{
+	my ($re) = @_;
+	my $s = '';
+	for (1 .. 150)
+	{
+		$s = screen();
+		return $s if $s =~ $re;
+		usleep(100_000);
+	}
+	diag("screen:\n$s");
+	return $s;
+}
+
+sub wait_file
+{
+	my ($f) = @_;
+	for (1 .. 150)
+	{
+		return 1 if -s $f;
+		usleep(100_000);
+	}
+	return 0;
+}
+
+sub slurp
+{
+	my ($f) = @_;
+	open my $fh, '<', $f or return '';
+	local $/;
+	return scalar <$fh>;
+}
+
+# Run the tool in a new tmux session; afterwards the shell writes the exit
+# status and the terminal's modes (stty) into files, then waits.
+sub start_top
+{
+	my ($name, $args, $stderr_on_tty) = @_;
+	my $errto = $stderr_on_tty ? '' : "2>$dir/$name.err";
+	my $cmd = "$bin $conn --top $args >$dir/$name.out $errto & "
+	  . "echo \$! >$dir/$name.pid; wait \$!; echo \$? >$dir/$name.rc; "
+	  . "stty -a >$dir/$name.stty; sleep 60";
+	tmux('kill-server') if defined $sock;
+	$sock = "$dir/$name.sock";
+	tmux('new-session', '-d', '-s', 'waits', '-x', '140', '-y', '45', "sh -c '$cmd'");
+}
+
+# Send a signal to the tool of a scenario (never to a pid that is not its own).
+sub signal_tool
+{
+	my ($name, $sig) = @_;
+	my $pid = wait_file("$dir/$name.pid") ? int(slurp("$dir/$name.pid")) : 0;
+	ok($pid > 1, "SIG$sig: started");
+	kill $sig, $pid if $pid > 1;
+}
+
+# The terminal is back in its normal modes: echo and canonical input.
+sub restored
+{
+	my ($name) = @_;
+	my $stty = slurp("$dir/$name.stty");
+	like($stty, qr/(^|[\s;])icanon([\s;]|$)/, "$name: canonical input restored");
+	like($stty, qr/(^|[\s;])echo([\s;]|$)/, "$name: echo restored");
+	unlike(screen(), qr/keys: g regroup/, "$name: the view is gone from the screen");
+}
+
+# ---------------------------------------------------------------- the view, its keys, q
+
+start_top('keys', '-T 60 --query-text');
+my $s = wait_screen(qr/Lock:relation\s+\|#+/);
+like($s, qr/^pgtempo-waits\s+\d\d:\d\d:\d\d\s+source pg_stat_activity\s+every 10 ms\s+server \S+/m,
+	'view: header with the source and interval');
+like($s, qr/^samples \d+ \([\d.]+\/s\)\s+missed \d+\s+failed 0\s+latency p50 [\d.]+ ms p99 [\d.]+ ms/m,
+	'view: the sampling health');
+like($s, qr/^BY event\s+LAST SECOND\s+WHOLE RUN/m, 'view: grouped by event');
+like($s, qr/^Lock:relation\s+\|#+\s*\|\s+[\d.]+%\s+\|#+\s*\|\s+[\d.]+%/m,
+	'view: bars for the lock wait, last second and whole run');
+like($s, qr/^Timeout:PgSleep\s+\|#+/m, 'view: bars for pg_sleep');
+like($s, qr/^\s+$waiter_pid\s+\S+\s+postgres\s+client backend\s+\d+\s+[\d.]+\s+Lock:relation/m,
+	'view: the waiting session with its top event');
+like($s, qr/^\s+-?\d+\s+\d+\s+[\d.]+\s+SELECT pg_sleep\(600\)/m, 'view: the top query with its text');
+
+tmux('send-keys', '-t', 'waits', 'g');
+$s = wait_screen(qr/^BY pid/m);
+like($s, qr/^BY pid/m, 'g: regrouped by pid');
+like($s, qr/^pid $waiter_pid\s+\|#+/m, 'g: a bar per session');
+tmux('send-keys', '-t', 'waits', 'g');
+$s = wait_screen(qr/^BY query/m);
+like($s, qr/^BY query/m, 'g again: by query');
+
+tmux('send-keys', '-t', 'waits', 'p');
+$s = wait_screen(qr/PAUSED/);
+like($s, qr/PAUSED/, 'p: paused');
+my ($n1) = $s =~ /^samples (\d+)/m;
+usleep(1_500_000);
+($s) = screen();
+my ($n2) = $s =~ /^samples (\d+)/m;
+is($n2, $n1, 'p: the display stands still');
+tmux('send-keys', '-t', 'waits', 'p');
+$s = wait_screen(qr/^samples (?!$n1\b)\d+/m);
+unlike($s, qr/PAUSED/, 'p again: running');
+
+tmux('send-keys', '-t', 'waits', 'q');
+ok(wait_file("$dir/keys.rc"), 'q: the program ended');
+is(slurp("$dir/keys.rc"), "0\n", 'q: exit 0');
+like(slurp("$dir/keys.out"), qr/^Lock\s+relation\s+\d+/m, 'q: the report is printed');
+like(slurp("$dir/keys.out"), qr/blocked by pid $holder_pid:/, 'q: with the blocker');
+ok(wait_file("$dir/keys.stty"), 'q: stty ran');
+restored('keys');
+
+# ---------------------------------------------------------------- SIGTERM
+
+start_top('term', '-T 60');
+wait_screen(qr/Lock:relation\s+\|#+/);
+signal_tool('term', 'TERM');
+ok(wait_file("$dir/term.rc"), 'SIGTERM: the program ended');
+is(slurp("$dir/term.rc"), "0\n", 'SIGTERM: exit 0');
+like(slurp("$dir/term.out"), qr/^sampling: \d+ samples/m, 'SIGTERM: the report is printed');
+ok(wait_file("$dir/term.stty"), 'SIGTERM: stty ran');
+restored('term');
+
+# ---------------------------------------------------------------- SIGABRT: a crash
+
+start_top('abort', '-T 60');
+wait_screen(qr/Lock:relation\s+\|#+/);
+signal_tool('abort', 'ABRT');
+ok(wait_file("$dir/abort.rc"), 'SIGABRT: the program ended');
+is(slurp("$dir/abort.rc"), "134\n", 'SIGABRT: killed by the signal it got');
+ok(wait_file("$dir/abort.stty"), 'SIGABRT: stty ran');
+restored('abort');
+
+# ---------------------------------------------------------------- losing the server: exit 2
+
+# stderr is the terminal here: what is written to it while the view is up
+# must appear once the view is gone
+start_top('gone', '-T 3', 1);
+wait_screen(qr/Lock:relation\s+\|#+/);
+$node->stop('fast');
+ok(wait_file("$dir/gone.rc"), 'server gone: the program ended');
+is(slurp("$dir/gone.rc"), "2\n", 'server gone: exit 2');
+ok(wait_file("$dir/gone.stty"), 'server gone: stty ran');
+$s = screen();
+like($s, qr/^pgtempo-waits: warning: connection to the server lost/m,
+	'server gone: the warning written during the view is shown after it');
+like($s, qr/^pgtempo-waits: error: gave up: /m, 'server gone: and the error');
+restored('gone');
+
+tmux('kill-server');
+done_testing();

@@ -1,0 +1,322 @@
+/*
+ * check_waits_format.c — the records pgtempo-waits writes: timestamps,
+ * CSV and COPY escaping, raw and interval lines in CSV, JSON Lines and
+ * COPY, health and gap records, folded stacks.
+ */
+#include "config.h"
+
+#include "format.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "strpool.h"
+#include "unit.h"
+
+static strpool pool;
+static sample_batch batch;
+static strbuf sb;
+
+static void
+setup(void)
+{
+	strpool_init(&pool);
+	sample_batch_init(&batch);
+	strbuf_init(&sb);
+}
+
+static void
+teardown(void)
+{
+	strbuf_free(&sb);
+	sample_batch_free(&batch);
+	strpool_free(&pool);
+}
+
+START_TEST(timestamps)
+{
+	static const struct
+	{
+		int64_t		us;
+		const char *want;
+	}			cases[] = {
+		{0, "1970-01-01T00:00:00.000000Z"},
+		{1, "1970-01-01T00:00:00.000001Z"},
+		{-1, "1969-12-31T23:59:59.999999Z"},
+		{INT64_C(1700000000123456), "2023-11-14T22:13:20.123456Z"},
+		{INT64_C(951782400000000), "2000-02-29T00:00:00.000000Z"},
+	};
+	char		buf[FORMAT_TS_LEN];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		format_ts(buf, cases[i].us);
+		ck_assert_str_eq(buf, cases[i].want);
+	}
+	format_seconds(buf, 0.01);
+	ck_assert_str_eq(buf, "10 ms");
+	format_seconds(buf, 1);
+	ck_assert_str_eq(buf, "1 s");
+	format_seconds(buf, 0.00025);
+	ck_assert_str_eq(buf, "250 us");
+}
+END_TEST
+
+START_TEST(field_escaping)
+{
+	static const struct
+	{
+		const char *in;
+		const char *csv;
+		const char *copy;
+		const char *frame;
+	}			cases[] = {
+		{NULL, "", "\\N", "-"},
+		{"", "", "", "-"},
+		{"plain text", "plain text", "plain text", "plain text"},
+		{"a,b", "\"a,b\"", "a,b", "a,b"},
+		{"say \"hi\"", "\"say \"\"hi\"\"\"", "say \"hi\"", "say \"hi\""},
+		{"two\nlines", "\"two\nlines\"", "two\\nlines", "two lines"},
+		{"tab\there", "tab\there", "tab\\there", "tab here"},
+		{"back\\slash", "back\\slash", "back\\\\slash", "back\\slash"},
+		{"a;b", "a;b", "a;b", "a:b"},
+		{"cr\r", "\"cr\r\"", "cr\\r", "cr "},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		strbuf_reset(&sb);
+		format_csv_field(&sb, cases[i].in);
+		ck_assert_str_eq(sb.data, cases[i].csv);
+		strbuf_reset(&sb);
+		format_copy_field(&sb, cases[i].in);
+		ck_assert_str_eq(sb.data, cases[i].copy);
+		strbuf_reset(&sb);
+		format_folded_frame(&sb, cases[i].in);
+		ck_assert_str_eq(sb.data, cases[i].frame);
+	}
+}
+END_TEST
+
+/* A lock waiter's row with every field set, and a CPU row with the optional ones empty. */
+static void
+make_rows(void)
+{
+	sample_row *r;
+
+	sample_batch_reset(&batch, INT64_C(1700000000123456));
+	r = sample_batch_add(&batch);
+	r->pid = 4242;
+	r->backend_start_us = INT64_C(1700000000000000);
+	r->backend_type = strpool_intern(&pool, "client backend");
+	r->datname = strpool_intern(&pool, "shop");
+	r->usename = strpool_intern(&pool, "app");
+	r->application_name = strpool_intern(&pool, "web,1");
+	r->client_addr = strpool_intern(&pool, "10.0.0.1");
+	r->state = strpool_intern(&pool, "active");
+	r->query_id = -77;
+	r->leader_pid = 4200;
+	r->query = "update t set v = 'x\"y'";
+	sample_finish_row(r, &pool, 150000, "Lock", "relation", false);
+	sample_batch_add_blocker(&batch, 11);
+	sample_batch_add_blocker(&batch, 12);
+
+	r = sample_batch_add(&batch);
+	r->pid = 7;
+	r->state = strpool_intern(&pool, "active");
+	sample_finish_row(r, &pool, 150000, NULL, NULL, false);
+}
+
+START_TEST(sample_csv)
+{
+	make_rows();
+	format_sample_csv(&sb, &batch, &batch.rows[0]);
+	ck_assert_str_eq(sb.data,
+					 "2023-11-14T22:13:20.123456Z,4242,2023-11-14T22:13:20.000000Z,client backend,"
+					 "shop,app,\"web,1\",10.0.0.1,active,Lock,relation,-77,4200,\"{11,12}\",1,,"
+					 "\"update t set v = 'x\"\"y'\"\n");
+	strbuf_reset(&sb);
+	format_sample_csv(&sb, &batch, &batch.rows[1]);
+	ck_assert_str_eq(sb.data,
+					 "2023-11-14T22:13:20.123456Z,7,,,,,,,active,CPU,CPU,,,,1,,\n");
+	/* as many fields as the header has */
+	{
+		int			commas = 0;
+
+		for (const char *p = FORMAT_CSV_SAMPLE_HEADER; *p; p++)
+			commas += *p == ',';
+		ck_assert_int_eq(commas, 16);
+	}
+}
+END_TEST
+
+START_TEST(sample_jsonl)
+{
+	make_rows();
+	format_sample_jsonl(&sb, &batch, &batch.rows[0]);
+	ck_assert_str_eq(sb.data,
+					 "{\"type\":\"sample\",\"ts\":\"2023-11-14T22:13:20.123456Z\",\"pid\":4242,"
+					 "\"backend_start\":\"2023-11-14T22:13:20.000000Z\",\"backend_type\":\"client backend\","
+					 "\"datname\":\"shop\",\"usename\":\"app\",\"application_name\":\"web,1\","
+					 "\"client_addr\":\"10.0.0.1\",\"state\":\"active\",\"wait_event_type\":\"Lock\","
+					 "\"wait_event\":\"relation\",\"query_id\":-77,\"leader_pid\":4200,"
+					 "\"blockers\":[11,12],\"samples\":1,\"wait_time_us\":null,"
+					 "\"query\":\"update t set v = 'x\\\"y'\"}\n");
+	strbuf_reset(&sb);
+	format_sample_jsonl(&sb, &batch, &batch.rows[1]);
+	ck_assert_str_eq(sb.data,
+					 "{\"type\":\"sample\",\"ts\":\"2023-11-14T22:13:20.123456Z\",\"pid\":7,"
+					 "\"backend_start\":null,\"backend_type\":null,\"datname\":null,\"usename\":null,"
+					 "\"application_name\":null,\"client_addr\":null,\"state\":\"active\","
+					 "\"wait_event_type\":\"CPU\",\"wait_event\":\"CPU\",\"query_id\":null,"
+					 "\"leader_pid\":null,\"blockers\":[],\"samples\":1,\"wait_time_us\":null,"
+					 "\"query\":null}\n");
+}
+END_TEST
+
+START_TEST(sample_copy)
+{
+	make_rows();
+	format_sample_copy(&sb, "db1:5432", &batch, &batch.rows[0]);
+	ck_assert_str_eq(sb.data,
+					 "db1:5432\t2023-11-14T22:13:20.123456Z\t4242\t2023-11-14T22:13:20.000000Z\t"
+					 "client backend\tshop\tapp\tweb,1\t10.0.0.1\tactive\tLock\trelation\t-77\t4200\t"
+					 "{11,12}\t1\t\\N\tupdate t set v = 'x\"y'\n");
+	strbuf_reset(&sb);
+	format_sample_copy(&sb, "db1:5432", &batch, &batch.rows[1]);
+	ck_assert_str_eq(sb.data,
+					 "db1:5432\t2023-11-14T22:13:20.123456Z\t7\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\tactive\t"
+					 "CPU\tCPU\t\\N\t\\N\t\\N\t1\t\\N\t\\N\n");
+}
+END_TEST
+
+START_TEST(interval_lines)
+{
+	wprof_group g;
+	format_interval iv = {
+		.start_us = INT64_C(1700000000000000), .end_us = INT64_C(1700000010000000),
+		.ticks = 1000, .total = 400, .period_s = 0.01, .measured = false
+	};
+
+	memset(&g, 0, sizeof(g));
+	g.key.datname = "shop";
+	g.key.usename = "app";
+	g.key.appname = "web";
+	g.key.backend_type = "client backend";
+	g.key.type = "IO";
+	g.key.event = "DataFileRead";
+	g.key.query_id = 99;
+	g.samples = 100;
+	format_interval_csv(&sb, &iv, &g);
+	ck_assert_str_eq(sb.data,
+					 "2023-11-14T22:13:20.000000Z,2023-11-14T22:13:30.000000Z,1000,shop,app,web,"
+					 "client backend,IO,DataFileRead,99,100,25.00,1.000000,,\n");
+	strbuf_reset(&sb);
+	format_interval_jsonl(&sb, &iv, &g);
+	ck_assert_str_eq(sb.data,
+					 "{\"type\":\"interval\",\"interval_start\":\"2023-11-14T22:13:20.000000Z\","
+					 "\"interval_end\":\"2023-11-14T22:13:30.000000Z\",\"ticks\":1000,"
+					 "\"datname\":\"shop\",\"usename\":\"app\",\"application_name\":\"web\","
+					 "\"backend_type\":\"client backend\",\"wait_event_type\":\"IO\","
+					 "\"wait_event\":\"DataFileRead\",\"query_id\":99,\"samples\":100,\"pct\":25,"
+					 "\"est_seconds\":1}\n");
+	strbuf_reset(&sb);
+	iv.measured = true;
+	g.measured_us = 1500000;
+	g.measured_count = 3;
+	format_interval_copy(&sb, "h", &iv, &g);
+	ck_assert_str_eq(sb.data,
+					 "h\t2023-11-14T22:13:20.000000Z\t2023-11-14T22:13:30.000000Z\t1000\tshop\tapp\t"
+					 "web\tclient backend\tIO\tDataFileRead\t99\t100\t1.000000\t1.500000\t3\n");
+	{
+		int			commas = 0;
+
+		for (const char *p = FORMAT_CSV_INTERVAL_HEADER; *p; p++)
+			commas += *p == ',';
+		ck_assert_int_eq(commas, 14);
+	}
+}
+END_TEST
+
+START_TEST(health_and_gaps)
+{
+	sample_health h;
+	sample_gap	g = {INT64_C(1700000000000000), INT64_C(1700000002500000), (char *) "server closed; gone\n"};
+
+	memset(&h, 0, sizeof(h));
+	h.ts_us = INT64_C(1700000000000000);
+	h.samples = 300;
+	h.elapsed_s = 3;
+	h.rate_hz = 100;
+	h.missed = 2;
+	h.p50_ms = 0.25;
+	h.p99_ms = 1.5;
+	h.max_ms = 2;
+	h.ngaps = 1;
+	h.gap_s = 2.5;
+	format_health_csv(&sb, &h);
+	ck_assert_str_eq(sb.data,
+					 "# health ts=2023-11-14T22:13:20.000000Z samples=300 elapsed_s=3.000 "
+					 "rate_hz=100.00 missed_ticks=2 failed_samples=0 latency_p50_ms=0.250 "
+					 "latency_p99_ms=1.500 latency_max_ms=2.000 gaps=1 gap_seconds=2.500 "
+					 "hidden_rows=0\n");
+	strbuf_reset(&sb);
+	format_health_jsonl(&sb, &h);
+	ck_assert_str_eq(sb.data,
+					 "{\"type\":\"health\",\"ts\":\"2023-11-14T22:13:20.000000Z\",\"samples\":300,"
+					 "\"elapsed_s\":3,\"rate_hz\":100,\"missed_ticks\":2,\"failed_samples\":0,"
+					 "\"latency_p50_ms\":0.25,\"latency_p99_ms\":1.5,\"latency_max_ms\":2,"
+					 "\"gaps\":1,\"gap_seconds\":2.5,\"hidden_rows\":0}\n");
+	strbuf_reset(&sb);
+	format_gap_csv(&sb, &g);
+	ck_assert_str_eq(sb.data,
+					 "# gap start=2023-11-14T22:13:20.000000Z end=2023-11-14T22:13:22.500000Z "
+					 "seconds=2.500 reason=server closed: gone \n");
+	strbuf_reset(&sb);
+	format_gap_jsonl(&sb, &g);
+	ck_assert_str_eq(sb.data,
+					 "{\"type\":\"gap\",\"start\":\"2023-11-14T22:13:20.000000Z\","
+					 "\"end\":\"2023-11-14T22:13:22.500000Z\",\"seconds\":2.5,"
+					 "\"reason\":\"server closed; gone\\n\"}\n");
+}
+END_TEST
+
+START_TEST(folded)
+{
+	wprof_key	k;
+
+	memset(&k, 0, sizeof(k));
+	k.datname = "shop";
+	k.backend_type = "client backend";
+	k.type = "Lock";
+	k.event = "relation";
+	k.query_id = -5;
+	format_folded_line(&sb, &k, 42);
+	ck_assert_str_eq(sb.data, "shop;client backend;Lock;relation;-5 42\n");
+	strbuf_reset(&sb);
+	k.datname = NULL;
+	k.backend_type = "autovacuum;worker";
+	k.query_id = 0;
+	format_folded_line(&sb, &k, 1);
+	ck_assert_str_eq(sb.data, "-;autovacuum:worker;Lock;relation;- 1\n");
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	   *s = suite_create("waits_format");
+	TCase	   *tc = tcase_create("format");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, timestamps);
+	tcase_add_test(tc, field_escaping);
+	tcase_add_test(tc, sample_csv);
+	tcase_add_test(tc, sample_jsonl);
+	tcase_add_test(tc, sample_copy);
+	tcase_add_test(tc, interval_lines);
+	tcase_add_test(tc, health_and_gaps);
+	tcase_add_test(tc, folded);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
