@@ -49,6 +49,13 @@ PGconn	   *conn_start(const conn_opts *o);
 /* Read a password from the terminal without echo; NULL if there is no terminal. */
 char	   *conn_prompt_password(const char *prompt);
 
+/*
+ * The connection options every tool takes, by their short letter:
+ * -d DBNAME, -h HOST, -p PORT, -U USER, -w (never prompt), -W (prompt
+ * first).  True when c was one of them and arg is stored in o.
+ */
+bool		conn_option(conn_opts *o, int c, const char *arg);
+
 /* libpq's error message of conn, without the trailing newline (allocated). */
 char	   *conn_error(const PGconn *conn);
 

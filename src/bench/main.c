@@ -415,18 +415,6 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 				s->is_connect = true;
 				cl->bench_option = true;
 				break;
-			case 'd':
-				s->conn.dbname = optarg;
-				break;
-			case 'h':
-				s->conn.host = optarg;
-				break;
-			case 'p':
-				s->conn.port = optarg;
-				break;
-			case 'U':
-				s->conn.user = optarg;
-				break;
 			case 'j':
 				if (!int_option(optarg, "-j/--jobs", 1, INT_MAX, &v))
 					return PARSE_ERROR;
@@ -611,6 +599,9 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 				msg_hint("Try \"%s --help\" for more information.", msg_progname());
 				return PARSE_ERROR;
 			default:
+				/* -d -h -p -U */
+				if (conn_option(&s->conn, c, optarg))
+					break;
 				return PARSE_ERROR;
 		}
 	}

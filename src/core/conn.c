@@ -29,6 +29,34 @@ conn_error(const PGconn *conn)
 	return xstrndup(m, n);
 }
 
+bool
+conn_option(conn_opts *o, int c, const char *arg)
+{
+	switch (c)
+	{
+		case 'd':
+			o->dbname = arg;
+			return true;
+		case 'h':
+			o->host = arg;
+			return true;
+		case 'p':
+			o->port = arg;
+			return true;
+		case 'U':
+			o->user = arg;
+			return true;
+		case 'w':
+			o->prompt = CONN_PROMPT_NEVER;
+			return true;
+		case 'W':
+			o->prompt = CONN_PROMPT_ALWAYS;
+			return true;
+		default:
+			return false;
+	}
+}
+
 char *
 conn_prompt_password(const char *prompt)
 {

@@ -235,24 +235,6 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 				free(s->store_label);
 				s->store_label = xstrdup(optarg);
 				break;
-			case 'd':
-				s->conn.dbname = optarg;
-				break;
-			case 'h':
-				s->conn.host = optarg;
-				break;
-			case 'p':
-				s->conn.port = optarg;
-				break;
-			case 'U':
-				s->conn.user = optarg;
-				break;
-			case 'w':
-				s->conn.prompt = CONN_PROMPT_NEVER;
-				break;
-			case 'W':
-				s->conn.prompt = CONN_PROMPT_ALWAYS;
-				break;
 			case 'V':
 				printf("pgtempo-waits (pgtempo) " PACKAGE_VERSION "\n");
 				return PARSE_EXIT_OK;
@@ -265,6 +247,9 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 				}
 				goto usage_error;
 			default:
+				/* -d -h -p -U -w -W */
+				if (conn_option(&s->conn, c, optarg))
+					break;
 				goto usage_error;
 		}
 	}

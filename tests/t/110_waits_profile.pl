@@ -19,25 +19,15 @@ $node->safe_psql('postgres', 'CREATE TABLE t (i int)');
 
 # A psql session with this application_name; returns it and its backend pid.
 # $sql (if given) is started and left running.
-sub start_session
-{
-	my ($app, $sql) = @_;
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	$s->query_safe("SET application_name = '$app'");
-	my $pid = $s->query_safe('SELECT pg_backend_pid()');
-	$s->query_until(qr/started/, "\\echo started\n$sql;\n") if defined $sql;
-	return ($s, $pid);
-}
-
-my ($holder, $holder_pid) = start_session('w_holder');
+my ($holder, $holder_pid) = start_session($node, 'w_holder');
 $holder->query_safe('BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
 $holder->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(600);\n");
-my ($waiter, $waiter_pid) = start_session('w_lock', "BEGIN;\nLOCK TABLE t");
-my ($sleeper, $sleeper_pid) = start_session('w_sleep', 'SELECT pg_sleep(600)');
-my ($cpu, $cpu_pid) = start_session('w_cpu',
+my ($waiter, $waiter_pid) = start_session($node, 'w_lock', "BEGIN;\nLOCK TABLE t");
+my ($sleeper, $sleeper_pid) = start_session($node, 'w_sleep', 'SELECT pg_sleep(600)');
+my ($cpu, $cpu_pid) = start_session($node, 'w_cpu',
 	q{DO $$ DECLARE t0 timestamptz := clock_timestamp(); x float8 := 0;
 	  BEGIN WHILE clock_timestamp() < t0 + interval '600 s' LOOP x := x + sqrt(2); END LOOP; END $$});
-my ($idle, $idle_pid) = start_session('w_idle');
+my ($idle, $idle_pid) = start_session($node, 'w_idle');
 
 # Sample only once every session is where it should be.
 $node->poll_query_until('postgres', q{

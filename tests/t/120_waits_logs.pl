@@ -20,21 +20,11 @@ my $ts_re = qr/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z/;
 
 $node->safe_psql('postgres', 'CREATE TABLE t (i int)');
 
-sub start_session
-{
-	my ($app, $sql) = @_;
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	$s->query_safe("SET application_name = '$app'");
-	my $pid = $s->query_safe('SELECT pg_backend_pid()');
-	$s->query_until(qr/started/, "\\echo started\n$sql;\n") if defined $sql;
-	return ($s, $pid);
-}
-
-my ($holder, $holder_pid) = start_session('w_holder');
+my ($holder, $holder_pid) = start_session($node, 'w_holder');
 $holder->query_safe('BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
 $holder->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(600);\n");
-my ($waiter, $waiter_pid) = start_session('w_lock', "BEGIN;\nLOCK TABLE t");
-my ($sleeper, $sleeper_pid) = start_session('w_sleep', 'SELECT pg_sleep(600)');
+my ($waiter, $waiter_pid) = start_session($node, 'w_lock', "BEGIN;\nLOCK TABLE t");
+my ($sleeper, $sleeper_pid) = start_session($node, 'w_sleep', 'SELECT pg_sleep(600)');
 $node->poll_query_until('postgres', q{
 	SELECT count(*) = 2 FROM pg_stat_activity
 	WHERE (application_name = 'w_lock' AND wait_event = 'relation')

@@ -29,22 +29,12 @@ my $node = new_cluster('waits_pws', conf => "shared_preload_libraries = 'pg_wait
 my @conn = ('-h', $node->host, '-p', $node->port, '-d', 'postgres');
 $node->safe_psql('postgres', 'CREATE EXTENSION pg_wait_sampling; CREATE TABLE t (i int)');
 
-sub start_session
-{
-	my ($app, $sql) = @_;
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	$s->query_safe("SET application_name = '$app'");
-	my $pid = $s->query_safe('SELECT pg_backend_pid()');
-	$s->query_until(qr/started/, "\\echo started\n$sql;\n") if defined $sql;
-	return ($s, $pid);
-}
-
-my ($holder, $holder_pid) = start_session('w_holder');
+my ($holder, $holder_pid) = start_session($node, 'w_holder');
 $holder->query_safe('BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
-my ($waiter, $lock_pid) = start_session('w_lock', "BEGIN;\nLOCK TABLE t");
-my ($sleeper, $sleep_pid) = start_session('w_sleep', 'SELECT pg_sleep(600)');
+my ($waiter, $lock_pid) = start_session($node, 'w_lock', "BEGIN;\nLOCK TABLE t");
+my ($sleeper, $sleep_pid) = start_session($node, 'w_sleep', 'SELECT pg_sleep(600)');
 # half in pg_sleep, half busy on CPU, in steps of 30 ms
-my ($mixer, $mix_pid) = start_session('w_mix', q{DO $$
+my ($mixer, $mix_pid) = start_session($node, 'w_mix', q{DO $$
 	DECLARE t0 timestamptz; x float8 := 0;
 	BEGIN
 		FOR i IN 1 .. 10000 LOOP

@@ -261,40 +261,6 @@ START_TEST(test_progname_copied)
 }
 END_TEST
 
-/*
- * Run fn in a child with stderr going to a pipe; return how the child
- * ended and copy what it wrote to stderr into err.
- */
-static int
-run_in_child(void (*fn) (void), char *err, size_t errsize)
-{
-	int			fds[2];
-	pid_t		pid;
-	int			status;
-	size_t		got = 0;
-	ssize_t		n;
-
-	ck_assert_int_eq(pipe(fds), 0);
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0)
-	{
-		dup2(fds[1], STDERR_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		fn();
-		_exit(0);
-	}
-	close(fds[1]);
-	while (got < errsize - 1 && (n = read(fds[0], err + got, errsize - 1 - got)) > 0)
-		got += n;
-	err[got] = '\0';
-	close(fds[0]);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	return status;
-}
-
 static void
 call_fatal(void)
 {
@@ -307,7 +273,7 @@ START_TEST(test_fatal_exits_1)
 	char		err[256];
 	int			status;
 
-	status = run_in_child(call_fatal, err, sizeof(err));
+	status = unit_run_in_child(call_fatal, err, sizeof(err));
 	ck_assert_msg(WIFEXITED(status), "child did not exit (status %d)", status);
 	ck_assert_int_eq(WEXITSTATUS(status), 1);
 	ck_assert_str_eq(err, "pgtempo-bench: error: could not create 4 threads\n");
@@ -330,7 +296,7 @@ START_TEST(test_out_of_memory)
 	char		err[256];
 	int			status;
 
-	status = run_in_child(exhaust_memory, err, sizeof(err));
+	status = unit_run_in_child(exhaust_memory, err, sizeof(err));
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
 				  "child did not abort (status %d)", status);
 	ck_assert_str_eq(err, "pgtempo-waits: error: out of memory\n");

@@ -2,7 +2,10 @@
 
 #include "unit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int
 unit_run(Suite *s)
@@ -16,4 +19,35 @@ unit_run(Suite *s)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/* Fork, point the child's stderr at a pipe, run fn there, and collect what it said. */
+int
+unit_run_in_child(void (*fn) (void), char *err, size_t errsize)
+{
+	int			fds[2];
+	pid_t		pid;
+	int			status;
+	size_t		got = 0;
+	ssize_t		n;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+	{
+		dup2(fds[1], STDERR_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		fn();
+		_exit(0);
+	}
+	close(fds[1]);
+	while (got < errsize - 1 && (n = read(fds[0], err + got, errsize - 1 - got)) > 0)
+		got += n;
+	err[got] = '\0';
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return status;
 }

@@ -10,7 +10,16 @@
 
 #include <check.h>
 
+#include <stddef.h>
+
 /* Run the suite, print TAP, return the process exit status. */
 int			unit_run(Suite *s);
+
+/*
+ * Run fn in a child process with its stderr going to a pipe; return the
+ * child's wait status and copy what it wrote to stderr into err.  For code
+ * that exits or aborts (msg_fatal, out of memory, JSON misuse).
+ */
+int			unit_run_in_child(void (*fn) (void), char *err, size_t errsize);
 
 #endif

@@ -43,7 +43,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference);
+our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference start_session);
 
 # At most this many bytes of a tool's stdout and of its stderr go to the log.
 my $log_limit = 8000;
@@ -210,6 +210,27 @@ sub new_cluster
 	$node->append_conf('postgresql.conf', $conf) if defined $conf;
 	$node->start;
 	return $node;
+}
+
+=pod
+
+=item start_session($node, $app, $sql)
+
+Open a background psql session on C<$node> with C<application_name> set to
+C<$app> and return C<($session, $backend_pid)>; when C<$sql> is given, start
+it without waiting for it to finish (for sessions that are to wait on a
+lock, sleep or spin while a tool watches them).
+
+=cut
+
+sub start_session
+{
+	my ($node, $app, $sql) = @_;
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	$s->query_safe("SET application_name = '$app'");
+	my $pid = $s->query_safe('SELECT pg_backend_pid()');
+	$s->query_until(qr/started/, "\\echo started\n$sql;\n") if defined $sql;
+	return ($s, $pid);
 }
 
 =pod
