@@ -654,28 +654,10 @@ static __attribute__((noinline)) void
 eval_debug(const value *v, expr_env *env)
 {
 	FILE	   *f = env->debug_out != NULL ? env->debug_out : stderr;
-	char		buf[VALUE_DOUBLE_TEXT_SIZE];
+	char		buf[VALUE_DESCRIBE_SIZE];
 
-	fprintf(f, "debug(script=%d,command=%d): ", env->script_no, env->command_no);
-	switch (v->type)
-	{
-		case VAL_NULL:
-			fprintf(f, "null\n");
-			break;
-		case VAL_BOOL:
-			fprintf(f, "boolean %s\n", v->u.b ? "true" : "false");
-			break;
-		case VAL_INT:
-			fprintf(f, "int %" PRId64 "\n", v->u.i);
-			break;
-		case VAL_DOUBLE:
-			value_format_double(v->u.d, false, buf, sizeof(buf));
-			fprintf(f, "double %s\n", buf);
-			break;
-		case VAL_NONE:
-			fprintf(f, "none\n");
-			break;
-	}
+	value_describe(v, buf, sizeof(buf));
+	fprintf(f, "debug(script=%d,command=%d): %s\n", env->script_no, env->command_no, buf);
 }
 
 /*

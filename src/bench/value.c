@@ -282,3 +282,29 @@ value_format(const value *v, char *buf, size_t size)
 			break;
 	}
 }
+
+void
+value_describe(const value *v, char *buf, size_t size)
+{
+	char		d[VALUE_DOUBLE_TEXT_SIZE];
+
+	switch (v->type)
+	{
+		case VAL_NULL:
+			snprintf(buf, size, "null");
+			break;
+		case VAL_BOOL:
+			snprintf(buf, size, "boolean %s", v->u.b ? "true" : "false");
+			break;
+		case VAL_INT:
+			snprintf(buf, size, "int %" PRId64, v->u.i);
+			break;
+		case VAL_DOUBLE:
+			value_format_double(v->u.d, false, d, sizeof(d));
+			snprintf(buf, size, "double %s", d);
+			break;
+		case VAL_NONE:
+			snprintf(buf, size, "none");
+			break;
+	}
+}

@@ -108,4 +108,11 @@ void		value_format(const value *v, char *buf, size_t size);
 #define VALUE_DOUBLE_TEXT_SIZE	400
 void		value_format_double(double d, bool fixed, char *buf, size_t size);
 
+/*
+ * A value with its type, as pgbench's debug() shows it: "int 5",
+ * "double 2.5", "boolean true", "null" ("none" for VAL_NONE).
+ */
+#define VALUE_DESCRIBE_SIZE		(VALUE_DOUBLE_TEXT_SIZE + 16)
+void		value_describe(const value *v, char *buf, size_t size);
+
 #endif

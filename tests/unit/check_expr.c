@@ -849,22 +849,10 @@ test_vars_new(void)
 static char *
 show_value(const value *v)
 {
-	char		buf[VALUE_DOUBLE_TEXT_SIZE];
+	char		buf[VALUE_DESCRIBE_SIZE];
 
-	switch (v->type)
-	{
-		case VAL_NULL:
-			return xstrdup("null");
-		case VAL_BOOL:
-			return xasprintf("boolean %s", v->u.b ? "true" : "false");
-		case VAL_INT:
-			return xasprintf("int %" PRId64, v->u.i);
-		case VAL_DOUBLE:
-			value_format_double(v->u.d, false, buf, sizeof(buf));
-			return xasprintf("double %s", buf);
-		default:
-			return xstrdup("none");
-	}
+	value_describe(v, buf, sizeof(buf));
+	return xstrdup(buf);
 }
 
 /* Parse and evaluate one expression; the outcome in the table's notation. */
