@@ -19,6 +19,10 @@ chomp $tmux;
 plan skip_all => 'tmux is not installed (Debian package tmux): the live view is tested in it'
   unless $tmux ne '' && -x $tmux;
 
+# tmux runs the pane's command with $SHELL: as a system user (CI runs the
+# tests as one) that is /usr/sbin/nologin, and the pane would end at once.
+$ENV{SHELL} = '/bin/sh';
+
 my $bin = pgtempo_bin('pgtempo-waits');
 my $node = new_cluster('waits_top', conf => "compute_query_id = on\n");
 my $dir = tempdir(CLEANUP => 1);
