@@ -8,10 +8,13 @@
 # CPU time per transaction (user + sys of the client process / number of
 # transactions), and the ratios ours / pgbench.  Then: the initial
 # connection time and peak RSS at -c 500 -j 1, and the wall and client CPU
-# time of -i -s 50.
+# time of -i -s 50.  The logging workloads run -S -M prepared -c 8 -j 2
+# with -l (a line per transaction) and with -l --aggregate-interval 1, the
+# logs going to the scratch directory and removed after each run.
 #
 # Targets (ours / pgbench): CPU per transaction <= 0.85 at -S -M prepared
-# -c 8 -j 2 and <= 0.75 at -c 64 -j 2; tps >= 1.0; initial connection time
+# -c 8 -j 2 and <= 0.75 at -c 64 -j 2; tps >= 1.0; CPU per transaction
+# <= 0.85 with -l and with --aggregate-interval 1; initial connection time
 # at -c 500 <= 0.25; RSS at -c 500 <= 1.0; -i -s 50 wall <= 0.95 and client
 # CPU <= 0.5.
 #
@@ -99,6 +102,25 @@ for w in "-S -M prepared -c 8 -j 2" "-S -M prepared -c 64 -j 2" "-S -c 8 -j 2" \
 	oc=$(col 2 "ours$key")
 	printf '%-28s %12s %12s %7s %12s us %12s us %7s\n' "$w" "$rt" "$ot" "$(ratio "$ot" "$rt")" \
 		"$rc" "$oc" "$(ratio "$oc" "$rc")"
+done
+
+# Logging: what a line per transaction, or an aggregate per second, costs the client.
+printf '\n%-40s %12s %12s %7s\n' "-S -M prepared -c 8 -j 2, logging" "cpu/tx pgbench" "cpu/tx ours" ratio
+for w in "-l" "-l --aggregate-interval 1"; do
+	key=$(echo "$w" | tr -c 'a-zA-Z0-9' '_')
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		# shellcheck disable=SC2086
+		run "reflog$key" "$ref" -n -T "$secs" -S -M prepared -c 8 -j 2 $w --log-prefix="$tmp/log"
+		rm -f "$tmp"/log.*
+		# shellcheck disable=SC2086
+		run "ourslog$key" "$ours" -n -T "$secs" -S -M prepared -c 8 -j 2 $w --log-prefix="$tmp/log"
+		rm -f "$tmp"/log.*
+		i=$((i + 1))
+	done
+	rc=$(col 2 "reflog$key")
+	oc=$(col 2 "ourslog$key")
+	printf '%-40s %12s us %12s us %7s\n' "$w" "$rc" "$oc" "$(ratio "$oc" "$rc")"
 done
 
 printf '\n%-34s %12s %12s %7s\n' "-c 500 -j 1 -S -t 1" pgbench ours ratio

@@ -22,7 +22,7 @@
 set -u
 
 me=prove.sh
-binaries="pg_test_timing pgtempo-bench pgtempo-waits"
+binaries="pg_test_timing pgtempo-bench pgtempo-waits tests/chart_demo"
 
 # Print an error and exit with failure; the tests never pass silently.
 die() {

@@ -21,6 +21,7 @@ user=${PGTEMPO_TEST_USER:-pgtempo-test}
 deb_packages=(
 	autoconf automake libtool pkg-config make gcc libc6-dev perl
 	libpq-dev libpqtypes-dev check libncurses-dev libipc-run-perl bison flex tmux
+	libxml2-utils
 	'postgresql|postgresql-[0-9]*'
 	'postgresql-client|postgresql-client-[0-9]*'
 )
@@ -90,9 +91,12 @@ install_deps() {
 
 # Packages the build does not need but some tests use, installed when the
 # distribution has them: pg_wait_sampling for the installed server's major
-# version (the comparison test skips, saying so, without it).
+# version (the comparison test skips, saying so, without it); for check,
+# chromium, which renders the SVG charts (tests/t/180_charts.pl skips without it).
 optional_deb_packages() {
 	local dir=${PG_BINDIR:-}
+
+	if [ "$mode" = check ]; then printf 'chromium\n'; fi
 
 	if [ -z "$dir" ]; then
 		dir=$(for d in /usr/lib/postgresql/*/bin; do
@@ -295,7 +299,7 @@ if [ $# -ne 1 ]; then
 	exit 1
 fi
 case $1 in
-check | demo) ;;
+check | demo) mode=$1 ;;
 -h | --help)
 	usage
 	exit 0

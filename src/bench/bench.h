@@ -55,6 +55,27 @@ typedef struct bench_settings
 	bool		continue_on_error;	/* --continue-on-error */
 	bool		debug;			/* --debug */
 
+	/* rate and latency limits */
+	double		rate;			/* -R, transactions per second for the whole run; 0: none */
+	int64_t		latency_limit_ns;	/* -L; 0: none */
+
+	/* logs (-l) */
+	bool		use_log;		/* -l */
+	const char *log_prefix;		/* --log-prefix, default "pgbench_log" */
+	double		sampling_rate;	/* --sampling-rate, (0, 1]; 0: log every transaction */
+	int			agg_interval;	/* --aggregate-interval, seconds; 0: a line per transaction */
+	bool		agg_per_script; /* --aggregate-per-script: a line per script per interval */
+
+	/* latency distributions (beyond pgbench) */
+#define BENCH_MAX_PERCENTILES 16
+	double		percentiles[BENCH_MAX_PERCENTILES];	/* --percentiles, 0 < p <= 100 */
+	int			npercentiles;	/* default: 50 90 99 99.9 */
+	bool		progress_percentiles;	/* --progress-percentiles: -P lines show them */
+	const char *json_path;		/* --json=FILE, "-" for stdout; NULL: none */
+	const char *hist_path;		/* --latency-histogram=FILE; NULL: none */
+	const char *chart_path;		/* --chart=FILE.svg; NULL: none */
+	char	   *command_line;	/* the arguments, for the chart's subtitle */
+
 	/* found in the database when a builtin script runs */
 	int			partitions;
 	const char *partition_method;	/* "range", "hash", or NULL */

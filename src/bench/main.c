@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ typedef enum parse_status
 	PARSE_ERROR
 } parse_status;
 
-/* --help: pgbench's list, without what is not implemented yet. */
+/* --help: pgbench's options and ours. */
 static void
 usage(void)
 {
@@ -77,23 +78,37 @@ usage(void)
 		   "  -D, --define=VARNAME=VALUE\n"
 		   "                           define variable for use by custom script\n"
 		   "  -j, --jobs=NUM           number of threads (default: 1)\n"
+		   "  -l, --log                log each transaction's time to a file\n"
+		   "  -L, --latency-limit=NUM  count transactions taking over NUM ms as late\n"
 		   "  -M, --protocol=simple|extended|prepared\n"
 		   "                           protocol for submitting queries (default: simple)\n"
 		   "  -n, --no-vacuum          do not run VACUUM before tests\n"
 		   "  -P, --progress=NUM       show thread progress report every NUM seconds\n"
 		   "  -r, --report-per-command report latencies, failures, and retries per command\n"
+		   "  -R, --rate=NUM           start transactions at NUM per second (Poisson schedule)\n"
 		   "  -s, --scale=NUM          report this scale factor in output\n"
 		   "  -t, --transactions=NUM   number of transactions each client runs (default: 10)\n"
 		   "  -T, --time=NUM           duration of benchmark test in seconds\n"
 		   "  -v, --vacuum-all         vacuum all four standard tables before tests\n"
+		   "  --aggregate-interval=NUM log one summary line per NUM seconds\n"
+		   "  --aggregate-per-script   aggregate lines per script (adds the script number)\n"
+		   "  --chart=FILE             draw tps and latency over time as an SVG file\n"
 		   "  --continue-on-error      continue running after an SQL error\n"
 		   "  --dry-run                run the scripts without a server: execute the\n"
 		   "                           meta-commands and print each SQL command\n"
 		   "  --exit-on-abort          exit when any client is aborted\n"
 		   "  --failures-detailed      report the failures grouped by basic types\n"
+		   "  --json=FILE              also write the report as one JSON document to FILE\n"
+		   "                           (\"-\": stdout; the text report then goes to stderr)\n"
+		   "  --latency-histogram=FILE write the final latency histogram to FILE\n"
+		   "                           (\"low_us high_us count\" lines, mergeable)\n"
+		   "  --log-prefix=PREFIX      name of the -l log files (default: \"pgbench_log\")\n"
 		   "  --max-tries=NUM          max number of tries to run transaction (default: 1)\n"
+		   "  --percentiles=LIST       latency percentiles to report (default: 50,90,99,99.9)\n"
+		   "  --progress-percentiles   add the interval's percentiles to -P progress lines\n"
 		   "  --progress-timestamp     use Unix epoch timestamps for progress\n"
 		   "  --random-seed=SEED       set random seed (\"time\", \"rand\", integer)\n"
+		   "  --sampling-rate=NUM      share of transactions to log, e.g. 0.01 for 1%%\n"
 		   "  --show-script=NAME       show builtin script code, then exit\n"
 		   "  --verbose-errors         print messages of all errors\n\n"
 		   "Common options:\n"
@@ -241,6 +256,56 @@ int_option(const char *arg, const char *name, int64_t min, int64_t max, int64_t 
 	return false;
 }
 
+/*
+ * A number in (0, max], strictly: pgbench reads -R, -L and
+ * --sampling-rate with atof(), which takes "10abc" as 10 and "nan" or
+ * "inf" as limits; we refuse them.
+ */
+static bool
+positive_double(const char *arg, double max, double *out)
+{
+	char	   *cause = NULL;
+	double		d;
+
+	if (!parse_double(arg, "", -HUGE_VAL, HUGE_VAL, &d, &cause) || !(d > 0.0) || d > max)
+	{
+		free(cause);
+		return false;
+	}
+	*out = d;
+	return true;
+}
+
+/* --percentiles=LIST: up to BENCH_MAX_PERCENTILES numbers in (0, 100], comma-separated. */
+static bool
+parse_percentiles(const char *arg, bench_settings *s)
+{
+	char	   *copy = xstrdup(arg);
+	char	   *save = NULL;
+	int			n = 0;
+	bool		ok = *arg != '\0';
+
+	for (char *tok = strtok_r(copy, ",", &save); ok && tok != NULL; tok = strtok_r(NULL, ",", &save))
+	{
+		double		p;
+
+		if (n >= BENCH_MAX_PERCENTILES || !positive_double(tok, 100.0, &p))
+			ok = false;
+		else
+			s->percentiles[n++] = p;
+	}
+	free(copy);
+	if (!ok || n == 0)
+	{
+		msg_error("invalid value \"%s\" for option --percentiles", arg);
+		msg_detail("Give up to %d comma-separated percentiles, each above 0 and at most 100, e.g. 50,99,99.9.",
+				   BENCH_MAX_PERCENTILES);
+		return false;
+	}
+	s->npercentiles = n;
+	return true;
+}
+
 /* What the command line asks for besides the settings. */
 typedef struct cmdline
 {
@@ -283,6 +348,48 @@ check_open_files(int nclients)
 	return true;
 }
 
+/* pgbench's checks of the logging options, in its order and words. */
+static bool
+check_log_options(bench_settings *s)
+{
+	if (s->sampling_rate > 0.0 && !s->use_log)
+		msg_error("log sampling (--sampling-rate) is allowed only when logging transactions (-l)");
+	else if (s->sampling_rate > 0.0 && s->agg_interval > 0)
+		msg_error("log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time");
+	else if (s->agg_interval > 0 && !s->use_log)
+		msg_error("log aggregation is allowed only when actually logging transactions");
+	else if (s->log_prefix != NULL && !s->use_log)
+		msg_error("log file prefix (--log-prefix) is allowed only when logging transactions (-l)");
+	else if (s->duration > 0 && s->agg_interval > s->duration)
+		msg_error("number of seconds for aggregation (%d) must not be higher than test duration (%d)",
+				  s->agg_interval, s->duration);
+	else if (s->duration > 0 && s->agg_interval > 0 && s->duration % s->agg_interval != 0)
+		msg_error("duration (%d) must be a multiple of aggregation interval (%d)", s->duration,
+				  s->agg_interval);
+	else if (s->agg_per_script && s->agg_interval == 0)
+		msg_error("--aggregate-per-script is allowed only with --aggregate-interval");
+	else if (s->progress_percentiles && s->progress == 0)
+		msg_error("--progress-percentiles is allowed only under --progress");
+	else if (s->json_path != NULL && s->hist_path != NULL && strcmp(s->json_path, "-") == 0 &&
+			 strcmp(s->hist_path, "-") == 0)
+		msg_error("--json and --latency-histogram cannot both write to standard output");
+	else
+	{
+		if (s->log_prefix == NULL)
+			s->log_prefix = "pgbench_log";
+		if (s->npercentiles == 0)
+		{
+			static const double defaults[] = {50, 90, 99, 99.9};
+
+			for (int i = 0; i < 4; i++)
+				s->percentiles[i] = defaults[i];
+			s->npercentiles = 4;
+		}
+		return true;
+	}
+	return false;
+}
+
 static parse_status
 parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 {
@@ -292,7 +399,8 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 		OPT_INDEX_TABLESPACE, OPT_FOREIGN_KEYS, OPT_PARTITIONS, OPT_PARTITION_METHOD,
 		OPT_PROGRESS_TIMESTAMP, OPT_FAILURES_DETAILED, OPT_MAX_TRIES, OPT_VERBOSE_ERRORS,
 		OPT_EXIT_ON_ABORT, OPT_DEBUG, OPT_CONTINUE_ON_ERROR,
-		OPT_SAMPLING_RATE, OPT_AGGREGATE_INTERVAL, OPT_LOG_PREFIX
+		OPT_SAMPLING_RATE, OPT_AGGREGATE_INTERVAL, OPT_LOG_PREFIX, OPT_AGGREGATE_PER_SCRIPT,
+		OPT_PERCENTILES, OPT_PROGRESS_PERCENTILES, OPT_JSON, OPT_LATENCY_HISTOGRAM, OPT_CHART
 	};
 	static const struct option long_options[] = {
 		{"builtin", required_argument, NULL, 'b'},
@@ -329,6 +437,12 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 		{"aggregate-interval", required_argument, NULL, OPT_AGGREGATE_INTERVAL},
 		{"progress-timestamp", no_argument, NULL, OPT_PROGRESS_TIMESTAMP},
 		{"log-prefix", required_argument, NULL, OPT_LOG_PREFIX},
+		{"aggregate-per-script", no_argument, NULL, OPT_AGGREGATE_PER_SCRIPT},
+		{"percentiles", required_argument, NULL, OPT_PERCENTILES},
+		{"progress-percentiles", no_argument, NULL, OPT_PROGRESS_PERCENTILES},
+		{"json", required_argument, NULL, OPT_JSON},
+		{"chart", required_argument, NULL, OPT_CHART},
+		{"latency-histogram", required_argument, NULL, OPT_LATENCY_HISTOGRAM},
 		{"foreign-keys", no_argument, NULL, OPT_FOREIGN_KEYS},
 		{"random-seed", required_argument, NULL, OPT_RANDOM_SEED},
 		{"show-script", required_argument, NULL, OPT_SHOW_SCRIPT},
@@ -554,18 +668,76 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 				cl->init_option = true;
 				break;
 			case 'l':
+				s->use_log = true;
+				cl->bench_option = true;
+				break;
 			case 'L':
+				{
+					double		ms;
+
+					/* strict, unlike pgbench's atof(): "5x" or "nan" is not 5 or a limit */
+					if (!positive_double(optarg, 1e9, &ms))
+					{
+						msg_error("invalid latency limit: \"%s\"", optarg);
+						return PARSE_ERROR;
+					}
+					s->latency_limit_ns = (int64_t) (ms * 1e6);
+					if (s->latency_limit_ns <= 0)
+						s->latency_limit_ns = 1;
+					cl->bench_option = true;
+					break;
+				}
 			case 'R':
+				if (!positive_double(optarg, 1e9, &s->rate))
+				{
+					msg_error("invalid rate limit: \"%s\"", optarg);
+					return PARSE_ERROR;
+				}
+				cl->bench_option = true;
+				break;
 			case OPT_SAMPLING_RATE:
+				if (!positive_double(optarg, 1.0, &s->sampling_rate))
+				{
+					msg_error("invalid sampling rate: \"%s\"", optarg);
+					return PARSE_ERROR;
+				}
+				cl->bench_option = true;
+				break;
 			case OPT_AGGREGATE_INTERVAL:
+				if (!int_option(optarg, "--aggregate-interval", 1, INT_MAX, &v))
+					return PARSE_ERROR;
+				s->agg_interval = (int) v;
+				cl->bench_option = true;
+				break;
+			case OPT_AGGREGATE_PER_SCRIPT:
+				s->agg_per_script = true;
+				cl->bench_option = true;
+				break;
 			case OPT_LOG_PREFIX:
-				/* rate limiting, latency limits and logs come with the next version */
-				if (c < 256)
-					msg_error("option -%c/--%s is not implemented yet", c,
-							  c == 'l' ? "log" : c == 'L' ? "latency-limit" : "rate");
-				else
-					msg_error("option --%s is not implemented yet", long_options[longindex].name);
-				return PARSE_ERROR;
+				s->log_prefix = optarg;
+				cl->bench_option = true;
+				break;
+			case OPT_PERCENTILES:
+				if (!parse_percentiles(optarg, s))
+					return PARSE_ERROR;
+				cl->bench_option = true;
+				break;
+			case OPT_PROGRESS_PERCENTILES:
+				s->progress_percentiles = true;
+				cl->bench_option = true;
+				break;
+			case OPT_JSON:
+				s->json_path = optarg;
+				cl->bench_option = true;
+				break;
+			case OPT_LATENCY_HISTOGRAM:
+				s->hist_path = optarg;
+				cl->bench_option = true;
+				break;
+			case OPT_CHART:
+				s->chart_path = optarg;
+				cl->bench_option = true;
+				break;
 			case OPT_RANDOM_SEED:
 				if (!setup_random_seed(optarg, &s->random_seed, &s->base))
 				{
@@ -662,6 +834,8 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 	}
 	if (s->transactions <= 0 && s->duration <= 0)
 		s->transactions = 10;
+	if (!check_log_options(s))
+		return PARSE_ERROR;
 	if (s->dry_run && s->duration > 0)
 	{
 		msg_error("--dry-run runs a number of transactions (-t), not a duration (-T)");
@@ -672,7 +846,7 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 		msg_error("--progress-timestamp is allowed only under --progress");
 		return PARSE_ERROR;
 	}
-	if (s->max_tries == 0 && s->duration <= 0)
+	if (s->max_tries == 0 && s->duration <= 0 && s->latency_limit_ns == 0)
 	{
 		msg_error("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)");
 		return PARSE_ERROR;
@@ -683,6 +857,25 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 			if (!script_check_params(s->scripts[i]))
 				return PARSE_ERROR;
 	return PARSE_OK;
+}
+
+/* A connection string with a password in it: not shown in the chart's subtitle. */
+static bool
+may_hold_password(const char *arg)
+{
+	const char *scheme = strstr(arg, "://");
+
+	if (strcasestr(arg, "password") != NULL)
+		return true;
+	/* postgresql://user:secret@host */
+	if (scheme != NULL)
+	{
+		const char *at = strchr(scheme + 3, '@');
+		const char *colon = strchr(scheme + 3, ':');
+
+		return at != NULL && colon != NULL && colon < at;
+	}
+	return false;
 }
 
 int
@@ -713,6 +906,16 @@ main(int argc, char **argv)
 			break;
 	}
 	settings.conn.application_name = msg_progname();
+	{
+		strbuf		b;
+
+		strbuf_init(&b);
+		strbuf_puts(&b, msg_progname());
+		for (int i = 1; i < argc; i++)
+			strbuf_printf(&b, " %s", may_hold_password(argv[i]) ? "<conninfo>" : argv[i]);
+		settings.command_line = strbuf_detach(&b);
+		strbuf_free(&b);
+	}
 	if (cl.init_mode)
 		status = init_run(&cl.init, &settings.conn);
 	else if (settings.dry_run)
@@ -723,6 +926,7 @@ done:
 	for (int i = 0; i < settings.nscripts; i++)
 		script_free(settings.scripts[i]);
 	vars_free(settings.defines);
+	free(settings.command_line);
 	init_settings_free(&cl.init);
 	return status;
 }

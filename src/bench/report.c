@@ -5,14 +5,83 @@
  * "number of transactions actually processed" line of PostgreSQL 17 and
  * later, and when no transaction ended at all the report stops after the
  * "processed" line instead of printing "0 (NaN%)" as pgbench 15 does.
+ * The -R and -L lines (skipped, above the latency limit, schedule lag, and
+ * ", lag X ms, N skipped" in progress lines) are the same in pgbench 15
+ * and 18; where pgbench would divide by zero (every transaction skipped
+ * or failed) we print 0 instead of NaN.
+ *
+ * Beyond pgbench: a "latency percentiles:" line right after the latency
+ * average and stddev (totals and per script), from the runner's
+ * log-linear histograms, and with --progress-percentiles the same numbers
+ * at the end of each progress line, for that interval only.
  */
 #include "config.h"
 
 #include "report.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/xalloc.h"
 
 static const char *const query_modes[] = {"simple", "extended", "prepared"};
+
+static const double default_percentiles[] = {50, 90, 99, 99.9};
+
+FILE *
+report_stream(const bench_settings *s)
+{
+	return s->json_path != NULL && strcmp(s->json_path, "-") == 0 ? stderr : stdout;
+}
+
+int
+report_percentiles(const bench_settings *s, const double **list)
+{
+	if (s->npercentiles > 0)
+	{
+		*list = s->percentiles;
+		return s->npercentiles;
+	}
+	*list = default_percentiles;
+	return (int) (sizeof(default_percentiles) / sizeof(default_percentiles[0]));
+}
+
+void
+report_percentile_label(char *buf, size_t len, double p)
+{
+	snprintf(buf, len, "p%.10g", p);
+}
+
+/* A histogram value (ns) in ms. */
+static double
+ns_ms(uint64_t ns)
+{
+	return (double) ns / 1e6;
+}
+
+/* "PREFIXlatency percentiles: p50 = X ms, ..., max = Y ms", if h is not empty. */
+static void
+print_percentiles(FILE *out, const bench_settings *s, const char *prefix, const hist *h)
+{
+	const double *pcts;
+	int			n = report_percentiles(s, &pcts);
+
+	if (h == NULL || h->total == 0)
+		return;
+	fprintf(out, "%slatency percentiles:", prefix);
+	for (int i = 0; i < n; i++)
+	{
+		char		label[32];
+
+		report_percentile_label(label, sizeof(label), pcts[i]);
+		fprintf(out, "%s %s = %.3f ms", i > 0 ? "," : "", label,
+				ns_ms(hist_percentile(h, pcts[i])));
+	}
+	fprintf(out, "%s max = %.3f ms\n", n > 0 ? "," : "", ns_ms(h->max));
+}
 
 /* "PREFIX average = X ms" and "PREFIX stddev = Y ms" of a series, if not empty. */
 static void
@@ -36,7 +105,7 @@ pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
-/* The failure, retry and skip lines of the totals or of one script. */
+/* The failure, retry and skip lines of the totals or of one script (pgbench's order). */
 static void
 print_failures(FILE *out, const bench_settings *s, const char *prefix, const stats *st,
 			   int64_t total_cnt)
@@ -61,6 +130,9 @@ print_failures(FILE *out, const bench_settings *s, const char *prefix, const sta
 				(long long) st->retried, pct(st->retried, total_cnt));
 		fprintf(out, "%stotal number of retries: %lld\n", prefix, (long long) st->retries);
 	}
+	if (s->rate > 0 && s->latency_limit_ns > 0)
+		fprintf(out, "%snumber of transactions skipped: %lld (%.3f%%)\n", prefix,
+				(long long) st->skipped, pct(st->skipped, total_cnt));
 }
 
 /* -r: one line per command of script i. */
@@ -121,12 +193,22 @@ report_print(FILE *out, const bench_settings *s, const report_data *d)
 		return;
 
 	print_failures(out, s, "", t, total_cnt);
-	if (s->progress > 0)
+	if (s->latency_limit_ns > 0)
+		fprintf(out, "number of transactions above the %.1f ms latency limit: %lld/%lld (%.3f%%)\n",
+				(double) s->latency_limit_ns / 1e6, (long long) t->late, (long long) t->cnt,
+				pct(t->late, t->cnt));
+	/* measured latencies, or pgbench's estimate from the run time */
+	if (s->rate > 0 || s->progress > 0 || s->latency_limit_ns > 0)
 		print_simple(out, "latency", &t->latency);
 	else
 		fprintf(out, "latency average = %.3f ms%s\n",
 				d->bench_duration_s * 1000.0 * s->nclients / total_cnt,
 				failures > 0 ? " (including failures)" : "");
+	print_percentiles(out, s, "", d->lat_hist);
+	if (s->rate > 0)
+		fprintf(out, "rate limit schedule lag: avg %.3f (max %.3f) ms\n",
+				t->cnt > 0 ? t->lag.sum / t->cnt / 1e6 : 0.0,
+				t->lag.count > 0 ? t->lag.max / 1e6 : 0.0);
 
 	if (s->is_connect)
 	{
@@ -163,6 +245,8 @@ report_print(FILE *out, const bench_settings *s, const report_data *d)
 				print_failures(out, s, " - ", ss, stotal);
 			}
 			print_simple(out, " - latency", &ss->latency);
+			print_percentiles(out, s, " - ",
+							  d->script_hists != NULL ? &d->script_hists[i] : NULL);
 		}
 		if (s->per_command)
 			print_commands(out, s, d, i, per_script);
@@ -170,31 +254,141 @@ report_print(FILE *out, const bench_settings *s, const report_data *d)
 }
 
 void
-report_progress(FILE *out, const bench_settings *s, const stats *cur, const stats *last,
-				double interval_s, double elapsed_s, double epoch_s)
+report_data_free(report_data *d, int nscripts)
+{
+	if (d->commands != NULL)
+		for (int i = 0; i < nscripts; i++)
+			free(d->commands[i]);
+	free(d->commands);
+	free(d->scripts);
+	free(d->lat_hist);
+	free(d->script_hists);
+	memset(d, 0, sizeof(*d));
+}
+
+void
+report_progress_compute(report_progress_point *p, const bench_settings *s, const stats *cur,
+						const stats *last, const hist *interval, double interval_s,
+						double elapsed_s, double epoch_s)
 {
 	int64_t		cnt = cur->cnt - last->cnt;
-	double		tps = interval_s > 0 ? cnt / interval_s : 0.0;
-	double		lat = 0.0,
-				stddev = 0.0;
-	char		when[64];
 
+	memset(p, 0, sizeof(*p));
+	p->elapsed_s = elapsed_s;
+	p->epoch_s = epoch_s;
+	p->interval_s = interval_s;
+	p->transactions = cnt;
+	p->tps = interval_s > 0 ? cnt / interval_s : 0.0;
 	if (cnt > 0)
 	{
 		double		mean = (cur->latency.sum - last->latency.sum) / cnt;
 		double		sq = (cur->latency.sum2 - last->latency.sum2) / cnt;
 
-		lat = mean / 1e6;
-		stddev = sq > mean * mean ? sqrt(sq - mean * mean) / 1e6 : 0.0;
+		p->latency_ms = mean / 1e6;
+		p->stddev_ms = sq > mean * mean ? sqrt(sq - mean * mean) / 1e6 : 0.0;
+		p->lag_ms = (cur->lag.sum - last->lag.sum) / cnt / 1e6;
 	}
+	p->failed = stats_failures(cur) - stats_failures(last);
+	p->skipped = cur->skipped - last->skipped;
+	p->retried = cur->retried - last->retried;
+	p->retries = cur->retries - last->retries;
+	if (interval != NULL)
+	{
+		const double *pcts;
+		int			n = report_percentiles(s, &pcts);
+
+		p->has_percentiles = true;
+		for (int i = 0; i < n; i++)
+			p->percentiles_ms[i] = ns_ms(hist_percentile(interval, pcts[i]));
+		p->max_ms = interval->total > 0 ? ns_ms(interval->max) : 0.0;
+	}
+}
+
+void
+report_progress_print(FILE *out, const bench_settings *s, const report_progress_point *p)
+{
+	char		when[64];
+
 	if (s->progress_timestamp)
-		snprintf(when, sizeof(when), "%.3f s", epoch_s);
+		snprintf(when, sizeof(when), "%.3f s", p->epoch_s);
 	else
-		snprintf(when, sizeof(when), "%.1f s", elapsed_s);
-	fprintf(out, "progress: %s, %.1f tps, lat %.3f ms stddev %.3f, %lld failed", when, tps, lat,
-			stddev, (long long) (stats_failures(cur) - stats_failures(last)));
+		snprintf(when, sizeof(when), "%.1f s", p->elapsed_s);
+	fprintf(out, "progress: %s, %.1f tps, lat %.3f ms stddev %.3f, %lld failed", when, p->tps,
+			p->latency_ms, p->stddev_ms, (long long) p->failed);
+	if (s->rate > 0)
+	{
+		fprintf(out, ", lag %.3f ms", p->lag_ms);
+		if (s->latency_limit_ns > 0)
+			fprintf(out, ", %lld skipped", (long long) p->skipped);
+	}
 	if (s->max_tries != 1)
-		fprintf(out, ", %lld retried, %lld retries", (long long) (cur->retried - last->retried),
-				(long long) (cur->retries - last->retries));
+		fprintf(out, ", %lld retried, %lld retries", (long long) p->retried,
+				(long long) p->retries);
+	if (s->progress_percentiles && p->has_percentiles)
+	{
+		const double *pcts;
+		int			n = report_percentiles(s, &pcts);
+
+		fputc(',', out);
+		for (int i = 0; i < n; i++)
+		{
+			char		label[32];
+
+			report_percentile_label(label, sizeof(label), pcts[i]);
+			fprintf(out, " %s %.3f", label, p->percentiles_ms[i]);
+		}
+		fprintf(out, " max %.3f ms", p->max_ms);
+	}
 	fputc('\n', out);
+}
+
+void
+report_histogram_text(strbuf *out, const hist *h)
+{
+	for (int i = 0; i < HIST_BUCKETS; i++)
+	{
+		uint64_t	lo,
+					hi;
+
+		if (h->counts[i] == 0)
+			continue;
+		lo = hist_bucket_low(i);
+		hi = hist_bucket_high(i) + 1;
+		/* exact: the bounds are whole nanoseconds */
+		strbuf_printf(out, "%" PRIu64 ".%03" PRIu64 " %" PRIu64 ".%03" PRIu64 " %" PRIu64 "\n",
+					  lo / 1000, lo % 1000, hi / 1000, hi % 1000, h->counts[i]);
+	}
+}
+
+bool
+report_write_file(const char *path, const char *text, size_t len, char **cause)
+{
+	bool		to_stdout = strcmp(path, "-") == 0;
+	FILE	   *f = to_stdout ? stdout : fopen(path, "w");
+	int			err = 0;
+
+	if (f == NULL)
+	{
+		*cause = xasprintf("could not open file \"%s\" for writing: %s", path, strerror(errno));
+		return false;
+	}
+	/* the first error's errno; EIO if a stdio error left none */
+	errno = 0;
+	if (fwrite(text, 1, len, f) != len)
+		err = errno != 0 ? errno : EIO;
+	errno = 0;
+	if ((fflush(f) != 0 || ferror(f)) && err == 0)
+		err = errno != 0 ? errno : EIO;
+	errno = 0;
+	if (!to_stdout && fclose(f) != 0 && err == 0)
+		err = errno != 0 ? errno : EIO;
+	if (err != 0)
+	{
+		if (to_stdout)
+			*cause = xasprintf("could not write to standard output: %s", strerror(err));
+		else
+			*cause = xasprintf("could not write to file \"%s\": %s", path, strerror(err));
+		return false;
+	}
+	return true;
 }

@@ -1,6 +1,7 @@
 /*
  * report.h — the final report (stdout) and the -P progress lines
- * (stderr), in pgbench's exact layout.
+ * (stderr), in pgbench's exact layout, plus our latency percentiles;
+ * and the --latency-histogram file.
  */
 #ifndef PGTEMPO_BENCH_REPORT_H
 #define PGTEMPO_BENCH_REPORT_H
@@ -8,29 +9,86 @@
 #include <stdio.h>
 
 #include "bench.h"
+#include "pgtempo/hist.h"
+#include "pgtempo/strbuf.h"
 #include "stats.h"
 
 /* Everything the final report prints, merged over the threads. */
 typedef struct report_data
 {
 	stats		total;
-	const stats *scripts;		/* one per script (per-script section) */
-	stats_command *const *commands;	/* [script][command] (-r) */
+	stats	   *scripts;		/* one per script (per-script section) */
+	stats_command **commands;	/* [script][command] (-r) */
+	hist	   *lat_hist;		/* latencies of successful transactions; NULL: none */
+	hist	   *script_hists;	/* one per script when there are several, else NULL */
 	double		bench_duration_s;	/* first thread's start to the end */
 	double		conn_total_ms;	/* -C: time spent connecting and disconnecting */
 	double		conn_elapsed_ms;	/* otherwise: time to open the connections */
 } report_data;
 
+/* The numbers of one -P line (kept in memory for --json). */
+typedef struct report_progress_point
+{
+	double		elapsed_s;		/* since the start */
+	double		epoch_s;		/* wall-clock (Unix) time */
+	double		interval_s;		/* since the previous line */
+	int64_t		transactions;	/* successful, in the interval */
+	double		tps;
+	double		latency_ms;		/* average, from the scheduled start under -R */
+	double		stddev_ms;
+	double		lag_ms;			/* -R: average schedule lag */
+	int64_t		failed;
+	int64_t		skipped;		/* -R with -L */
+	int64_t		retried;
+	int64_t		retries;
+	bool		has_percentiles;	/* an interval histogram was given */
+	double		percentiles_ms[BENCH_MAX_PERCENTILES];	/* in report_percentiles() order */
+	double		max_ms;			/* the highest bucket's midpoint */
+} report_progress_point;
+
+/* Where the text report goes: stderr when --json=- takes stdout. */
+FILE	   *report_stream(const bench_settings *s);
+
+/* The percentiles to report: --percentiles, or 50, 90, 99 and 99.9. */
+int			report_percentiles(const bench_settings *s, const double **list);
+
+/* "p50", "p99.9": how percentile p is named in the report and in JSON. */
+void		report_percentile_label(char *buf, size_t len, double p);
+
 /* Print the report from "transaction type:" on. */
 void		report_print(FILE *out, const bench_settings *s, const report_data *d);
 
+/* Free what report_data points to (when it was allocated by the runner). */
+void		report_data_free(report_data *d, int nscripts);
+
 /*
- * One progress line: cur and last are the totals now and at the last
- * line, interval_s the time between them, elapsed_s the time since the
- * start and epoch_s the wall-clock time (for --progress-timestamp).
+ * The numbers of one progress line: cur and last are the totals now and
+ * at the last line, interval the histogram of the latencies in between
+ * (NULL: no percentiles), interval_s the time between them, elapsed_s the
+ * time since the start and epoch_s the wall-clock time.
  */
-void		report_progress(FILE *out, const bench_settings *s, const stats *cur,
-							const stats *last, double interval_s, double elapsed_s,
-							double epoch_s);
+void		report_progress_compute(report_progress_point *p, const bench_settings *s,
+									const stats *cur, const stats *last, const hist *interval,
+									double interval_s, double elapsed_s, double epoch_s);
+
+/*
+ * Print a progress line: pgbench's, then with --progress-percentiles the
+ * interval's percentiles.
+ */
+void		report_progress_print(FILE *out, const bench_settings *s,
+								  const report_progress_point *p);
+
+/*
+ * The --latency-histogram text: one "low_us high_us count" line per
+ * non-empty bucket, in order; a latency L is counted on the line with
+ * low_us <= L < high_us.
+ */
+void		report_histogram_text(strbuf *out, const hist *h);
+
+/*
+ * Write text to path ("-": stdout) and check every step, close included.
+ * Returns false with *cause set (caller frees) on an error.
+ */
+bool		report_write_file(const char *path, const char *text, size_t len, char **cause);
 
 #endif

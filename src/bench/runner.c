@@ -16,6 +16,7 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,12 +32,16 @@
 
 #include "exec.h"
 #include "pgtempo/clock.h"
+#include "pgtempo/hist.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
+#include "jsonreport.h"
+#include "benchchart.h"
 #include "report.h"
 #include "setup.h"
 #include "stats.h"
+#include "txlog.h"
 
 #define SQLSTATE_SERIALIZATION	"40001"
 #define SQLSTATE_DEADLOCK		"40P01"
@@ -51,6 +56,7 @@ typedef enum cstate
 	CS_START_TX,
 	CS_START_CMD,
 	CS_WAIT,					/* waiting for the results of a command */
+	CS_THROTTLE,				/* -R: waiting for the transaction's scheduled start */
 	CS_SLEEP,					/* \sleep */
 	CS_END_CMD,
 	CS_ERROR,					/* clean up after a failed command */
@@ -91,6 +97,7 @@ typedef struct client
 	int			script_no;
 	int			cmd;			/* the current command */
 	int			next_cmd;		/* where END_CMD goes on */
+	uint64_t	txn_scheduled;	/* -R: the slot; otherwise txn_begin */
 	uint64_t	txn_begin;
 	uint64_t	stmt_begin;
 	uint64_t	sleep_until;
@@ -122,10 +129,16 @@ struct bthread
 	client	  **runq_next;		/* runnable at the next turn */
 	int			nrun;
 	int			nrun_next;
-	int			nsleeping;
+	int			nsleeping;		/* clients in CS_SLEEP or CS_THROTTLE */
+	uint64_t	throttle_trigger;	/* -R: the thread's latest scheduled start */
+	double		throttle_delay_us;	/* -R: the mean gap between its starts */
+	txlog	   *log;			/* -l */
+	int64_t		log_lost;		/* lines lost to write errors */
 	int			remaining;		/* clients neither finished nor aborted */
 	stats		st;
 	stats	   *script_stats;	/* per script */
+	hist	   *lat_hist;		/* latencies of successful transactions (ns) */
+	hist	   *script_hist;	/* the same per script, when there are several */
 	stats_command **cmd_stats;	/* [script][command] */
 	uint64_t	conn_ns;		/* -C: time spent connecting and disconnecting */
 	uint64_t	start;			/* before connecting */
@@ -148,6 +161,23 @@ struct runner
 	atomic_bool setup_failed;
 	atomic_bool abort_all;		/* --exit-on-abort and a client aborted */
 	atomic_int	abort_thread;	/* the first thread that saw it, +1 */
+
+	/* -P (thread 0): merged latency histograms at the last line and now, and the interval's */
+	hist	   *prog_last;
+	hist	   *prog_cur;
+	hist	   *prog_interval;
+	report_progress_point *progress;	/* --json: every progress line, in order */
+	int			nprogress;
+	int			maxprogress;
+	bench_chart_point *chart_pts;	/* --chart: a point per interval */
+	int			nchart;
+	int			maxchart;
+	/* the merged results, for --json and --latency-histogram after the report */
+	report_data rep;
+	bool		have_rep;
+	/* the server's version, for --json (set when the banner is printed) */
+	char	   *server_version;
+	int			server_version_num;
 };
 
 /* The first stop signal (0: none), and the eventfd that wakes every loop. */
@@ -263,7 +293,7 @@ finish_client(client *c, cstate final)
 {
 	runner	   *r = c->th->r;
 
-	if (c->state == CS_SLEEP)
+	if (c->state == CS_SLEEP || c->state == CS_THROTTLE)
 		c->th->nsleeping--;
 	c->state = final;
 	close_conn(c);
@@ -705,7 +735,8 @@ retry_or_fail(client *c, uint64_t now)
 		finish_client(c, CS_FINISHED);
 		return;
 	}
-	if (can_retry(c->es) && (s->max_tries == 0 || c->tries < s->max_tries))
+	if (can_retry(c->es) && (s->max_tries == 0 || c->tries < s->max_tries) &&
+		(s->latency_limit_ns == 0 || now - c->txn_scheduled <= (uint64_t) s->latency_limit_ns))
 	{
 		if (s->verbose_errors)
 			verbose_error(c, true);
@@ -746,13 +777,42 @@ check_idle(client *c, bool at_end)
 	}
 }
 
-/* Count an ended transaction: totals, its script's, and the -t counter. */
+/* Count a transaction: totals, its script's, the histograms, the log and the -t counter. */
+static void
+account(client *c, stats_outcome o, uint64_t now)
+{
+	bthread    *th = c->th;
+	const bench_settings *s = th->r->s;
+	uint64_t	lat = 0,
+				lag = 0;
+	bool		late;
+
+	if (o != STATS_SKIPPED)
+	{
+		lat = now - c->txn_scheduled;
+		lag = c->txn_begin - c->txn_scheduled;
+	}
+	late = s->latency_limit_ns > 0 && lat > (uint64_t) s->latency_limit_ns;
+	stats_add_tx(&th->st, o, c->tries, (double) lat, (double) lag, s->rate > 0, late);
+	if (s->nscripts > 1)
+		stats_add_tx(&th->script_stats[c->script_no], o, c->tries, (double) lat, (double) lag,
+					 s->rate > 0, late);
+	if (o == STATS_OK)
+	{
+		hist_record(th->lat_hist, lat);
+		if (th->script_hist != NULL)
+			hist_record(&th->script_hist[c->script_no], lat);
+	}
+	if (th->log != NULL)
+		txlog_tx(th->log, c->ec.id, c->cnt, c->script_no, o, lat, lag, c->tries - 1, now);
+	c->cnt++;
+}
+
+/* Count an ended transaction by how it ended. */
 static void
 count_transaction(client *c, uint64_t now)
 {
-	bthread    *th = c->th;
 	stats_outcome o;
-	double		lat = (double) (now - c->txn_begin);
 
 	switch (c->es)
 	{
@@ -769,10 +829,40 @@ count_transaction(client *c, uint64_t now)
 			o = STATS_OTHER;
 			break;
 	}
-	stats_add_tx(&th->st, o, c->tries, lat, 0.0, false);
-	if (th->r->s->nscripts > 1)
-		stats_add_tx(&th->script_stats[c->script_no], o, c->tries, lat, 0.0, false);
-	c->cnt++;
+	account(c, o, now);
+}
+
+/*
+ * -R: give c the thread's next slot on the Poisson schedule.  With -L,
+ * slots already too late to meet the limit are skipped (counted and
+ * logged as skipped).  Returns false when the client is done: -t was
+ * reached by skipping, or the slot lies after the end of -T.
+ */
+static bool
+schedule_next(client *c, uint64_t *now)
+{
+	bthread    *th = c->th;
+	runner	   *r = th->r;
+	const bench_settings *s = r->s;
+
+	th->throttle_trigger += (uint64_t) prng_poisson(&th->setup->throttle_rs,
+													th->throttle_delay_us) * NS_PER_US;
+	c->txn_scheduled = th->throttle_trigger;
+	if (s->latency_limit_ns > 0)
+	{
+		while (th->throttle_trigger + (uint64_t) s->latency_limit_ns < lazy_now(now) &&
+			   (s->duration > 0 || c->cnt < s->transactions))
+		{
+			c->tries = 1;
+			account(c, STATS_SKIPPED, *now);
+			th->throttle_trigger += (uint64_t) prng_poisson(&th->setup->throttle_rs,
+															th->throttle_delay_us) * NS_PER_US;
+			c->txn_scheduled = th->throttle_trigger;
+		}
+		if (s->duration <= 0 && c->cnt >= s->transactions)
+			return false;
+	}
+	return r->end_time == 0 || c->txn_scheduled <= r->end_time;
 }
 
 /* Run a meta-command at c->cmd; returns with c->state set to what comes next. */
@@ -900,6 +990,30 @@ advance(client *c)
 					finish_client(c, CS_FINISHED);
 					return;
 				}
+				if (s->rate > 0)
+				{
+					if (!schedule_next(c, &now))
+					{
+						finish_client(c, CS_FINISHED);
+						return;
+					}
+					c->state = CS_THROTTLE;
+					c->sleep_until = c->txn_scheduled;
+					th->nsleeping++;
+					break;
+				}
+				c->state = CS_START_TX;
+				break;
+
+			case CS_THROTTLE:
+				if (time_is_up(r, lazy_now(&now)))
+				{
+					finish_client(c, CS_FINISHED);
+					return;
+				}
+				if (now < c->sleep_until)
+					return;
+				th->nsleeping--;
 				c->state = CS_START_TX;
 				break;
 
@@ -919,6 +1033,8 @@ advance(client *c)
 				}
 				c->saved_rs = c->ec.rs;
 				c->txn_begin = lazy_now(&now);
+				if (s->rate <= 0)
+					c->txn_scheduled = c->txn_begin;
 				c->cmd = 0;
 				c->state = CS_START_CMD;
 				break;
@@ -1235,18 +1351,92 @@ connect_all(bthread *th)
 	return true;
 }
 
-/* Thread 0's -P line: the totals of every thread since the last line. */
+/* The interval of the progress timer: -P, or a second when only --chart needs points. */
+static int
+progress_interval_s(const bench_settings *s)
+{
+	if (s->progress > 0)
+		return s->progress;
+	return s->chart_path != NULL ? 1 : 0;
+}
+
+/* --chart: keep the interval's numbers. */
+static void
+add_chart_point(runner *r, const report_progress_point *p, const hist *interval)
+{
+	bench_chart_point *cp;
+	bool		any = interval != NULL && interval->total > 0;
+
+	if (r->nchart == r->maxchart)
+	{
+		r->maxchart = r->maxchart > 0 ? 2 * r->maxchart : 64;
+		r->chart_pts = xrealloc(r->chart_pts, (size_t) r->maxchart * sizeof(*cp));
+	}
+	cp = &r->chart_pts[r->nchart++];
+	cp->elapsed_s = p->elapsed_s;
+	cp->tps = p->tps;
+	cp->p50_ms = any ? (double) hist_percentile(interval, 50) / 1e6 : NAN;
+	cp->p99_ms = any ? (double) hist_percentile(interval, 99) / 1e6 : NAN;
+	cp->max_ms = any ? (double) hist_percentile(interval, 100) / 1e6 : NAN;
+	cp->lag_ms = r->s->rate > 0 && p->transactions > 0 ? p->lag_ms : NAN;
+	cp->failed = p->failed;
+	cp->skipped = p->skipped;
+}
+
+/*
+ * Thread 0's -P line: the totals of every thread since the last line.
+ * The interval's percentiles come from the difference of two merged
+ * snapshots of the threads' cumulative histograms (stats_hist_interval):
+ * no thread resets anything, so nothing recorded between two lines is
+ * lost or counted twice.
+ */
 static void
 progress_report(runner *r, uint64_t now, uint64_t start, stats *last, uint64_t *last_report)
 {
+	const bench_settings *s = r->s;
 	stats		cur;
+	hist	   *interval = NULL;
+	report_progress_point p;
 
 	stats_init(&cur);
-	for (int i = 0; i < r->s->nthreads; i++)
+	for (int i = 0; i < s->nthreads; i++)
 		stats_merge(&cur, &r->threads[i].st);
-	report_progress(stderr, r->s, &cur, last, (double) (now - *last_report) / 1e9,
-					(double) (now - start) / 1e9,
-					(double) ((int64_t) now + r->epoch_shift_ns) / 1e9);
+	if (s->progress_percentiles || s->json_path != NULL || s->chart_path != NULL)
+	{
+		hist	   *t;
+
+		if (r->prog_last == NULL)
+		{
+			r->prog_last = xmalloc(sizeof(hist));
+			r->prog_cur = xmalloc(sizeof(hist));
+			r->prog_interval = xmalloc(sizeof(hist));
+			hist_init(r->prog_last);
+		}
+		hist_init(r->prog_cur);
+		for (int i = 0; i < s->nthreads; i++)
+			hist_merge(r->prog_cur, r->threads[i].lat_hist);
+		stats_hist_interval(r->prog_interval, r->prog_cur, r->prog_last);
+		interval = r->prog_interval;
+		t = r->prog_last;
+		r->prog_last = r->prog_cur;
+		r->prog_cur = t;
+	}
+	report_progress_compute(&p, s, &cur, last, interval, (double) (now - *last_report) / 1e9,
+							(double) (now - start) / 1e9,
+							(double) ((int64_t) now + r->epoch_shift_ns) / 1e9);
+	if (s->progress > 0)
+		report_progress_print(stderr, s, &p);
+	if (s->chart_path != NULL)
+		add_chart_point(r, &p, interval);
+	if (s->json_path != NULL && s->progress > 0)
+	{
+		if (r->nprogress == r->maxprogress)
+		{
+			r->maxprogress = r->maxprogress > 0 ? 2 * r->maxprogress : 64;
+			r->progress = xrealloc(r->progress, (size_t) r->maxprogress * sizeof(p));
+		}
+		r->progress[r->nprogress++] = p;
+	}
 	*last = cur;
 	*last_report = now;
 }
@@ -1264,8 +1454,8 @@ event_loop(bthread *th)
 	stats		last;
 
 	stats_init(&last);
-	if (s->progress > 0 && th->id == 0)
-		next_report = th->start + (uint64_t) s->progress * NS_PER_S;
+	if (progress_interval_s(s) > 0 && th->id == 0)
+		next_report = th->start + (uint64_t) progress_interval_s(s) * NS_PER_S;
 
 	while (th->remaining > 0)
 	{
@@ -1303,7 +1493,7 @@ event_loop(bthread *th)
 				{
 					client	   *c = &th->clients[i];
 
-					if (c->state == CS_SLEEP)
+					if (c->state == CS_SLEEP || c->state == CS_THROTTLE)
 					{
 						int64_t		d = c->sleep_until > now ? (int64_t) (c->sleep_until - now) : 0;
 
@@ -1315,6 +1505,14 @@ event_loop(bthread *th)
 			if (next_report != 0)
 			{
 				int64_t		d = next_report > lazy_now(&now) ? (int64_t) (next_report - now) : 0;
+
+				if (timeout < 0 || d < timeout)
+					timeout = d;
+			}
+			if (th->log != NULL && txlog_next_tick(th->log) != 0)
+			{
+				uint64_t	tick = txlog_next_tick(th->log);
+				int64_t		d = tick > lazy_now(&now) ? (int64_t) (tick - now) : 0;
 
 				if (timeout < 0 || d < timeout)
 					timeout = d;
@@ -1350,7 +1548,8 @@ event_loop(bthread *th)
 				{
 					client	   *c = &th->clients[k];
 
-					if (c->state == CS_CHOOSE || c->state == CS_START_TX)
+					if (c->state == CS_CHOOSE || c->state == CS_START_TX ||
+						c->state == CS_THROTTLE)
 						enqueue(c);
 				}
 				continue;
@@ -1360,8 +1559,14 @@ event_loop(bthread *th)
 		if (th->nsleeping > 0)
 		{
 			for (int i = 0; i < th->nclients; i++)
-				if (th->clients[i].state == CS_SLEEP)
+				if (th->clients[i].state == CS_SLEEP || th->clients[i].state == CS_THROTTLE)
 					advance(&th->clients[i]);
+		}
+		if (th->log != NULL && txlog_next_tick(th->log) != 0)
+		{
+			now = clock_now_ns();
+			if (now >= txlog_next_tick(th->log))
+				txlog_tick(th->log, now);
 		}
 		if (next_report != 0)
 		{
@@ -1370,7 +1575,7 @@ event_loop(bthread *th)
 			{
 				progress_report(r, now, th->start, &last, &last_report);
 				do
-					next_report += (uint64_t) s->progress * NS_PER_S;
+					next_report += (uint64_t) progress_interval_s(s) * NS_PER_S;
 				while (now >= next_report);
 			}
 		}
@@ -1406,6 +1611,14 @@ thread_main(void *arg)
 	th->bench_start = clock_now_ns();
 	if (atomic_load(&r->setup_failed) || stop_signal != 0)
 		return NULL;
+	if (r->s->rate > 0 && th->nclients > 0)
+	{
+		/* the thread's share of the rate is its share of the clients */
+		th->throttle_trigger = th->bench_start;
+		th->throttle_delay_us = 1e6 * r->s->nclients / (r->s->rate * th->nclients);
+	}
+	if (th->log != NULL)
+		txlog_begin(th->log, th->bench_start, &th->setup->sample_rs);
 
 	for (int i = 0; i < th->nclients; i++)
 		enqueue(&th->clients[i]);
@@ -1415,12 +1628,16 @@ thread_main(void *arg)
 
 /* The banner: our version and the server's. */
 static void
-print_version(PGconn *con)
+print_version(runner *r, PGconn *con)
 {
 	const char *sv = PQparameterStatus(con, "server_version");
+	FILE	   *out = report_stream(r->s);	/* stderr under --json=- */
 
-	printf("%s (pgtempo %s, server %s)\n", msg_progname(), PACKAGE_VERSION, sv ? sv : "unknown");
-	fflush(stdout);
+	fprintf(out, "%s (pgtempo %s, server %s)\n", msg_progname(), PACKAGE_VERSION,
+			sv ? sv : "unknown");
+	fflush(out);
+	r->server_version = sv != NULL ? xstrdup(sv) : NULL;
+	r->server_version_num = PQserverVersion(con);
 }
 
 /* Run a statement whose failure does not matter (the vacuums), as pgbench does. */
@@ -1520,6 +1737,14 @@ init_threads(runner *r, setup_thread *setup)
 		th->epfd = -1;
 		stats_init(&th->st);
 		th->script_stats = xcalloc((size_t) s->nscripts, sizeof(stats));
+		th->lat_hist = xmalloc(sizeof(hist));
+		hist_init(th->lat_hist);
+		if (s->nscripts > 1)
+		{
+			th->script_hist = xmalloc(sizeof(hist) * (size_t) s->nscripts);
+			for (int i = 0; i < s->nscripts; i++)
+				hist_init(&th->script_hist[i]);
+		}
 		th->cmd_stats = xcalloc((size_t) s->nscripts, sizeof(stats_command *));
 		for (int i = 0; i < s->nscripts; i++)
 			th->cmd_stats[i] = xcalloc((size_t) s->scripts[i]->ncommands + 1,
@@ -1572,57 +1797,107 @@ free_threads(runner *r)
 			free(th->cmd_stats[i]);
 		free(th->cmd_stats);
 		free(th->script_stats);
+		free(th->lat_hist);
+		free(th->script_hist);
 		free(th->runq);
 		free(th->runq_next);
 	}
 }
 
-/* Merge the threads' counters and print the report. */
+/* -l: open every thread's log before the run, so a bad path fails first. */
+static bool
+open_logs(runner *r, uint64_t now)
+{
+	for (int t = 0; t < r->s->nthreads; t++)
+	{
+		r->threads[t].log = txlog_open(r->s, t, now, r->epoch_shift_ns);
+		if (r->threads[t].log == NULL)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Write out and close every thread's log (on every way out of the run:
+ * the end, an abort, a signal); returns the number of lines lost to
+ * write errors.
+ */
+static int64_t
+close_logs(runner *r, uint64_t now)
+{
+	int64_t		lost = 0;
+
+	for (int t = 0; t < r->s->nthreads; t++)
+	{
+		if (r->threads[t].log != NULL)
+		{
+			lost += txlog_close(r->threads[t].log, now);
+			r->threads[t].log = NULL;
+		}
+	}
+	return lost;
+}
+
+/*
+ * Merge the threads' counters and histograms into r->rep (kept for --json
+ * and --latency-histogram) and, if print, print the report.
+ */
 static void
-report(runner *r, uint64_t start_time, uint64_t end)
+report(runner *r, uint64_t start_time, uint64_t end, bool print)
 {
 	bench_settings *s = r->s;
-	stats	   *scripts = xcalloc((size_t) s->nscripts, sizeof(stats));
-	stats_command **cmds = xcalloc((size_t) s->nscripts, sizeof(stats_command *));
-	report_data d;
+	report_data *d = &r->rep;
 	uint64_t	bench_start = 0,
 				conn_ns = 0;
 
-	memset(&d, 0, sizeof(d));
-	stats_init(&d.total);
+	memset(d, 0, sizeof(*d));
+	stats_init(&d->total);
+	d->scripts = xcalloc((size_t) s->nscripts, sizeof(stats));
+	d->commands = xcalloc((size_t) s->nscripts, sizeof(stats_command *));
 	for (int i = 0; i < s->nscripts; i++)
-		cmds[i] = xcalloc((size_t) s->scripts[i]->ncommands + 1, sizeof(stats_command));
+		d->commands[i] = xcalloc((size_t) s->scripts[i]->ncommands + 1, sizeof(stats_command));
+	d->lat_hist = xmalloc(sizeof(hist));
+	hist_init(d->lat_hist);
+	if (s->nscripts > 1)
+	{
+		d->script_hists = xmalloc(sizeof(hist) * (size_t) s->nscripts);
+		for (int i = 0; i < s->nscripts; i++)
+			hist_init(&d->script_hists[i]);
+	}
 	for (int t = 0; t < s->nthreads; t++)
 	{
 		bthread    *th = &r->threads[t];
 
-		stats_merge(&d.total, &th->st);
+		stats_merge(&d->total, &th->st);
+		hist_merge(d->lat_hist, th->lat_hist);
 		for (int i = 0; i < s->nscripts; i++)
 		{
-			stats_merge(&scripts[i], &th->script_stats[i]);
+			stats_merge(&d->scripts[i], &th->script_stats[i]);
+			if (d->script_hists != NULL && th->script_hist != NULL)
+				hist_merge(&d->script_hists[i], &th->script_hist[i]);
 			for (int k = 0; k < s->scripts[i]->ncommands; k++)
 			{
-				cmds[i][k].count += th->cmd_stats[i][k].count;
-				cmds[i][k].sum += th->cmd_stats[i][k].sum;
-				cmds[i][k].failures += th->cmd_stats[i][k].failures;
-				cmds[i][k].retries += th->cmd_stats[i][k].retries;
+				d->commands[i][k].count += th->cmd_stats[i][k].count;
+				d->commands[i][k].sum += th->cmd_stats[i][k].sum;
+				d->commands[i][k].failures += th->cmd_stats[i][k].failures;
+				d->commands[i][k].retries += th->cmd_stats[i][k].retries;
 			}
 		}
 		conn_ns += th->conn_ns;
 		if (bench_start == 0 || th->bench_start < bench_start)
 			bench_start = th->bench_start;
 	}
-	d.scripts = scripts;
-	d.commands = cmds;
-	d.bench_duration_s = (double) (end - bench_start) / 1e9;
-	d.conn_total_ms = (double) conn_ns / 1e6;
-	d.conn_elapsed_ms = (double) (bench_start - start_time) / 1e6;
-	report_print(stdout, s, &d);
-	fflush(stdout);
-	for (int i = 0; i < s->nscripts; i++)
-		free(cmds[i]);
-	free(cmds);
-	free(scripts);
+	d->bench_duration_s = (double) (end - bench_start) / 1e9;
+	d->conn_total_ms = (double) conn_ns / 1e6;
+	d->conn_elapsed_ms = (double) (bench_start - start_time) / 1e6;
+	r->have_rep = true;
+	if (print)
+	{
+		FILE	   *out = report_stream(s);
+
+		report_print(out, s, d);
+		fflush(out);
+	}
 }
 
 int
@@ -1637,6 +1912,7 @@ runner_run(bench_settings *s)
 				end;
 	int			status = 0,
 				k = 0;
+	int64_t		log_lost = 0;
 	struct timespec wall;
 
 	memset(&r, 0, sizeof(r));
@@ -1652,7 +1928,7 @@ runner_run(bench_settings *s)
 		free(cause);
 		return 1;
 	}
-	print_version(con);
+	print_version(&r, con);
 	if (s->debug)
 		debug_line("pghost: %s pgport: %s nclients: %d %s: %lld dbName: %s", PQhost(con),
 				   PQport(con), s->nclients, s->duration <= 0 ? "nxacts" : "duration",
@@ -1712,11 +1988,22 @@ runner_run(bench_settings *s)
 	r.threads = xcalloc((size_t) s->nthreads, sizeof(bthread));
 	init_threads(&r, setup);
 
+	clock_gettime(CLOCK_REALTIME, &wall);
+	start_time = clock_now_ns();
+	r.epoch_shift_ns = (int64_t) wall.tv_sec * (int64_t) NS_PER_S + wall.tv_nsec -
+		(int64_t) start_time;
+	if (s->use_log && !open_logs(&r, start_time))
+	{
+		status = 1;
+		goto cleanup;
+	}
+
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wake_fd < 0)
 	{
 		msg_error("could not create eventfd: %s", strerror(errno));
-		return 1;
+		status = 1;
+		goto cleanup;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handle_stop_signal;
@@ -1724,10 +2011,7 @@ runner_run(bench_settings *s)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	clock_gettime(CLOCK_REALTIME, &wall);
 	start_time = clock_now_ns();
-	r.epoch_shift_ns = (int64_t) wall.tv_sec * (int64_t) NS_PER_S + wall.tv_nsec -
-		(int64_t) start_time;
 	pthread_barrier_init(&r.barrier, NULL, (unsigned) s->nthreads);
 	for (int t = 1; t < s->nthreads; t++)
 	{
@@ -1744,6 +2028,7 @@ runner_run(bench_settings *s)
 		pthread_join(r.threads[t].tid, NULL);
 	end = clock_now_ns();
 	pthread_barrier_destroy(&r.barrier);
+	log_lost = close_logs(&r, end);
 
 	if (atomic_load(&r.setup_failed) && stop_signal == 0)
 		status = 1;
@@ -1752,10 +2037,11 @@ runner_run(bench_settings *s)
 		msg_error("Run was aborted due to an error in thread %d",
 				  atomic_load(&r.abort_thread) - 1);
 		status = 2;
+		report(&r, start_time, end, false);	/* no text report, as pgbench; --json has it */
 	}
 	else
 	{
-		report(&r, start_time, end);
+		report(&r, start_time, end, true);
 		for (int i = 0; i < s->nclients; i++)
 			if (r.clients[i].state == CS_ABORTED)
 				status = 2;
@@ -1777,8 +2063,80 @@ runner_run(bench_settings *s)
 			msg_error("Run was aborted; the above results are incomplete.");
 	}
 
+	if (log_lost > 0)
+	{
+		msg_error("%lld log line(s) were lost: the -l log files are incomplete",
+				  (long long) log_lost);
+		if (status == 0)
+			status = 1;
+	}
+
+	/* --latency-histogram, then --json with the final exit status */
+	if (s->hist_path != NULL && r.have_rep)
+	{
+		strbuf		sb;
+
+		strbuf_init(&sb);
+		report_histogram_text(&sb, r.rep.lat_hist);
+		if (!report_write_file(s->hist_path, sb.data, sb.len, &cause))
+		{
+			msg_error("%s", cause);
+			free(cause);
+			cause = NULL;
+			if (status == 0)
+				status = 1;
+		}
+		strbuf_free(&sb);
+	}
+	if (s->json_path != NULL)
+	{
+		jsonreport_run run = {
+			.server_version = r.server_version,
+			.server_version_num = r.server_version_num,
+			.start_epoch_s = (double) ((int64_t) start_time + r.epoch_shift_ns) / 1e9,
+			.end_epoch_s = (double) ((int64_t) end + r.epoch_shift_ns) / 1e9,
+			.stop_signal = stop_signal,
+			.log_lines_lost = log_lost,
+			.data = r.have_rep ? &r.rep : NULL,
+			.progress = r.progress,
+			.nprogress = r.nprogress,
+			.exit_status = status,
+		};
+
+		if (!jsonreport_write(s->json_path, s, &run, &cause))
+		{
+			msg_error("%s", cause);
+			free(cause);
+			cause = NULL;
+			if (status == 0)
+				status = 1;
+		}
+	}
+
+	if (s->chart_path != NULL && r.have_rep)
+	{
+		if (!bench_chart_write(s, s->command_line, r.chart_pts, r.nchart, &cause))
+		{
+			msg_error("%s", cause);
+			free(cause);
+			cause = NULL;
+			if (status == 0)
+				status = 1;
+		}
+	}
+
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+cleanup:
+	close_logs(&r, clock_now_ns());
+	if (r.have_rep)
+		report_data_free(&r.rep, s->nscripts);
+	free(r.prog_last);
+	free(r.prog_cur);
+	free(r.prog_interval);
+	free(r.progress);
+	free(r.server_version);
+	free(r.chart_pts);
 	free_threads(&r);
 	for (int i = 0; i < k; i++)
 		free(r.prepnames[i]);
@@ -1786,7 +2144,8 @@ runner_run(bench_settings *s)
 	free(r.threads);
 	free(r.clients);
 	free(setup);
-	close(wake_fd);
+	if (wake_fd >= 0)
+		close(wake_fd);
 	wake_fd = -1;
 	return status;
 }

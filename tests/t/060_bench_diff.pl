@@ -34,15 +34,7 @@ sub logic_lines
 	return join("\n", @l) . "\n";
 }
 
-sub write_script
-{
-	my ($name, $text) = @_;
-	my $path = "$dir/$name";
-	open my $fh, '>', $path or die "cannot write $path: $!";
-	print $fh $text;
-	close $fh;
-	return $path;
-}
+sub write_script { return write_file("$dir/$_[0]", $_[1]); }
 
 # Run both with the same options; compare what the script logic printed.
 sub compare

@@ -16,14 +16,7 @@ my $dir = tempdir(CLEANUP => 1);
 $node->safe_psql('postgres',
 	'create table c (id int primary key, v int); insert into c values (1, 0), (2, 0)');
 
-sub write_script
-{
-	my ($name, $text) = @_;
-	open my $fh, '>', "$dir/$name" or die;
-	print $fh $text;
-	close $fh;
-	return "$dir/$name";
-}
+sub write_script { return write_file("$dir/$_[0]", $_[1]); }
 
 # Every client reads, waits, and updates the same row under REPEATABLE READ.
 my $ser = write_script('ser.sql', <<'EOS');

@@ -43,7 +43,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference start_session);
+our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference start_session write_file);
 
 # At most this many bytes of a tool's stdout and of its stderr go to the log.
 my $log_limit = 8000;
@@ -156,6 +156,23 @@ sub run_tool
 	_log_output('stdout', $stdout);
 	_log_output('stderr', $stderr);
 	return ($code, $stdout, $stderr);
+}
+
+=pod
+
+=item write_file(PATH, TEXT)
+
+Write TEXT to the file PATH (dying if it cannot) and return PATH.
+
+=cut
+
+sub write_file
+{
+	my ($path, $text) = @_;
+	open my $fh, '>', $path or die "cannot write $path: $!";
+	print $fh $text;
+	close $fh or die "cannot write $path: $!";
+	return $path;
 }
 
 # Copy a command's output into the test log, cut short if it is long.

@@ -1,0 +1,166 @@
+/*
+ * chart.h — self-contained SVG charts: time series and bar profiles.
+ *
+ * A chart is a title, an optional subtitle and a vertical stack of panels.
+ * Time panels share one x axis (tick labels under the last panel of a run
+ * of time panels) and hold series: lines, steps, stacked areas, and event
+ * markers (failures) in a strip above the plot.  Each time panel has a
+ * left y axis and, when a series asks for it, a right one whose ticks line
+ * up with the left gridlines.  Bar panels draw a horizontal bar per
+ * (label, value, note), such as a final wait-event profile.
+ *
+ *	chart	   *c = chart_new("pgtempo-bench", "pgtempo-bench -c 8 -T 60");
+ *	int			p = chart_add_panel(c, "Throughput", 0);
+ *	int			s = chart_add_series(c, p, "tps", CHART_LINE, CHART_LEFT, CHART_BLUE);
+ *
+ *	chart_set_x(c, CHART_X_ELAPSED, "time since start");
+ *	chart_set_y(c, p, CHART_LEFT, "throughput", "tps");
+ *	chart_add_point(c, s, 1.0, 1234.5);
+ *	chart_render(c, &sb);
+ *	chart_free(c);
+ *
+ * The SVG has a fixed viewBox (CHART_WIDTH wide, as tall as the panels
+ * need), inline presentation attributes only: no script, no style sheet,
+ * no external font or link.  Text is XML-escaped; invalid UTF-8 becomes
+ * U+FFFD and control characters are dropped, so any event name or command
+ * line gives a well-formed document.  Numbers are formatted by hand, so
+ * the locale never changes the output.
+ *
+ * Points are kept as given (16 bytes each); rendering is O(n log n) at
+ * worst and draws at most a few points per pixel column, so 100k points
+ * give an SVG of a sensible size.  Non-finite x or y is a gap in a line;
+ * y is clamped to +-1e300.  Misuse that can only be a bug in the caller
+ * (a panel or series index that does not exist) aborts with a message.
+ */
+#ifndef PGTEMPO_CHART_H
+#define PGTEMPO_CHART_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pgtempo/strbuf.h"
+
+#define CHART_WIDTH 1200
+
+typedef enum chart_style
+{
+	CHART_LINE,					/* straight segments; a non-finite point breaks
+								 * the line, an isolated point is a dot */
+	CHART_STEP,					/* the value holds until the next point */
+	CHART_AREA,					/* stacked area: the CHART_AREA series of a
+								 * panel and axis stack bottom-up in the order
+								 * added; at an x where a series has no point
+								 * its value is 0, negative and NaN count as 0 */
+	CHART_EVENTS				/* a marker above the plot at each x whose y
+								 * (a count) is > 0, labelled with the count */
+} chart_style;
+
+typedef enum chart_axis
+{
+	CHART_LEFT,
+	CHART_RIGHT
+} chart_axis;
+
+/* How x values are read and labelled. */
+typedef enum chart_xscale
+{
+	CHART_X_NUMBER,				/* plain numbers, 1-2-5 ticks */
+	CHART_X_ELAPSED,			/* seconds since start: 30s, 1m, 1m30s, 2h */
+	CHART_X_CLOCK				/* Unix epoch seconds, local time: 14:05:30 */
+} chart_xscale;
+
+/*
+ * Colours: Okabe-Ito's colour-blind-safe set, then Paul Tol's muted one,
+ * then grey (for "other") and black.  CHART_AUTO gives the n-th series of a
+ * panel (and the n-th bar) the n-th colour, so a bar panel filled in the
+ * same order as an area panel matches its colours.
+ */
+enum
+{
+	CHART_AUTO = -1,
+	CHART_BLUE,
+	CHART_ORANGE,
+	CHART_GREEN,
+	CHART_VERMILLION,
+	CHART_SKY,
+	CHART_PURPLE,
+	CHART_YELLOW,
+	CHART_INDIGO,
+	CHART_OLIVE,
+	CHART_WINE,
+	CHART_TEAL,
+	CHART_ROSE,
+	CHART_GREY,
+	CHART_BLACK,
+	CHART_NCOLOURS
+};
+
+/* Number of distinct colours CHART_AUTO cycles through (grey and black excluded). */
+#define CHART_NAUTO CHART_GREY
+
+typedef struct chart chart;
+
+/* A new empty chart; title and subtitle may be NULL. */
+chart	   *chart_new(const char *title, const char *subtitle);
+void		chart_free(chart *c);
+
+/* The shared x axis of the time panels: scale and label (NULL: none). */
+void		chart_set_x(chart *c, chart_xscale scale, const char *label);
+/* Fix the x range (e.g. 0 .. duration); NaN for either end: from the data. */
+void		chart_set_x_range(chart *c, double lo, double hi);
+
+/* Add a time panel; plot_height in px, 0 for the default.  Returns its index. */
+int			chart_add_panel(chart *c, const char *title, double plot_height);
+/* Label a y axis: "label (unit)"; either may be NULL. */
+void		chart_set_y(chart *c, int panel, chart_axis axis,
+						const char *label, const char *unit);
+/*
+ * Fix a y range (e.g. 0..100 for shares); NaN for either end: from the data
+ * (which always includes 0).  Whatever lies outside is clipped.
+ */
+void		chart_set_y_range(chart *c, int panel, chart_axis axis, double lo, double hi);
+
+/*
+ * Put a y axis on a log10 scale (latency whose max is 100 times its
+ * median): lines and steps only, values <= 0 are gaps; an axis with
+ * stacked areas stays linear.
+ */
+void		chart_set_y_log(chart *c, int panel, chart_axis axis, bool log);
+
+/* Add a series to a time panel; colour is CHART_AUTO or a colour above.  Returns its index. */
+int			chart_add_series(chart *c, int panel, const char *name,
+							 chart_style style, chart_axis axis, int colour);
+/* Draw a line or step series dashed (a target, a limit). */
+void		chart_series_dashed(chart *c, int series, bool dashed);
+/* Append a point; x should not decrease (it is sorted at render otherwise). */
+void		chart_add_point(chart *c, int series, double x, double y);
+
+/* Add a bar panel; unit follows each value ("%" gives "41.2%").  Returns its index. */
+int			chart_add_bar_panel(chart *c, const char *title, const char *unit);
+/* Add a bar: label on the left, value as its length, note (may be NULL) after the value. */
+void		chart_add_bar(chart *c, int panel, const char *label, double value,
+						  const char *note, int colour);
+
+/* Append the SVG document to out. */
+void		chart_render(const chart *c, strbuf *out);
+
+/*
+ * Ticks at multiples of a 1-2-5 x 10^n step covering [lo, hi] with about
+ * target intervals: *first <= lo and *last >= hi are multiples of *step.
+ * lo == hi or a non-finite bound gives a small range around the finite one
+ * (or 0..1).  Returns the number of ticks, first and last included.
+ */
+int			chart_nice_ticks(double lo, double hi, int target,
+							 double *first, double *last, double *step);
+
+/*
+ * Format v compactly with three significant digits at most and a k/M/G/T
+ * suffix: 0, 0.25, 12.3, 950, 1.5k, 2M; 1.2e-5 and 3e20 outside that.
+ * Always a '.' for the decimal point.  buf should hold 16 bytes.
+ */
+void		chart_format_number(double v, char *buf, size_t size);
+
+/* Append s escaped for XML text or a quoted attribute (see above). */
+void		chart_xml_escape(strbuf *out, const char *s);
+
+#endif

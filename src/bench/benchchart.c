@@ -1,0 +1,96 @@
+/*
+ * benchchart.c — drawing pgtempo-bench's --chart.
+ */
+#include "config.h"
+
+#include "benchchart.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "pgtempo/chart.h"
+#include "pgtempo/strbuf.h"
+#include "report.h"
+
+bool
+bench_chart_write(const bench_settings *s, const char *subtitle, const bench_chart_point *pts,
+				  int n, char **cause)
+{
+	chart	   *c = chart_new("pgtempo-bench", subtitle);
+	int			tput = chart_add_panel(c, "Throughput", 0);
+	int			lat = chart_add_panel(c, "Latency", 0);
+	int			s_tps,
+				s_target = -1,
+				s_fail,
+				s_skip = -1,
+				s_p50,
+				s_p99,
+				s_max,
+				s_lag = -1;
+	int64_t		failed = 0,
+				skipped = 0;
+	char		name[64];
+	strbuf		out;
+	bool		ok;
+
+	chart_set_x(c, CHART_X_ELAPSED, "time since start");
+	chart_set_x_range(c, 0, NAN);
+	chart_set_y(c, tput, CHART_LEFT, "transactions per second", "tps");
+	chart_set_y(c, lat, CHART_LEFT, "latency", "ms, log scale");
+	chart_set_y_log(c, lat, CHART_LEFT, true);
+
+	s_tps = chart_add_series(c, tput, "tps", CHART_LINE, CHART_LEFT, CHART_BLUE);
+	if (s->rate > 0)
+	{
+		s_target = chart_add_series(c, tput, "rate target (-R)", CHART_LINE, CHART_LEFT,
+									CHART_BLACK);
+		chart_series_dashed(c, s_target, true);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		failed += pts[i].failed;
+		skipped += pts[i].skipped;
+	}
+	snprintf(name, sizeof(name), "failed (%lld in all)", (long long) failed);
+	s_fail = chart_add_series(c, tput, name, CHART_EVENTS, CHART_LEFT, CHART_VERMILLION);
+	if (s->rate > 0 && s->latency_limit_ns > 0)
+	{
+		snprintf(name, sizeof(name), "skipped (%lld in all)", (long long) skipped);
+		s_skip = chart_add_series(c, tput, name, CHART_EVENTS, CHART_LEFT, CHART_YELLOW);
+	}
+
+	s_p50 = chart_add_series(c, lat, "p50", CHART_LINE, CHART_LEFT, CHART_GREEN);
+	s_p99 = chart_add_series(c, lat, "p99", CHART_LINE, CHART_LEFT, CHART_ORANGE);
+	s_max = chart_add_series(c, lat, "max", CHART_LINE, CHART_LEFT, CHART_PURPLE);
+	if (s->rate > 0)
+	{
+		chart_set_y(c, lat, CHART_RIGHT, "schedule lag", "ms");
+		s_lag = chart_add_series(c, lat, "schedule lag (avg)", CHART_LINE, CHART_RIGHT,
+								 CHART_SKY);
+		chart_series_dashed(c, s_lag, true);
+	}
+
+	for (int i = 0; i < n; i++)
+	{
+		const bench_chart_point *p = &pts[i];
+
+		chart_add_point(c, s_tps, p->elapsed_s, p->tps);
+		if (s_target >= 0)
+			chart_add_point(c, s_target, p->elapsed_s, s->rate);
+		chart_add_point(c, s_fail, p->elapsed_s, (double) p->failed);
+		if (s_skip >= 0)
+			chart_add_point(c, s_skip, p->elapsed_s, (double) p->skipped);
+		chart_add_point(c, s_p50, p->elapsed_s, p->p50_ms);
+		chart_add_point(c, s_p99, p->elapsed_s, p->p99_ms);
+		chart_add_point(c, s_max, p->elapsed_s, p->max_ms);
+		if (s_lag >= 0)
+			chart_add_point(c, s_lag, p->elapsed_s, p->lag_ms);
+	}
+
+	strbuf_init(&out);
+	chart_render(c, &out);
+	ok = report_write_file(s->chart_path, out.data, out.len, cause);
+	strbuf_free(&out);
+	chart_free(c);
+	return ok;
+}

@@ -1,0 +1,1228 @@
+/*
+ * check_chart.c — unit tests of the SVG chart writer.
+ *
+ * Every rendered document goes through a small well-formedness checker
+ * (below), and through xmllint too when it is installed.
+ */
+#include "config.h"
+
+#include "pgtempo/chart.h"
+
+#include <float.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pgtempo/msg.h"
+#include "pgtempo/strbuf.h"
+#include "unit.h"
+
+/* ---------------------------------------------------------------- a tiny XML checker */
+
+static bool
+is_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		c == '-' || c == '_' || c == ':' || c == '.';
+}
+
+/* Skip an entity or character reference at *p ('&'); false if it is not one. */
+static bool
+skip_reference(const char **p)
+{
+	static const char *const named[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+	const char *s = *p;
+
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+	{
+		if (strncmp(s, named[i], strlen(named[i])) == 0)
+		{
+			*p = s + strlen(named[i]);
+			return true;
+		}
+	}
+	if (s[1] != '#')
+		return false;
+	s += 2;
+	if (*s == 'x')
+	{
+		s++;
+		if (strspn(s, "0123456789abcdefABCDEF") == 0)
+			return false;
+		s += strspn(s, "0123456789abcdefABCDEF");
+	}
+	else
+	{
+		if (strspn(s, "0123456789") == 0)
+			return false;
+		s += strspn(s, "0123456789");
+	}
+	if (*s != ';')
+		return false;
+	*p = s + 1;
+	return true;
+}
+
+/* Valid UTF-8 without control characters other than tab and newlines. */
+static const char *
+check_chars(const char *doc)
+{
+	const unsigned char *p = (const unsigned char *) doc;
+
+	while (*p != '\0')
+	{
+		int			len;
+
+		if (*p < 0x80)
+		{
+			if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+				return "control character";
+			p++;
+			continue;
+		}
+		if (*p >= 0xC2 && *p <= 0xDF)
+			len = 2;
+		else if (*p >= 0xE0 && *p <= 0xEF)
+			len = 3;
+		else if (*p >= 0xF0 && *p <= 0xF4)
+			len = 4;
+		else
+			return "invalid UTF-8 lead byte";
+		for (int i = 1; i < len; i++)
+			if ((p[i] & 0xC0) != 0x80)
+				return "truncated UTF-8 sequence";
+		if (len == 3 && p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF))
+			return "U+FFFE or U+FFFF";
+		if (len == 3 && p[0] == 0xED && p[1] >= 0xA0)
+			return "surrogate";
+		p += len;
+	}
+	return NULL;
+}
+
+/*
+ * NULL when doc is a well-formed XML document (one root element, matched
+ * tags, quoted attributes that are unique per element, valid references,
+ * no '<' in text or attribute values), else what is wrong.
+ */
+static const char *
+xml_error(const char *doc)
+{
+	const char *stack[64];
+	int			depth = 0;
+	int			roots = 0;
+	const char *p = doc;
+	const char *err = check_chars(doc);
+
+	if (err != NULL)
+		return err;
+	if (strncmp(p, "<?xml ", 6) == 0)
+	{
+		p = strstr(p, "?>");
+		if (p == NULL)
+			return "unterminated XML declaration";
+		p += 2;
+	}
+	while (*p != '\0')
+	{
+		if (*p == '&')
+		{
+			if (!skip_reference(&p))
+				return "bad reference in text";
+			if (depth == 0)
+				return "text outside the root";
+			continue;
+		}
+		if (*p == '>')
+			return "'>' in text";	/* legal XML, but this writer escapes it */
+		if (*p != '<')
+		{
+			if (depth == 0 && *p != ' ' && *p != '\n' && *p != '\t' && *p != '\r')
+				return "text outside the root";
+			p++;
+			continue;
+		}
+		if (strncmp(p, "<!--", 4) == 0)
+		{
+			p = strstr(p + 4, "-->");
+			if (p == NULL)
+				return "unterminated comment";
+			p += 3;
+			continue;
+		}
+		if (p[1] == '/')
+		{
+			size_t		n = 0;
+
+			p += 2;
+			while (is_name_char(p[n]))
+				n++;
+			if (depth == 0)
+				return "end tag without a start tag";
+			depth--;
+			if (strncmp(stack[depth], p, n) != 0 || is_name_char(stack[depth][n]))
+				return "mismatched end tag";
+			p += n;
+			if (*p != '>')
+				return "bad end tag";
+			p++;
+			continue;
+		}
+		/* a start tag */
+		{
+			const char *name = ++p;
+			const char *attrs[64];
+			size_t		attr_len[64];
+			int			nattrs = 0;
+
+			if (!is_name_char(*p))
+				return "bad tag name";
+			while (is_name_char(*p))
+				p++;
+			if (depth == 0 && roots++ > 0)
+				return "more than one root element";
+			for (;;)
+			{
+				const char *an;
+				size_t		n;
+
+				if (*p != ' ' && *p != '\n' && *p != '>' && *p != '/')
+					return "bad character in a tag";
+				while (*p == ' ' || *p == '\n')
+					p++;
+				if (*p == '>' || strncmp(p, "/>", 2) == 0)
+					break;
+				an = p;
+				while (is_name_char(*p))
+					p++;
+				n = p - an;
+				if (n == 0)
+					return "bad attribute name";
+				for (int i = 0; i < nattrs; i++)
+					if (attr_len[i] == n && strncmp(attrs[i], an, n) == 0)
+						return "duplicate attribute";
+				if (nattrs < 64)
+				{
+					attrs[nattrs] = an;
+					attr_len[nattrs++] = n;
+				}
+				if (p[0] != '=' || p[1] != '"')
+					return "attribute without a quoted value";
+				p += 2;
+				while (*p != '"')
+				{
+					if (*p == '\0')
+						return "unterminated attribute value";
+					if (*p == '<')
+						return "'<' in an attribute value";
+					if (*p == '&')
+					{
+						if (!skip_reference(&p))
+							return "bad reference in an attribute value";
+						continue;
+					}
+					p++;
+				}
+				p++;
+			}
+			if (*p == '/')
+				p += 2;
+			else
+			{
+				if (depth == 64)
+					return "too deep";
+				stack[depth++] = name;
+				p++;
+			}
+		}
+	}
+	if (depth != 0)
+		return "unclosed element";
+	if (roots != 1)
+		return "no root element";
+	return NULL;
+}
+
+/* Run xmllint on doc when it is installed; true when it is absent or happy. */
+static bool
+xmllint_ok(const char *doc)
+{
+	char		path[] = "/tmp/check_chart_XXXXXX";
+	char		cmd[128];
+	int			fd;
+	FILE	   *f;
+	int			rc;
+
+	if (system("command -v xmllint >/dev/null 2>&1") != 0)
+		return true;
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(doc, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", path);
+	rc = system(cmd);
+	unlink(path);
+	return rc == 0;
+}
+
+/* Render c, check the document, and hand it over (free with free()). */
+static char *
+render_checked(const chart *c)
+{
+	strbuf		sb;
+	const char *err;
+	char	   *doc;
+
+	strbuf_init(&sb);
+	chart_render(c, &sb);
+	err = xml_error(sb.data);
+	ck_assert_msg(err == NULL, "not well-formed: %s", err);
+	ck_assert_msg(xmllint_ok(sb.data), "xmllint rejects the document");
+	ck_assert_msg(strncmp(sb.data, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44) == 0,
+				  "no SVG header");
+	ck_assert_ptr_nonnull(strstr(sb.data, " viewBox=\"0 0 1200 "));
+	/* no script, no link, no style sheet */
+	ck_assert_ptr_null(strstr(sb.data, "<script"));
+	ck_assert_ptr_null(strstr(sb.data, "href"));
+	ck_assert_ptr_null(strstr(sb.data, "<style"));
+	/* no non-finite number made it into a coordinate */
+	ck_assert_ptr_null(strcasestr(sb.data, "nan\""));
+	ck_assert_ptr_null(strcasestr(sb.data, "inf\""));
+	ck_assert_ptr_null(strstr(sb.data, "=\"-nan"));
+	doc = strbuf_detach(&sb);
+	strbuf_free(&sb);
+	return doc;
+}
+
+static int
+count_substr(const char *hay, const char *needle)
+{
+	int			n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* ---------------------------------------------------------------- the checker checks */
+
+static const struct
+{
+	const char *doc;
+	bool		ok;
+}			xml_cases[] = {
+	{"<a/>", true},
+	{"<?xml version=\"1.0\"?>\n<a x=\"1\"><b>t &amp; &#38; &#x26;</b></a>\n", true},
+	{"<a><b></a></b>", false},
+	{"<a>x < y</a>", false},
+	{"<a>x & y</a>", false},
+	{"<a x=1/>", false},
+	{"<a x=\"1\" x=\"2\"/>", false},
+	{"<a x=\"<\"/>", false},
+	{"<a/><b/>", false},
+	{"<a>", false},
+	{"<a>\x01</a>", false},
+	{"<a>\xff</a>", false},
+};
+
+START_TEST(test_xml_checker)
+{
+	const char *err = xml_error(xml_cases[_i].doc);
+
+	ck_assert_msg((err == NULL) == xml_cases[_i].ok, "case %d: %s", _i, err ? err : "accepted");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- ticks */
+
+static const struct
+{
+	double		lo,
+				hi;
+	int			target;
+	double		first,
+				last,
+				step;
+	int			n;
+}			tick_cases[] = {
+	{0, 947, 5, 0, 1000, 200, 6},
+	{0, 1, 5, 0, 1, 0.2, 6},
+	{0, 100, 5, 0, 100, 20, 6},
+	{0, 101, 5, 0, 150, 50, 4},
+	{-3, 7, 5, -4, 8, 2, 7},
+	{0.3, 0.7, 4, 0.3, 0.7, 0.1, 5},
+	{12, 4.4, 4, 4, 12, 2, 5},	/* reversed bounds */
+	{0, 0, 5, 0, 1, 0.2, 6},	/* empty range */
+	{5, 5, 5, 4.4, 5.6, 0.2, 7},	/* one value */
+	{NAN, NAN, 5, 0, 1, 0.2, 6},
+	{0, INFINITY, 5, 0, 1, 0.2, 6},
+	{-1e308, 1e308, 4, -1e300, 1e300, 5e299, 5},	/* clamped, no overflow */
+	{0, 3.2e-7, 4, 0, 4e-7, 1e-7, 5},
+	{1e9, 1e9 + 1, 4, 999999999.8, 1000000001.2, 0.5, 0},	/* n checked loosely */
+};
+
+START_TEST(test_nice_ticks)
+{
+	double		first,
+				last,
+				step;
+	int			n = chart_nice_ticks(tick_cases[_i].lo, tick_cases[_i].hi, tick_cases[_i].target,
+									 &first, &last, &step);
+	double		tol = tick_cases[_i].step * 1e-6;
+
+	ck_assert_msg(fabs(step - tick_cases[_i].step) <= tol, "case %d: step %g", _i, step);
+	if (tick_cases[_i].n > 0)
+	{
+		ck_assert_msg(fabs(first - tick_cases[_i].first) <= tol, "case %d: first %g", _i, first);
+		ck_assert_msg(fabs(last - tick_cases[_i].last) <= tol, "case %d: last %g", _i, last);
+		ck_assert_int_eq(n, tick_cases[_i].n);
+	}
+	else
+	{
+		ck_assert(first <= tick_cases[_i].lo && last >= tick_cases[_i].hi);
+		ck_assert_int_ge(n, 2);
+		ck_assert_int_le(n, 12);
+	}
+	/* every tick is a 1-2-5 multiple: step / 10^floor(log10(step)) is 1, 2 or 5 */
+	{
+		double		norm = step / pow(10.0, floor(log10(step) + 1e-12));
+
+		ck_assert_msg(fabs(norm - 1) < 1e-9 || fabs(norm - 2) < 1e-9 || fabs(norm - 5) < 1e-9,
+					  "case %d: step %g is not 1-2-5", _i, step);
+	}
+}
+END_TEST
+
+/* ---------------------------------------------------------------- number format */
+
+static const struct
+{
+	double		v;
+	const char *want;
+}			number_cases[] = {
+	{0, "0"},
+	{-0.0, "0"},
+	{0.25, "0.25"},
+	{1, "1"},
+	{1.5, "1.5"},
+	{12.34, "12.3"},
+	{950, "950"},
+	{999.4, "999"},
+	{999.7, "1k"},
+	{1500, "1.5k"},
+	{-1500, "-1.5k"},
+	{12345, "12.3k"},
+	{123456, "123k"},
+	{2e6, "2M"},
+	{2.5e9, "2.5G"},
+	{1e12, "1T"},
+	{999.96e12, "1e15"},
+	{1.5e20, "1.5e20"},
+	{0.001234, "0.00123"},
+	{0.0001, "0.0001"},
+	{1.2e-5, "1.2e-5"},
+	{-3e-7, "-3e-7"},
+	{99.96, "100"},
+	{NAN, "NaN"},
+	{INFINITY, "inf"},
+	{-INFINITY, "-inf"},
+};
+
+START_TEST(test_format_number)
+{
+	char		buf[16];
+
+	chart_format_number(number_cases[_i].v, buf, sizeof(buf));
+	ck_assert_str_eq(buf, number_cases[_i].want);
+}
+END_TEST
+
+/* A decimal-comma locale (when one is installed) changes nothing. */
+START_TEST(test_format_locale)
+{
+	static const char *const locales[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "nl_NL.UTF-8"};
+	char		buf[16];
+	chart	   *c;
+	char	   *doc;
+	int			s;
+
+	for (size_t i = 0; i < sizeof(locales) / sizeof(locales[0]); i++)
+		if (setlocale(LC_ALL, locales[i]) != NULL)
+			break;
+	chart_format_number(1.5, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "1.5");
+	c = chart_new("t", NULL);
+	s = chart_add_series(c, chart_add_panel(c, NULL, 0), "s", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	chart_add_point(c, s, 0.25, 0.125);
+	chart_add_point(c, s, 0.75, 0.375);
+	doc = render_checked(c);
+	ck_assert_ptr_null(strstr(doc, ",5"));
+	free(doc);
+	chart_free(c);
+	setlocale(LC_ALL, "C");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- escaping */
+
+static const struct
+{
+	const char *in;
+	const char *want;
+}			escape_cases[] = {
+	{"plain", "plain"},
+	{"a<b&c>d", "a&lt;b&amp;c&gt;d"},
+	{"\"q\" 'a'", "&quot;q&quot; &apos;a&apos;"},
+	{"tab\there\nnl", "tab here nl"},
+	{"bell\x07", "bell"},
+	{"caf\xC3\xA9 \xE2\x80\x94 \xF0\x9F\x93\x88", "caf\xC3\xA9 \xE2\x80\x94 \xF0\x9F\x93\x88"},
+	{"latin1 \xE9t\xE9", "latin1 \xEF\xBF\xBDt\xEF\xBF\xBD"},
+	{"overlong \xC0\xAF", "overlong \xEF\xBF\xBD\xEF\xBF\xBD"},
+	{"cut \xE2\x80", "cut \xEF\xBF\xBD\xEF\xBF\xBD"},
+	{"nonchar \xEF\xBF\xBE", "nonchar \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},
+	{"surrogate \xED\xA0\x80", "surrogate \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},
+	{"", ""},
+};
+
+START_TEST(test_escape)
+{
+	strbuf		sb;
+
+	strbuf_init(&sb);
+	chart_xml_escape(&sb, escape_cases[_i].in);
+	ck_assert_str_eq(sb.data, escape_cases[_i].want);
+	strbuf_free(&sb);
+}
+END_TEST
+
+/* Hostile text everywhere a caller can put text. */
+START_TEST(test_render_hostile_text)
+{
+	const char *evil = "</text><script>alert(\"x\" & 'y')</script>\x01\xff]]>";
+	chart	   *c = chart_new(evil, evil);
+	int			p = chart_add_panel(c, evil, 0);
+	int			b = chart_add_bar_panel(c, evil, evil);
+	int			s1 = chart_add_series(c, p, evil, CHART_LINE, CHART_LEFT, CHART_AUTO);
+	int			s2 = chart_add_series(c, p, evil, CHART_AREA, CHART_RIGHT, CHART_AUTO);
+	int			s3 = chart_add_series(c, p, evil, CHART_EVENTS, CHART_LEFT, CHART_AUTO);
+	char	   *doc;
+
+	chart_set_x(c, CHART_X_NUMBER, evil);
+	chart_set_y(c, p, CHART_LEFT, evil, evil);
+	chart_set_y(c, p, CHART_RIGHT, evil, evil);
+	for (int i = 0; i < 10; i++)
+	{
+		chart_add_point(c, s1, i, i * i);
+		chart_add_point(c, s2, i, 10 - i);
+		chart_add_point(c, s3, i, i % 3);
+	}
+	chart_add_bar(c, b, evil, 42, evil, CHART_AUTO);
+	doc = render_checked(c);
+	ck_assert_ptr_null(strstr(doc, "<script"));
+	ck_assert_ptr_nonnull(strstr(doc, "&lt;script&gt;alert(&quot;x&quot; &amp; &apos;y&apos;)"));
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- degenerate input */
+
+static void
+degenerate_no_panels(chart *c)
+{
+	(void) c;
+}
+
+static void
+degenerate_no_series(chart *c)
+{
+	chart_add_panel(c, "empty", 0);
+	chart_add_bar_panel(c, "no bars", "%");
+}
+
+static void
+degenerate_no_points(chart *c)
+{
+	int			p = chart_add_panel(c, "p", 0);
+
+	chart_add_series(c, p, "line", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	chart_add_series(c, p, "area", CHART_AREA, CHART_LEFT, CHART_AUTO);
+	chart_add_series(c, p, "events", CHART_EVENTS, CHART_LEFT, CHART_AUTO);
+	chart_add_series(c, p, "right", CHART_STEP, CHART_RIGHT, CHART_AUTO);
+	chart_set_y_log(c, p, CHART_RIGHT, true);
+}
+
+static void
+degenerate_one_point(chart *c)
+{
+	int			p = chart_add_panel(c, "p", 0);
+
+	chart_add_point(c, chart_add_series(c, p, "line", CHART_LINE, CHART_LEFT, 0), 5, 7);
+	chart_add_point(c, chart_add_series(c, p, "area", CHART_AREA, CHART_LEFT, 1), 5, 3);
+	chart_add_point(c, chart_add_series(c, p, "ev", CHART_EVENTS, CHART_LEFT, 2), 5, 1);
+}
+
+static void
+degenerate_all_zero(chart *c)
+{
+	int			p = chart_add_panel(c, "p", 0);
+	int			s = chart_add_series(c, p, "line", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	int			a = chart_add_series(c, p, "area", CHART_AREA, CHART_RIGHT, CHART_AUTO);
+	int			b = chart_add_bar_panel(c, "bars", "%");
+
+	for (int i = 0; i < 5; i++)
+	{
+		chart_add_point(c, s, i, 0);
+		chart_add_point(c, a, i, 0);
+	}
+	chart_add_bar(c, b, "zero", 0, "0 samples", CHART_AUTO);
+	chart_add_bar(c, b, "negative", -5, NULL, CHART_AUTO);
+	chart_add_bar(c, b, "nan", NAN, NULL, CHART_AUTO);
+}
+
+static void
+degenerate_huge(chart *c)
+{
+	int			p = chart_add_panel(c, "p", 0);
+	int			s = chart_add_series(c, p, "line", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	int			r = chart_add_series(c, p, "right", CHART_LINE, CHART_RIGHT, CHART_AUTO);
+	int			b = chart_add_bar_panel(c, "bars", "tps");
+
+	chart_add_point(c, s, 0, 1e300);
+	chart_add_point(c, s, 1, -1e308);
+	chart_add_point(c, s, 2, DBL_MAX);
+	chart_add_point(c, r, 0, 1e-300);
+	chart_add_point(c, r, 1, 4.9e-324);
+	chart_add_bar(c, b, "big", 1e308, "n", CHART_AUTO);
+	chart_add_bar(c, b, "small", 1e-308, "n", CHART_AUTO);
+}
+
+static void
+degenerate_nonfinite(chart *c)
+{
+	int			p = chart_add_panel(c, "p", 0);
+	int			s = chart_add_series(c, p, "line", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	int			a = chart_add_series(c, p, "area", CHART_AREA, CHART_LEFT, CHART_AUTO);
+	int			e = chart_add_series(c, p, "events", CHART_EVENTS, CHART_LEFT, CHART_AUTO);
+
+	chart_add_point(c, s, NAN, 1);
+	chart_add_point(c, s, 1, NAN);
+	chart_add_point(c, s, 2, INFINITY);
+	chart_add_point(c, s, -INFINITY, 3);
+	chart_add_point(c, a, NAN, NAN);
+	chart_add_point(c, e, INFINITY, 4);
+	chart_add_point(c, e, 3, NAN);
+}
+
+static void
+degenerate_unsorted_outside(chart *c)
+{
+	int			p = chart_add_panel(c, "p", 0);
+	int			s = chart_add_series(c, p, "line", CHART_STEP, CHART_LEFT, CHART_AUTO);
+	int			a = chart_add_series(c, p, "area", CHART_AREA, CHART_LEFT, CHART_AUTO);
+	int			e = chart_add_series(c, p, "events", CHART_EVENTS, CHART_LEFT, CHART_AUTO);
+
+	chart_set_x(c, CHART_X_ELAPSED, "t");
+	chart_set_x_range(c, 10, 20);
+	chart_set_y_range(c, p, CHART_LEFT, 0, 5);
+	for (int i = 30; i >= 0; i--)
+	{
+		chart_add_point(c, s, i, i);
+		chart_add_point(c, a, i, -i);
+		chart_add_point(c, e, i, 1);
+	}
+}
+
+static void
+degenerate_log_nonpositive(chart *c)
+{
+	int			p = chart_add_panel(c, "p", 0);
+	int			s = chart_add_series(c, p, "line", CHART_LINE, CHART_LEFT, CHART_AUTO);
+
+	chart_set_y_log(c, p, CHART_LEFT, true);
+	chart_set_y_range(c, p, CHART_LEFT, -5, NAN);
+	chart_add_point(c, s, 0, 0);
+	chart_add_point(c, s, 1, -1);
+	chart_add_point(c, s, 2, 0);
+}
+
+static void
+degenerate_clock_one_x(chart *c)
+{
+	int			p = chart_add_panel(c, "p", 0);
+	int			s = chart_add_series(c, p, "line", CHART_LINE, CHART_LEFT, CHART_AUTO);
+
+	chart_set_x(c, CHART_X_CLOCK, "time");
+	chart_set_x_range(c, 1.7e9, 1.7e9);
+	chart_add_point(c, s, 1.7e9, 1);
+	chart_add_point(c, s, 1.7e9, 2);
+}
+
+static void
+degenerate_tiny_panel(chart *c)
+{
+	int			p = chart_add_panel(c, NULL, 1);	/* too small: the default */
+	int			s = chart_add_series(c, p, NULL, CHART_LINE, CHART_RIGHT, CHART_NCOLOURS + 5);
+
+	chart_set_y_range(c, p, CHART_RIGHT, 3, 3);
+	chart_add_point(c, s, 1, 3);
+	chart_add_point(c, s, 2, 3);
+}
+
+static const struct
+{
+	const char *name;
+	void		(*build) (chart *c);
+}			degenerate_cases[] = {
+	{"no panels", degenerate_no_panels},
+	{"no series", degenerate_no_series},
+	{"no points", degenerate_no_points},
+	{"one point", degenerate_one_point},
+	{"all zero", degenerate_all_zero},
+	{"huge", degenerate_huge},
+	{"non-finite", degenerate_nonfinite},
+	{"unsorted, outside the ranges", degenerate_unsorted_outside},
+	{"log of non-positive", degenerate_log_nonpositive},
+	{"clock, one x", degenerate_clock_one_x},
+	{"tiny panel", degenerate_tiny_panel},
+};
+
+START_TEST(test_degenerate)
+{
+	chart	   *c = chart_new(degenerate_cases[_i].name, _i % 2 ? NULL : "subtitle");
+	char	   *doc;
+
+	degenerate_cases[_i].build(c);
+	doc = render_checked(c);
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+/* One point makes a dot, not an invisible zero-length line. */
+START_TEST(test_one_point_is_a_dot)
+{
+	chart	   *c = chart_new("t", NULL);
+	int			p = chart_add_panel(c, NULL, 0);
+	int			s = chart_add_series(c, p, "s", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	char	   *doc;
+
+	chart_add_point(c, s, 1, 1);
+	chart_add_point(c, s, 2, NAN);
+	chart_add_point(c, s, 3, 5);
+	chart_add_point(c, s, 4, 6);
+	doc = render_checked(c);
+	ck_assert_int_eq(count_substr(doc, "<circle"), 1);
+	ck_assert_int_eq(count_substr(doc, "class=\"line\""), 1);
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- geometry */
+
+static double
+attr_num(const char *el, const char *name)
+{
+	char		key[32];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=\"", name);
+	p = strstr(el, key);
+	ck_assert_ptr_nonnull(p);
+	return strtod(p + strlen(key), NULL);
+}
+
+/* The numbers of the d attribute of the area path titled name. */
+static int
+area_numbers(const char *doc, const char *name, double *out, int max)
+{
+	char		title[128];
+	const char *t,
+			   *start,
+			   *p;
+	int			n = 0;
+
+	snprintf(title, sizeof(title), "<title>%s</title></path>", name);
+	t = strstr(doc, title);
+	ck_assert_ptr_nonnull(t);
+	/* back to the start of that path element */
+	for (start = t; start > doc && strncmp(start, "<path", 5) != 0; start--)
+		;
+	ck_assert_ptr_nonnull(strstr(start, "class=\"area\""));
+	p = strstr(start, " d=\"");
+	ck_assert(p != NULL && p < t);
+	for (p += 4; *p != '"' && n < max;)
+	{
+		char	   *end;
+		double		v;
+
+		if (strchr("MLHVZ ", *p) != NULL)
+		{
+			p++;
+			continue;
+		}
+		v = strtod(p, &end);
+		ck_assert_msg(end != p, "bad path data at \"%.20s\"", p);
+		out[n++] = v;
+		p = end;
+	}
+	return n;
+}
+
+static void
+assert_points(const double *got, int n, const double *want, int nwant, const char *what)
+{
+	ck_assert_msg(n == nwant, "%s: %d numbers, want %d", what, n, nwant);
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(fabs(got[i] - want[i]) <= 0.051, "%s: number %d is %g, want %g",
+					  what, i, got[i], want[i]);
+}
+
+/*
+ * Two stacked series on fixed ranges: A = 30, 50 and B = 20, 50 at x = 0,
+ * 10 of 0..100 % -- B sits on A and tops out at the plot's top edge.
+ */
+START_TEST(test_stacked_two_series)
+{
+	chart	   *c = chart_new("stack", NULL);
+	int			p = chart_add_panel(c, NULL, 200);
+	int			a = chart_add_series(c, p, "A", CHART_AREA, CHART_LEFT, CHART_AUTO);
+	int			b = chart_add_series(c, p, "B", CHART_AREA, CHART_LEFT, CHART_AUTO);
+	char	   *doc;
+	const char *plot;
+	double		px,
+				py,
+				pw,
+				ph,
+				got[32];
+	int			n;
+
+	chart_set_x_range(c, 0, 10);
+	chart_set_y_range(c, p, CHART_LEFT, 0, 100);
+	chart_add_point(c, a, 0, 30);
+	chart_add_point(c, a, 10, 50);
+	chart_add_point(c, b, 0, 20);
+	chart_add_point(c, b, 10, 50);
+	doc = render_checked(c);
+
+	plot = strstr(doc, "<rect class=\"plot\"");
+	ck_assert_ptr_nonnull(plot);
+	px = attr_num(plot, "x");
+	py = attr_num(plot, "y");
+	pw = attr_num(plot, "width");
+	ph = attr_num(plot, "height");
+	ck_assert(pw > 100 && ph == 200);
+
+	{
+		/* A: top edge forward, then the baseline back */
+		double		want[] = {px, py + ph * 0.7, px + pw, py + ph * 0.5,
+			px + pw, py + ph, px, py + ph};
+
+		n = area_numbers(doc, "A", got, 32);
+		assert_points(got, n, want, 8, "A");
+	}
+	{
+		/* B: its top (A + B) forward, then A's top back */
+		double		want[] = {px, py + ph * 0.5, px + pw, py,
+			px + pw, py + ph * 0.5, px, py + ph * 0.7};
+
+		n = area_numbers(doc, "B", got, 32);
+		assert_points(got, n, want, 8, "B");
+	}
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+/* A series without a point at some x counts 0 there; the union of the x values is the grid. */
+START_TEST(test_stacked_union_grid)
+{
+	chart	   *c = chart_new("stack", NULL);
+	int			p = chart_add_panel(c, NULL, 100);
+	int			a = chart_add_series(c, p, "A", CHART_AREA, CHART_LEFT, CHART_AUTO);
+	int			b = chart_add_series(c, p, "B", CHART_AREA, CHART_LEFT, CHART_AUTO);
+	char	   *doc;
+	const char *plot;
+	double		px,
+				py,
+				pw,
+				ph,
+				got[32];
+	int			n;
+
+	chart_set_x_range(c, 0, 2);
+	chart_set_y_range(c, p, CHART_LEFT, 0, 10);
+	chart_add_point(c, a, 0, 2);
+	chart_add_point(c, a, 1, 4);
+	chart_add_point(c, a, 2, 2);
+	chart_add_point(c, b, 2, 5);	/* out of order on purpose */
+	chart_add_point(c, b, 0, 5);
+	doc = render_checked(c);
+	plot = strstr(doc, "<rect class=\"plot\"");
+	px = attr_num(plot, "x");
+	py = attr_num(plot, "y");
+	pw = attr_num(plot, "width");
+	ph = attr_num(plot, "height");
+	{
+		double		want[] = {px, py + ph * 0.3, px + pw / 2, py + ph * 0.6, px + pw, py + ph * 0.3,
+			px + pw, py + ph * 0.8, px + pw / 2, py + ph * 0.6, px, py + ph * 0.8};
+
+		n = area_numbers(doc, "B", got, 32);
+		assert_points(got, n, want, 12, "B");
+	}
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- legend, axes, labels */
+
+START_TEST(test_legend_once_each)
+{
+	static const char *const names[] = {"tps", "p50", "p99", "IO:WALSync", "CPU", "failures"};
+	static const chart_style styles[] = {CHART_LINE, CHART_LINE, CHART_STEP, CHART_AREA,
+	CHART_AREA, CHART_EVENTS};
+	chart	   *c = chart_new("legend", NULL);
+	int			p1 = chart_add_panel(c, "one", 0);
+	int			p2 = chart_add_panel(c, "two", 0);
+	char	   *doc;
+
+	for (int i = 0; i < 6; i++)
+	{
+		int			s = chart_add_series(c, i < 3 ? p1 : p2, names[i], styles[i],
+										 CHART_LEFT, CHART_AUTO);
+
+		for (int x = 0; x < 20; x++)
+			chart_add_point(c, s, x, x % 4 + i);
+	}
+	doc = render_checked(c);
+	ck_assert_int_eq(count_substr(doc, "class=\"legend\""), 6);
+	for (int i = 0; i < 6; i++)
+	{
+		char		want[64];
+
+		snprintf(want, sizeof(want), "class=\"legend\">%s</text>", names[i]);
+		ck_assert_msg(count_substr(doc, want) == 1, "legend entry %s", names[i]);
+	}
+	/* areas are listed top of the stack first */
+	ck_assert(strstr(doc, ">CPU</text>") < strstr(doc, ">IO:WALSync</text>"));
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+/* A right axis gets as many intervals as the left one, so its ticks sit on the gridlines. */
+START_TEST(test_right_axis_aligned)
+{
+	chart	   *c = chart_new("axes", NULL);
+	int			p = chart_add_panel(c, NULL, 0);
+	int			l = chart_add_series(c, p, "tps", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	int			r = chart_add_series(c, p, "lag", CHART_LINE, CHART_RIGHT, CHART_AUTO);
+	char	   *doc;
+
+	chart_set_y(c, p, CHART_LEFT, "throughput", "tps");
+	chart_set_y(c, p, CHART_RIGHT, "lag", "ms");
+	chart_add_point(c, l, 0, 0);
+	chart_add_point(c, l, 1, 947);
+	chart_add_point(c, r, 0, 0);
+	chart_add_point(c, r, 1, 37);
+	doc = render_checked(c);
+	/* left 0..1000 by 200: five intervals; right 0..50 by 10 */
+	ck_assert_ptr_nonnull(strstr(doc, ">1000</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">800</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">50</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">40</text>"));
+	ck_assert_ptr_null(strstr(doc, ">60</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">throughput (tps)</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">lag (ms)</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">lag (right)</text>"));
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+START_TEST(test_tick_labels)
+{
+	chart	   *c = chart_new("labels", NULL);
+	int			p = chart_add_panel(c, NULL, 0);
+	int			q = chart_add_panel(c, NULL, 0);
+	int			s = chart_add_series(c, p, "big", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	int			t = chart_add_series(c, q, "small", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	char	   *doc;
+
+	chart_set_x(c, CHART_X_ELAPSED, "time since start");
+	chart_set_x_range(c, 0, 3600);
+	chart_add_point(c, s, 0, 0);
+	chart_add_point(c, s, 3600, 2.4e6);
+	chart_add_point(c, t, 0, 0);
+	chart_add_point(c, t, 3600, 0.7);
+	doc = render_checked(c);
+	/* compact y labels with one suffix per axis, and fixed decimals */
+	ck_assert_ptr_nonnull(strstr(doc, ">0.5M</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">2.5M</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">0.6</text>"));
+	/* elapsed time on x, once: under the last panel only */
+	ck_assert_int_eq(count_substr(doc, ">10m</text>"), 1);
+	ck_assert_int_eq(count_substr(doc, ">1h</text>"), 1);
+	ck_assert_int_eq(count_substr(doc, ">time since start</text>"), 1);
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+START_TEST(test_clock_labels)
+{
+	chart	   *c = chart_new("clock", NULL);
+	int			p = chart_add_panel(c, NULL, 0);
+	int			s = chart_add_series(c, p, "s", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	char	   *doc;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	chart_set_x(c, CHART_X_CLOCK, "time");
+	chart_add_point(c, s, 1718280000, 1);	/* 12:00:00 UTC */
+	chart_add_point(c, s, 1718280000 + 1200, 2);
+	doc = render_checked(c);
+	ck_assert_ptr_nonnull(strstr(doc, ">12:00</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">12:10</text>"));
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+START_TEST(test_log_axis)
+{
+	chart	   *c = chart_new("log", NULL);
+	int			p = chart_add_panel(c, NULL, 0);
+	int			s = chart_add_series(c, p, "s", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	char	   *doc;
+
+	chart_set_y_log(c, p, CHART_LEFT, true);
+	chart_add_point(c, s, 1, 1.5);
+	chart_add_point(c, s, 2, 0);	/* a gap on a log axis */
+	chart_add_point(c, s, 3, 180);
+	doc = render_checked(c);
+	ck_assert_ptr_nonnull(strstr(doc, ">1</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">10</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">200</text>"));
+	ck_assert_ptr_null(strstr(doc, ">0</text>"));
+	ck_assert_int_eq(count_substr(doc, "<circle"), 2);
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+/* Events close together merge into one marker labelled with their total. */
+START_TEST(test_events)
+{
+	chart	   *c = chart_new("events", NULL);
+	int			p = chart_add_panel(c, NULL, 0);
+	int			s = chart_add_series(c, p, "tps", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	int			e = chart_add_series(c, p, "failures", CHART_EVENTS, CHART_LEFT, CHART_VERMILLION);
+	char	   *doc;
+
+	chart_set_x_range(c, 0, 1000);
+	chart_add_point(c, s, 0, 10);
+	chart_add_point(c, s, 1000, 10);
+	chart_add_point(c, e, 100, 2);
+	chart_add_point(c, e, 101, 3);
+	chart_add_point(c, e, 500, 7);
+	chart_add_point(c, e, 700, 0);	/* no event */
+	doc = render_checked(c);
+	ck_assert_ptr_nonnull(strstr(doc, ">5</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">7</text>"));
+	ck_assert_int_eq(count_substr(doc, "l-4.5 8H"), 2);
+	ck_assert_ptr_nonnull(strstr(doc, "fill=\"#D55E00\""));
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+START_TEST(test_bars)
+{
+	chart	   *c = chart_new("bars", NULL);
+	int			b = chart_add_bar_panel(c, "profile", "%");
+	int			n = chart_add_bar_panel(c, "counts", "samples");
+	char	   *doc;
+	const char *big,
+			   *half;
+
+	chart_add_bar(c, b, "CPU", 60, "600 samples", CHART_AUTO);
+	chart_add_bar(c, b, "IO:WALSync", 30, "300 samples", CHART_AUTO);
+	chart_add_bar(c, b, "rare", 0.01, NULL, CHART_GREY);
+	chart_add_bar(c, n, "x", 1500, NULL, CHART_AUTO);
+	doc = render_checked(c);
+	ck_assert_ptr_nonnull(strstr(doc, ">60.0%<tspan"));
+	ck_assert_ptr_nonnull(strstr(doc, ">600 samples</tspan>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">&lt;0.1%</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">1.5k samples</text>"));
+	/* bars are as long as their value: the second half the first */
+	big = strstr(doc, "<rect class=\"bar\"");
+	ck_assert_ptr_nonnull(big);
+	half = strstr(big + 1, "<rect class=\"bar\"");
+	ck_assert_ptr_nonnull(half);
+	ck_assert(fabs(attr_num(half, "width") * 2 - attr_num(big, "width")) < 0.2);
+	/* colours: auto from the start of the palette, grey on request */
+	ck_assert_ptr_nonnull(strstr(big, "fill=\"#0072B2\""));
+	ck_assert_ptr_nonnull(strstr(half, "fill=\"#E69F00\""));
+	ck_assert_ptr_nonnull(strstr(doc, "fill=\"#BBBBBB\""));
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+/* Long labels are cut with an ellipsis, never mid-character. */
+START_TEST(test_truncation)
+{
+	char		longname[400];
+	chart	   *c = chart_new("t", NULL);
+	int			p = chart_add_panel(c, NULL, 0);
+	char	   *doc;
+
+	longname[0] = '\0';
+	for (int i = 0; i < 60; i++)
+		strcat(longname, "\xC3\xA9\xE2\x82\xAC");	/* é€: 2 + 3 bytes */
+	chart_add_point(c, chart_add_series(c, p, longname, CHART_LINE, CHART_LEFT, 0), 1, 1);
+	doc = render_checked(c);
+	ck_assert_ptr_nonnull(strstr(doc, "\xE2\x80\xA6</text>"));
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- size and speed */
+
+/*
+ * 100k points per series: the lines are drawn with a few points per pixel
+ * column and the stack is thinned to one column per pixel, so the document
+ * stays small, and the work is linear (a quadratic pass would hit the
+ * test timeout).
+ */
+START_TEST(test_many_points)
+{
+	chart	   *c = chart_new("big", NULL);
+	int			p = chart_add_panel(c, NULL, 0);
+	int			q = chart_add_panel(c, NULL, 0);
+	int			l = chart_add_series(c, p, "line", CHART_LINE, CHART_LEFT, CHART_AUTO);
+	int			u = chart_add_series(c, p, "unsorted", CHART_STEP, CHART_RIGHT, CHART_AUTO);
+	int			e = chart_add_series(c, p, "events", CHART_EVENTS, CHART_LEFT, CHART_AUTO);
+	int			a[3];
+	char	   *doc;
+	size_t		len;
+	clock_t		t0 = clock();
+
+	for (int k = 0; k < 3; k++)
+		a[k] = chart_add_series(c, q, k == 0 ? "a0" : k == 1 ? "a1" : "a2", CHART_AREA,
+								CHART_LEFT, CHART_AUTO);
+	for (int i = 0; i < 100000; i++)
+	{
+		double		x = i * 0.01;
+
+		chart_add_point(c, l, x, sin(i * 0.001) * 100 + (i % 7));
+		chart_add_point(c, u, (99999 - i) * 0.01, i % 13);
+		if (i % 3 == 0)
+			chart_add_point(c, e, x, 1);
+		for (int k = 0; k < 3; k++)
+			chart_add_point(c, a[k], x, 10 + k + (i % 5));
+	}
+	doc = render_checked(c);
+	len = strlen(doc);
+	ck_assert_msg(len < 400000, "document of %zu bytes", len);
+	ck_assert_msg((double) (clock() - t0) / CLOCKS_PER_SEC < 20, "too slow");
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- misuse */
+
+static void
+bad_series(void)
+{
+	chart	   *c = chart_new("t", NULL);
+
+	msg_set_progname("/usr/bin/pgtempo-bench");
+	chart_add_point(c, 5, 1, 1);
+}
+
+static void
+bad_panel(void)
+{
+	chart	   *c = chart_new("t", NULL);
+	int			b = chart_add_bar_panel(c, "bars", NULL);
+
+	msg_set_progname("/usr/bin/pgtempo-waits");
+	chart_add_series(c, b, "s", CHART_LINE, CHART_LEFT, CHART_AUTO);
+}
+
+static const struct
+{
+	void		(*fn) (void);
+	const char *want;
+}			abort_cases[] = {
+	{bad_series, "pgtempo-bench: error: chart: series 5 does not exist\n"},
+	{bad_panel, "pgtempo-waits: error: chart: time panel 0 does not exist\n"},
+};
+
+START_TEST(test_misuse_aborts)
+{
+	char		err[256];
+	int			status;
+
+	status = unit_run_in_child(abort_cases[_i].fn, err, sizeof(err));
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+				  "child did not abort (status %d)", status);
+	ck_assert_str_eq(err, abort_cases[_i].want);
+}
+END_TEST
+
+#define N(a) ((int) (sizeof(a) / sizeof((a)[0])))
+
+static Suite *
+chart_suite(void)
+{
+	Suite	   *s = suite_create("chart");
+	TCase	   *tc;
+
+	tc = tcase_create("pieces");
+	tcase_add_loop_test(tc, test_xml_checker, 0, N(xml_cases));
+	tcase_add_loop_test(tc, test_nice_ticks, 0, N(tick_cases));
+	tcase_add_loop_test(tc, test_format_number, 0, N(number_cases));
+	tcase_add_test(tc, test_format_locale);
+	tcase_add_loop_test(tc, test_escape, 0, N(escape_cases));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("render");
+	tcase_add_test(tc, test_render_hostile_text);
+	tcase_add_loop_test(tc, test_degenerate, 0, N(degenerate_cases));
+	tcase_add_test(tc, test_one_point_is_a_dot);
+	tcase_add_test(tc, test_stacked_two_series);
+	tcase_add_test(tc, test_stacked_union_grid);
+	tcase_add_test(tc, test_legend_once_each);
+	tcase_add_test(tc, test_right_axis_aligned);
+	tcase_add_test(tc, test_tick_labels);
+	tcase_add_test(tc, test_clock_labels);
+	tcase_add_test(tc, test_log_axis);
+	tcase_add_test(tc, test_events);
+	tcase_add_test(tc, test_bars);
+	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_many_points);
+	tcase_add_loop_test(tc, test_misuse_aborts, 0, N(abort_cases));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_run(chart_suite());
+}
