@@ -14,6 +14,8 @@
 #
 # A throwaway cluster is started on 127.0.0.1 (as the user pgtempo-test
 # when run as root, as PostgreSQL refuses to run as root) and removed.
+# The load average is printed before and after each part: anything else
+# running on the machine shows up in the numbers (tps most of all).
 #
 # usage: bench/waits.sh [RUNS [SECONDS]]     (defaults 5 and 10)
 # env:   OURS (the pgtempo-waits binary), PG_BINDIR, CLIENTS (pgbench -c, default
@@ -90,6 +92,11 @@ for k in sys.argv[2].split("."):
 print("" if d is None else d)' "$1" "$2"
 }
 
+# The 1, 5 and 15 minute load averages.
+loadavg() {
+	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'
+}
+
 echo "server:    $("$bindir/postgres" -V) on 127.0.0.1:$port, $(nproc 2>/dev/null || echo '?') CPUs"
 echo "sampler:   $ours ($("$ours" -V))"
 "$bindir/pgbench" -i -q -s "$scale" >"$tmp/init.log" 2>&1 || { cat "$tmp/init.log" >&2; die "pgbench -i failed"; }
@@ -97,6 +104,7 @@ echo "sampler:   $ours ($("$ours" -V))"
 # ---------------------------------------------------------------- 1 and 2: the cost at 100 Hz
 echo
 echo "pgbench -S -c $clients -j $clients -T $secs, $runs runs each, sampler off and on (-i 10ms), alternating"
+echo "load average before: $(loadavg)"
 tps() {
 	sed -n 's/^tps = \([0-9.]*\) .*/\1/p' | head -n 1
 }
@@ -129,10 +137,11 @@ if grep -q . "$tmp/bcpu"; then
 fi
 printf '%-44s %12s\n' "missed ticks while pgbench ran (total)" \
 	"$(awk '{ s += $1 } END { print s + 0 }' "$tmp/missed")"
+echo "load average after: $(loadavg)"
 
 # ---------------------------------------------------------------- 3: the highest sustained rate
 echo
-echo "sample rate over TCP loopback, idle server, 3 s per rate"
+echo "sample rate over TCP loopback, idle server, 3 s per rate (load average before: $(loadavg))"
 printf '%10s %12s %10s %10s %12s\n' "interval" "target/s" "achieved/s" "missed %" "p99 ms"
 best=0
 for iv in 1000 500 333 250 200 167 143 125 111 100 83 71 62 50; do
@@ -153,3 +162,6 @@ done
 printf '%-44s %12s   (target >= 3000)\n' "highest sustained rate, samples/s" "$best"
 printf '%-44s %12.0f\n' "rate with no pause between samples, /s" "$(json_field "$tmp/flat.json" health.rate_hz)"
 printf '%-44s %12.1f\n' "  sampler CPU per sample there, us" "$(json_field "$tmp/flat.json" health.cpu_us_per_sample)"
+printf '%-44s %12s\n' "  its server backend's there, us" \
+	"$(json_field "$tmp/flat.json" health.backend_cpu_us_per_sample)"
+echo "load average after: $(loadavg)"

@@ -12,6 +12,8 @@
 #ifndef PGTEMPO_MSG_H
 #define PGTEMPO_MSG_H
 
+#include <stdbool.h>
+
 #define MSG_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
 void		msg_set_progname(const char *argv0);
@@ -27,5 +29,8 @@ void		msg_info(const char *fmt, ...) MSG_PRINTF(1, 2);
 void		msg_fatal(const char *fmt, ...) MSG_PRINTF(1, 2) __attribute__((noreturn));
 /* "Try "prog --help" for more information." */
 void		msg_try_help(void);
+
+/* Flush stdout; false, after "could not write to standard output", on a write error. */
+bool		msg_flush_stdout(void);
 
 #endif

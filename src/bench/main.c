@@ -23,6 +23,7 @@
 #include "pgtempo/parse.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
+#include "report.h"
 #include "runner.h"
 #include "setup.h"
 
@@ -370,9 +371,8 @@ check_log_options(bench_settings *s)
 		msg_error("--aggregate-per-script is allowed only with --aggregate-interval");
 	else if (s->progress_percentiles && s->progress == 0)
 		msg_error("--progress-percentiles is allowed only under --progress");
-	else if (s->json_path != NULL && s->hist_path != NULL && strcmp(s->json_path, "-") == 0 &&
-			 strcmp(s->hist_path, "-") == 0)
-		msg_error("--json and --latency-histogram cannot both write to standard output");
+	else if (report_stdout_outputs(s) > 1)
+		msg_error("only one of --json, --latency-histogram and --chart can write to standard output");
 	else
 	{
 		if (s->log_prefix == NULL)
@@ -596,10 +596,13 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 				break;
 			case OPT_MAX_TRIES:
 				{
-					int			n = atoi(optarg);
+					int64_t		n;
+					char	   *cause = NULL;
 
-					if (n < 0)
+					/* strict: pgbench's atoi() takes "abc" as 0, no limit at all */
+					if (!parse_int64(optarg, "--max-tries", 0, INT_MAX, &n, &cause))
 					{
+						free(cause);
 						msg_error("invalid number of maximum tries: \"%s\"", optarg);
 						return PARSE_ERROR;
 					}

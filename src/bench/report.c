@@ -31,10 +31,22 @@ static const char *const query_modes[] = {"simple", "extended", "prepared"};
 
 static const double default_percentiles[] = {50, 90, 99, 99.9};
 
+int
+report_stdout_outputs(const bench_settings *s)
+{
+	const char *paths[] = {s->json_path, s->hist_path, s->chart_path};
+	int			n = 0;
+
+	for (int i = 0; i < 3; i++)
+		if (paths[i] != NULL && strcmp(paths[i], "-") == 0)
+			n++;
+	return n;
+}
+
 FILE *
 report_stream(const bench_settings *s)
 {
-	return s->json_path != NULL && strcmp(s->json_path, "-") == 0 ? stderr : stdout;
+	return report_stdout_outputs(s) > 0 ? stderr : stdout;
 }
 
 int

@@ -46,7 +46,10 @@ typedef struct report_progress_point
 	double		max_ms;			/* the highest bucket's midpoint */
 } report_progress_point;
 
-/* Where the text report goes: stderr when --json=- takes stdout. */
+/* How many of --json, --latency-histogram and --chart are "-" (stdout). */
+int			report_stdout_outputs(const bench_settings *s);
+
+/* Where the text report goes: stderr when one of them takes stdout. */
 FILE	   *report_stream(const bench_settings *s);
 
 /* The percentiles to report: --percentiles, or 50, 90, 99 and 99.9. */

@@ -2113,6 +2113,8 @@ runner_run(bench_settings *s)
 		}
 	}
 
+	if (!msg_flush_stdout() && status == 0)
+		status = 1;
 	if (s->chart_path != NULL && r.have_rep)
 	{
 		if (!bench_chart_write(s, s->command_line, r.chart_pts, r.nchart, &cause))

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "pgtempo/clock.h"
+#include "pgtempo/fmt.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
@@ -98,73 +99,6 @@ struct txlog
 	size_t		len;
 	char		buf[TXLOG_BUF_SIZE];
 };
-
-static const char digit_pairs[] =
-"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-"8081828384858687888990919293949596979899";
-
-static const uint64_t pow10_table[20] = {
-	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000),
-	UINT64_C(100000), UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000),
-	UINT64_C(1000000000), UINT64_C(10000000000), UINT64_C(100000000000),
-	UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
-	UINT64_C(1000000000000000), UINT64_C(10000000000000000),
-	UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
-	UINT64_C(10000000000000000000)
-};
-
-/* The number of decimal digits of v (1 for 0). */
-static inline int
-ndigits(uint64_t v)
-{
-	uint64_t	x = v | 1;
-
-	/* log10(2) ~ 1233/4096: a guess from the bit length, one short at most */
-	int			t = ((64 - __builtin_clzll(x)) * 1233) >> 12;
-
-	return t + (x >= pow10_table[t]);
-}
-
-/*
- * Write v in decimal at p; return the end.  The digits are written in
- * place from the end, two at a time: about a tenth of what snprintf
- * costs for the same number.
- */
-static inline char *
-put_u64(char *p, uint64_t v)
-{
-	char	   *end = p + ndigits(v);
-	char	   *q = end;
-
-	while (v >= 100)
-	{
-		unsigned	r = (unsigned) (v % 100);
-
-		v /= 100;
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * r, 2);
-	}
-	if (v >= 10)
-	{
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * v, 2);
-	}
-	else
-		*--q = (char) ('0' + v);
-	return end;
-}
-
-static inline char *
-put_i64(char *p, int64_t v)
-{
-	if (v < 0)
-	{
-		*p++ = '-';
-		return put_u64(p, 0 - (uint64_t) v);
-	}
-	return put_u64(p, (uint64_t) v);
-}
 
 /* Nanoseconds to whole microseconds, rounded to the nearest. */
 static inline uint64_t
@@ -334,12 +268,12 @@ agg_emit(txlog *l)
 		if (l->with_other)
 		{
 			*p++ = ' ';
-			p = put_i64(p, l->detailed ? a->other : 0);
+			p = fmt_i64(p, l->detailed ? a->other : 0);
 		}
 		if (l->per_script)
 		{
 			*p++ = ' ';
-			p = put_i64(p, i);
+			p = fmt_i64(p, i);
 		}
 		*p++ = '\n';
 		line_end(l, p);
@@ -469,15 +403,15 @@ txlog_tx(txlog *l, int client_id, int64_t tx_no, int script_no, stats_outcome ou
 		return;
 	}
 
-	p = put_i64(p, client_id);
+	p = fmt_i64(p, client_id);
 	*p++ = ' ';
 	/* pgbench counts the transaction it logs: the first one is 1 */
-	p = put_i64(p, tx_no + 1);
+	p = fmt_i64(p, tx_no + 1);
 	*p++ = ' ';
 	switch (outcome)
 	{
 		case STATS_OK:
-			p = put_u64(p, ns_to_us(latency_ns));
+			p = fmt_u64(p, ns_to_us(latency_ns));
 			break;
 		case STATS_SKIPPED:
 			memcpy(p, "skipped", 7);
@@ -509,7 +443,7 @@ txlog_tx(txlog *l, int client_id, int64_t tx_no, int script_no, stats_outcome ou
 			break;
 	}
 	*p++ = ' ';
-	p = put_i64(p, script_no);
+	p = fmt_i64(p, script_no);
 	*p++ = ' ';
 	epoch_us = (int64_t) now_ns + l->epoch_shift_ns > 0
 		? ((uint64_t) ((int64_t) now_ns + l->epoch_shift_ns)) / NS_PER_US : 0;
@@ -517,23 +451,23 @@ txlog_tx(txlog *l, int client_id, int64_t tx_no, int script_no, stats_outcome ou
 	if (sec != l->sec || l->sec_len == 0)
 	{
 		l->sec = sec;
-		l->sec_len = (size_t) (put_u64(l->sec_str, sec) - l->sec_str);
+		l->sec_len = (size_t) (fmt_u64(l->sec_str, sec) - l->sec_str);
 	}
 	/* a fixed-size copy is a few moves; the line has room to spare */
 	memcpy(p, l->sec_str, sizeof(l->sec_str));
 	p += l->sec_len;
 	*p++ = ' ';
-	p = put_u64(p, epoch_us - sec * 1000000);
+	p = fmt_u64(p, epoch_us - sec * 1000000);
 	/* as pgbench: no lag unless the transaction succeeded, no retries if it never ran */
 	if (l->with_lag)
 	{
 		*p++ = ' ';
-		p = put_u64(p, outcome == STATS_OK ? ns_to_us(lag_ns) : 0);
+		p = fmt_u64(p, outcome == STATS_OK ? ns_to_us(lag_ns) : 0);
 	}
 	if (l->with_retries)
 	{
 		*p++ = ' ';
-		p = put_u64(p, outcome == STATS_SKIPPED ? 0 : retries);
+		p = fmt_u64(p, outcome == STATS_SKIPPED ? 0 : retries);
 	}
 	*p++ = '\n';
 	line_end(l, p);

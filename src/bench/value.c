@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pgtempo/fmt.h"
 #include "pgtempo/xalloc.h"
 
 /* -(double) INT64_MIN: the first double above the int64 range. */
@@ -272,7 +273,10 @@ value_format(const value *v, char *buf, size_t size)
 			snprintf(buf, size, "%s", v->u.b ? "true" : "false");
 			break;
 		case VAL_INT:
-			snprintf(buf, size, "%" PRId64, v->u.i);
+			if (size > FMT_INT64_MAX)
+				*fmt_i64(buf, v->u.i) = '\0';	/* a parameter per transaction: no snprintf */
+			else
+				snprintf(buf, size, "%" PRId64, v->u.i);
 			break;
 		case VAL_DOUBLE:
 			value_format_double(v->u.d, false, buf, size);

@@ -83,6 +83,15 @@ vars_new(void)
 }
 
 /* Free a table and every variable in it. */
+/* Forget a variable's string (it lives in v->small or on the heap). */
+static void
+drop_string(var *v)
+{
+	if (v->svalue != v->small)
+		free(v->svalue);
+	v->svalue = NULL;
+}
+
 void
 vars_free(vars *vs)
 {
@@ -95,7 +104,7 @@ vars_free(vars *vs)
 		if (v != NULL)
 		{
 			free(v->name);
-			free(v->svalue);
+			drop_string(v);
 			free(v);
 		}
 	}
@@ -122,7 +131,13 @@ vars_copy(const vars *vs)
 			var		   *c = xmalloc(sizeof(*c));
 
 			c->name = xstrdup(v->name);
-			c->svalue = v->svalue != NULL ? xstrdup(v->svalue) : NULL;
+			if (v->svalue == v->small)
+			{
+				memcpy(c->small, v->small, sizeof(c->small));
+				c->svalue = c->small;
+			}
+			else
+				c->svalue = v->svalue != NULL ? xstrdup(v->svalue) : NULL;
 			c->val = v->val;
 			copy->slots[i] = c;
 		}
@@ -198,7 +213,7 @@ vars_set_string(vars *vs, const char *context, const char *name, const char *s, 
 		return false;
 	/* copy first: s may be the variable's own string */
 	copy = xstrdup(s);
-	free(v->svalue);
+	drop_string(v);
 	v->svalue = copy;
 	v->val.type = VAL_NONE;
 	return true;
@@ -212,8 +227,7 @@ vars_set_value(vars *vs, const char *context, const char *name, const value *val
 
 	if (v == NULL)
 		return false;
-	free(v->svalue);
-	v->svalue = NULL;
+	drop_string(v);
 	v->val = *val;
 	return true;
 }
@@ -247,7 +261,13 @@ vars_get_string(vars *vs, var *v)
 		char		buf[VALUE_TEXT_SIZE];
 
 		value_format(&v->val, buf, sizeof(buf));
-		v->svalue = xstrdup(buf);
+		if (strlen(buf) < sizeof(v->small))
+		{
+			memcpy(v->small, buf, strlen(buf) + 1);
+			v->svalue = v->small;
+		}
+		else
+			v->svalue = xstrdup(buf);
 	}
 	return v->svalue;
 }

@@ -20,6 +20,7 @@ typedef struct var
 	char	   *name;
 	char	   *svalue;			/* the string, or NULL until needed */
 	value		val;			/* VAL_NONE until converted */
+	char		small[24];		/* svalue of a number: no allocation per \set */
 } var;
 
 vars	   *vars_new(void);

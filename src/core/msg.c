@@ -188,3 +188,18 @@ msg_try_help(void)
 	fprintf(stderr, "Try \"%s --help\" for more information.\n", progname);
 	fflush(stderr);
 }
+
+/*
+ * Flush standard output and check that everything written to it arrived
+ * (a full disk under a cron job's redirect); false after an error message.
+ */
+bool
+msg_flush_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+	{
+		msg_error("could not write to standard output: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}

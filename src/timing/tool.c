@@ -156,7 +156,8 @@ tool_run(const timing_settings *s)
 			   r.signo);
 	if (r.cross_backwards)
 		msg_error("Detected clock going backwards across CPUs.");
-	fflush(stdout);
+	if (!msg_flush_stdout() && r.exit_status == 0)
+		r.exit_status = 1;
 
 	for (int i = 0; i < r.npasses; i++)
 		free(r.passes[i]);

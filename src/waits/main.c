@@ -288,7 +288,7 @@ bad_value:
 	msg_error("%s", cause);
 	free(cause);
 usage_error:
-	msg_try_help();
+	msg_hint("Try \"%s --help\" for more information.", msg_progname());
 	return PARSE_ERROR;
 }
 

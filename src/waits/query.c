@@ -21,6 +21,11 @@ const char	query_pws_probe_sql[] =
 const char	query_wait_events_sql[] =
 "SELECT type, name, description FROM pg_catalog.pg_wait_events";
 
+/* pg_roles, not pg_authid: every user may read it */
+const char	query_names_sql[] =
+"SELECT 'd'::text, oid, datname::text FROM pg_catalog.pg_database"
+" UNION ALL SELECT 'u'::text, oid, rolname::text FROM pg_catalog.pg_roles";
+
 /* What a server of this version has, so the SQL asks for no column it lacks. */
 void
 query_caps_init(query_caps *c, int server_version)
@@ -33,7 +38,22 @@ query_caps_init(query_caps *c, int server_version)
 	c->wait_events_view = server_version >= 170000;
 }
 
-/* The backend type of pg_stat_activity row "a" (all rows were client backends before 10). */
+/* Number the parameters of the filters in use, in the documented order. */
+void
+query_number_params(const query_opts *o, query_params *p)
+{
+	int			n = 0;
+
+	p->pids = o->pids ? ++n : 0;
+	p->dbs = o->dbs ? ++n : 0;
+	p->users = o->users ? ++n : 0;
+	p->apps = o->apps ? ++n : 0;
+	p->backend_types = o->backend_types ? ++n : 0;
+	p->query_len = o->query_text ? ++n : 0;
+	p->n = n;
+}
+
+/* The backend type of activity row "a" (all rows were client backends before 10). */
 static const char *
 backend_type_expr(const query_caps *c)
 {
@@ -41,84 +61,130 @@ backend_type_expr(const query_caps *c)
 }
 
 /*
- * The session context columns (backend_start .. application_name, and
- * client_addr, state) from pg_stat_activity "a".
+ * The session context columns (backend_start .. client_addr, and state)
+ * of activity row "a"; without with_addr, client_addr is NULL.
  */
 static void
 context_columns(strbuf *sb, const query_caps *c, bool with_addr)
 {
 	strbuf_printf(sb,
-				  " a.backend_start, %s, a.datname::text, a.usename::text,"
-				  " a.application_name, %s, a.state,",
-				  backend_type_expr(c),
-				  with_addr ? "a.client_addr::text" : "NULL::text");
-}
-
-/* query_id, leader_pid, blockers, hidden and query text of activity row "a". */
-static void
-activity_tail_columns(strbuf *sb, const query_caps *c, const char *wait_type)
-{
-	strbuf_printf(sb,
-				  " %s, %s,"
-				  " CASE WHEN %s = 'Lock' THEN pg_catalog.pg_blocking_pids(a.pid) END,"
-				  " a.query = '<insufficient privilege>',"
-				  " CASE WHEN $7::int4 > 0 THEN left(a.query, $7::int4) END,",
-				  c->query_id ? "a.query_id" : "NULL::int8",
-				  c->leader_pid ? "a.leader_pid" : "NULL::int4",
-				  wait_type);
+				  " a.backend_start, %s, a.datid, a.usesysid, a.application_name, %s, a.state,",
+				  backend_type_expr(c), with_addr ? "a.client_addr" : "NULL::inet");
 }
 
 /*
- * The filters, all parameters; pid_expr is the pid column to filter on.
- * A NULL array means no filter.  "idle_cond" says which rows are idle.
+ * query_id, leader_pid, blockers and hidden of activity row "a", and the
+ * query text: always with all_cols, else only when asked for (the
+ * statement may end there).
  */
 static void
-filters(strbuf *sb, const query_caps *c, const char *pid_expr, const char *idle_cond)
+activity_tail_columns(strbuf *sb, const query_caps *c, const query_opts *o,
+					  const char *wait_type, bool all_cols)
 {
+	query_params p;
+
+	query_number_params(o, &p);
 	strbuf_printf(sb,
-				  " WHERE %s <> pg_catalog.pg_backend_pid()"
-				  " AND ($1::int4[] IS NULL OR %s = ANY ($1::int4[]))"
-				  " AND ($2::text[] IS NULL OR a.datname::text = ANY ($2::text[]))"
-				  " AND ($3::text[] IS NULL OR a.usename::text = ANY ($3::text[]))"
-				  " AND ($4::text[] IS NULL OR a.application_name = ANY ($4::text[]))"
-				  " AND ($5::text[] IS NULL OR %s = ANY ($5::text[]))"
-				  " AND ($6::bool OR NOT coalesce((%s), false))",
-				  pid_expr, pid_expr, backend_type_expr(c), idle_cond);
+				  " %s, %s,"
+				  " CASE WHEN %s = 'Lock' THEN pg_catalog.pg_blocking_pids(a.pid) END,"
+				  " a.query = '<insufficient privilege>'",
+				  c->query_id ? "a.query_id" : "NULL::int8",
+				  c->leader_pid ? "a.leader_pid" : "NULL::int4",
+				  wait_type);
+	if (p.query_len > 0)
+		strbuf_printf(sb, ", left(a.query, $%d::int4)", p.query_len);
+	else if (all_cols)
+		strbuf_puts(sb, ", NULL::text");
 }
 
-/* The statement that samples pg_stat_activity. */
+/* The query text column of a source without query texts. */
+static void
+no_query_column(strbuf *sb, const query_opts *o)
+{
+	query_params p;
+
+	query_number_params(o, &p);
+	/* the parameter is still taken, so every source binds the same ones */
+	if (p.query_len > 0)
+		strbuf_printf(sb, " CASE WHEN $%d::int4 > 0 THEN NULL::text END,", p.query_len);
+	else
+		strbuf_puts(sb, " NULL::text,");
+}
+
+/*
+ * The WHERE clause: pid_expr is the pid column to filter on, keep_cond
+ * says which rows are not idle (added unless idle rows are wanted), and
+ * only the filters in use appear.  Databases and users are matched by
+ * name through the catalogs, so one created during the run is found.
+ */
+static void
+filters(strbuf *sb, const query_caps *c, const query_opts *o, const char *pid_expr,
+		const char *keep_cond)
+{
+	query_params p;
+
+	query_number_params(o, &p);
+	strbuf_printf(sb, " WHERE %s <> pg_catalog.pg_backend_pid()", pid_expr);
+	if (p.pids > 0)
+		strbuf_printf(sb, " AND %s = ANY ($%d::int4[])", pid_expr, p.pids);
+	if (p.dbs > 0)
+		strbuf_printf(sb, " AND a.datid IN (SELECT d.oid FROM pg_catalog.pg_database d"
+					  " WHERE d.datname::text = ANY ($%d::text[]))", p.dbs);
+	if (p.users > 0)
+		strbuf_printf(sb, " AND a.usesysid IN (SELECT r.oid FROM pg_catalog.pg_roles r"
+					  " WHERE r.rolname::text = ANY ($%d::text[]))", p.users);
+	if (p.apps > 0)
+		strbuf_printf(sb, " AND a.application_name = ANY ($%d::text[])", p.apps);
+	if (p.backend_types > 0)
+		strbuf_printf(sb, " AND %s = ANY ($%d::text[])", backend_type_expr(c), p.backend_types);
+	if (!o->include_idle)
+		strbuf_printf(sb, " AND %s", keep_cond);
+}
+
+/*
+ * The statement that samples pg_stat_activity, from the function under
+ * the view.  Before 10 the view joined the catalogs with inner joins,
+ * which hid processes without a database (the autovacuum launcher):
+ * they are left out the same way.
+ */
 void
-query_activity_sql(strbuf *sb, const query_caps *c)
+query_activity_sql(strbuf *sb, const query_caps *c, const query_opts *o)
 {
 	strbuf_puts(sb, "SELECT a.pid,");
 	context_columns(sb, c, true);
 	strbuf_puts(sb, " a.wait_event_type, a.wait_event,");
-	activity_tail_columns(sb, c, "a.wait_event_type");
-	strbuf_puts(sb, " 1::int8, NULL::int8 FROM pg_catalog.pg_stat_activity a");
-	filters(sb, c, "a.pid", "a.state = 'idle' OR a.wait_event_type = 'Activity'");
+	/* one sample per row, no measured time: the last columns are left out */
+	activity_tail_columns(sb, c, o, "a.wait_event_type", false);
+	strbuf_puts(sb, " FROM pg_catalog.pg_stat_get_activity(NULL) a");
+	filters(sb, c, o, "a.pid",
+			"a.state IS DISTINCT FROM 'idle' AND a.wait_event_type IS DISTINCT FROM 'Activity'");
+	if (!c->backend_type)
+		strbuf_puts(sb, " AND a.datid <> 0");
 }
 
 /* The statement that reads pg_wait_sampling's cumulative profile. */
 void
-query_pg_wait_sampling_sql(strbuf *sb, const query_caps *c)
+query_pg_wait_sampling_sql(strbuf *sb, const query_caps *c, const query_opts *o)
 {
 	strbuf_puts(sb, "SELECT p.pid,");
 	context_columns(sb, c, true);
 	strbuf_printf(sb,
 				  " p.event_type::text, p.event::text, p.queryid::int8, %s,"
-				  " NULL::int4[], false, CASE WHEN $7::int4 > 0 THEN NULL::text END,"
-				  " p.count::int8, NULL::int8"
-				  " FROM pg_wait_sampling_profile p"
-				  " LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = p.pid",
+				  " NULL::int4[], false,",
 				  c->leader_pid ? "a.leader_pid" : "NULL::int4");
+	no_query_column(sb, o);
+	strbuf_puts(sb, " p.count::int8, NULL::int8"
+				" FROM pg_wait_sampling_profile p"
+				" LEFT JOIN pg_catalog.pg_stat_get_activity(NULL) a ON a.pid = p.pid");
 	/* the profile has no state: waiting for the client counts as idle */
-	filters(sb, c, "p.pid",
-			"p.event_type = 'Activity' OR (p.event_type = 'Client' AND p.event = 'ClientRead')");
+	filters(sb, c, o, "p.pid",
+			"NOT coalesce(p.event_type = 'Activity'"
+			" OR (p.event_type = 'Client' AND p.event = 'ClientRead'), false)");
 }
 
 /* The statement that samples pg_stat_activity with the current waits of pg_stat_wait_current. */
 void
-query_pg_stat_wait_current_sql(strbuf *sb, const query_caps *c)
+query_pg_stat_wait_current_sql(strbuf *sb, const query_caps *c, const query_opts *o)
 {
 	const char *type = "CASE WHEN w.class_name IS NOT NULL THEN w.class_name::text"
 		" ELSE a.wait_event_type END";
@@ -127,27 +193,31 @@ query_pg_stat_wait_current_sql(strbuf *sb, const query_caps *c)
 	context_columns(sb, c, true);
 	strbuf_printf(sb, " %s, CASE WHEN w.class_name IS NOT NULL THEN w.event_name::text"
 				  " ELSE a.wait_event END,", type);
-	activity_tail_columns(sb, c, type);
-	strbuf_puts(sb, " 1::int8, w.wait_time::int8 FROM pg_catalog.pg_stat_activity a"
+	activity_tail_columns(sb, c, o, type, true);
+	strbuf_puts(sb, ", 1::int8, w.wait_time::int8 FROM pg_catalog.pg_stat_get_activity(NULL) a"
 				" LEFT JOIN pg_stat_wait_current w ON w.pid = a.pid");
-	filters(sb, c, "a.pid",
-			"a.state = 'idle' OR (w.class_name IS NULL AND a.wait_event_type = 'Activity')");
+	filters(sb, c, o, "a.pid",
+			"NOT coalesce(a.state = 'idle' OR (w.class_name IS NULL AND a.wait_event_type = 'Activity'),"
+			" false)");
+	if (!c->backend_type)
+		strbuf_puts(sb, " AND a.datid <> 0");
 }
 
 /* The statement that reads pg_stat_wait_profile's cumulative time and counts. */
 void
-query_pg_stat_wait_profile_sql(strbuf *sb, const query_caps *c)
+query_pg_stat_wait_profile_sql(strbuf *sb, const query_caps *c, const query_opts *o)
 {
 	strbuf_puts(sb, "SELECT s.pid::int4,");
 	context_columns(sb, c, false);
 	strbuf_printf(sb,
 				  " s.class_name::text, s.event_name::text, NULL::int8, %s,"
-				  " NULL::int4[], false, CASE WHEN $7::int4 > 0 THEN NULL::text END,"
-				  " s.wait_count::int8, s.wait_time::int8"
-				  " FROM pg_stat_wait_profile s"
-				  " LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = s.pid",
+				  " NULL::int4[], false,",
 				  c->leader_pid ? "a.leader_pid" : "NULL::int4");
-	filters(sb, c, "s.pid",
-			"s.class_name = 'Activity'"
-			" OR (s.class_name = 'Client' AND s.event_name = 'ClientRead')");
+	no_query_column(sb, o);
+	strbuf_puts(sb, " s.wait_count::int8, s.wait_time::int8"
+				" FROM pg_stat_wait_profile s"
+				" LEFT JOIN pg_catalog.pg_stat_get_activity(NULL) a ON a.pid = s.pid");
+	filters(sb, c, o, "s.pid",
+			"NOT coalesce(s.class_name = 'Activity'"
+			" OR (s.class_name = 'Client' AND s.event_name = 'ClientRead'), false)");
 }

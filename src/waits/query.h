@@ -1,18 +1,26 @@
 /*
- * query.h — the SQL pgtempo-waits sends, built for the server's version
- * and the source in use.
+ * query.h — the SQL pgtempo-waits sends, built for the server's version,
+ * the source in use and the options of the run.
  *
  * Every sampling statement returns the same columns (QUERY_COL_*), so one
- * reader handles all sources, and takes the same parameters: the filters
- * are never spliced into the SQL text.
+ * reader handles all sources; a statement may end after QUERY_COL_HIDDEN
+ * or after QUERY_COL_QUERY, and the columns it leaves out mean no query
+ * text, one sample, no measured time.  The statements are lean, as one runs
+ * every few milliseconds on the server being measured: pg_stat_activity
+ * is read through the function under it, pg_stat_get_activity(), without
+ * the view's joins with pg_database and pg_authid (database and user come
+ * as oids and are named from a cache on the client), and a filter or the
+ * query text is in the statement only when the run asks for it.
  *
- *   $1 int4[]  pids            (NULL: all)
- *   $2 text[]  database names
- *   $3 text[]  user names
- *   $4 text[]  application names
- *   $5 text[]  backend types
- *   $6 bool    include idle backends
- *   $7 int4    characters of query text to return (0: none)
+ * Filter values are never spliced into the SQL text: each filter in use
+ * takes one parameter, numbered in this order from $1 (query_params):
+ *
+ *   int4[]  pids            --pid
+ *   text[]  database names  --db
+ *   text[]  user names      --user
+ *   text[]  application names --application-name
+ *   text[]  backend types   --backend-type
+ *   int4    characters of query text to return   --query-text
  *
  * Columns that a server version lacks are returned as NULL of the right
  * type: backend_type (10+; 'client backend' before), leader_pid (13+),
@@ -25,17 +33,41 @@
 
 #include "pgtempo/strbuf.h"
 
-#define QUERY_NPARAMS 7
+/* What the run asks of a sampling statement. */
+typedef struct query_opts
+{
+	bool		pids;			/* filter on pids */
+	bool		dbs;			/* on database names */
+	bool		users;			/* on user names */
+	bool		apps;			/* on application names */
+	bool		backend_types;	/* on backend types */
+	bool		include_idle;	/* keep idle backends */
+	bool		query_text;		/* return the query text */
+} query_opts;
+
+/* The number of each parameter a statement takes (0: not taken), and how many. */
+typedef struct query_params
+{
+	int			pids;
+	int			dbs;
+	int			users;
+	int			apps;
+	int			backend_types;
+	int			query_len;
+	int			n;
+} query_params;
+
+void		query_number_params(const query_opts *o, query_params *p);
 
 enum
 {
 	QUERY_COL_PID,				/* int4 */
 	QUERY_COL_BACKEND_START,	/* timestamptz */
 	QUERY_COL_BACKEND_TYPE,		/* text */
-	QUERY_COL_DATNAME,			/* text */
-	QUERY_COL_USENAME,			/* text */
+	QUERY_COL_DATID,			/* oid: named on the client */
+	QUERY_COL_USESYSID,			/* oid: named on the client */
 	QUERY_COL_APPNAME,			/* text */
-	QUERY_COL_CLIENT_ADDR,		/* text */
+	QUERY_COL_CLIENT_ADDR,		/* inet */
 	QUERY_COL_STATE,			/* text */
 	QUERY_COL_WAIT_TYPE,		/* text */
 	QUERY_COL_WAIT_EVENT,		/* text */
@@ -66,13 +98,13 @@ typedef struct query_caps
 void		query_caps_init(query_caps *c, int server_version);
 
 /* Poll pg_stat_activity. */
-void		query_activity_sql(strbuf *sb, const query_caps *c);
+void		query_activity_sql(strbuf *sb, const query_caps *c, const query_opts *o);
 /* Read pg_wait_sampling's cumulative profile (QUERY_COL_COUNT), with session context. */
-void		query_pg_wait_sampling_sql(strbuf *sb, const query_caps *c);
+void		query_pg_wait_sampling_sql(strbuf *sb, const query_caps *c, const query_opts *o);
 /* Poll pg_stat_activity with the current waits of pg_stat_wait_current. */
-void		query_pg_stat_wait_current_sql(strbuf *sb, const query_caps *c);
+void		query_pg_stat_wait_current_sql(strbuf *sb, const query_caps *c, const query_opts *o);
 /* Read pg_stat_wait_profile: cumulative wait_count (QUERY_COL_COUNT) and wait_time. */
-void		query_pg_stat_wait_profile_sql(strbuf *sb, const query_caps *c);
+void		query_pg_stat_wait_profile_sql(strbuf *sb, const query_caps *c, const query_opts *o);
 
 /* What the server offers: version, pg_wait_sampling's version, the pg_stat_wait views. */
 extern const char query_detect_sql[];
@@ -82,5 +114,7 @@ extern const char query_pws_period_sql[];
 extern const char query_pws_probe_sql[];
 /* Wait event descriptions (17+): type, name, description. */
 extern const char query_wait_events_sql[];
+/* The names of databases ('d') and roles ('u'): kind, oid, name. */
+extern const char query_names_sql[];
 
 #endif

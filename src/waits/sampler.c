@@ -8,10 +8,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "pgtempo/clock.h"
@@ -22,10 +24,19 @@
 #define SAMPLE_STMT		"pgtempo_waits_sample"
 #define MEASURE_STMT	"pgtempo_waits_measure"
 #define ROW_SPEC_NAME	"pgtempo_waits_row"
+#define CORE_SPEC_NAME	"pgtempo_waits_core"
 
-/* Every column of a sampling statement but the blockers array, read in one PQgetf. */
-#define ROW_SPEC "%int4 %timestamptz %text %text %text %text %text %text %text %text " \
-	"%int8 %int4 %bool %text %int8 %int8"
+/*
+ * The columns of a sampling statement but the blockers array, read in one
+ * PQgetf: all of them, or the ones every statement has (up to
+ * QUERY_COL_HIDDEN).
+ */
+#define CORE_SPEC "%int4 %timestamptz %text %oid %oid %text %inet %text %text %text " \
+	"%int8 %int4 %bool"
+#define ROW_SPEC CORE_SPEC " %text %int8 %int8"
+
+/* Names older than this are read again, so a renamed database or user shows up. */
+#define NAMES_MAX_AGE_NS	(60 * NS_PER_S)
 
 typedef enum read_mode
 {
@@ -131,6 +142,100 @@ cum_delta(int64_t *prev, int64_t now)
 	return d;
 }
 
+/* ---------------------------------------------------------------- names by oid */
+
+/* The slot of oid: its entry, or the free slot where it goes. */
+static sampler_name *
+names_slot(const sampler_names *m, uint32_t oid)
+{
+	size_t		j = (size_t) (oid * UINT32_C(2654435761)) & (m->cap - 1);
+
+	while (m->slots[j].oid != 0 && m->slots[j].oid != oid)
+		j = (j + 1) & (m->cap - 1);
+	return &m->slots[j];
+}
+
+/* Set the name of oid (NULL: it has none). */
+static void
+names_put(sampler_names *m, uint32_t oid, const char *name)
+{
+	sampler_name *slot;
+
+	if (m->cap == 0 || (m->n + 1) * 2 > m->cap)
+	{
+		sampler_names bigger;
+
+		bigger.cap = m->cap ? m->cap * 2 : 64;
+		bigger.n = 0;
+		bigger.slots = xcalloc(bigger.cap, sizeof(sampler_name));
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->slots[i].oid != 0)
+				*names_slot(&bigger, m->slots[i].oid) = m->slots[i];
+		bigger.n = m->n;
+		free(m->slots);
+		*m = bigger;
+	}
+	slot = names_slot(m, oid);
+	if (slot->oid == 0)
+	{
+		slot->oid = oid;
+		m->n++;
+	}
+	slot->name = name;
+}
+
+/* Is oid known?  Its name (maybe NULL) in *name if so. */
+static bool
+names_get(const sampler_names *m, uint32_t oid, const char **name)
+{
+	const sampler_name *slot;
+
+	if (m->n == 0)
+		return false;
+	slot = names_slot(m, oid);
+	*name = slot->name;
+	return slot->oid != 0;
+}
+
+static void
+names_clear(sampler_names *m)
+{
+	if (m->cap > 0)
+		memset(m->slots, 0, m->cap * sizeof(sampler_name));
+	m->n = 0;
+}
+
+/*
+ * libpqtypes has no handler for oid: its binary form is 4 bytes in
+ * network order.  It only gets values, but libpqtypes checks for a put
+ * handler when it looks one up.
+ */
+static int
+oid_put(PGtypeArgs *args)
+{
+	return args->errorf(args, "oid parameters are not supported");
+}
+
+static int
+oid_get(PGtypeArgs *args)
+{
+	const PGresult *res = args->get.result;
+	int			row = args->get.tup_num,
+				col = args->get.field_num;
+	Oid		   *out = va_arg(args->ap, Oid *);
+	const unsigned char *v;
+
+	*out = InvalidOid;
+	if (PQgetisnull(res, row, col))
+		return 0;
+	/* format 1: binary, as every result here is */
+	if (args->format != 1 || PQgetlength(res, row, col) != 4)
+		return args->errorf(args, "unexpected format of an oid");
+	v = (const unsigned char *) PQgetvalue(res, row, col);
+	*out = (Oid) v[0] << 24 | (Oid) v[1] << 16 | (Oid) v[2] << 8 | (Oid) v[3];
+	return 0;
+}
+
 /* ---------------------------------------------------------------- statements */
 
 /* Wait for the result of the statement in flight; *out is NULL unless SAMPLER_OK. */
@@ -176,11 +281,21 @@ await_result(sampler *sm, PGresult **out)
 	return PQstatus(conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
 }
 
-/* Run a prepared statement with the filter parameters. */
+/* Run a prepared statement with the filter parameters, binary results. */
 static sampler_status
 run_prepared(sampler *sm, const char *stmt, PGresult **out)
 {
-	if (!PQparamSendQueryPrepared(sm->conn, sm->param, stmt, 1))
+	/* without parameters libpqtypes has nothing to add to libpq */
+	if (sm->param == NULL)
+	{
+		if (!PQsendQueryPrepared(sm->conn, stmt, 0, NULL, NULL, NULL, 1))
+		{
+			free(sm->last_error);
+			sm->last_error = trimmed(PQerrorMessage(sm->conn));
+			return PQstatus(sm->conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
+		}
+	}
+	else if (!PQparamSendQueryPrepared(sm->conn, sm->param, stmt, 1))
 	{
 		free(sm->last_error);
 		sm->last_error = trimmed(PQgeterror());
@@ -214,15 +329,98 @@ exec_simple(sampler *sm, const char *sql, char **cause)
 	return res;
 }
 
-/* A text[] parameter from a string list, or NULL when the list is empty. */
+/* Read the names of all databases and roles; false with *cause on error. */
+static bool
+load_names(sampler *sm, char **cause)
+{
+	PGresult   *res = exec_simple(sm, query_names_sql, cause);
+
+	if (res == NULL)
+		return false;
+	names_clear(&sm->dbs);
+	names_clear(&sm->roles);
+	for (int i = 0; i < PQntuples(res); i++)
+	{
+		PGtext		kind = NULL,
+					name = NULL;
+		Oid			oid = InvalidOid;
+
+		if (!PQgetf(res, i, "%text %oid %text", 0, &kind, 1, &oid, 2, &name))
+		{
+			*cause = xasprintf("could not read the database and user names: %s", PQgeterror());
+			PQclear(res);
+			return false;
+		}
+		if (oid != InvalidOid && kind != NULL)
+			names_put(kind[0] == 'd' ? &sm->dbs : &sm->roles, oid,
+					  strpool_intern(sm->pool, name));
+	}
+	PQclear(res);
+	sm->names_loaded_ns = clock_now_ns();
+	return true;
+}
+
+/*
+ * The name of a database or role: from the cache, else from the catalogs
+ * read again (it is new).  An oid the catalogs do not have (dropped) has
+ * no name, as in pg_stat_activity, and is not looked up again until the
+ * next refresh.
+ */
+static const char *
+name_of(sampler *sm, sampler_names *m, Oid oid)
+{
+	const char *name = NULL;
+	char	   *cause = NULL;
+
+	if (oid == InvalidOid)
+		return NULL;
+	if (names_get(m, oid, &name))
+		return name;
+	if (!load_names(sm, &cause))
+	{
+		/* the sample itself went through; the name stays unknown until the next refresh */
+		msg_warning("%s", cause);
+		free(cause);
+	}
+	if (names_get(m, oid, &name))
+		return name;
+	names_put(m, oid, NULL);
+	return NULL;
+}
+
+/* Read the names again if they are older than a minute. */
+bool
+sampler_refresh_names(sampler *sm, char **cause)
+{
+	if (sm->conn == NULL || clock_now_ns() - sm->names_loaded_ns < NAMES_MAX_AGE_NS)
+		return true;
+	return load_names(sm, cause);
+}
+
+/* The text of a client address as pg_stat_activity shows it ("192.0.2.1", "::1"), interned. */
+static const char *
+addr_text(sampler *sm, const PGinet *in)
+{
+	struct sockaddr_storage ss;
+	char		host[NI_MAXHOST];
+
+	if (in->sa_buf_len <= 0 || (size_t) in->sa_buf_len > sizeof(ss))
+		return NULL;
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, in->sa_buf, (size_t) in->sa_buf_len);
+	if (getnameinfo((const struct sockaddr *) &ss, (socklen_t) in->sa_buf_len, host, sizeof(host),
+					NULL, 0, NI_NUMERICHOST) != 0)
+		return NULL;
+	return strpool_intern(sm->pool, host);
+}
+
+/* A text[] parameter from a string list. */
 static bool
 put_text_array(sampler *sm, const waits_strlist *l)
 {
 	PGarray		arr;
 	bool		ok = true;
 
-	if (l->n == 0)
-		return PQputf(sm->param, "%null", 0) != 0;
 	memset(&arr, 0, sizeof(arr));
 	arr.param = PQparamCreate(sm->conn);
 	if (arr.param == NULL)
@@ -234,24 +432,47 @@ put_text_array(sampler *sm, const waits_strlist *l)
 	return ok;
 }
 
-/* The statement parameters: the filters, whether idle rows are wanted, the query text length. */
+/* What the statements must do for the run's options. */
+static void
+set_opts(sampler *sm)
+{
+	const waits_settings *s = sm->s;
+
+	memset(&sm->opts, 0, sizeof(sm->opts));
+	sm->opts.pids = s->npids > 0;
+	sm->opts.dbs = s->dbs.n > 0;
+	sm->opts.users = s->users.n > 0;
+	sm->opts.apps = s->apps.n > 0;
+	sm->opts.backend_types = s->backend_types.n > 0;
+	sm->opts.include_idle = s->include_idle;
+	sm->opts.query_text = s->query_text > 0;
+}
+
+/*
+ * The statement parameters: the values of the filters in use and the
+ * query text length, in query_params' order.  None (sm->param NULL) in
+ * the common case of no filters.
+ */
 static bool
 build_params(sampler *sm, char **cause)
 {
 	const waits_settings *s = sm->s;
-	bool		ok;
+	query_params p;
+	bool		ok = true;
 
 	if (sm->param != NULL)
 		PQparamClear(sm->param);
+	sm->param = NULL;
+	query_number_params(&sm->opts, &p);
+	if (p.n == 0)
+		return true;
 	sm->param = PQparamCreate(sm->conn);
 	if (sm->param == NULL)
 	{
 		*cause = trimmed(PQgeterror());
 		return false;
 	}
-	if (s->npids == 0)
-		ok = PQputf(sm->param, "%null", 0) != 0;
-	else
+	if (p.pids > 0)
 	{
 		PGarray		arr;
 
@@ -264,9 +485,11 @@ build_params(sampler *sm, char **cause)
 		if (arr.param != NULL)
 			PQparamClear(arr.param);
 	}
-	ok = ok && put_text_array(sm, &s->dbs) && put_text_array(sm, &s->users) &&
-		put_text_array(sm, &s->apps) && put_text_array(sm, &s->backend_types) &&
-		PQputf(sm->param, "%bool %int4", s->include_idle ? 1 : 0, s->query_text) != 0;
+	ok = ok && (p.dbs == 0 || put_text_array(sm, &s->dbs)) &&
+		(p.users == 0 || put_text_array(sm, &s->users)) &&
+		(p.apps == 0 || put_text_array(sm, &s->apps)) &&
+		(p.backend_types == 0 || put_text_array(sm, &s->backend_types)) &&
+		(p.query_len == 0 || PQputf(sm->param, "%int4", s->query_text) != 0);
 	if (!ok)
 		*cause = xasprintf("could not build the statement parameters: %s", PQgeterror());
 	return ok;
@@ -337,44 +560,61 @@ static bool
 read_rows(sampler *sm, PGresult *res, sample_batch *b, read_mode mode, char **cause)
 {
 	int			n = PQntuples(res);
+	int			nf = PQnfields(res);
+	/* a statement may end after the hidden flag, or after the query text */
+	bool		all_cols = nf >= QUERY_NCOLS;
+	bool		with_query = !all_cols && nf > QUERY_COL_QUERY;
 
 	for (int i = 0; i < n; i++)
 	{
 		PGint4		pid = 0,
 					leader = 0;
 		PGtimestamp bs;
+		Oid			datid = InvalidOid,
+					usesysid = InvalidOid;
+		PGinet		addr;
 		PGtext		btype = NULL,
-					datname = NULL,
-					usename = NULL,
 					appname = NULL,
-					addr = NULL,
 					state = NULL,
 					type = NULL,
 					event = NULL,
 					query = NULL;
 		PGint8		query_id = 0,
-					count = 0,
+					count = 1,
 					wtime = 0;
 		PGbool		hidden = 0;
+		bool		wtime_null = !all_cols;
 		sample_row *r;
 		int64_t		dcount = 0,
 					dtime = 0;
 
-		if (!PQgetf(res, i, "@" ROW_SPEC_NAME,
+		if (all_cols ?
+			!PQgetf(res, i, "@" ROW_SPEC_NAME,
 					QUERY_COL_PID, &pid, QUERY_COL_BACKEND_START, &bs,
-					QUERY_COL_BACKEND_TYPE, &btype, QUERY_COL_DATNAME, &datname,
-					QUERY_COL_USENAME, &usename, QUERY_COL_APPNAME, &appname,
+					QUERY_COL_BACKEND_TYPE, &btype, QUERY_COL_DATID, &datid,
+					QUERY_COL_USESYSID, &usesysid, QUERY_COL_APPNAME, &appname,
 					QUERY_COL_CLIENT_ADDR, &addr, QUERY_COL_STATE, &state,
 					QUERY_COL_WAIT_TYPE, &type, QUERY_COL_WAIT_EVENT, &event,
 					QUERY_COL_QUERY_ID, &query_id, QUERY_COL_LEADER_PID, &leader,
 					QUERY_COL_HIDDEN, &hidden, QUERY_COL_QUERY, &query,
-					QUERY_COL_COUNT, &count, QUERY_COL_WAIT_TIME, &wtime))
+					QUERY_COL_COUNT, &count, QUERY_COL_WAIT_TIME, &wtime) :
+			!PQgetf(res, i, "@" CORE_SPEC_NAME,
+					QUERY_COL_PID, &pid, QUERY_COL_BACKEND_START, &bs,
+					QUERY_COL_BACKEND_TYPE, &btype, QUERY_COL_DATID, &datid,
+					QUERY_COL_USESYSID, &usesysid, QUERY_COL_APPNAME, &appname,
+					QUERY_COL_CLIENT_ADDR, &addr, QUERY_COL_STATE, &state,
+					QUERY_COL_WAIT_TYPE, &type, QUERY_COL_WAIT_EVENT, &event,
+					QUERY_COL_QUERY_ID, &query_id, QUERY_COL_LEADER_PID, &leader,
+					QUERY_COL_HIDDEN, &hidden) ||
+			(with_query && !PQgetf(res, i, "%text", QUERY_COL_QUERY, &query)))
 		{
 			*cause = xasprintf("could not read a sample row: %s", PQgeterror());
 			return false;
 		}
 		if (PQgetisnull(res, i, QUERY_COL_QUERY_ID))
 			query_id = 0;
+		if (all_cols)
+			wtime_null = PQgetisnull(res, i, QUERY_COL_WAIT_TIME);
 
 		if (mode != READ_SAMPLES)
 		{
@@ -382,7 +622,7 @@ read_rows(sampler *sm, PGresult *res, sample_batch *b, read_mode mode, char **ca
 									 strpool_intern(sm->pool, event), query_id);
 
 			dcount = cum_delta(&c->count, count);
-			dtime = cum_delta(&c->time_us, PQgetisnull(res, i, QUERY_COL_WAIT_TIME) ? 0 : wtime);
+			dtime = cum_delta(&c->time_us, wtime_null ? 0 : wtime);
 			if (mode == READ_BASELINE || (dcount == 0 && dtime == 0))
 				continue;
 		}
@@ -392,16 +632,17 @@ read_rows(sampler *sm, PGresult *res, sample_batch *b, read_mode mode, char **ca
 		if (!PQgetisnull(res, i, QUERY_COL_BACKEND_START))
 			r->backend_start_us = (int64_t) bs.epoch * 1000000 + bs.time.usec;
 		r->backend_type = strpool_intern(sm->pool, btype);
-		r->datname = strpool_intern(sm->pool, datname);
-		r->usename = strpool_intern(sm->pool, usename);
+		r->datname = name_of(sm, &sm->dbs, datid);
+		r->usename = name_of(sm, &sm->roles, usesysid);
 		r->application_name = strpool_intern(sm->pool, appname);
-		r->client_addr = strpool_intern(sm->pool, addr);
+		if (!PQgetisnull(res, i, QUERY_COL_CLIENT_ADDR))
+			r->client_addr = addr_text(sm, &addr);
 		/* an in-server profile's rows have no state of their own */
 		r->state = mode == READ_SAMPLES ? strpool_intern(sm->pool, state) : NULL;
 		r->query_id = query_id;
 		r->leader_pid = PQgetisnull(res, i, QUERY_COL_LEADER_PID) ? 0 : leader;
 		r->query = query;
-		if (mode == READ_SAMPLES && !PQgetisnull(res, i, QUERY_COL_WAIT_TIME))
+		if (mode == READ_SAMPLES && !wtime_null)
 			r->wait_time_us = wtime;
 		if (mode == READ_SAMPLE_DELTAS)
 			r->samples = (uint32_t) (dcount > UINT32_MAX ? UINT32_MAX : dcount);
@@ -600,7 +841,11 @@ backend_is_local(const sampler *sm)
 	return strncmp(comm, "postgres", 8) == 0;
 }
 
-/* Our backend's CPU seconds from /proc, when the server is on this host. */
+/*
+ * Our backend's CPU seconds from /proc, when the server is on this host:
+ * schedstat's run time in ns where the kernel has it, else stat's utime
+ * and stime, which come in clock ticks (10 ms: coarse over a short run).
+ */
 double
 sampler_backend_cpu_s(const sampler *sm)
 {
@@ -610,10 +855,21 @@ sampler_backend_cpu_s(const sampler *sm)
 	size_t		n;
 	char	   *p;
 	unsigned long long utime,
-				stime;
+				stime,
+				run_ns;
 
 	if (!sm->backend_local || sm->conn == NULL)
 		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", sm->backend_pid);
+	if ((f = fopen(path, "r")) != NULL)
+	{
+		int			got = fscanf(f, "%llu", &run_ns);
+
+		fclose(f);
+		/* 0 when the kernel keeps no schedule statistics */
+		if (got == 1 && run_ns > 0)
+			return (double) run_ns / 1e9;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", sm->backend_pid);
 	if ((f = fopen(path, "r")) == NULL)
 		return -1;
@@ -634,6 +890,7 @@ sampler_backend_cpu_s(const sampler *sm)
 static bool
 setup(sampler *sm, char **cause)
 {
+	PGregisterType oid_type = {"pg_catalog.oid", oid_put, oid_get};
 	PGresult   *res;
 	PGint4		version = 0;
 	PGtext		pws_version = NULL,
@@ -649,7 +906,13 @@ setup(sampler *sm, char **cause)
 		*cause = xasprintf("could not initialize libpqtypes: %s", PQgeterror());
 		return false;
 	}
-	if (!PQspecPrepare(sm->conn, ROW_SPEC_NAME, ROW_SPEC, 0))
+	if (!PQregisterTypes(sm->conn, PQT_USERDEFINED, &oid_type, 1, 0))
+	{
+		*cause = xasprintf("could not register the oid type: %s", PQgeterror());
+		return false;
+	}
+	if (!PQspecPrepare(sm->conn, ROW_SPEC_NAME, ROW_SPEC, 0) ||
+		!PQspecPrepare(sm->conn, CORE_SPEC_NAME, CORE_SPEC, 0))
 	{
 		*cause = xasprintf("could not prepare the row specifier: %s", PQgeterror());
 		return false;
@@ -689,24 +952,27 @@ setup(sampler *sm, char **cause)
 	if (!ok)
 		return false;
 
+	if (!load_names(sm, cause))
+		return false;
+	set_opts(sm);
 	strbuf_init(&sql);
 	switch (sm->source)
 	{
 		case WAITS_SOURCE_PG_WAIT_SAMPLING:
-			query_pg_wait_sampling_sql(&sql, &sm->caps);
+			query_pg_wait_sampling_sql(&sql, &sm->caps, &sm->opts);
 			break;
 		case WAITS_SOURCE_PG_STAT_WAIT:
-			query_pg_stat_wait_current_sql(&sql, &sm->caps);
+			query_pg_stat_wait_current_sql(&sql, &sm->caps, &sm->opts);
 			break;
 		default:
-			query_activity_sql(&sql, &sm->caps);
+			query_activity_sql(&sql, &sm->caps, &sm->opts);
 			break;
 	}
 	ok = prepare(sm, SAMPLE_STMT, sql.data, cause);
 	if (ok && sm->source == WAITS_SOURCE_PG_STAT_WAIT)
 	{
 		strbuf_reset(&sql);
-		query_pg_stat_wait_profile_sql(&sql, &sm->caps);
+		query_pg_stat_wait_profile_sql(&sql, &sm->caps, &sm->opts);
 		ok = prepare(sm, MEASURE_STMT, sql.data, cause);
 	}
 	strbuf_free(&sql);
@@ -838,6 +1104,8 @@ sampler_close(sampler *sm)
 {
 	sampler_disconnect(sm);
 	free(sm->cum.cells);
+	free(sm->dbs.slots);
+	free(sm->roles.slots);
 	free(sm->descs);
 	free(sm->source_detail);
 	free(sm->server_version);

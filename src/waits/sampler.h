@@ -58,6 +58,21 @@ typedef struct sampler_cums
 	bool		baseline;		/* the first read has been taken */
 } sampler_cums;
 
+/* The name of a database or role by oid, NULL if it has none (dropped). */
+typedef struct sampler_name
+{
+	uint32_t	oid;			/* 0: free slot */
+	const char *name;			/* interned */
+} sampler_name;
+
+/* Names by oid, filled from the catalogs when an oid is not known yet. */
+typedef struct sampler_names
+{
+	sampler_name *slots;
+	size_t		cap;			/* a power of two */
+	size_t		n;
+} sampler_names;
+
 typedef struct sampler_desc
 {
 	const char *type;
@@ -71,8 +86,9 @@ typedef struct sampler
 	strpool    *pool;
 	volatile sig_atomic_t *stop;	/* set by a signal handler: give up waiting */
 	PGconn	   *conn;
-	PGparam    *param;
+	PGparam    *param;			/* NULL when the statements take no parameters */
 	query_caps	caps;
+	query_opts	opts;
 	waits_source source;		/* resolved: never AUTO after sampler_open() */
 	char	   *source_detail;	/* e.g. "pg_wait_sampling 1.1" */
 	char	   *server_version;	/* e.g. "15.4" */
@@ -84,6 +100,9 @@ typedef struct sampler
 	bool		backend_local;	/* our backend's /proc entry is readable */
 	PGresult   *res;			/* the last sample's rows point into it */
 	sampler_cums cum;			/* pg_wait_sampling_profile / pg_stat_wait_profile */
+	sampler_names dbs;			/* database names by oid */
+	sampler_names roles;		/* user names by oid */
+	uint64_t	names_loaded_ns;	/* when the names were last read */
 	sampler_desc *descs;		/* pg_wait_events (17+) */
 	int			ndescs;
 	hist		latency;		/* sample statement latency, ns */
@@ -133,6 +152,12 @@ void		sampler_release(sampler *sm);
 
 /* The server's description of a wait event (17+), or NULL. */
 const char *sampler_describe(const sampler *sm, const char *type, const char *event);
+
+/*
+ * Read the database and user names again if they are a minute old, so
+ * renames show up; false with *cause on error.
+ */
+bool		sampler_refresh_names(sampler *sm, char **cause);
 
 /* CPU seconds our server backend has used, when it runs on this host; < 0 if unknown. */
 double		sampler_backend_cpu_s(const sampler *sm);

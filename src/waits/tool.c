@@ -308,6 +308,14 @@ housekeeping(run_state *r, uint64_t now_ns)
 	bool		reopen = reopen_flag != 0;
 
 	reopen_flag = 0;
+	if (r->connected)
+	{
+		char	   *cause = NULL;
+
+		/* a failure here is the connection's: the next sample reports it */
+		if (!sampler_refresh_names(&r->sm, &cause))
+			free(cause);
+	}
 	if (r->connected && r->sm.source == WAITS_SOURCE_PG_STAT_WAIT)
 	{
 		sample_batch mb;

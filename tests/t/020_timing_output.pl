@@ -189,13 +189,16 @@ SKIP:
 		'every row of both parses with the same pattern');
 }
 
-sub write_file
+# A full disk under the report (a cron job's redirect): an error and exit 1,
+# not a silent success.
+SKIP:
 {
-	my ($path, $text) = @_;
-	open my $fh, '>', $path or die "cannot write $path: $!";
-	print $fh $text;
-	close $fh;
-	return;
+	skip '/dev/full is not available', 2 unless -c '/dev/full';
+	my $err = '';
+	IPC::Run::run([ $bin, '-d', '1' ], '>', '/dev/full', '2>', \$err);
+	is($? >> 8, 1, 'stdout on a full disk: exit 1');
+	like($err, qr/^pg_test_timing: error: could not write to standard output: /m,
+		'stdout on a full disk: the error');
 }
 
 done_testing();

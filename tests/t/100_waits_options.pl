@@ -8,7 +8,7 @@ use PgTempo::Test;
 use Test::More;
 
 my $bin = pgtempo_bin('pgtempo-waits');
-my $try = qq{Try "pgtempo-waits --help" for more information.\n};
+my $try = qq{pgtempo-waits: hint: Try "pgtempo-waits --help" for more information.\n};
 
 # ---------------------------------------------------------------- help and version
 

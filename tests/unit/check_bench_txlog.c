@@ -547,7 +547,7 @@ START_TEST(sampling)
 {
 	enum
 	{
-		N = 50000
+		N = 20000
 	};
 	static bool a[N],
 				b[N];

@@ -1,23 +1,32 @@
 /*
- * check_waits_query.c — the SQL pgtempo-waits sends, per server version
- * and source: the columns a version lacks come as typed NULLs, every
- * statement takes the same seven parameters, and pg_blocking_pids() is
- * only called for heavyweight lock waits.
+ * check_waits_query.c — the SQL pgtempo-waits sends, per server version,
+ * source and options: the columns a version lacks come as typed NULLs,
+ * pg_stat_activity is read without the view's joins, only the filters in
+ * use are in the statement (numbered the same way for every source), and
+ * pg_blocking_pids() is only called for heavyweight lock waits.
  */
 #include "config.h"
 
 #include "query.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "unit.h"
 
-typedef void (*builder) (strbuf *sb, const query_caps *c);
+typedef void (*builder) (strbuf *sb, const query_caps *c, const query_opts *o);
+
+static const query_opts no_opts;
+
+static const query_opts all_opts = {
+	.pids = true, .dbs = true, .users = true, .apps = true, .backend_types = true,
+	.include_idle = true, .query_text = true
+};
 
 static char *
-build(builder b, int version)
+build_with(builder b, int version, const query_opts *o)
 {
 	query_caps	c;
 	strbuf		sb;
@@ -25,10 +34,16 @@ build(builder b, int version)
 
 	query_caps_init(&c, version);
 	strbuf_init(&sb);
-	b(&sb, &c);
+	b(&sb, &c, o);
 	sql = strbuf_detach(&sb);
 	strbuf_free(&sb);			/* detach leaves a fresh buffer behind */
 	return sql;
+}
+
+static char *
+build(builder b, int version)
+{
+	return build_with(b, version, &no_opts);
 }
 
 static bool
@@ -80,13 +95,13 @@ START_TEST(activity_columns)
 	static const struct
 	{
 		int			version;
-		const char *want[4];
-		const char *not_want[4];
+		const char *want[5];
+		const char *not_want[5];
 	}			cases[] = {
-		{90600, {"'client backend'::text", "NULL::int8, NULL::int4", NULL},
+		{90600, {"'client backend'::text", "NULL::int8, NULL::int4", "a.datid <> 0", NULL},
 		{"a.backend_type", "a.leader_pid", "a.query_id", NULL}},
 		{100000, {"a.backend_type", "NULL::int8, NULL::int4", NULL},
-		{"a.leader_pid", "a.query_id", "'client backend'", NULL}},
+		{"a.leader_pid", "a.query_id", "'client backend'", "a.datid <> 0", NULL}},
 		{130000, {"a.backend_type", "NULL::int8, a.leader_pid", NULL},
 		{"a.query_id", NULL}},
 		{150000, {"a.backend_type", "a.query_id, a.leader_pid", NULL},
@@ -105,13 +120,72 @@ START_TEST(activity_columns)
 						  cases[i].version, cases[i].not_want[j], sql);
 		/* the sampler's own backend is excluded, idle ones unless asked for */
 		ck_assert(has(sql, "a.pid <> pg_catalog.pg_backend_pid()"));
-		ck_assert(has(sql, "a.state = 'idle' OR a.wait_event_type = 'Activity'"));
+		ck_assert(has(sql, "a.state IS DISTINCT FROM 'idle'"
+					  " AND a.wait_event_type IS DISTINCT FROM 'Activity'"));
+		/* the function under the view, without its joins: names come as oids */
+		ck_assert(has(sql, "FROM pg_catalog.pg_stat_get_activity(NULL) a"));
+		ck_assert(has(sql, "a.datid, a.usesysid,"));
+		ck_assert(!has(sql, "pg_stat_activity"));
+		ck_assert(!has(sql, "pg_database"));
+		ck_assert(!has(sql, "pg_roles"));
+		ck_assert(!has(sql, "pg_authid"));
+		/* no filter, no parameter */
+		ck_assert(!has(sql, "$"));
+		/* no query text, one sample per row, no measured time: the last columns are left out */
+		ck_assert(has(sql, "a.query = '<insufficient privilege>' FROM"));
 		free(sql);
 	}
 }
 END_TEST
 
-/* Every statement uses exactly $1..$7, so one set of parameters fits all. */
+/* Parameters are numbered in one order, skipping the filters not in use. */
+START_TEST(param_numbers)
+{
+	static const struct
+	{
+		query_opts	o;
+		query_params want;
+	}			cases[] = {
+		{{0}, {0, 0, 0, 0, 0, 0, 0}},
+		{{.include_idle = true}, {0, 0, 0, 0, 0, 0, 0}},
+		{{.query_text = true}, {0, 0, 0, 0, 0, 1, 1}},
+		{{.users = true, .backend_types = true}, {0, 0, 1, 0, 2, 0, 2}},
+		{{.pids = true, .apps = true, .query_text = true}, {1, 0, 0, 2, 0, 3, 3}},
+		{{.pids = true, .dbs = true, .users = true, .apps = true, .backend_types = true,
+		.query_text = true}, {1, 2, 3, 4, 5, 6, 6}},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		query_params p;
+
+		query_number_params(&cases[i].o, &p);
+		ck_assert_msg(memcmp(&p, &cases[i].want, sizeof(p)) == 0, "case %zu", i);
+	}
+}
+END_TEST
+
+/* The count of $n placeholders with distinct n, and the highest n. */
+static int
+max_param(const char *sql)
+{
+	int			max = 0;
+
+	for (const char *c = strchr(sql, '$'); c != NULL; c = strchr(c + 1, '$'))
+	{
+		int			n = atoi(c + 1);
+
+		if (n > max)
+			max = n;
+	}
+	return max;
+}
+
+/*
+ * Every statement of every source takes exactly the parameters numbered
+ * for the options (a source that has no use for one still takes it, so
+ * the same values bind to all), each with its type; parentheses balance.
+ */
 START_TEST(parameters)
 {
 	static const builder builders[] = {
@@ -119,32 +193,90 @@ START_TEST(parameters)
 		query_pg_stat_wait_current_sql, query_pg_stat_wait_profile_sql
 	};
 	static const int versions[] = {90600, 100000, 130000, 140000, 170000, 190000};
+	static const query_opts opts[] = {
+		{0},
+		{.query_text = true},
+		{.dbs = true, .include_idle = true},
+		{.pids = true, .users = true, .apps = true, .backend_types = true},
+		{.pids = true, .dbs = true, .users = true, .apps = true, .backend_types = true,
+		.include_idle = true, .query_text = true},
+	};
 
 	for (size_t b = 0; b < sizeof(builders) / sizeof(builders[0]); b++)
 		for (size_t v = 0; v < sizeof(versions) / sizeof(versions[0]); v++)
-		{
-			char	   *sql = build(builders[b], versions[v]);
-			int			depth = 0;
-
-			for (int p = 1; p <= QUERY_NPARAMS; p++)
+			for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++)
 			{
-				char		ph[8];
+				char	   *sql = build_with(builders[b], versions[v], &opts[o]);
+				query_params p;
+				int			depth = 0;
+				static const struct
+				{
+					size_t		off;
+					const char *type;
+				}			types[] = {
+					{offsetof(query_params, pids), "::int4[]"},
+					{offsetof(query_params, dbs), "::text[]"},
+					{offsetof(query_params, users), "::text[]"},
+					{offsetof(query_params, apps), "::text[]"},
+					{offsetof(query_params, backend_types), "::text[]"},
+					{offsetof(query_params, query_len), "::int4"},
+				};
 
-				snprintf(ph, sizeof(ph), "$%d::", p);
-				ck_assert_msg(has(sql, ph), "builder %zu, %d: no %s", b, versions[v], ph);
+				query_number_params(&opts[o], &p);
+				ck_assert_msg(max_param(sql) == p.n, "builder %zu, %d, opts %zu: $%d, want $%d",
+							  b, versions[v], o, max_param(sql), p.n);
+				for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+				{
+					int			n = *(const int *) ((const char *) &p + types[t].off);
+					char		ph[24];
+
+					if (n == 0)
+						continue;
+					snprintf(ph, sizeof(ph), "$%d%s", n, types[t].type);
+					ck_assert_msg(has(sql, ph), "builder %zu, %d, opts %zu: no %s in %s",
+								  b, versions[v], o, ph, sql);
+				}
+				/* idle rows are filtered on the server unless wanted */
+				ck_assert_int_eq(has(sql, "'Activity'"), !opts[o].include_idle);
+				ck_assert(!has(sql, "$0"));
+				for (const char *c = sql; *c; c++)
+				{
+					depth += *c == '(';
+					depth -= *c == ')';
+					ck_assert_int_ge(depth, 0);
+				}
+				ck_assert_int_eq(depth, 0);
+				free(sql);
 			}
-			ck_assert(!has(sql, "$8"));
-			ck_assert(!has(sql, "$0"));
-			/* parentheses balance */
-			for (const char *c = sql; *c; c++)
-			{
-				depth += *c == '(';
-				depth -= *c == ')';
-				ck_assert_int_ge(depth, 0);
-			}
-			ck_assert_int_eq(depth, 0);
-			free(sql);
-		}
+}
+END_TEST
+
+/* Filters by name go through the catalogs, with the values as parameters. */
+START_TEST(name_filters)
+{
+	char	   *sql = build_with(query_activity_sql, 150000, &all_opts);
+
+	ck_assert(has(sql, "a.pid = ANY ($1::int4[])"));
+	ck_assert(has(sql, "a.datid IN (SELECT d.oid FROM pg_catalog.pg_database d"
+				  " WHERE d.datname::text = ANY ($2::text[]))"));
+	ck_assert(has(sql, "a.usesysid IN (SELECT r.oid FROM pg_catalog.pg_roles r"
+				  " WHERE r.rolname::text = ANY ($3::text[]))"));
+	ck_assert(has(sql, "a.application_name = ANY ($4::text[])"));
+	ck_assert(has(sql, "a.backend_type = ANY ($5::text[])"));
+	ck_assert(has(sql, "a.query = '<insufficient privilege>', left(a.query, $6::int4) FROM"));
+	free(sql);
+	/* a source with measured time has every column */
+	sql = build_with(query_pg_stat_wait_current_sql, 150000, &no_opts);
+	ck_assert(has(sql, "a.query = '<insufficient privilege>', NULL::text, 1::int8, w.wait_time::int8 FROM"));
+	free(sql);
+	/* before 10 every row is a client backend */
+	sql = build_with(query_activity_sql, 90600, &all_opts);
+	ck_assert(has(sql, "'client backend'::text = ANY ($5::text[])"));
+	free(sql);
+	/* the catalogs every user may read */
+	ck_assert(strstr(query_names_sql, "pg_catalog.pg_database") != NULL);
+	ck_assert(strstr(query_names_sql, "pg_catalog.pg_roles") != NULL);
+	ck_assert(strstr(query_names_sql, "pg_authid") == NULL);
 }
 END_TEST
 
@@ -196,7 +328,9 @@ main(void)
 
 	tcase_add_test(tc, caps_by_version);
 	tcase_add_test(tc, activity_columns);
+	tcase_add_test(tc, param_numbers);
 	tcase_add_test(tc, parameters);
+	tcase_add_test(tc, name_filters);
 	tcase_add_test(tc, blocking_pids_only_for_locks);
 	tcase_add_test(tc, other_sources);
 	suite_add_tcase(s, tc);
