@@ -5,6 +5,7 @@
 #define PGTEMPO_STRBUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct strbuf
@@ -27,5 +28,12 @@ void		strbuf_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(prin
 void		strbuf_vprintf(strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Hand over the string; the buffer is left empty and initialized. */
 char	   *strbuf_detach(strbuf *sb);
+
+/*
+ * Write len bytes of text to the file path ("-": standard output),
+ * checking every step, the close included.  Returns false with *cause
+ * set (caller frees) on an error.
+ */
+bool		strbuf_write_file(const char *path, const char *text, size_t len, char **cause);
 
 #endif

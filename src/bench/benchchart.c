@@ -89,7 +89,7 @@ bench_chart_write(const bench_settings *s, const char *subtitle, const bench_cha
 
 	strbuf_init(&out);
 	chart_render(c, &out);
-	ok = report_write_file(s->chart_path, out.data, out.len, cause);
+	ok = strbuf_write_file(s->chart_path, out.data, out.len, cause);
 	strbuf_free(&out);
 	chart_free(c);
 	return ok;

@@ -407,7 +407,7 @@ jsonreport_write(const char *path, const bench_settings *s, const jsonreport_run
 
 	strbuf_init(&sb);
 	jsonreport_build(&sb, s, run);
-	ok = report_write_file(path, sb.data, sb.len, cause);
+	ok = strbuf_write_file(path, sb.data, sb.len, cause);
 	strbuf_free(&sb);
 	return ok;
 }

@@ -88,10 +88,5 @@ void		report_progress_print(FILE *out, const bench_settings *s,
  */
 void		report_histogram_text(strbuf *out, const hist *h);
 
-/*
- * Write text to path ("-": stdout) and check every step, close included.
- * Returns false with *cause set (caller frees) on an error.
- */
-bool		report_write_file(const char *path, const char *text, size_t len, char **cause);
 
 #endif

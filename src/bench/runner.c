@@ -2078,7 +2078,7 @@ runner_run(bench_settings *s)
 
 		strbuf_init(&sb);
 		report_histogram_text(&sb, r.rep.lat_hist);
-		if (!report_write_file(s->hist_path, sb.data, sb.len, &cause))
+		if (!strbuf_write_file(s->hist_path, sb.data, sb.len, &cause))
 		{
 			msg_error("%s", cause);
 			free(cause);

@@ -8,6 +8,8 @@
 
 #include "pgtempo/strbuf.h"
 
+#include <errno.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,4 +148,37 @@ strbuf_detach(strbuf *sb)
 	s = sb->data;
 	strbuf_init(sb);
 	return s;
+}
+
+bool
+strbuf_write_file(const char *path, const char *text, size_t len, char **cause)
+{
+	bool		to_stdout = strcmp(path, "-") == 0;
+	FILE	   *f = to_stdout ? stdout : fopen(path, "w");
+	int			err = 0;
+
+	if (f == NULL)
+	{
+		*cause = xasprintf("could not open file \"%s\" for writing: %s", path, strerror(errno));
+		return false;
+	}
+	/* the first error's errno; EIO if a stdio error left none */
+	errno = 0;
+	if (fwrite(text, 1, len, f) != len)
+		err = errno != 0 ? errno : EIO;
+	errno = 0;
+	if ((fflush(f) != 0 || ferror(f)) && err == 0)
+		err = errno != 0 ? errno : EIO;
+	errno = 0;
+	if (!to_stdout && fclose(f) != 0 && err == 0)
+		err = errno != 0 ? errno : EIO;
+	if (err != 0)
+	{
+		if (to_stdout)
+			*cause = xasprintf("could not write to standard output: %s", strerror(err));
+		else
+			*cause = xasprintf("could not write to file \"%s\": %s", path, strerror(err));
+		return false;
+	}
+	return true;
 }

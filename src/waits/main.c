@@ -57,6 +57,7 @@ usage(void)
 		   "      --log-format=FORMAT    csv or jsonl (default: from the file name, else csv)\n"
 		   "      --log-interval=SECONDS write a profile per interval instead of raw rows\n"
 		   "      --folded=FILE          write flame-graph folded stacks to FILE\n"
+		   "      --chart=FILE           draw the wait-event shares over time as an SVG file\n"
 		   "      --top                  show a live view (keys: g regroup, p pause, q quit)\n"
 		   "      --store=CONNINFO       write samples into tables of this database\n"
 		   "      --store-interval=SECONDS  store a profile per interval instead of raw rows\n"
@@ -99,7 +100,7 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 	{
 		OPT_SOURCE = 256, OPT_INCLUDE_IDLE, OPT_QUERY_TEXT, OPT_PID, OPT_DB, OPT_USER,
 		OPT_APP, OPT_BACKEND_TYPE, OPT_BY, OPT_JSON, OPT_LOG, OPT_LOG_FORMAT,
-		OPT_LOG_INTERVAL, OPT_FOLDED, OPT_TOP, OPT_STORE, OPT_STORE_INTERVAL, OPT_STORE_LABEL
+		OPT_LOG_INTERVAL, OPT_FOLDED, OPT_CHART, OPT_TOP, OPT_STORE, OPT_STORE_INTERVAL, OPT_STORE_LABEL
 	};
 	static const struct option long_options[] = {
 		{"interval", required_argument, NULL, 'i'},
@@ -118,6 +119,7 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 		{"log-format", required_argument, NULL, OPT_LOG_FORMAT},
 		{"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
 		{"folded", required_argument, NULL, OPT_FOLDED},
+		{"chart", required_argument, NULL, OPT_CHART},
 		{"top", no_argument, NULL, OPT_TOP},
 		{"store", required_argument, NULL, OPT_STORE},
 		{"store-interval", required_argument, NULL, OPT_STORE_INTERVAL},
@@ -219,6 +221,10 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 				free(s->folded_path);
 				s->folded_path = xstrdup(optarg);
 				break;
+			case OPT_CHART:
+				free(s->chart_path);
+				s->chart_path = xstrdup(optarg);
+				break;
 			case OPT_TOP:
 				s->top = true;
 				break;
@@ -280,6 +286,11 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 	if (s->folded_path != NULL && s->folded_path[0] == '\0')
 	{
 		msg_error("invalid value \"\" for option --folded");
+		goto usage_error;
+	}
+	if (s->chart_path != NULL && s->chart_path[0] == '\0')
+	{
+		msg_error("invalid value \"\" for option --chart");
 		goto usage_error;
 	}
 	return PARSE_OK;

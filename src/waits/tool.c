@@ -25,6 +25,7 @@
 #include "format.h"
 #include "live.h"
 #include "options.h"
+#include "waitschart.h"
 #include "wprof.h"
 #include "report.h"
 #include "sample.h"
@@ -91,6 +92,10 @@ typedef struct run_state
 	wprof		iv_store;		/* the current --store-interval */
 	wprof		live_cur;		/* the current second, for the live view */
 	wprof		live_last;		/* the last whole second */
+	wprof		iv_chart;		/* --chart: the current second */
+	wchart		chart;
+	uint64_t	iv_chart_start_us;
+	uint64_t	next_chart_ns;
 	sample_batch batch;
 	sink_log	log;
 	store		st;
@@ -185,6 +190,8 @@ consume(run_state *r, const sample_batch *b, bool tick)
 			wprof_add(&r->iv_store, b, row);
 		if (r->live)
 			wprof_add(&r->live_cur, b, row);
+		if (s->chart_path != NULL)
+			wprof_add(&r->iv_chart, b, row);
 	}
 	if (tick)
 	{
@@ -192,6 +199,7 @@ consume(run_state *r, const sample_batch *b, bool tick)
 		wprof_tick(&r->iv_log, b->ts_us);
 		wprof_tick(&r->iv_store, b->ts_us);
 		wprof_tick(&r->live_cur, b->ts_us);
+		wprof_tick(&r->iv_chart, b->ts_us);
 		sink_log_batch(&r->log, b);
 		store_add_batch(&r->st, b);
 	}
@@ -232,6 +240,16 @@ flush_store_interval(run_state *r, uint64_t end_us)
 	store_add_interval(&r->st, &iv, &r->iv_store);
 	wprof_reset(&r->iv_store);
 	r->iv_store_start_us = end_us;
+}
+
+/* Keep the --chart second that ends now. */
+static void
+flush_chart_interval(run_state *r, uint64_t end_us)
+{
+	if (r->iv_chart.ticks > 0 || r->iv_chart.active > 0)
+		wchart_add_interval(&r->chart, (double) end_us / 1e6, &r->iv_chart);
+	wprof_reset(&r->iv_chart);
+	r->iv_chart_start_us = end_us;
 }
 
 /* The connection is gone: start a gap at the last good sample. */
@@ -345,6 +363,12 @@ housekeeping(run_state *r, uint64_t now_ns)
 		flush_store_interval(r, now_us);
 		while (r->next_store_iv_ns <= now_ns)
 			r->next_store_iv_ns += (uint64_t) s->store_interval_ns;
+	}
+	if (s->chart_path != NULL && now_ns >= r->next_chart_ns)
+	{
+		flush_chart_interval(r, now_us);
+		while (r->next_chart_ns <= now_ns)
+			r->next_chart_ns += NS_PER_S;
 	}
 	sink_log_tick(&r->log, time(NULL), reopen);
 	store_kick(&r->st);
@@ -530,6 +554,24 @@ finish(run_state *r)
 	}
 	if (!store_close(&r->st))
 		outputs_ok = false;
+	if (s->chart_path != NULL)
+	{
+		char	   *subtitle = xasprintf("%s, PostgreSQL %s, %s every %.3g ms", r->sm.label,
+										 r->sm.server_version, r->sm.source_detail,
+										 (double) r->sm.interval_ns / 1e6);
+		bool		written;
+
+		flush_chart_interval(r, end_us);
+		written = wchart_write(&r->chart, &r->run, s->chart_path, subtitle, &cause);
+		free(subtitle);
+		if (!written)
+		{
+			msg_error("%s", cause);
+			free(cause);
+			cause = NULL;
+			outputs_ok = false;
+		}
+	}
 
 	fill_health(r, &h);
 	memset(&ri, 0, sizeof(ri));
@@ -586,6 +628,8 @@ free_state(run_state *r)
 	wprof_free(&r->iv_store);
 	wprof_free(&r->live_cur);
 	wprof_free(&r->live_last);
+	wprof_free(&r->iv_chart);
+	wchart_free(&r->chart);
 	sample_batch_free(&r->batch);
 	for (int i = 0; i < r->ngaps; i++)
 		free(r->gaps[i].reason);
@@ -614,6 +658,8 @@ waits_run(const waits_settings *s)
 	wprof_init(&r.iv_store, s->include_idle);
 	wprof_init(&r.live_cur, s->include_idle);
 	wprof_init(&r.live_last, s->include_idle);
+	wprof_init(&r.iv_chart, s->include_idle);
+	wchart_init(&r.chart, &r.pool);
 	sample_batch_init(&r.batch);
 
 	if (!open_outputs(&r, &cause))
@@ -689,6 +735,8 @@ waits_run(const waits_settings *s)
 	r.next_log_iv_ns = r.t0_ns + (uint64_t) s->log_interval_ns;
 	r.next_store_iv_ns = r.t0_ns + (uint64_t) s->store_interval_ns;
 	r.next_health_ns = r.t0_ns + RAW_HEALTH_EVERY_NS;
+	r.iv_chart_start_us = r.last_sample_us;
+	r.next_chart_ns = r.t0_ns + NS_PER_S;
 	mark_backend_cpu(&r);
 	ticker_init(&r.sc, r.t0_ns, r.sm.interval_ns);
 	if (r.live)
@@ -716,8 +764,9 @@ waits_settings_free(waits_settings *s)
 	options_strlist_free(&s->backend_types);
 	free(s->log_path);
 	free(s->folded_path);
+	free(s->chart_path);
 	free(s->store);
 	free(s->store_label);
 	s->pids = NULL;
-	s->log_path = s->folded_path = s->store = s->store_label = NULL;
+	s->log_path = s->folded_path = s->chart_path = s->store = s->store_label = NULL;
 }

@@ -71,6 +71,7 @@ typedef struct waits_settings
 	waits_log_format log_format;
 	int64_t		log_interval_ns;	/* 0: raw rows */
 	char	   *folded_path;
+	char	   *chart_path;		/* --chart: an SVG of the shares over time */
 	bool		top;
 	char	   *store;			/* conninfo of the store database */
 	char	   *store_label;	/* the "source" column; default host:port */

@@ -31,6 +31,23 @@ my $tmp = PostgreSQL::Test::Utils::tempdir('charts');
 my ($rc, $out, $err) = run_tool([ $demo, $tmp ]);
 is($rc, 0, 'chart_demo writes the sample charts');
 
+# The tools' own charts, from real runs against a throwaway cluster:
+# pgtempo-bench under -R and -L, pgtempo-waits with a sleeping and a
+# waiting session.
+my $node = new_cluster('charts');
+my @conn = ('-h', $node->host, '-p', $node->port);
+($rc) = run_tool([ pgtempo_bin('pgtempo-bench'), @conn, '-i', '-s', '1', '-q', 'postgres' ]);
+is($rc, 0, 'pgtempo-bench -i');
+($rc) = run_tool([ pgtempo_bin('pgtempo-bench'), @conn, '-c', '4', '-j', '2', '-T', '4',
+	'-R', '300', '-L', '20', "--chart=$tmp/tool-bench.svg", 'postgres' ]);
+is($rc, 0, 'pgtempo-bench --chart');
+my ($sleeper) = start_session($node, 'chart_sleep', 'SELECT pg_sleep(600)');
+($rc) = run_tool([ pgtempo_bin('pgtempo-waits'), @conn, '-d', 'postgres', '-T', '3',
+	'--application-name=chart_sleep', "--chart=$tmp/tool-waits.svg" ]);
+is($rc, 0, 'pgtempo-waits --chart');
+$node->safe_psql('postgres',
+	q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'chart_sleep'});
+
 # ---------------------------------------------------------------- PNG decoding
 
 # Decode an 8-bit RGB or RGBA, non-interlaced PNG (what Chromium writes):
@@ -164,7 +181,9 @@ my %charts = (
 	'bench'      => [ [qw(blue green orange purple vermillion)], 40 ],
 	'bench-rate' => [ [qw(blue green orange sky)], 100 ],
 	'waits'      => [ [ sort keys %palette ], 300 ],
-	'empty'      => [ [qw(blue)], 20 ],);
+	'empty'      => [ [qw(blue)], 20 ],
+	'tool-bench' => [ [qw(blue green orange purple)], 20 ],
+	'tool-waits' => [ [qw(blue)], 300 ],);
 
 for my $name (sort keys %charts)
 {

@@ -567,19 +567,19 @@ START_TEST(write_file_errors)
 
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	ck_assert(report_write_file(path, "1 2 3\n", 6, &cause));
+	ck_assert(strbuf_write_file(path, "1 2 3\n", 6, &cause));
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(fgets(back, sizeof(back), f));
 	fclose(f);
 	unlink(path);
 	ck_assert_str_eq(back, "1 2 3\n");
 
-	ck_assert(!report_write_file("/nonexistent-dir/x", "x", 1, &cause));
+	ck_assert(!strbuf_write_file("/nonexistent-dir/x", "x", 1, &cause));
 	ck_assert_str_eq(cause, "could not open file \"/nonexistent-dir/x\" for writing: No such file or directory");
 	free(cause);
 	if (access("/dev/full", W_OK) == 0)
 	{
-		ck_assert(!report_write_file("/dev/full", "x", 1, &cause));
+		ck_assert(!strbuf_write_file("/dev/full", "x", 1, &cause));
 		ck_assert_str_eq(cause, "could not write to file \"/dev/full\": No space left on device");
 		free(cause);
 	}
