@@ -1,5 +1,11 @@
 # pg_test_timing --cross-cpu: every ordered pair of CPUs is checked, the
 # totals add up, and a single CPU is reported rather than failed.
+#
+# Whether this machine's clock goes backwards across CPUs is the machine's
+# business, not the tool's (a KVM guest's system clock was seen to step
+# back by 3 ns in 0.2 % of the checks): either outcome is accepted, but the
+# exit status, the rows, the summary line and the JSON must agree with
+# each other.
 
 use strict;
 use warnings;
@@ -12,21 +18,39 @@ my $bin = pgtempo_bin('pg_test_timing');
 my $ncpu = allowed_cpus();
 
 my ($rc, $out, $err) = run_tool([ $bin, '-d', '1', '--cross-cpu' ]);
-is($rc, 0, 'exit 0: no clock went backwards across CPUs on this machine');
 like($out, qr/^Cross-CPU check, clock system:$/m, 'section header');
 if ($ncpu >= 2)
 {
 	my @pairs = $out =~ /^  cpu(\d+) -> cpu(\d+) +(\d+) +(\d+) +(\d+) +(\d+|-)$/mg;
 	is(scalar(@pairs) / 6, $ncpu * ($ncpu - 1), 'one row per ordered pair of CPUs');
-	my $checks = 0;
+	my ($checks, $back, $max) = (0, 0, 0);
 	for (my $i = 0; $i < @pairs; $i += 6)
 	{
 		$checks += $pairs[ $i + 2 ];
-		is($pairs[ $i + 3 ], 0, "cpu$pairs[$i] -> cpu$pairs[$i+1]: nothing backwards");
+		$back += $pairs[ $i + 3 ];
+		$max = $pairs[ $i + 4 ] if $pairs[ $i + 4 ] > $max;
+		is($pairs[ $i + 4 ] > 0, $pairs[ $i + 3 ] > 0,
+			"cpu$pairs[$i] -> cpu$pairs[$i+1]: a maximum step back only with steps back");
 	}
-	like($out, qr/^  No clock went backwards across CPUs in $checks checks\.$/m,
-		'the total is the sum of the pairs');
 	cmp_ok($checks, '>', 0, 'the threads did alternate');
+	if ($back == 0)
+	{
+		is($rc, 0, 'nothing backwards: exit 0');
+		like($out, qr/^  No clock went backwards across CPUs in $checks checks\.$/m,
+			'nothing backwards: the total is the sum of the pairs');
+	}
+	else
+	{
+		note("this machine's clock went backwards across CPUs: $back of $checks checks, up to $max ns");
+		is($rc, 1, 'backwards: exit 1');
+		like($out,
+			qr/^  Detected clock going backwards across CPUs: $back of $checks checks, by up to $max ns\.$/m,
+			'backwards: the summary adds up the pairs');
+	}
+}
+else
+{
+	is($rc, 0, 'one CPU: exit 0');
 }
 
 # JSON
@@ -42,8 +66,10 @@ if ($ncpu >= 2)
 	my $sum = 0;
 	$sum += $_->{checks} for @{ $sys->{pairs} };
 	is($sum, $sys->{checks}, 'pair checks add up');
-	is($sys->{backwards}, 0, 'no backwards steps');
-	is($doc->{verdict}, 'ok', 'verdict ok');
+	my $any = grep { $_->{backwards} } @{ $doc->{cross_cpu} };
+	is($doc->{verdict}, $any ? 'backwards_across_cpus' : 'ok',
+		'the verdict agrees with the backwards steps found');
+	is($rc, $any ? 1 : 0, 'the exit status agrees with the verdict');
 }
 
 # Confined to one CPU there is nothing to compare: said, not failed.
