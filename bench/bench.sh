@@ -10,7 +10,9 @@
 # connection time and peak RSS at -c 500 -j 1, and the wall and client CPU
 # time of -i -s 50.  The logging workloads run -S -M prepared -c 8 -j 2
 # with -l (a line per transaction) and with -l --aggregate-interval 1, the
-# logs going to the scratch directory and removed after each run.
+# logs going to the scratch directory and removed after each run; besides
+# the ratio they show what the logging adds to each tool's CPU per
+# transaction.
 #
 # Targets (ours / pgbench): CPU per transaction <= 0.85 at -S -M prepared
 # -c 8 -j 2 and <= 0.75 at -c 64 -j 2; tps >= 1.0; CPU per transaction
@@ -105,7 +107,13 @@ for w in "-S -M prepared -c 8 -j 2" "-S -M prepared -c 64 -j 2" "-S -c 8 -j 2" \
 done
 
 # Logging: what a line per transaction, or an aggregate per second, costs the client.
-printf '\n%-40s %12s %12s %7s\n' "-S -M prepared -c 8 -j 2, logging" "cpu/tx pgbench" "cpu/tx ours" ratio
+# The last two columns are the logging's own share: cpu/tx with the log minus
+# cpu/tx of the same workload without it (the first workload above).
+basekey=$(echo "-S -M prepared -c 8 -j 2" | tr -c 'a-zA-Z0-9' '_')
+rbase=$(col 2 "ref$basekey")
+obase=$(col 2 "ours$basekey")
+printf '\n%-40s %12s %12s %7s %14s %14s\n' "-S -M prepared -c 8 -j 2, logging" "cpu/tx pgbench" \
+	"cpu/tx ours" ratio "+log pgbench" "+log ours"
 for w in "-l" "-l --aggregate-interval 1"; do
 	key=$(echo "$w" | tr -c 'a-zA-Z0-9' '_')
 	i=0
@@ -120,7 +128,9 @@ for w in "-l" "-l --aggregate-interval 1"; do
 	done
 	rc=$(col 2 "reflog$key")
 	oc=$(col 2 "ourslog$key")
-	printf '%-40s %12s us %12s us %7s\n' "$w" "$rc" "$oc" "$(ratio "$oc" "$rc")"
+	printf '%-40s %12s us %12s us %7s %11s us %11s us\n' "$w" "$rc" "$oc" "$(ratio "$oc" "$rc")" \
+		"$(awk -v a="$rc" -v b="$rbase" 'BEGIN { printf "%+.3f", a - b }')" \
+		"$(awk -v a="$oc" -v b="$obase" 'BEGIN { printf "%+.3f", a - b }')"
 done
 
 printf '\n%-34s %12s %12s %7s\n' "-c 500 -j 1 -S -t 1" pgbench ours ratio

@@ -17,6 +17,7 @@
 #define PGTEMPO_HIST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* ---- log2 histogram ---- */
@@ -83,6 +84,12 @@ hist_index(uint64_t v)
 }
 
 void		hist_init(hist *h);
+/*
+ * n empty histograms in zeroed memory (free() them): the bucket pages a
+ * histogram never counts in are never touched, so a run's resident memory
+ * grows only with the latencies it sees.
+ */
+hist	   *hist_new(size_t n);
 #define hist_reset hist_init
 
 /* Count value v, n times. */

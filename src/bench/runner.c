@@ -113,9 +113,6 @@ typedef struct client
 	PGresult   *pending;		/* a result whose successor is not known yet */
 	bool		queued;			/* in the run queue */
 	bool		want_write;		/* libpq has unsent data */
-	strbuf		sql;			/* -M simple: the query with variables substituted */
-	strbuf		varname;		/* \gset prefix + column name */
-	const char **params;		/* -M extended/prepared */
 } client;
 
 struct bthread
@@ -140,6 +137,10 @@ struct bthread
 	stats		st;
 	stats	   *script_stats;	/* per script */
 	hist	   *lat_hist;		/* latencies of successful transactions (ns) */
+	/* scratch space for the command being sent or the result being read */
+	const char **params;		/* -M extended/prepared: $n values */
+	strbuf		sql;			/* -M simple: the query with variables substituted */
+	strbuf		varname;		/* \gset prefix + column name */
 	hist	   *script_hist;	/* the same per script, when there are several */
 	stats_command **cmd_stats;	/* [script][command] */
 	uint64_t	conn_ns;		/* -C: time spent connecting and disconnecting */
@@ -416,7 +417,7 @@ fill_params(client *c, const command *cmd)
 		const sql_param *p = &cmd->params[i];
 		var		   *v = vars_lookup(c->ec.vars, p->name);
 
-		c->params[p->number - 1] = v != NULL ? vars_get_string(c->ec.vars, v) : NULL;
+		c->th->params[p->number - 1] = v != NULL ? vars_get_string(c->ec.vars, v) : NULL;
 	}
 }
 
@@ -432,30 +433,30 @@ send_sql(client *c, const command *cmd, int n)
 	{
 		int			pos = 0;
 
-		strbuf_reset(&c->sql);
+		strbuf_reset(&c->th->sql);
 		for (int i = 0; i < cmd->nrefs; i++)
 		{
 			const sql_param *p = &cmd->params[i];
 			var		   *v = vars_lookup(c->ec.vars, p->name);
 
-			strbuf_append(&c->sql, cmd->sql + pos, p->start - pos);
+			strbuf_append(&c->th->sql, cmd->sql + pos, p->start - pos);
 			if (v != NULL)
-				strbuf_puts(&c->sql, vars_get_string(c->ec.vars, v));
+				strbuf_puts(&c->th->sql, vars_get_string(c->ec.vars, v));
 			else
-				strbuf_append(&c->sql, cmd->sql + p->start, p->len);
+				strbuf_append(&c->th->sql, cmd->sql + p->start, p->len);
 			pos = p->start + p->len;
 		}
-		strbuf_puts(&c->sql, cmd->sql + pos);
+		strbuf_puts(&c->th->sql, cmd->sql + pos);
 		if (s->debug)
-			debug_line("client %d sending %s", c->ec.id, c->sql.data);
-		ok = PQsendQuery(c->con, c->sql.data);
+			debug_line("client %d sending %s", c->ec.id, c->th->sql.data);
+		ok = PQsendQuery(c->con, c->th->sql.data);
 	}
 	else if (s->mode == QUERY_EXTENDED)
 	{
 		fill_params(c, cmd);
 		if (s->debug)
 			debug_line("client %d sending %s", c->ec.id, cmd->sql_numbered);
-		ok = PQsendQueryParams(c->con, cmd->sql_numbered, cmd->nparams, NULL, c->params, NULL,
+		ok = PQsendQueryParams(c->con, cmd->sql_numbered, cmd->nparams, NULL, c->th->params, NULL,
 							   NULL, 0);
 	}
 	else
@@ -466,7 +467,7 @@ send_sql(client *c, const command *cmd, int n)
 		fill_params(c, cmd);
 		if (s->debug)
 			debug_line("client %d sending %s", c->ec.id, r->prepnames[k]);
-		ok = PQsendQueryPrepared(c->con, r->prepnames[k], cmd->nparams, c->params, NULL, NULL,
+		ok = PQsendQueryPrepared(c->con, r->prepnames[k], cmd->nparams, c->th->params, NULL, NULL,
 								 0);
 	}
 	if (!ok)
@@ -564,17 +565,17 @@ handle_result(client *c, PGresult *res, bool is_last)
 				{
 					char	   *err = NULL;
 
-					strbuf_reset(&c->varname);
-					strbuf_puts(&c->varname, cmd->varprefix);
-					strbuf_puts(&c->varname, PQfname(res, f));
+					strbuf_reset(&c->th->varname);
+					strbuf_puts(&c->th->varname, cmd->varprefix);
+					strbuf_puts(&c->th->varname, PQfname(res, f));
 					if (!vars_set_string(c->ec.vars, meta == META_ASET ? "aset" : "gset",
-										 c->varname.data, PQgetvalue(res, ntuples - 1, f), &err))
+										 c->th->varname.data, PQgetvalue(res, ntuples - 1, f), &err))
 					{
 						if (err != NULL)
 							msg_error("%s", err);
 						free(err);
 						msg_error("client %d script %d command %d query %d: error storing into variable %s",
-								  c->ec.id, c->script_no, c->cmd, c->qrynum, c->varname.data);
+								  c->ec.id, c->script_no, c->cmd, c->qrynum, c->th->varname.data);
 						c->es = ES_META;
 						return false;
 					}
@@ -1409,10 +1410,9 @@ progress_report(runner *r, uint64_t now, uint64_t start, stats *last, uint64_t *
 
 		if (r->prog_last == NULL)
 		{
-			r->prog_last = xmalloc(sizeof(hist));
-			r->prog_cur = xmalloc(sizeof(hist));
-			r->prog_interval = xmalloc(sizeof(hist));
-			hist_init(r->prog_last);
+			r->prog_last = hist_new(1);
+			r->prog_cur = hist_new(1);
+			r->prog_interval = hist_new(1);
 		}
 		hist_init(r->prog_cur);
 		for (int i = 0; i < s->nthreads; i++)
@@ -1774,14 +1774,11 @@ init_threads(runner *r, setup_thread *setup)
 		th->tick_fd = -1;
 		stats_init(&th->st);
 		th->script_stats = xcalloc((size_t) s->nscripts, sizeof(stats));
-		th->lat_hist = xmalloc(sizeof(hist));
-		hist_init(th->lat_hist);
+		th->lat_hist = hist_new(1);
 		if (s->nscripts > 1)
-		{
-			th->script_hist = xmalloc(sizeof(hist) * (size_t) s->nscripts);
-			for (int i = 0; i < s->nscripts; i++)
-				hist_init(&th->script_hist[i]);
-		}
+			th->script_hist = hist_new((size_t) s->nscripts);
+		if (s->mode != QUERY_SIMPLE)
+			th->params = xcalloc(SCRIPT_MAX_PARAMS, sizeof(char *));
 		th->cmd_stats = xcalloc((size_t) s->nscripts, sizeof(stats_command *));
 		for (int i = 0; i < s->nscripts; i++)
 			th->cmd_stats[i] = xcalloc((size_t) s->scripts[i]->ncommands + 1,
@@ -1793,10 +1790,6 @@ init_threads(runner *r, setup_thread *setup)
 			c->th = th;
 			c->sock = -1;
 			c->ec.simple_protocol = s->mode == QUERY_SIMPLE;
-			strbuf_init(&c->sql);
-			strbuf_init(&c->varname);
-			if (s->mode != QUERY_SIMPLE)
-				c->params = xcalloc(SCRIPT_MAX_PARAMS, sizeof(char *));
 			if (s->mode == QUERY_PREPARED)
 				c->prepared = xcalloc((size_t) ncmds + 1, sizeof(bool));
 		}
@@ -1822,9 +1815,6 @@ free_threads(runner *r)
 					PQclear(c->pending);
 				PQfinish(c->con);
 			}
-			strbuf_free(&c->sql);
-			strbuf_free(&c->varname);
-			free(c->params);
 			free(c->prepared);
 			vars_free(c->ec.vars);
 		}
@@ -1837,6 +1827,9 @@ free_threads(runner *r)
 		free(th->cmd_stats);
 		free(th->script_stats);
 		free(th->lat_hist);
+		free(th->params);
+		strbuf_free(&th->sql);
+		strbuf_free(&th->varname);
 		free(th->script_hist);
 		free(th->runq);
 		free(th->runq_next);
@@ -1895,14 +1888,9 @@ report(runner *r, uint64_t start_time, uint64_t end, bool print)
 	d->commands = xcalloc((size_t) s->nscripts, sizeof(stats_command *));
 	for (int i = 0; i < s->nscripts; i++)
 		d->commands[i] = xcalloc((size_t) s->scripts[i]->ncommands + 1, sizeof(stats_command));
-	d->lat_hist = xmalloc(sizeof(hist));
-	hist_init(d->lat_hist);
+	d->lat_hist = hist_new(1);
 	if (s->nscripts > 1)
-	{
-		d->script_hists = xmalloc(sizeof(hist) * (size_t) s->nscripts);
-		for (int i = 0; i < s->nscripts; i++)
-			hist_init(&d->script_hists[i]);
-	}
+		d->script_hists = hist_new((size_t) s->nscripts);
 	for (int t = 0; t < s->nthreads; t++)
 	{
 		bthread    *th = &r->threads[t];

@@ -10,13 +10,14 @@
 
 #include "vars.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgtempo/xalloc.h"
 
-#define VARS_INITIAL_SLOTS	16	/* a power of two */
+#define VARS_INITIAL_SLOTS	8	/* a power of two: 6 variables fit (a -S client has 5) */
 
 struct vars
 {
@@ -70,6 +71,19 @@ grow(vars *vs)
 	vs->nslots = nslots;
 }
 
+/* A variable with no string and no value yet. */
+static var *
+new_var(const char *name)
+{
+	size_t		len = strlen(name) + 1;
+	var		   *v = xmalloc(offsetof(var, name) + len);
+
+	memcpy(v->name, name, len);
+	v->svalue = NULL;
+	v->val.type = VAL_NONE;
+	return v;
+}
+
 /* An empty table. */
 vars *
 vars_new(void)
@@ -103,7 +117,6 @@ vars_free(vars *vs)
 
 		if (v != NULL)
 		{
-			free(v->name);
 			drop_string(v);
 			free(v);
 		}
@@ -128,9 +141,8 @@ vars_copy(const vars *vs)
 
 		if (v != NULL)
 		{
-			var		   *c = xmalloc(sizeof(*c));
+			var		   *c = new_var(v->name);
 
-			c->name = xstrdup(v->name);
 			if (v->svalue == v->small)
 			{
 				memcpy(c->small, v->small, sizeof(c->small));
@@ -187,16 +199,13 @@ lookup_create(vars *vs, const char *context, const char *name, char **err)
 			*err = xasprintf("%s: invalid variable name: \"%s\"", context, name);
 		return NULL;
 	}
-	/* keep the load at most one half so probe chains stay short */
-	if ((vs->count + 1) * 2 > vs->nslots)
+	/* keep the load at most three quarters so probe chains stay short */
+	if ((vs->count + 1) * 4 > vs->nslots * 3)
 	{
 		grow(vs);
 		i = find_slot(vs->slots, vs->nslots, name);
 	}
-	v = xmalloc(sizeof(*v));
-	v->name = xstrdup(name);
-	v->svalue = NULL;
-	v->val.type = VAL_NONE;
+	v = new_var(name);
 	vs->slots[i] = v;
 	vs->count++;
 	return v;

@@ -17,10 +17,10 @@ typedef struct vars vars;
 
 typedef struct var
 {
-	char	   *name;
 	char	   *svalue;			/* the string, or NULL until needed */
 	value		val;			/* VAL_NONE until converted */
 	char		small[24];		/* svalue of a number: no allocation per \set */
+	char		name[];			/* one allocation per variable, name included */
 } var;
 
 vars	   *vars_new(void);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "pgtempo/hist.h"
+#include "pgtempo/xalloc.h"
 
 #include <math.h>
 #include <string.h>
@@ -44,6 +45,16 @@ hist_init(hist *h)
 	h->min = UINT64_MAX;
 }
 
+hist *
+hist_new(size_t n)
+{
+	hist	   *h = xcalloc(n, sizeof(*h));
+
+	for (size_t i = 0; i < n; i++)
+		h[i].min = UINT64_MAX;
+	return h;
+}
+
 uint64_t
 hist_bucket_low(int idx)
 {
@@ -73,7 +84,8 @@ hist_merge(hist *dst, const hist *src)
 	if (src->total == 0)
 		return;
 	for (int i = 0; i < HIST_BUCKETS; i++)
-		dst->counts[i] += src->counts[i];
+		if (src->counts[i] != 0)	/* leave dst's untouched pages alone */
+			dst->counts[i] += src->counts[i];
 	dst->total += src->total;
 	dst->clamped += src->clamped;
 	dst->sum += src->sum;
