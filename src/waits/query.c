@@ -5,12 +5,21 @@
 
 #include "query.h"
 
+#include <inttypes.h>
+
 const char	query_detect_sql[] =
 "SELECT current_setting('server_version_num')::int4,"
 " (SELECT extversion::text FROM pg_catalog.pg_extension WHERE extname = 'pg_wait_sampling'),"
 " to_regclass('pg_stat_wait_current') IS NOT NULL"
 " AND to_regclass('pg_stat_wait_profile') IS NOT NULL,"
-" current_user::text";
+" current_user::text,"
+" to_regclass('pg_stat_wait_history') IS NOT NULL";
+
+/* exact: epoch seconds are numeric from PostgreSQL 14, and doubles with microsecond room before */
+#define EPOCH_US(ts) "round(extract(epoch FROM " ts ") * 1000000)::int8"
+
+const char	query_pg_stat_wait_history_last_sql[] =
+"SELECT " EPOCH_US("max(sample_ts)") " FROM pg_stat_wait_history";
 
 const char	query_pws_period_sql[] =
 "SELECT current_setting('pg_wait_sampling.profile_period', true)";
@@ -201,6 +210,25 @@ query_pg_stat_wait_current_sql(strbuf *sb, const query_caps *c, const query_opts
 			" false)");
 	if (!c->backend_type)
 		strbuf_puts(sb, " AND a.datid <> 0");
+}
+
+/* The statement that reads the waits pg_stat_wait_history recorded since since_us. */
+void
+query_pg_stat_wait_history_sql(strbuf *sb, const query_caps *c, const query_opts *o,
+							   int64_t since_us)
+{
+	strbuf_puts(sb, "SELECT h.class_name::text, h.event_name::text, h.wait_time::int8, "
+				EPOCH_US("h.sample_ts")
+				" FROM pg_stat_wait_history h"
+				" LEFT JOIN pg_catalog.pg_stat_get_activity(NULL) a ON a.pid = h.pid");
+	filters(sb, c, o, "h.pid",
+			"NOT coalesce(h.class_name = 'Activity'"
+			" OR (h.class_name = 'Client' AND h.event_name = 'ClientRead'), false)");
+	/* our own number, not user input: exact as an interval of microseconds */
+	if (since_us >= 0)
+		strbuf_printf(sb, " AND h.sample_ts > 'epoch'::timestamptz + %" PRId64
+					  " * interval '1 microsecond'", since_us);
+	strbuf_puts(sb, " ORDER BY h.sample_ts");
 }
 
 /* The statement that reads pg_stat_wait_profile's cumulative time and counts. */

@@ -30,6 +30,7 @@
 #define PGTEMPO_WAITS_QUERY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "pgtempo/strbuf.h"
 
@@ -105,6 +106,17 @@ void		query_pg_wait_sampling_sql(strbuf *sb, const query_caps *c, const query_op
 void		query_pg_stat_wait_current_sql(strbuf *sb, const query_caps *c, const query_opts *o);
 /* Read pg_stat_wait_profile: cumulative wait_count (QUERY_COL_COUNT) and wait_time. */
 void		query_pg_stat_wait_profile_sql(strbuf *sb, const query_caps *c, const query_opts *o);
+
+/*
+ * Read the waits pg_stat_wait_history recorded after since_us (microseconds
+ * since the Unix epoch; < 0: all of them), oldest first: class_name,
+ * event_name, wait_time (int8, microseconds), sample_ts (int8, microseconds
+ * since the epoch).  The filters' parameters are the sampling statement's.
+ */
+void		query_pg_stat_wait_history_sql(strbuf *sb, const query_caps *c, const query_opts *o,
+										   int64_t since_us);
+/* The newest sample_ts of pg_stat_wait_history (int8 microseconds), NULL if it is empty. */
+extern const char query_pg_stat_wait_history_last_sql[];
 
 /* What the server offers: version, pg_wait_sampling's version, the pg_stat_wait views. */
 extern const char query_detect_sql[];

@@ -6,10 +6,12 @@
 #include "report.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pgtempo/json.h"
 #include "pgtempo/strbuf.h"
+#include "pgtempo/xalloc.h"
 
 #include "format.h"
 #include "options.h"
@@ -193,6 +195,73 @@ text_header(FILE *out, const report_info *ri)
 }
 
 /* The text report: header lines, then the grouped table with sub-lines. */
+/* The events of pg_stat_wait_history, most waited-for first (ties in name order). */
+static int
+cmp_duration(const void *a, const void *b)
+{
+	const wprof_duration *x = *(const wprof_duration *const *) a;
+	const wprof_duration *y = *(const wprof_duration *const *) b;
+	int			c;
+
+	if (x->us->sum != y->us->sum)
+		return x->us->sum > y->us->sum ? -1 : 1;
+	c = strcmp(x->type ? x->type : "", y->type ? y->type : "");
+	return c != 0 ? c : strcmp(x->event ? x->event : "", y->event ? y->event : "");
+}
+
+static const wprof_duration **
+sorted_durations(const wprof *p)
+{
+	const wprof_duration **d = xcalloc((size_t) p->ndurations + 1, sizeof(*d));
+
+	for (int i = 0; i < p->ndurations; i++)
+		d[i] = &p->durations[i];
+	qsort(d, (size_t) p->ndurations, sizeof(*d), cmp_duration);
+	return d;
+}
+
+/* The waits pg_stat_wait_history recorded: how long each kind lasted. */
+static void
+text_durations(FILE *out, const wprof *p)
+{
+	const wprof_duration **d;
+	int			wt = width("wait_event_type"),
+				we = width("wait_event");
+	uint64_t	total = 0;
+
+	if (p->ndurations == 0)
+		return;
+	d = sorted_durations(p);
+	for (int i = 0; i < p->ndurations; i++)
+	{
+		if (d[i]->type != NULL && width(d[i]->type) > wt)
+			wt = width(d[i]->type);
+		if (d[i]->event != NULL && width(d[i]->event) > we)
+			we = width(d[i]->event);
+		total += d[i]->us->total;
+	}
+	fprintf(out, "\nmeasured waits (pg_stat_wait_history): %" PRIu64 "\n", total);
+	fprintf(out, "%-*s  %-*s  %8s  %10s  %9s  %9s  %9s  %9s\n", wt, "wait_event_type", we,
+			"wait_event", "waits", "total s", "p50 ms", "p90 ms", "p99 ms", "max ms");
+	for (int k = 0; k < wt; k++)
+		fputc('-', out);
+	fputs("  ", out);
+	for (int k = 0; k < we; k++)
+		fputc('-', out);
+	fputs("  --------  ----------  ---------  ---------  ---------  ---------\n", out);
+	for (int i = 0; i < p->ndurations; i++)
+	{
+		const hist *h = d[i]->us;
+
+		fprintf(out, "%-*s  %-*s  %8" PRIu64 "  %10.3f  %9.3f  %9.3f  %9.3f  %9.3f\n",
+				wt, d[i]->type ? d[i]->type : "", we, d[i]->event ? d[i]->event : "", h->total,
+				h->sum / 1e6, (double) hist_percentile(h, 50) / 1e3,
+				(double) hist_percentile(h, 90) / 1e3, (double) hist_percentile(h, 99) / 1e3,
+				(double) h->max / 1e3);
+	}
+	free(d);
+}
+
 void
 report_text(FILE *out, const report_info *ri)
 {
@@ -304,6 +373,7 @@ report_text(FILE *out, const report_info *ri)
 	if (g.n == 0)
 		fprintf(out, "(no active backends were sampled)\n");
 	wprof_groups_free(&g);
+	text_durations(out, p);
 	fflush(out);
 }
 
@@ -486,6 +556,30 @@ report_json(FILE *out, const report_info *ri)
 	}
 	json_array_end(&w);
 	wprof_groups_free(&g);
+	if (p->has_measured)
+	{
+		const wprof_duration **d = sorted_durations(p);
+
+		json_key(&w, "wait_durations");
+		json_array_begin(&w);
+		for (int i = 0; i < p->ndurations; i++)
+		{
+			const hist *us = d[i]->us;
+
+			json_object_begin(&w);
+			json_kv_string(&w, "wait_event_type", d[i]->type);
+			json_kv_string(&w, "wait_event", d[i]->event);
+			json_kv_uint(&w, "waits", us->total);
+			json_kv_double(&w, "total_seconds", us->sum / 1e6);
+			json_kv_double(&w, "p50_ms", (double) hist_percentile(us, 50) / 1e3);
+			json_kv_double(&w, "p90_ms", (double) hist_percentile(us, 90) / 1e3);
+			json_kv_double(&w, "p99_ms", (double) hist_percentile(us, 99) / 1e3);
+			json_kv_double(&w, "max_ms", (double) us->max / 1e3);
+			json_object_end(&w);
+		}
+		json_array_end(&w);
+		free(d);
+	}
 	json_object_end(&w);
 	fputs(sb.data, out);
 	fputc('\n', out);

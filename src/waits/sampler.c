@@ -281,21 +281,26 @@ await_result(sampler *sm, PGresult **out)
 	return PQstatus(conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
 }
 
-/* Run a prepared statement with the filter parameters, binary results. */
+/*
+ * Run a statement with the filter parameters, binary results: the prepared
+ * statement named stmt, or the SQL text sql when stmt is NULL.
+ */
 static sampler_status
-run_prepared(sampler *sm, const char *stmt, PGresult **out)
+run_statement(sampler *sm, const char *stmt, const char *sql, PGresult **out)
 {
 	/* without parameters libpqtypes has nothing to add to libpq */
 	if (sm->param == NULL)
 	{
-		if (!PQsendQueryPrepared(sm->conn, stmt, 0, NULL, NULL, NULL, 1))
+		if (stmt != NULL ? !PQsendQueryPrepared(sm->conn, stmt, 0, NULL, NULL, NULL, 1) :
+			!PQsendQueryParams(sm->conn, sql, 0, NULL, NULL, NULL, NULL, 1))
 		{
 			free(sm->last_error);
 			sm->last_error = trimmed(PQerrorMessage(sm->conn));
 			return PQstatus(sm->conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
 		}
 	}
-	else if (!PQparamSendQueryPrepared(sm->conn, sm->param, stmt, 1))
+	else if (stmt != NULL ? !PQparamSendQueryPrepared(sm->conn, sm->param, stmt, 1) :
+			 !PQparamSendQuery(sm->conn, sm->param, sql, 1))
 	{
 		free(sm->last_error);
 		sm->last_error = trimmed(PQgeterror());
@@ -895,7 +900,8 @@ setup(sampler *sm, char **cause)
 	PGint4		version = 0;
 	PGtext		pws_version = NULL,
 				user = NULL;
-	PGbool		have_psw = 0;
+	PGbool		have_psw = 0,
+				have_history = 0;
 	strbuf		sql;
 	bool		ok;
 	const char *v;
@@ -919,8 +925,8 @@ setup(sampler *sm, char **cause)
 	}
 	if ((res = exec_simple(sm, query_detect_sql, cause)) == NULL)
 		return false;
-	if (!PQgetf(res, 0, "%int4 %text %bool %text", 0, &version, 1, &pws_version,
-				2, &have_psw, 3, &user))
+	if (!PQgetf(res, 0, "%int4 %text %bool %text %bool", 0, &version, 1, &pws_version,
+				2, &have_psw, 3, &user, 4, &have_history))
 	{
 		*cause = xasprintf("could not read the server's capabilities: %s", PQgeterror());
 		PQclear(res);
@@ -951,6 +957,7 @@ setup(sampler *sm, char **cause)
 	free(pws_copy);
 	if (!ok)
 		return false;
+	sm->history = sm->source == WAITS_SOURCE_PG_STAT_WAIT && have_history;
 
 	if (!load_names(sm, cause))
 		return false;
@@ -988,8 +995,8 @@ setup(sampler *sm, char **cause)
 		PGresult   *r = NULL;
 
 		sample_batch_init(&b);
-		st = run_prepared(sm, sm->source == WAITS_SOURCE_PG_STAT_WAIT ? MEASURE_STMT : SAMPLE_STMT,
-						  &r);
+		st = run_statement(sm, sm->source == WAITS_SOURCE_PG_STAT_WAIT ? MEASURE_STMT : SAMPLE_STMT,
+						   NULL, &r);
 		ok = st == SAMPLER_OK && read_rows(sm, r, &b, READ_BASELINE, cause);
 		if (st != SAMPLER_OK)
 			*cause = xasprintf("could not read the server's wait profile: %s", sm->last_error);
@@ -998,6 +1005,24 @@ setup(sampler *sm, char **cause)
 		if (!ok)
 			return false;
 		sm->cum.baseline = true;
+	}
+	/* the same for the history: only waits recorded from now on */
+	if (sm->history && !sm->history_baseline)
+	{
+		PGresult   *r = exec_simple(sm, query_pg_stat_wait_history_last_sql, cause);
+		PGint8		last = -1;
+
+		if (r == NULL)
+			return false;
+		if (!PQgetisnull(r, 0, 0) && !PQgetf(r, 0, "%int8", 0, &last))
+		{
+			*cause = xasprintf("could not read pg_stat_wait_history: %s", PQgeterror());
+			PQclear(r);
+			return false;
+		}
+		PQclear(r);
+		sm->history_since_us = last;
+		sm->history_baseline = true;
 	}
 	return true;
 }
@@ -1125,7 +1150,7 @@ sample_with(sampler *sm, const char *stmt, read_mode mode, sample_batch *b, uint
 
 	sampler_release(sm);
 	sample_batch_reset(b, ts_us);
-	st = run_prepared(sm, stmt, &sm->res);
+	st = run_statement(sm, stmt, NULL, &sm->res);
 	if (st == SAMPLER_OK && !read_rows(sm, sm->res, b, mode, &cause))
 	{
 		free(sm->last_error);
@@ -1150,6 +1175,48 @@ sampler_sample(sampler *sm, sample_batch *b, uint64_t ts_us)
 		READ_SAMPLE_DELTAS : READ_SAMPLES;
 
 	return sample_with(sm, SAMPLE_STMT, mode, b, ts_us);
+}
+
+/* pg_stat_wait_history: the waits recorded since the last call, oldest first. */
+sampler_status
+sampler_history(sampler *sm, sampler_wait_fn fn, void *arg)
+{
+	strbuf		sql;
+	PGresult   *res = NULL;
+	sampler_status st;
+
+	if (!sm->history)
+		return SAMPLER_OK;
+	strbuf_init(&sql);
+	query_pg_stat_wait_history_sql(&sql, &sm->caps, &sm->opts, sm->history_since_us);
+	st = run_statement(sm, NULL, sql.data, &res);
+	strbuf_free(&sql);
+	for (int i = 0; st == SAMPLER_OK && i < PQntuples(res); i++)
+	{
+		PGtext		type = NULL,
+					event = NULL;
+		PGint8		wait_us = 0,
+					ts_us = 0;
+
+		if (!PQgetf(res, i, "%text %text %int8 %int8", 0, &type, 1, &event, 2, &wait_us,
+					3, &ts_us))
+		{
+			free(sm->last_error);
+			sm->last_error = xasprintf("could not read a row of pg_stat_wait_history: %s",
+									   PQgeterror());
+			st = SAMPLER_ERROR;
+			break;
+		}
+		if (ts_us > sm->history_since_us)
+			sm->history_since_us = ts_us;
+		fn(arg, type != NULL ? strpool_intern(sm->pool, type) : NULL,
+		   event != NULL ? strpool_intern(sm->pool, event) : NULL,
+		   wait_us > 0 ? (uint64_t) wait_us : 0);
+	}
+	if (st == SAMPLER_ERROR)
+		sm->failed++;
+	PQclear(res);
+	return st;
 }
 
 /* pg_stat_wait: the measured time and counts added since the last call. */

@@ -105,6 +105,9 @@ typedef struct sampler
 	uint64_t	names_loaded_ns;	/* when the names were last read */
 	sampler_desc *descs;		/* pg_wait_events (17+) */
 	int			ndescs;
+	bool		history;		/* pg_stat_wait_history is read */
+	bool		history_baseline;	/* history_since_us has been set */
+	int64_t		history_since_us;	/* its newest sample_ts read so far; -1: none */
 	hist		latency;		/* sample statement latency, ns */
 	uint64_t	samples;
 	uint64_t	failed;
@@ -158,6 +161,16 @@ const char *sampler_describe(const sampler *sm, const char *type, const char *ev
  * renames show up; false with *cause on error.
  */
 bool		sampler_refresh_names(sampler *sm, char **cause);
+
+/* A wait read from pg_stat_wait_history: its type and event (interned) and duration. */
+typedef void (*sampler_wait_fn) (void *arg, const char *type, const char *event, uint64_t wait_us);
+
+/*
+ * pg_stat_wait only, when the server has pg_stat_wait_history: call fn for
+ * each wait it recorded since the last call (the first call: since the
+ * sampler connected), with the filters applied.
+ */
+sampler_status sampler_history(sampler *sm, sampler_wait_fn fn, void *arg);
 
 /* CPU seconds our server backend has used, when it runs on this host; < 0 if unknown. */
 double		sampler_backend_cpu_s(const sampler *sm);

@@ -205,6 +205,35 @@ consume(run_state *r, const sample_batch *b, bool tick)
 	}
 }
 
+static void
+add_history_wait(void *arg, const char *type, const char *event, uint64_t wait_us)
+{
+	run_state  *r = arg;
+
+	wprof_add_duration(&r->run, type, event, wait_us);
+}
+
+/*
+ * pg_stat_wait: what the server measured since the last call, the wait time
+ * and counts of pg_stat_wait_profile and the single waits of
+ * pg_stat_wait_history.  A failure here is the connection's or the views':
+ * the next sample reports it.
+ */
+static void
+measure(run_state *r, uint64_t now_us)
+{
+	sample_batch mb;
+
+	if (!r->connected || r->sm.source != WAITS_SOURCE_PG_STAT_WAIT)
+		return;
+	sample_batch_init(&mb);
+	if (sampler_measure(&r->sm, &mb, now_us) == SAMPLER_OK)
+		consume(r, &mb, false);
+	sampler_release(&r->sm);
+	sample_batch_free(&mb);
+	sampler_history(&r->sm, add_history_wait, r);
+}
+
 /* Write the --log-interval aggregate that ends now, and a health record. */
 static void
 flush_log_interval(run_state *r, uint64_t end_us)
@@ -334,16 +363,7 @@ housekeeping(run_state *r, uint64_t now_ns)
 		if (!sampler_refresh_names(&r->sm, &cause))
 			free(cause);
 	}
-	if (r->connected && r->sm.source == WAITS_SOURCE_PG_STAT_WAIT)
-	{
-		sample_batch mb;
-
-		sample_batch_init(&mb);
-		if (sampler_measure(&r->sm, &mb, now_us) == SAMPLER_OK)
-			consume(r, &mb, false);
-		sampler_release(&r->sm);
-		sample_batch_free(&mb);
-	}
+	measure(r, now_us);
 	if (s->log_interval_ns > 0 && now_ns >= r->next_log_iv_ns)
 	{
 		flush_log_interval(r, now_us);
@@ -514,16 +534,7 @@ finish(run_state *r)
 	bool		outputs_ok = true;
 	bool		gave_up = !r->connected;
 
-	if (r->connected && r->sm.source == WAITS_SOURCE_PG_STAT_WAIT)
-	{
-		sample_batch mb;
-
-		sample_batch_init(&mb);
-		if (sampler_measure(&r->sm, &mb, clock_wall_us()) == SAMPLER_OK)
-			consume(r, &mb, false);
-		sampler_release(&r->sm);
-		sample_batch_free(&mb);
-	}
+	measure(r, clock_wall_us());
 	if (r->live)
 		live_end();
 	end_us = clock_wall_us();

@@ -176,6 +176,9 @@ wprof_free(wprof *p)
 	for (size_t i = 0; i < p->texts_cap; i++)
 		free(p->texts[i].text);
 	free(p->texts);
+	for (int i = 0; i < p->ndurations; i++)
+		free(p->durations[i].us);
+	free(p->durations);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -189,7 +192,34 @@ wprof_reset(wprof *p)
 	p->measured_us = p->measured_count = 0;
 	/* has_measured stays: it says what the source can do, not what happened */
 	p->first_us = p->last_us = 0;
+	for (int i = 0; i < p->ndurations; i++)
+		hist_reset(p->durations[i].us);
 	/* query texts are kept: they describe query ids, not counts */
+}
+
+void
+wprof_add_duration(wprof *p, const char *type, const char *event, uint64_t wait_us)
+{
+	wprof_duration *d = NULL;
+
+	/* a handful of events: a scan is cheaper than a table */
+	for (int i = 0; i < p->ndurations && d == NULL; i++)
+		if (p->durations[i].type == type && p->durations[i].event == event)
+			d = &p->durations[i];
+	if (d == NULL)
+	{
+		if (p->ndurations == p->durations_cap)
+		{
+			p->durations_cap = p->durations_cap > 0 ? 2 * p->durations_cap : 8;
+			p->durations = xrealloc(p->durations,
+									(size_t) p->durations_cap * sizeof(*p->durations));
+		}
+		d = &p->durations[p->ndurations++];
+		d->type = type;
+		d->event = event;
+		d->us = hist_new(1);
+	}
+	hist_record(d->us, wait_us);
 }
 
 /* Count one sample taken at ts_us. */

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pgtempo/hist.h"
+
 #include "sample.h"
 
 /* What a profile can be grouped by (--by). */
@@ -74,6 +76,14 @@ typedef struct wprof_text
 	char	   *text;
 } wprof_text;
 
+/* The durations of the waits of one event that the server measured (pg_stat_wait_history). */
+typedef struct wprof_duration
+{
+	const char *type;			/* interned */
+	const char *event;
+	hist	   *us;				/* microseconds */
+} wprof_duration;
+
 typedef struct wprof
 {
 	wprof_table main;
@@ -89,6 +99,9 @@ typedef struct wprof
 	bool		include_idle;	/* count idle rows as well */
 	uint64_t	first_us;		/* wall clock of the first and last tick */
 	uint64_t	last_us;
+	wprof_duration *durations;	/* by event, in order of appearance */
+	int			ndurations;
+	int			durations_cap;
 	/* query texts by query id, first seen */
 	wprof_text *texts;
 	size_t		texts_cap;
@@ -129,6 +142,9 @@ void		wprof_free(wprof *p);
 void		wprof_reset(wprof *p);
 /* One sample was taken at ts_us. */
 void		wprof_tick(wprof *p, uint64_t ts_us);
+/* Count a measured wait of wait_us microseconds (pg_stat_wait_history). */
+void		wprof_add_duration(wprof *p, const char *type, const char *event, uint64_t wait_us);
+
 /* Count a row of a batch (idle and hidden rows only in the totals). */
 void		wprof_add(wprof *p, const sample_batch *b, const sample_row *r);
 

@@ -39,7 +39,12 @@ $node->safe_psql('postgres', qq{
 		($pid, 'LWLocks', 'WALWriteLock', 1000000, 10),
 		($pid, 'Locks', 'tuple', 5000, 1);
 	INSERT INTO psw_history VALUES ($pid, NULL, 'Storage', 'READ', 12345, 1, 2, 3, 4, 5);
+	-- recorded before the run: not the run's
+	INSERT INTO psw_history VALUES ($pid, now() - interval '1 hour', 'IO', 'old', 1, 0, 0, 0, 0, 0);
 });
+# another session, which the runs below filter out
+my $other = $node->background_psql('postgres', on_error_stop => 0);
+my $other_pid = $other->query_safe('SELECT pg_backend_pid()');
 
 # ---------------------------------------------------------------- auto picks the views
 
@@ -47,7 +52,21 @@ my ($out, $err) = ('', '');
 my $h = IPC::Run::start([ $bin, @conn, '-d', 'postgres', '-T', '3', '--json',
 	'--application-name=w_sleep', "--log=$dir/psw.jsonl" ], '>', \$out, '2>', \$err,
 	IPC::Run::timeout(60));
-usleep(1_500_000);
+# waits the history records during the run: 1 .. 100 ms of WALWriteLock in
+# two batches a second apart (each read once), and some of the other session
+usleep(700_000);
+$node->safe_psql('postgres', qq{
+	INSERT INTO psw_history SELECT $pid, clock_timestamp(), 'LWLocks', 'WALWriteLock',
+		i * 1000, 0, 0, 0, 0, 0 FROM generate_series(1, 60) i;
+	INSERT INTO psw_history SELECT $other_pid, clock_timestamp(), 'Locks', 'tuple',
+		5000, 0, 0, 0, 0, 0 FROM generate_series(1, 10) i;
+});
+usleep(800_000);
+$node->safe_psql('postgres', qq{
+	INSERT INTO psw_history SELECT $pid, clock_timestamp(), 'LWLocks', 'WALWriteLock',
+		i * 1000, 0, 0, 0, 0, 0 FROM generate_series(61, 100) i;
+	INSERT INTO psw_history VALUES ($pid, clock_timestamp(), 'Storage', 'WRITE', 250, 0, 0, 0, 0, 0);
+});
 # what happens during the run is what the report must show
 $node->safe_psql('postgres', q{
 	UPDATE psw_profile SET wait_time = wait_time + 2500000, wait_count = wait_count + 7
@@ -71,6 +90,24 @@ my ($read) = grep { ($_->{wait_event} // '') eq 'READ' } @{ $r->{profile} };
 is($read->{wait_event_type}, 'Storage', 'current waits come from pg_stat_wait_current');
 is($read->{samples}, $r->{ticks}, 'the current wait in every sample');
 
+# the history: every wait recorded during the run, once, of the sessions asked for
+my %dur = map { ($_->{wait_event} => $_) } @{ $r->{wait_durations} };
+is_deeply([ sort keys %dur ], [ 'WALWriteLock', 'WRITE' ],
+	'history: the run\'s waits of the filtered session, not older ones, not the current one')
+  or diag(explain($r->{wait_durations}));
+is($r->{wait_durations}[0]{wait_event}, 'WALWriteLock', 'history: the longest in total first');
+is($dur{WALWriteLock}{waits}, 100, 'history: each wait counted once across reads');
+is($dur{WALWriteLock}{wait_event_type}, 'LWLocks', 'history: the class');
+ok(abs($dur{WALWriteLock}{total_seconds} - 5.05) < 1e-9, 'history: total time exact')
+  or diag($dur{WALWriteLock}{total_seconds});
+ok(abs($dur{WALWriteLock}{p50_ms} - 50) <= 0.5, 'history: median within 1 %')
+  or diag($dur{WALWriteLock}{p50_ms});
+ok(abs($dur{WALWriteLock}{p99_ms} - 99) <= 0.99, 'history: p99 within 1 %')
+  or diag($dur{WALWriteLock}{p99_ms});
+is($dur{WALWriteLock}{max_ms}, 100, 'history: max exact');
+is($dur{WRITE}{waits}, 1, 'history: a single wait');
+is($dur{WRITE}{max_ms}, 0.25, 'history: its duration');
+
 my @recs = map { decode_json($_) } do { open my $fh, '<', "$dir/psw.jsonl" or die; <$fh> };
 my @samples = grep { $_->{type} eq 'sample' } @recs;
 is(scalar @samples, $r->{ticks}, 'log: one row per sample');
@@ -85,6 +122,25 @@ like($text, qr/^measured: [\d.]+ s of waits in \d+ waits \(pg_stat_wait_profile\
 like($text, qr/samples\s+% active\s+est\. seconds\s+measured s\s+waits$/m,
 	'text report: measured columns');
 
+# the text report's history table, from waits recorded while it runs
+$h = IPC::Run::start([ $bin, @conn, '-d', 'postgres', '-T', '2', "--pid=$other_pid" ],
+	'>', \$out, '2>', \$err, IPC::Run::timeout(60));
+usleep(700_000);
+$node->safe_psql('postgres', qq{
+	INSERT INTO psw_history SELECT $other_pid, clock_timestamp(), 'Locks', 'tuple',
+		i * 100, 0, 0, 0, 0, 0 FROM generate_series(1, 10) i;
+	INSERT INTO psw_history VALUES ($pid, clock_timestamp(), 'IO', 'other_pid', 1, 0, 0, 0, 0, 0);
+});
+$h->finish;
+is($h->result(0), 0, 'history text: exit 0') or diag($err);
+like($out, qr/^measured waits \(pg_stat_wait_history\): 10\n/m, 'history text: the total');
+like($out,
+	qr/^wait_event_type\s+wait_event\s+waits\s+total s\s+p50 ms\s+p90 ms\s+p99 ms\s+max ms\n-+  -+  -+/m,
+	'history text: the header');
+like($out, qr/^Locks\s+tuple\s+10\s+0\.005\s+0\.5\d\d\s+0\.9\d\d\s+1\.00\d\s+1\.000$/m,
+	'history text: the row') or diag($out);
+unlike($out, qr/other_pid/, 'history text: --pid leaves the other session out');
+
 # ---------------------------------------------------------------- asked for where there is none
 
 ($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'plain', '--source=pg_stat_wait', '-T', '0.5' ]);
@@ -96,4 +152,5 @@ is(decode_json($out)->{source}, 'pg_stat_activity', 'no views: auto takes pg_sta
 
 $node->safe_psql('postgres',
 	q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'w\_%'});
+$other->quit;
 done_testing();

@@ -10,6 +10,7 @@
 #include "query.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,34 @@ START_TEST(other_sources)
 	ck_assert(strstr(query_wait_events_sql, "pg_catalog.pg_wait_events") != NULL);
 	ck_assert(strstr(query_detect_sql, "pg_stat_wait_profile") != NULL);
 	ck_assert(strstr(query_detect_sql, "'pg_wait_sampling'") != NULL);
+	ck_assert(strstr(query_detect_sql, "to_regclass('pg_stat_wait_history')") != NULL);
+}
+END_TEST
+
+/* pg_stat_wait_history: only what came after the last read, oldest first, filtered. */
+START_TEST(history_since)
+{
+	query_caps	c;
+	strbuf		sb;
+
+	query_caps_init(&c, 150000);
+	strbuf_init(&sb);
+	query_pg_stat_wait_history_sql(&sb, &c, &no_opts, -1);
+	ck_assert(has(sb.data, "FROM pg_stat_wait_history h"));
+	ck_assert(has(sb.data, "round(extract(epoch FROM h.sample_ts) * 1000000)::int8"));
+	ck_assert(has(sb.data, "WHERE h.pid <> pg_catalog.pg_backend_pid()"));
+	ck_assert(!has(sb.data, "h.sample_ts >"));
+	ck_assert(has(sb.data, " ORDER BY h.sample_ts"));
+	strbuf_reset(&sb);
+	query_pg_stat_wait_history_sql(&sb, &c, &all_opts, INT64_C(1732400000123456));
+	ck_assert(has(sb.data, " AND h.sample_ts > 'epoch'::timestamptz + 1732400000123456"
+				  " * interval '1 microsecond' ORDER BY h.sample_ts"));
+	/* the filters take the sampling statement's parameters */
+	ck_assert(has(sb.data, "h.pid = ANY ($1::int4[])"));
+	ck_assert(has(sb.data, "a.application_name = ANY ($4::text[])"));
+	ck_assert(!has(sb.data, "ClientRead"));	/* --include-idle */
+	strbuf_free(&sb);
+	ck_assert(has(query_pg_stat_wait_history_last_sql, "max(sample_ts)"));
 }
 END_TEST
 
@@ -333,6 +362,7 @@ main(void)
 	tcase_add_test(tc, name_filters);
 	tcase_add_test(tc, blocking_pids_only_for_locks);
 	tcase_add_test(tc, other_sources);
+	tcase_add_test(tc, history_since);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
