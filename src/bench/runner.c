@@ -137,11 +137,11 @@ struct bthread
 	stats		st;
 	stats	   *script_stats;	/* per script */
 	hist	   *lat_hist;		/* latencies of successful transactions (ns) */
+	hist	   *script_hist;	/* the same per script, when there are several */
 	/* scratch space for the command being sent or the result being read */
 	const char **params;		/* -M extended/prepared: $n values */
 	strbuf		sql;			/* -M simple: the query with variables substituted */
 	strbuf		varname;		/* \gset prefix + column name */
-	hist	   *script_hist;	/* the same per script, when there are several */
 	stats_command **cmd_stats;	/* [script][command] */
 	uint64_t	conn_ns;		/* -C: time spent connecting and disconnecting */
 	uint64_t	start;			/* before connecting */
