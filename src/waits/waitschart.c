@@ -31,7 +31,8 @@ wchart_free(wchart *c)
 	memset(c, 0, sizeof(*c));
 }
 
-const char *
+/* The label of an event: "Type:event", or just "CPU" for CPU rows. */
+static const char *
 wchart_label(strpool *pool, const char *type, const char *event)
 {
 	char		buf[256];

@@ -48,9 +48,6 @@ typedef struct wchart
 void		wchart_init(wchart *c, strpool *pool);
 void		wchart_free(wchart *c);
 
-/* The label of an event: "Type:event", or just "CPU" for CPU rows. */
-const char *wchart_label(strpool *pool, const char *type, const char *event);
-
 /* Keep the interval profile iv (one second of samples) that ended at t. */
 void		wchart_add_interval(wchart *c, double t, const wprof *iv);
 
