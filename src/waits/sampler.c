@@ -1213,8 +1213,13 @@ sampler_history(sampler *sm, sampler_wait_fn fn, void *arg)
 		   event != NULL ? strpool_intern(sm->pool, event) : NULL,
 		   wait_us > 0 ? (uint64_t) wait_us : 0);
 	}
+	/* a view that cannot be read stays so: say it once, and sample on without it */
 	if (st == SAMPLER_ERROR)
-		sm->failed++;
+	{
+		msg_warning("could not read pg_stat_wait_history: %s", sm->last_error);
+		msg_detail("Reporting the samples and pg_stat_wait_profile without it.");
+		sm->history = false;
+	}
 	PQclear(res);
 	return st;
 }

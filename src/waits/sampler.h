@@ -168,7 +168,8 @@ typedef void (*sampler_wait_fn) (void *arg, const char *type, const char *event,
 /*
  * pg_stat_wait only, when the server has pg_stat_wait_history: call fn for
  * each wait it recorded since the last call (the first call: since the
- * sampler connected), with the filters applied.
+ * sampler connected), with the filters applied.  If the view cannot be
+ * read (SAMPLER_ERROR), a warning says so and it is not read again.
  */
 sampler_status sampler_history(sampler *sm, sampler_wait_fn fn, void *arg);
 

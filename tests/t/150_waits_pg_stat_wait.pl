@@ -141,6 +141,28 @@ like($out, qr/^Locks\s+tuple\s+10\s+0\.005\s+0\.5\d\d\s+0\.9\d\d\s+1\.00\d\s+1\.
 	'history text: the row') or diag($out);
 unlike($out, qr/other_pid/, 'history text: --pid leaves the other session out');
 
+# ---------------------------------------------------------------- a history that cannot be read
+
+# wait_time fails for rows recorded from now on; the baseline does not read it
+$node->safe_psql('postgres', q{
+	CREATE OR REPLACE VIEW pg_stat_wait_history AS
+		SELECT pid, sample_ts, class_name, event_name, (wait_time / 0)::int8 AS wait_time,
+			p1, p2, p3, p4, p5
+		FROM psw_history WHERE sample_ts IS NOT NULL});
+($out, $err) = ('', '');
+$h = IPC::Run::start([ $bin, @conn, '-d', 'postgres', '-T', '2.5', '--json',
+	'--application-name=w_sleep' ], '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+usleep(500_000);
+$node->safe_psql('postgres', qq{
+	INSERT INTO psw_history VALUES ($pid, clock_timestamp(), 'IO', 'broken', 1, 0, 0, 0, 0, 0)});
+$h->finish;
+is($h->result(0), 0, 'unreadable history: the run goes on') or diag($err);
+my @warned = $err =~ /^pgtempo-waits: warning: could not read pg_stat_wait_history: .*division by zero/mg;
+is(scalar @warned, 1, 'unreadable history: one warning with the server\'s message') or diag($err);
+$r = decode_json($out);
+is_deeply($r->{wait_durations}, [], 'unreadable history: no durations');
+is($r->{health}{failed_samples}, 0, 'unreadable history: samples did not fail');
+
 # ---------------------------------------------------------------- asked for where there is none
 
 ($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'plain', '--source=pg_stat_wait', '-T', '0.5' ]);
