@@ -228,6 +228,8 @@ query_pg_stat_wait_history_sql(strbuf *sb, const query_caps *c, const query_opts
 	if (since_us >= 0)
 		strbuf_printf(sb, " AND h.sample_ts > 'epoch'::timestamptz + %" PRId64
 					  " * interval '1 microsecond'", since_us);
+	else
+		strbuf_puts(sb, " AND h.sample_ts IS NOT NULL");	/* it would be read every time */
 	strbuf_puts(sb, " ORDER BY h.sample_ts");
 }
 

@@ -1009,18 +1009,21 @@ setup(sampler *sm, char **cause)
 	/* the same for the history: only waits recorded from now on */
 	if (sm->history && !sm->history_baseline)
 	{
-		PGresult   *r = exec_simple(sm, query_pg_stat_wait_history_last_sql, cause);
+		char	   *why = NULL;
+		PGresult   *r = exec_simple(sm, query_pg_stat_wait_history_last_sql, &why);
 		PGint8		last = -1;
 
-		if (r == NULL)
-			return false;
-		if (!PQgetisnull(r, 0, 0) && !PQgetf(r, 0, "%int8", 0, &last))
-		{
-			*cause = xasprintf("could not read pg_stat_wait_history: %s", PQgeterror());
-			PQclear(r);
-			return false;
-		}
+		if (r != NULL && !PQgetisnull(r, 0, 0) && !PQgetf(r, 0, "%int8", 0, &last))
+			why = xstrdup(PQgeterror());
 		PQclear(r);
+		if (why != NULL)
+		{
+			/* as when it fails later: the samples do not need it */
+			msg_warning("could not read pg_stat_wait_history: %s", why);
+			msg_detail("Reporting the samples and pg_stat_wait_profile without it.");
+			free(why);
+			sm->history = false;
+		}
 		sm->history_since_us = last;
 		sm->history_baseline = true;
 	}

@@ -163,6 +163,18 @@ $r = decode_json($out);
 is_deeply($r->{wait_durations}, [], 'unreadable history: no durations');
 is($r->{health}{failed_samples}, 0, 'unreadable history: samples did not fail');
 
+# one that fails from the start: the run goes on without it
+$node->safe_psql('postgres', q{
+	CREATE OR REPLACE VIEW pg_stat_wait_history AS
+		SELECT pid, sample_ts, class_name, event_name, wait_time, p1, p2, p3, p4, p5
+		FROM psw_history WHERE sample_ts IS NOT NULL AND 1 / (pid - pid) = 1});
+($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'postgres', '-T', '0.5', '--json',
+	'--application-name=w_sleep' ]);
+is($rc, 0, 'history unreadable from the start: the run goes on') or diag($err);
+@warned = $err =~ /^pgtempo-waits: warning: could not read pg_stat_wait_history: .*division by zero/mg;
+is(scalar @warned, 1, 'history unreadable from the start: one warning') or diag($err);
+is(decode_json($out)->{measured_count}, 0, 'history unreadable from the start: the profile is read');
+
 # ---------------------------------------------------------------- asked for where there is none
 
 ($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'plain', '--source=pg_stat_wait', '-T', '0.5' ]);

@@ -335,6 +335,7 @@ START_TEST(history_since)
 	ck_assert(has(sb.data, "round(extract(epoch FROM h.sample_ts) * 1000000)::int8"));
 	ck_assert(has(sb.data, "WHERE h.pid <> pg_catalog.pg_backend_pid()"));
 	ck_assert(!has(sb.data, "h.sample_ts >"));
+	ck_assert(has(sb.data, " AND h.sample_ts IS NOT NULL"));
 	ck_assert(has(sb.data, " ORDER BY h.sample_ts"));
 	strbuf_reset(&sb);
 	query_pg_stat_wait_history_sql(&sb, &c, &all_opts, INT64_C(1732400000123456));
