@@ -892,6 +892,15 @@ sampler_backend_cpu_s(const sampler *sm)
 }
 
 /* Everything a fresh connection needs before it can sample. */
+/* A pg_stat_wait_history that cannot be read stays so: say it once, and sample on without it. */
+static void
+give_up_history(sampler *sm, const char *why)
+{
+	msg_warning("could not read pg_stat_wait_history: %s", why);
+	msg_detail("Reporting the samples and pg_stat_wait_profile without it.");
+	sm->history = false;
+}
+
 static bool
 setup(sampler *sm, char **cause)
 {
@@ -1017,13 +1026,8 @@ setup(sampler *sm, char **cause)
 			why = xstrdup(PQgeterror());
 		PQclear(r);
 		if (why != NULL)
-		{
-			/* as when it fails later: the samples do not need it */
-			msg_warning("could not read pg_stat_wait_history: %s", why);
-			msg_detail("Reporting the samples and pg_stat_wait_profile without it.");
-			free(why);
-			sm->history = false;
-		}
+			give_up_history(sm, why);
+		free(why);
 		sm->history_since_us = last;
 		sm->history_baseline = true;
 	}
@@ -1216,13 +1220,8 @@ sampler_history(sampler *sm, sampler_wait_fn fn, void *arg)
 		   event != NULL ? strpool_intern(sm->pool, event) : NULL,
 		   wait_us > 0 ? (uint64_t) wait_us : 0);
 	}
-	/* a view that cannot be read stays so: say it once, and sample on without it */
 	if (st == SAMPLER_ERROR)
-	{
-		msg_warning("could not read pg_stat_wait_history: %s", sm->last_error);
-		msg_detail("Reporting the samples and pg_stat_wait_profile without it.");
-		sm->history = false;
-	}
+		give_up_history(sm, sm->last_error);
 	PQclear(res);
 	return st;
 }
