@@ -4,8 +4,9 @@
  * The writer appends to a strbuf and inserts commas, colons and (when
  * pretty) newlines and indentation itself, so callers just emit values
  * and keys in order.  Non-finite doubles are written as null, strings
- * are escaped per RFC 8259 (control characters as \u00XX; invalid
- * UTF-8 is passed through byte for byte).
+ * are escaped per RFC 8259 (control characters as \u00XX) and a byte
+ * that is not valid UTF-8 is written as the text \xNN (utf8.h), so the
+ * output is valid UTF-8 whatever the input was.
  */
 #ifndef PGTEMPO_JSON_H
 #define PGTEMPO_JSON_H

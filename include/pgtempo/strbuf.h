@@ -36,4 +36,12 @@ char	   *strbuf_detach(strbuf *sb);
  */
 bool		strbuf_write_file(const char *path, const char *text, size_t len, char **cause);
 
+/*
+ * Prove before a run that strbuf_write_file() (or a log writer) will be able
+ * to create or overwrite path ("-" always can): opens it for writing without
+ * truncating it, and removes it again if this call created it.  Returns false
+ * with *cause set (caller frees), in the same words strbuf_write_file() uses.
+ */
+bool		strbuf_check_writable(const char *path, char **cause);
+
 #endif

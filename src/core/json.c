@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "pgtempo/json.h"
+#include "pgtempo/utf8.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -116,8 +117,9 @@ json_array_end(json_writer *w)
 
 /*
  * Append s as a quoted JSON string.  Runs of bytes that need no escape are
- * copied in one go; bytes >= 0x80 are among them, so UTF-8 (valid or not)
- * passes through unchanged.
+ * copied in one go; bytes >= 0x80 that form valid UTF-8 are among them, and
+ * any other byte is written as the text \\xNN (utf8.h), so the output is
+ * always valid UTF-8 JSON whatever bytes the server sent.
  */
 static void
 put_quoted(strbuf *out, const char *s)
@@ -155,8 +157,24 @@ put_quoted(strbuf *out, const char *s)
 				esc = "\\f";
 				break;
 			default:
-				if (c >= 0x20)
+				if (c >= 0x20 && c < 0x80)
 					continue;
+				if (c >= 0x80)
+				{
+					size_t		len = utf8_seq_len(p, strnlen(p, 4));
+
+					if (len > 0)
+					{
+						p += len - 1;
+						continue;
+					}
+					/* "\\xNN": the escape's backslash escaped for JSON */
+					strbuf_append(out, run, p - run);
+					strbuf_putc(out, '\\');
+					utf8_append_escaped(out, p, 1);
+					run = p + 1;
+					continue;
+				}
 				esc = NULL;
 				break;
 		}

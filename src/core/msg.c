@@ -196,10 +196,26 @@ msg_try_help(void)
 bool
 msg_flush_stdout(void)
 {
-	if (fflush(stdout) != 0 || ferror(stdout))
+	int			err;
+
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return true;
+	/*
+	 * A write that failed earlier left the error flag but perhaps no errno
+	 * (and never "Success"): retry once so the kernel says why, else EIO.
+	 */
+	err = errno;
+	if (err == 0)
 	{
-		msg_error("could not write to standard output: %s", strerror(errno));
-		return false;
+		clearerr(stdout);
+		if (fputc('\n', stdout) != EOF && fflush(stdout) == 0)
+			err = EIO;
+		else
+			err = errno != 0 ? errno : EIO;
 	}
+	clearerr(stdout);
+	msg_error("could not write to standard output: %s", strerror(err));
+	return false;
 	return true;
 }

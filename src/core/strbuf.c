@@ -9,11 +9,13 @@
 #include "pgtempo/strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
@@ -180,5 +182,30 @@ strbuf_write_file(const char *path, const char *text, size_t len, char **cause)
 			*cause = xasprintf("could not write to file \"%s\": %s", path, strerror(err));
 		return false;
 	}
+	return true;
+}
+
+bool
+strbuf_check_writable(const char *path, char **cause)
+{
+	int			fd;
+	bool		created = false;
+
+	if (strcmp(path, "-") == 0)
+		return true;
+	/* O_EXCL first, so that we know whether the file is ours to remove */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+	if (fd >= 0)
+		created = true;
+	else if (errno == EEXIST)
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+	{
+		*cause = xasprintf("could not open file \"%s\" for writing: %s", path, strerror(errno));
+		return false;
+	}
+	close(fd);
+	if (created)
+		(void) unlink(path);
 	return true;
 }

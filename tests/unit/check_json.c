@@ -185,7 +185,9 @@ static const struct
 	{"/path/", "\"/path/\""},
 	{"\x7f", "\"\x7f\""},
 	{"h\xc3\xa9llo \xe2\x82\xac", "\"h\xc3\xa9llo \xe2\x82\xac\""},
-	{"bad \xff\xfe utf8", "\"bad \xff\xfe utf8\""},
+	{"bad \xff\xfe utf8", "\"bad \\\\xff\\\\xfe utf8\""},
+	{"cut \xc3", "\"cut \\\\xc3\""},
+	{"\xed\xa0\x80\xc3\xa9", "\"\\\\xed\\\\xa0\\\\x80\xc3\xa9\""},
 	{"\"", "\"\\\"\""},
 	{"end\n", "\"end\\n\""},
 };

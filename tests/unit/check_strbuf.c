@@ -4,9 +4,13 @@
 #include "config.h"
 
 #include "pgtempo/strbuf.h"
+#include "pgtempo/utf8.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "unit.h"
 
@@ -218,6 +222,109 @@ START_TEST(test_zeroed)
 }
 END_TEST
 
+/* Sequences as RFC 3629 draws the line, with what utf8_append_escaped makes of them. */
+static const struct
+{
+	const char *in;
+	bool		valid;
+	const char *escaped;
+}			utf8_cases[] = {
+	{"plain ascii", true, "plain ascii"},
+	{"caf\xc3\xa9", true, "caf\xc3\xa9"},
+	{"\xe2\x82\xac \xf0\x9f\x98\x80", true, "\xe2\x82\xac \xf0\x9f\x98\x80"},
+	{"\xef\xbf\xbf", true, "\xef\xbf\xbf"},
+	{"\xf4\x8f\xbf\xbf", true, "\xf4\x8f\xbf\xbf"},
+	{"a\x9f" "b", false, "a\\x9fb"},		/* lone continuation byte */
+	{"\xc0\xaf", false, "\\xc0\\xaf"},	/* overlong '/' */
+	{"\xe0\x80\xaf", false, "\\xe0\\x80\\xaf"},	/* overlong, three bytes */
+	{"\xed\xa0\x80", false, "\\xed\\xa0\\x80"},	/* surrogate U+D800 */
+	{"\xf4\x90\x80\x80", false, "\\xf4\\x90\\x80\\x80"},	/* above U+10FFFF */
+	{"\xf5\x80", false, "\\xf5\\x80"},
+	{"\xc3", false, "\\xc3"},		/* truncated at the end */
+	{"\xc3(", false, "\\xc3("},		/* truncated by ASCII */
+	{"\xe2\x82", false, "\\xe2\\x82"},
+	{"\xff\xc3\xa9", false, "\\xff\xc3\xa9"},	/* valid after invalid kept */
+};
+
+START_TEST(test_utf8_cases)
+{
+	strbuf		sb;
+	const char *in = utf8_cases[_i].in;
+
+	ck_assert_msg(utf8_valid(in, strlen(in)) == utf8_cases[_i].valid, "case %d", _i);
+	strbuf_init(&sb);
+	utf8_append_escaped(&sb, in, strlen(in));
+	ck_assert_str_eq(sb.data, utf8_cases[_i].escaped);
+	ck_assert(utf8_valid(sb.data, sb.len));
+	strbuf_free(&sb);
+}
+END_TEST
+
+/* Every two-byte input escapes to valid UTF-8, and valid input is kept as it is. */
+START_TEST(test_utf8_all_pairs)
+{
+	strbuf		sb;
+	char		in[3];
+	int			a,
+				b;
+
+	strbuf_init(&sb);
+	for (a = 1; a < 256; a++)
+		for (b = 1; b < 256; b++)
+		{
+			in[0] = (char) a;
+			in[1] = (char) b;
+			in[2] = '\0';
+			strbuf_reset(&sb);
+			utf8_append_escaped(&sb, in, 2);
+			ck_assert(utf8_valid(sb.data, sb.len));
+			if (utf8_valid(in, 2))
+				ck_assert_str_eq(sb.data, in);
+		}
+	strbuf_free(&sb);
+}
+END_TEST
+
+START_TEST(test_check_writable)
+{
+	char		dir[] = "/tmp/check_strbuf.XXXXXX";
+	char		path[256];
+	char	   *cause = NULL;
+	FILE	   *f;
+	struct stat st;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert(strbuf_check_writable("-", &cause));
+
+	/* a new file: proven, then removed again */
+	snprintf(path, sizeof(path), "%s/new", dir);
+	ck_assert(strbuf_check_writable(path, &cause));
+	ck_assert_int_ne(stat(path, &st), 0);
+
+	/* an existing file: proven and left as it was */
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("keep", f);
+	fclose(f);
+	ck_assert(strbuf_check_writable(path, &cause));
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 4);
+	unlink(path);
+
+	/* a missing directory and a directory itself are errors */
+	snprintf(path, sizeof(path), "%s/no/such/file", dir);
+	ck_assert(!strbuf_check_writable(path, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "No such file or directory"));
+	ck_assert_ptr_nonnull(strstr(cause, path));
+	free(cause);
+	cause = NULL;
+	ck_assert(!strbuf_check_writable(dir, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "could not open file"));
+	free(cause);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *
 strbuf_suite(void)
 {
@@ -241,6 +348,16 @@ strbuf_suite(void)
 	tc = tcase_create("ownership");
 	tcase_add_test(tc, test_reset_keeps_memory);
 	tcase_add_test(tc, test_detach);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("utf8");
+	tcase_add_loop_test(tc, test_utf8_cases, 0,
+						sizeof(utf8_cases) / sizeof(utf8_cases[0]));
+	tcase_add_test(tc, test_utf8_all_pairs);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("files");
+	tcase_add_test(tc, test_check_writable);
 	suite_add_tcase(s, tc);
 
 	return s;
