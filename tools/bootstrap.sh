@@ -57,6 +57,44 @@ deb_installed() {
 	return 1
 }
 
+# Print the build dependencies that are not installed, one a line.
+missing_deps() {
+	local p
+	for p in "${deb_packages[@]}"; do
+		deb_installed "$p" || printf '%s\n' "${p%%|*}"
+	done
+}
+
+# Say what this run will install and create on the machine before doing any of it.
+announce() {
+	local missing optional p
+
+	note "what this will do on this machine:"
+	if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+		missing=$(missing_deps | tr '\n' ' ')
+		if [ -n "$missing" ]; then
+			note "  install with apt-get: $missing"
+		else
+			note "  install nothing required: the build dependencies are installed"
+		fi
+		optional=
+		for p in $(optional_deb_packages); do
+			deb_installed "$p" || optional="$optional $p"
+		done
+		[ -z "$optional" ] ||
+			note "  install with apt-get where available (optional, tests that need them skip):$optional"
+	fi
+	if [ "$(id -u)" -eq 0 ] && ! id -u "$user" >/dev/null 2>&1; then
+		note "  create the system user $user (no login shell, no home): PostgreSQL refuses to run as root"
+	fi
+	note "  build in $(pwd) (autogen.sh, configure, make)"
+	if [ "$mode" = demo ]; then
+		note "  start a throwaway PostgreSQL cluster in ${TMPDIR:-/tmp}/pgtempo-demo.*, removed at the end"
+	else
+		note "  make check: throwaway PostgreSQL clusters in /tmp/pgtempo-prove.*, removed when the tests pass"
+	fi
+}
+
 # Install the missing Debian packages; elsewhere just say what is needed.
 install_deps() {
 	local missing=() p sudo=()
@@ -65,9 +103,7 @@ install_deps() {
 		note "not a Debian/Ubuntu system: install the equivalents of: ${deb_packages[*]//|*/}"
 		return 0
 	fi
-	for p in "${deb_packages[@]}"; do
-		deb_installed "$p" || missing+=("${p%%|*}")
-	done
+	mapfile -t missing < <(missing_deps)
 	if [ ${#missing[@]} -eq 0 ]; then
 		note "build dependencies are installed"
 		return 0
@@ -311,6 +347,7 @@ check | demo) mode=$1 ;;
 esac
 
 cd "$(dirname "$0")/.."
+announce
 install_deps
 install_optional
 build
