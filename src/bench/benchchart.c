@@ -26,7 +26,8 @@ bench_chart_write(const bench_settings *s, const char *subtitle, const bench_cha
 				s_p50,
 				s_p99,
 				s_max,
-				s_lag = -1;
+				s_lag = -1,
+				s_limit = -1;
 	int64_t		failed = 0,
 				skipped = 0;
 	char		name[64];
@@ -62,6 +63,12 @@ bench_chart_write(const bench_settings *s, const char *subtitle, const bench_cha
 	s_p50 = chart_add_series(c, lat, "p50", CHART_LINE, CHART_LEFT, CHART_GREEN);
 	s_p99 = chart_add_series(c, lat, "p99", CHART_LINE, CHART_LEFT, CHART_ORANGE);
 	s_max = chart_add_series(c, lat, "max", CHART_LINE, CHART_LEFT, CHART_PURPLE);
+	if (s->latency_limit_ns > 0)
+	{
+		s_limit = chart_add_series(c, lat, "latency limit (-L)", CHART_LINE, CHART_LEFT,
+								   CHART_BLACK);
+		chart_series_dashed(c, s_limit, true);
+	}
 	if (s->rate > 0)
 	{
 		chart_set_y(c, lat, CHART_RIGHT, "schedule lag", "ms");
@@ -83,6 +90,8 @@ bench_chart_write(const bench_settings *s, const char *subtitle, const bench_cha
 		chart_add_point(c, s_p50, p->elapsed_s, p->p50_ms);
 		chart_add_point(c, s_p99, p->elapsed_s, p->p99_ms);
 		chart_add_point(c, s_max, p->elapsed_s, p->max_ms);
+		if (s_limit >= 0)
+			chart_add_point(c, s_limit, p->elapsed_s, (double) s->latency_limit_ns / 1e6);
 		if (s_lag >= 0)
 			chart_add_point(c, s_lag, p->elapsed_s, p->lag_ms);
 	}

@@ -34,7 +34,8 @@
 #define MARGIN 24				/* left and right edge of the document */
 #define PLOT_X 80				/* left edge of every plot */
 #define RIGHT_AXIS_W 72			/* right tick labels and the right axis title */
-#define LEGEND_W 250			/* legend column, its gaps included */
+#define LEGEND_W 250			/* legend column, its gaps included: at least */
+#define LEGEND_W_MAX 400		/* and at most, for long series names */
 #define LEGEND_ROW 18
 #define DEFAULT_PLOT_H 250
 #define EVENT_STRIP_H 24
@@ -1653,7 +1654,8 @@ typedef struct layout
 static void
 compute_layout(const chart *c, layout *L)
 {
-	double		y = 16;
+	double		y = 16,
+				legend_total;
 
 	memset(L, 0, sizeof(*L));
 	L->p = xcalloc(c->npanels ? c->npanels : 1, sizeof(panel_layout));
@@ -1683,10 +1685,23 @@ compute_layout(const chart *c, layout *L)
 			L->has_right = true;
 	}
 
+	/* the legend column grows to fit the longest name rather than cutting it */
+	legend_total = LEGEND_W;
+	for (int i = 0; i < c->nseries; i++)
+	{
+		const series *s = &c->series[i];
+		double		w = text_width(s->name, 12) + 28 + 4;
+
+		if (s->axis == CHART_RIGHT && s->style != CHART_EVENTS && L->p[s->panel].axis_used[0])
+			w += text_width(" (right)", 12);
+		legend_total = fmax(legend_total, w + 20 + MARGIN - 8);
+	}
+	legend_total = fmin(ceil(legend_total), LEGEND_W_MAX);
+
 	L->plot_x = PLOT_X;
-	L->legend_x = CHART_WIDTH - LEGEND_W + 20;
-	L->legend_w = LEGEND_W - 20 - MARGIN + 8;
-	L->right_x = CHART_WIDTH - LEGEND_W - (L->has_right ? RIGHT_AXIS_W : 0);
+	L->legend_x = CHART_WIDTH - legend_total + 20;
+	L->legend_w = legend_total - 20 - MARGIN + 8;
+	L->right_x = CHART_WIDTH - legend_total - (L->has_right ? RIGHT_AXIS_W : 0);
 	L->plot_w = L->right_x - L->plot_x;
 
 	if (c->title != NULL)
@@ -1870,9 +1885,8 @@ draw_events(const series *s, const scale *xs, const panel_layout *pl, strbuf *ou
 	strbuf_puts(out, "</title></path>\n");
 	if (labels.len > 0)
 	{
-		strbuf_puts(out, "<g font-size=\"10\" text-anchor=\"middle\"");
-		put_colour_attr(out, "fill", s->colour);
-		strbuf_puts(out, ">\n");
+		/* dark text: a count in the marker's colour is unreadable for light ones (yellow) */
+		strbuf_puts(out, "<g font-size=\"10\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#222\">\n");
 		strbuf_append(out, labels.data, labels.len);
 		strbuf_puts(out, "</g>\n");
 	}

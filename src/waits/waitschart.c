@@ -141,7 +141,8 @@ wchart_write(const wchart *c, const wprof *run, const char *path, const char *su
 	bars = chart_add_bar_panel(ch, "The whole run: share of the active samples", "%");
 	for (int i = 0; i < g.n && i < ntop; i++)
 	{
-		snprintf(note, sizeof(note), "%llu samples", (unsigned long long) g.g[i].samples);
+		snprintf(note, sizeof(note), "%llu sample%s", (unsigned long long) g.g[i].samples,
+				 g.g[i].samples == 1 ? "" : "s");
 		chart_add_bar(ch, bars, top[i], g.total > 0 ? 100.0 * g.g[i].samples / g.total : 0,
 					  note, CHART_BLUE + i);
 	}
@@ -151,8 +152,8 @@ wchart_write(const wchart *c, const wprof *run, const char *path, const char *su
 
 		for (int i = ntop; i < g.n; i++)
 			rest += g.g[i].samples;
-		snprintf(note, sizeof(note), "%llu samples, %d events", (unsigned long long) rest,
-				 g.n - ntop);
+		snprintf(note, sizeof(note), "%llu sample%s, %d event%s", (unsigned long long) rest,
+				 rest == 1 ? "" : "s", g.n - ntop, g.n - ntop == 1 ? "" : "s");
 		chart_add_bar(ch, bars, "other", g.total > 0 ? 100.0 * rest / g.total : 0, note,
 					  CHART_GREY);
 	}

@@ -1042,6 +1042,8 @@ START_TEST(test_events)
 	ck_assert_ptr_nonnull(strstr(doc, ">7</text>"));
 	ck_assert_int_eq(count_substr(doc, "l-4.5 8H"), 2);
 	ck_assert_ptr_nonnull(strstr(doc, "fill=\"#D55E00\""));
+	/* the counts are dark, whatever the marker's colour (yellow is unreadable) */
+	ck_assert_ptr_nonnull(strstr(doc, "text-anchor=\"middle\" fill=\"#222\">\n<text"));
 	free(doc);
 	chart_free(c);
 }
@@ -1075,6 +1077,28 @@ START_TEST(test_bars)
 	ck_assert_ptr_nonnull(strstr(big, "fill=\"#0072B2\""));
 	ck_assert_ptr_nonnull(strstr(half, "fill=\"#E69F00\""));
 	ck_assert_ptr_nonnull(strstr(doc, "fill=\"#BBBBBB\""));
+	free(doc);
+	chart_free(c);
+}
+END_TEST
+
+/* A legend name of a few dozen characters is shown whole: the legend widens. */
+START_TEST(test_legend_fits)
+{
+	const char *names[] = {"schedule lag (avg), a longer name", "skipped (1234567 in all)"};
+	chart	   *c = chart_new("t", NULL);
+	int			p = chart_add_panel(c, NULL, 0);
+	char	   *doc;
+
+	chart_set_y(c, p, CHART_LEFT, "l", NULL);
+	chart_set_y(c, p, CHART_RIGHT, "r", NULL);
+	chart_add_point(c, chart_add_series(c, p, "tps", CHART_LINE, CHART_LEFT, 0), 1, 1);
+	chart_add_point(c, chart_add_series(c, p, names[0], CHART_LINE, CHART_RIGHT, 1), 1, 1);
+	chart_add_point(c, chart_add_series(c, p, names[1], CHART_EVENTS, CHART_LEFT, 2), 1, 1);
+	doc = render_checked(c);
+	ck_assert_ptr_nonnull(strstr(doc, ">schedule lag (avg), a longer name (right)</text>"));
+	ck_assert_ptr_nonnull(strstr(doc, ">skipped (1234567 in all)</text>"));
+	ck_assert_ptr_null(strstr(doc, "\xE2\x80\xA6</text>"));
 	free(doc);
 	chart_free(c);
 }
@@ -1215,6 +1239,7 @@ chart_suite(void)
 	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_bars);
 	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_legend_fits);
 	tcase_add_test(tc, test_many_points);
 	tcase_add_loop_test(tc, test_misuse_aborts, 0, N(abort_cases));
 	suite_add_tcase(s, tc);
