@@ -1946,6 +1946,23 @@ report(runner *r, uint64_t start_time, uint64_t end, bool print)
 	}
 }
 
+/*
+ * An output file that could not be written after the run: the error, and
+ * status 1 unless the run already failed.  A failed standard output ("-")
+ * has been reported here: main()'s last check must not say it again.
+ */
+static void
+output_failed(const char *path, char **cause, int *status)
+{
+	msg_error("%s", *cause);
+	free(*cause);
+	*cause = NULL;
+	if (strcmp(path, "-") == 0)
+		clearerr(stdout);
+	if (*status == 0)
+		*status = 1;
+}
+
 int
 runner_run(bench_settings *s)
 {
@@ -2131,13 +2148,7 @@ runner_run(bench_settings *s)
 		strbuf_init(&sb);
 		report_histogram_text(&sb, r.rep.lat_hist);
 		if (!strbuf_write_file(s->hist_path, sb.data, sb.len, &cause))
-		{
-			msg_error("%s", cause);
-			free(cause);
-			cause = NULL;
-			if (status == 0)
-				status = 1;
-		}
+			output_failed(s->hist_path, &cause, &status);
 		strbuf_free(&sb);
 	}
 	if (s->json_path != NULL)
@@ -2156,25 +2167,13 @@ runner_run(bench_settings *s)
 		};
 
 		if (!jsonreport_write(s->json_path, s, &run, &cause))
-		{
-			msg_error("%s", cause);
-			free(cause);
-			cause = NULL;
-			if (status == 0)
-				status = 1;
-		}
+			output_failed(s->json_path, &cause, &status);
 	}
 
 	if (s->chart_path != NULL && r.have_rep)
 	{
 		if (!bench_chart_write(s, s->command_line, r.chart_pts, r.nchart, &cause))
-		{
-			msg_error("%s", cause);
-			free(cause);
-			cause = NULL;
-			if (status == 0)
-				status = 1;
-		}
+			output_failed(s->chart_path, &cause, &status);
 	}
 
 	signal(SIGINT, SIG_DFL);
