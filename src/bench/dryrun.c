@@ -130,7 +130,8 @@ dryrun_run(bench_settings *s)
 	{
 		setup_thread *th = &threads[t];
 
-		for (int64_t tx = 0; tx < s->transactions; tx++)
+		/* once standard output fails (a full disk), the rest would be lost too: main() says why */
+		for (int64_t tx = 0; tx < s->transactions && !ferror(stdout); tx++)
 			for (int k = 0; k < th->nclients; k++)
 			{
 				int			id = th->first_client + k;

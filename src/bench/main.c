@@ -881,6 +881,31 @@ may_hold_password(const char *arg)
 	return false;
 }
 
+/*
+ * The report files are written after the run: prove now that they can be,
+ * so that a bad path fails in the first second and not after the run.
+ * (The -l logs are opened for real by the runner before it connects.)
+ */
+static bool
+check_output_paths(const bench_settings *s)
+{
+	const char *paths[] = {s->json_path, s->hist_path, s->chart_path};
+	bool		ok = true;
+
+	for (int i = 0; i < 3; i++)
+	{
+		char	   *cause = NULL;
+
+		if (paths[i] != NULL && !strbuf_check_writable(paths[i], &cause))
+		{
+			msg_error("%s", cause);
+			free(cause);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -923,9 +948,14 @@ main(int argc, char **argv)
 		status = init_run(&cl.init, &settings.conn);
 	else if (settings.dry_run)
 		status = dryrun_run(&settings);
+	else if (!check_output_paths(&settings))
+		status = 1;
 	else
 		status = runner_run(&settings);
 done:
+	/* every mode, --help and --version too: a lost report is a failure */
+	if (!msg_flush_stdout() && status == 0)
+		status = 1;
 	for (int i = 0; i < settings.nscripts; i++)
 		script_free(settings.scripts[i]);
 	vars_free(settings.defines);

@@ -131,7 +131,7 @@ struct bthread
 	uint64_t	throttle_trigger;	/* -R: the thread's latest scheduled start */
 	double		throttle_delay_us;	/* -R: the mean gap between its starts */
 	txlog	   *log;			/* -l */
-	int			tick_fd;		/* --aggregate-interval: a timerfd, or -1 */
+	int			tick_fd;		/* -l: the log's timerfd, or -1 */
 	int64_t		log_lost;		/* lines lost to write errors */
 	int			remaining;		/* clients neither finished nor aborted */
 	stats		st;
@@ -1539,7 +1539,7 @@ event_loop(bthread *th)
 			{
 				uint64_t	expirations;
 
-				/* --aggregate-interval: push the intervals that ended out */
+				/* -l: push the lines and intervals that are due out */
 				if (read(th->tick_fd, &expirations, sizeof(expirations)) < 0)
 				{
 					/* a spurious wake-up: nothing expired */
@@ -1583,11 +1583,11 @@ event_loop(bthread *th)
 }
 
 /*
- * --aggregate-interval: a timerfd in the epoll set fires at each interval's
- * end, so intervals reach the file while no transaction ends, without a
- * timeout on every epoll_wait (arming a timer at each wait cost about a
- * microsecond per transaction).  Without one, intervals are still written
- * when the next transaction ends.
+ * -l: a timerfd in the epoll set fires at each --aggregate-interval's end,
+ * or every second for per-transaction lines, so lines reach the file while
+ * no transaction ends, without a timeout on every epoll_wait (arming a
+ * timer at each wait cost about a microsecond per transaction).  Without
+ * one, lines are still written when the next transaction ends.
  */
 static void
 start_tick_timer(bthread *th)
@@ -1595,7 +1595,7 @@ start_tick_timer(bthread *th)
 	uint64_t	next = txlog_next_tick(th->log);
 	uint64_t	now = clock_now_ns();
 	uint64_t	first = next > now ? next - now : 1;
-	uint64_t	every = (uint64_t) th->r->s->agg_interval * NS_PER_S;
+	uint64_t	every = txlog_tick_interval(th->log);
 	struct itimerspec its = {
 		.it_value = {.tv_sec = (time_t) (first / NS_PER_S),.tv_nsec = (long) (first % NS_PER_S)},
 		.it_interval = {.tv_sec = (time_t) (every / NS_PER_S),.tv_nsec = (long) (every % NS_PER_S)},
@@ -1850,6 +1850,25 @@ open_logs(runner *r, uint64_t now)
 }
 
 /*
+ * A run that ends before it starts (no server, no tables): its logs, still
+ * empty, are removed, as if they had never been opened (pgbench opens them
+ * later).
+ */
+static void
+drop_logs(runner *r)
+{
+	for (int t = 0; t < r->s->nthreads; t++)
+	{
+		if (r->threads[t].log != NULL)
+		{
+			(void) unlink(txlog_path(r->threads[t].log));
+			txlog_close(r->threads[t].log, 0);
+		}
+	}
+	free(r->threads);
+}
+
+/*
  * Write out and close every thread's log (on every way out of the run:
  * the end, an abort, a signal); returns the number of lines lost to
  * write errors.
@@ -1927,6 +1946,23 @@ report(runner *r, uint64_t start_time, uint64_t end, bool print)
 	}
 }
 
+/*
+ * An output file that could not be written after the run: the error, and
+ * status 1 unless the run already failed.  A failed standard output ("-")
+ * has been reported here: main()'s last check must not say it again.
+ */
+static void
+output_failed(const char *path, char **cause, int *status)
+{
+	msg_error("%s", *cause);
+	free(*cause);
+	*cause = NULL;
+	if (strcmp(path, "-") == 0)
+		clearerr(stdout);
+	if (*status == 0)
+		*status = 1;
+}
+
 int
 runner_run(bench_settings *s)
 {
@@ -1947,12 +1983,25 @@ runner_run(bench_settings *s)
 	if (s->conn.application_name == NULL)
 		s->conn.application_name = msg_progname();
 
+	/* -l: the logs are opened first, so that a bad path fails before any connection */
+	r.threads = xcalloc((size_t) s->nthreads, sizeof(bthread));
+	clock_gettime(CLOCK_REALTIME, &wall);
+	start_time = clock_now_ns();
+	r.epoch_shift_ns = (int64_t) wall.tv_sec * (int64_t) NS_PER_S + wall.tv_nsec -
+		(int64_t) start_time;
+	if (s->use_log && !open_logs(&r, start_time))
+	{
+		drop_logs(&r);
+		return 1;
+	}
+
 	con = conn_open(&s->conn, &cause);
 	if (con == NULL)
 	{
 		msg_error("%s", cause);
 		msg_error("could not create connection for setup");
 		free(cause);
+		drop_logs(&r);
 		return 1;
 	}
 	print_version(&r, con);
@@ -1964,6 +2013,7 @@ runner_run(bench_settings *s)
 	if (s->builtin_used && !table_info(con, s))
 	{
 		PQfinish(con);
+		drop_logs(&r);
 		return 1;
 	}
 
@@ -1977,6 +2027,9 @@ runner_run(bench_settings *s)
 		{
 			PQfinish(con);
 			free(ec);
+			free(r.clients);
+			free(setup);
+			drop_logs(&r);
 			return 1;
 		}
 		for (int i = 0; i < s->nclients; i++)
@@ -2012,18 +2065,7 @@ runner_run(bench_settings *s)
 	for (int i = 0; i < k; i++)
 		r.prepnames[i] = xasprintf("P_%d", i);
 
-	r.threads = xcalloc((size_t) s->nthreads, sizeof(bthread));
 	init_threads(&r, setup);
-
-	clock_gettime(CLOCK_REALTIME, &wall);
-	start_time = clock_now_ns();
-	r.epoch_shift_ns = (int64_t) wall.tv_sec * (int64_t) NS_PER_S + wall.tv_nsec -
-		(int64_t) start_time;
-	if (s->use_log && !open_logs(&r, start_time))
-	{
-		status = 1;
-		goto cleanup;
-	}
 
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (wake_fd < 0)
@@ -2106,13 +2148,7 @@ runner_run(bench_settings *s)
 		strbuf_init(&sb);
 		report_histogram_text(&sb, r.rep.lat_hist);
 		if (!strbuf_write_file(s->hist_path, sb.data, sb.len, &cause))
-		{
-			msg_error("%s", cause);
-			free(cause);
-			cause = NULL;
-			if (status == 0)
-				status = 1;
-		}
+			output_failed(s->hist_path, &cause, &status);
 		strbuf_free(&sb);
 	}
 	if (s->json_path != NULL)
@@ -2131,27 +2167,13 @@ runner_run(bench_settings *s)
 		};
 
 		if (!jsonreport_write(s->json_path, s, &run, &cause))
-		{
-			msg_error("%s", cause);
-			free(cause);
-			cause = NULL;
-			if (status == 0)
-				status = 1;
-		}
+			output_failed(s->json_path, &cause, &status);
 	}
 
-	if (!msg_flush_stdout() && status == 0)
-		status = 1;
 	if (s->chart_path != NULL && r.have_rep)
 	{
 		if (!bench_chart_write(s, s->command_line, r.chart_pts, r.nchart, &cause))
-		{
-			msg_error("%s", cause);
-			free(cause);
-			cause = NULL;
-			if (status == 0)
-				status = 1;
-		}
+			output_failed(s->chart_path, &cause, &status);
 	}
 
 	signal(SIGINT, SIG_DFL);

@@ -17,7 +17,10 @@
  *
  * Lines are formatted into a fixed buffer; a line is only started when
  * the longest line still fits, so the buffer always ends on a line
- * boundary and a flush never splits a line.
+ * boundary and a flush never splits a line.  The buffer goes to the file
+ * when it is full and at least once a second (TXLOG_FLUSH_NS), so that a
+ * kill -9 or a crash loses at most the last second of lines.  A write
+ * that fails half-way (a full disk) is cut back to its last whole line.
  */
 #include "config.h"
 
@@ -40,6 +43,8 @@
 #define TXLOG_TX_LINE_MAX	192
 /* Longest aggregate line: 17 columns, a double printed by %.0f has at most 309 digits. */
 #define TXLOG_AGG_LINE_MAX	4096
+/* The longest a line waits in the buffer (while transactions end or the timer ticks). */
+#define TXLOG_FLUSH_NS		NS_PER_S
 
 /* One interval's counts (times in whole microseconds, as pgbench keeps them). */
 typedef struct txlog_agg
@@ -91,6 +96,7 @@ struct txlog
 	char		sec_str[24];
 
 	/* output */
+	uint64_t	flush_due;		/* per-transaction lines: write the buffer at this time */
 	bool		failed;			/* a write failed: everything from then on is lost */
 	int64_t		lost;
 	int64_t		nlines;			/* lines in buf */
@@ -164,6 +170,15 @@ flush(txlog *l)
 	l->last_flushed = l->nlines;
 	l->len = 0;
 	l->nlines = 0;
+}
+
+/* The once-a-second write of per-transaction lines. */
+static void
+flush_now(txlog *l, uint64_t now_ns)
+{
+	if (l->len > 0 && !l->failed)
+		flush(l);
+	l->flush_due = now_ns + TXLOG_FLUSH_NS;
 }
 
 /* Room for a line of at most max bytes at the end of the buffer. */
@@ -368,6 +383,7 @@ txlog_begin(txlog *l, uint64_t bench_start_ns, const prng_state *sample_rs)
 		l->sample_rs = *sample_rs;
 	if (l->interval_ns > 0)
 		agg_reset(l, bench_start_ns);
+	l->flush_due = bench_start_ns + TXLOG_FLUSH_NS;
 	l->begun = true;
 }
 
@@ -471,14 +487,21 @@ txlog_tx(txlog *l, int client_id, int64_t tx_no, int script_no, stats_outcome ou
 	}
 	*p++ = '\n';
 	line_end(l, p);
+	if (now_ns >= l->flush_due)
+		flush_now(l, now_ns);
 }
 
 void
 txlog_tick(txlog *l, uint64_t now_ns)
 {
-	if (l->interval_ns == 0)
-		return;
 	l->begun = true;
+	if (l->interval_ns == 0)
+	{
+		/* lines of transactions that ended a while ago, while none ends now */
+		if (now_ns >= l->flush_due)
+			flush_now(l, now_ns);
+		return;
+	}
 	/* an interval goes to the file when it ends, for whoever follows the log */
 	if (agg_catch_up(l, now_ns) && !l->failed)
 		flush(l);
@@ -487,9 +510,17 @@ txlog_tick(txlog *l, uint64_t now_ns)
 uint64_t
 txlog_next_tick(const txlog *l)
 {
-	if (l->interval_ns == 0 || !l->begun)
+	if (!l->begun)
 		return 0;
+	if (l->interval_ns == 0)
+		return l->flush_due;
 	return l->agg_start + l->interval_ns;
+}
+
+uint64_t
+txlog_tick_interval(const txlog *l)
+{
+	return l->interval_ns > 0 ? l->interval_ns : TXLOG_FLUSH_NS;
 }
 
 int64_t
@@ -516,6 +547,10 @@ txlog_close(txlog *l, uint64_t now_ns)
 		l->failed = true;
 		l->lost += l->last_flushed > 0 ? l->last_flushed : 1;
 	}
+	/* after the first error nothing more was written: the lost lines are the last ones */
+	if (l->lost > 0)
+		msg_error("could not write the last %lld line(s) of log file \"%s\"",
+				  (long long) l->lost, l->path);
 	lost = l->lost;
 	free(l->agg);
 	free(l->path);

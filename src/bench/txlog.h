@@ -7,9 +7,11 @@
  * formatted into a fixed per-thread buffer that goes to the file with
  * write(2) when it fills up and when the log is closed: no allocation
  * and no clock read per transaction (the caller passes the times it
- * measured anyway).  A write error is reported once, with the file
- * name; the lines that could not be written from then on are counted
- * as lost, and the run must end with a non-zero status.
+ * measured anyway).  The buffer is written at least once a second.  A
+ * write error is reported once, with the file name; the file is cut back
+ * to its last whole line, the lines that could not be written from then
+ * on are counted as lost (and reported with the file name at close), and
+ * the run must end with a non-zero status.
  *
  * Aggregate lines have pgbench 15's 15 columns, then other_failures
  * with --continue-on-error (the newest pgbench's 16th column), then,
@@ -62,14 +64,19 @@ void		txlog_tx(txlog *l, int client_id, int64_t tx_no, int script_no, stats_outc
 					 uint64_t latency_ns, uint64_t lag_ns, uint32_t retries, uint64_t now_ns);
 
 /*
- * With --aggregate-interval: write the intervals that ended before
- * now_ns (empty ones included).  The event loop calls this on its own
- * timer, so intervals reach the file while no transaction ends.
+ * The event loop calls this on its own timer (every
+ * txlog_tick_interval()), so lines reach the file while no transaction
+ * ends: with --aggregate-interval, the intervals that ended before now_ns
+ * (empty ones included); otherwise the lines still buffered, at least
+ * once a second, so that a kill -9 loses at most the last second.
  */
 void		txlog_tick(txlog *l, uint64_t now_ns);
 
-/* The next time txlog_tick() has something to write (monotonic), or 0. */
+/* The next time txlog_tick() has something to do (monotonic), or 0. */
 uint64_t	txlog_next_tick(const txlog *l);
+
+/* How often txlog_tick() should run after that (nanoseconds). */
+uint64_t	txlog_tick_interval(const txlog *l);
 
 /*
  * Write what is buffered (with --aggregate-interval, the last, partial

@@ -659,7 +659,8 @@ START_TEST(disk_full)
 	bench_settings s = settings();
 	char		full[128],
 				link[256],
-				want[512];
+				want[512],
+				want_end[1024];
 	char	   *err;
 	txlog	   *l;
 	int			n = 10000;
@@ -683,7 +684,11 @@ START_TEST(disk_full)
 	snprintf(want, sizeof(want),
 			 "pgtempo-bench: error: could not write to log file \"%s\": No space left on device\n",
 			 link);
-	ck_assert_str_eq(err, want);
+	/* at close, the file and how many lines it lacks */
+	snprintf(want_end, sizeof(want_end),
+			 "%spgtempo-bench: error: could not write the last 10 line(s) of log file \"%s\"\n",
+			 want, link);
+	ck_assert_str_eq(err, want_end);
 	free(err);
 
 	/* a long one: the error shows when the buffer first fills, once */
@@ -703,7 +708,10 @@ START_TEST(disk_full)
 	}
 	ck_assert_int_eq(txlog_close(l, START + 2000), n);
 	err = stderr_end();
-	ck_assert_str_eq(err, want);
+	snprintf(want_end, sizeof(want_end),
+			 "%spgtempo-bench: error: could not write the last %d line(s) of log file \"%s\"\n",
+			 want, n, link);
+	ck_assert_str_eq(err, want_end);
 	free(err);
 
 	/* aggregate lines are lost the same way */
@@ -715,7 +723,10 @@ START_TEST(disk_full)
 	txlog_tick(l, AT(3));
 	ck_assert_int_eq(txlog_close(l, AT(3) + 1), 4);
 	err = stderr_end();
-	ck_assert_str_eq(err, want);
+	snprintf(want_end, sizeof(want_end),
+			 "%spgtempo-bench: error: could not write the last 4 line(s) of log file \"%s\"\n",
+			 want, link);
+	ck_assert_str_eq(err, want_end);
 	free(err);
 }
 END_TEST
@@ -730,7 +741,9 @@ START_TEST(partial_write)
 	struct rlimit rl;
 	txlog	   *l;
 	char	   *got,
-			   *err;
+			   *err,
+			   *p;
+	char		want[256];
 	int			n = 20000;
 	int64_t		lost;
 	int			kept;
@@ -748,15 +761,80 @@ START_TEST(partial_write)
 	err = stderr_end();
 	ck_assert_ptr_nonnull(strstr(err, "could not write to log file"));
 	ck_assert_ptr_nonnull(strstr(err, "File too large"));
-	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_int_eq(count_lines(err), 2);
 	got = log0();
 	kept = count_lines(got);
 	ck_assert_int_gt(kept, 0);
 	ck_assert_int_eq(kept + lost, n);
 	ck_assert_int_eq(got[strlen(got) - 1], '\n');
 	ck_assert_int_le(strlen(got), 100001);
+	/*
+	 * The file holds exactly the first lines, in order, each whole.  (One
+	 * assertion: Check logs each one to a file, which the limit applies to.)
+	 */
+	p = got;
+	for (int i = 0; i < kept && p != NULL; i++)
+	{
+		int			len = snprintf(want, sizeof(want), "0 %d 1 0 1700000000 700001\n", i + 1);
+
+		p = strncmp(p, want, (size_t) len) == 0 ? p + len : NULL;
+	}
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(*p, '\0');
+	/* the count at close is the exact number of lines the file lacks */
+	snprintf(want, sizeof(want), "could not write the last %lld line(s) of log file",
+			 (long long) lost);
+	ck_assert_ptr_nonnull(strstr(err, want));
 	free(got);
 	free(err);
+}
+END_TEST
+
+/*
+ * Per-transaction lines wait in the buffer at most a second: a kill -9
+ * loses at most the last second of the log.
+ */
+START_TEST(flush_every_second)
+{
+	bench_settings s = settings();
+	txlog	   *l = txlog_open(&s, 0, START, SHIFT);
+	char	   *got;
+
+	ck_assert_ptr_nonnull(l);
+	ck_assert_uint_eq(txlog_tick_interval(l), NS_PER_S);
+	txlog_begin(l, START, NULL);
+	ck_assert_uint_eq(txlog_next_tick(l), START + NS_PER_S);
+
+	/* within the first second: still buffered */
+	txlog_tx(l, 0, 0, 0, STATS_OK, 1000, 0, 0, START + NS_PER_S / 2);
+	got = log0();
+	ck_assert_str_eq(got, "");
+	free(got);
+
+	/* a transaction that ends a second after the start writes both lines */
+	txlog_tx(l, 0, 1, 0, STATS_OK, 1000, 0, 0, START + NS_PER_S);
+	got = log0();
+	ck_assert_int_eq(count_lines(got), 2);
+	free(got);
+	ck_assert_uint_eq(txlog_next_tick(l), START + 2 * NS_PER_S);
+
+	/* while no transaction ends, the timer's tick writes what waits */
+	txlog_tx(l, 0, 2, 0, STATS_OK, 1000, 0, 0, START + NS_PER_S + 1);
+	txlog_tick(l, START + 2 * NS_PER_S - 1);
+	got = log0();
+	ck_assert_int_eq(count_lines(got), 2);
+	free(got);
+	txlog_tick(l, START + 2 * NS_PER_S);
+	got = log0();
+	ck_assert_int_eq(count_lines(got), 3);
+	free(got);
+	ck_assert_int_eq(txlog_close(l, START + 3 * NS_PER_S), 0);
+
+	/* aggregates tick at their interval */
+	s.agg_interval = 5;
+	l = txlog_open(&s, 0, START, SHIFT);
+	ck_assert_uint_eq(txlog_tick_interval(l), 5 * NS_PER_S);
+	txlog_close(l, START);
 }
 END_TEST
 
@@ -780,6 +858,7 @@ main(void)
 	tcase_add_test(tc, buffer_boundary);
 	tcase_add_test(tc, disk_full);
 	tcase_add_test(tc, partial_write);
+	tcase_add_test(tc, flush_every_second);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
