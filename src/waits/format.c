@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "pgtempo/json.h"
+#include "pgtempo/utf8.h"
 
 const wprof_dim format_interval_dims[] = {
 	WPROF_DIM_DB, WPROF_DIM_USER, WPROF_DIM_APP, WPROF_DIM_BACKEND_TYPE,
@@ -60,8 +61,19 @@ format_seconds(char *buf, double s)
 void
 format_csv_field(strbuf *sb, const char *s)
 {
+	strbuf		valid;
+
 	if (s == NULL)
 		return;
+	if (!utf8_valid(s, strlen(s)))
+	{
+		/* bytes from an SQL_ASCII database: \xNN, as in JSON, so the file is UTF-8 */
+		strbuf_init(&valid);
+		utf8_append_escaped(&valid, s, strlen(s));
+		format_csv_field(sb, valid.data);
+		strbuf_free(&valid);
+		return;
+	}
 	if (strpbrk(s, ",\"\r\n") == NULL)
 	{
 		strbuf_puts(sb, s);
