@@ -58,6 +58,19 @@ format_seconds(char *buf, double s)
 }
 
 /* RFC 4180: quote only when needed, so plain values stay plain. */
+/*
+ * s with bytes that are not UTF-8 (an SQL_ASCII database hands out any)
+ * written as \xNN, as JSON writes them: every file the tool writes is
+ * UTF-8.  valid is initialized here; the caller frees it.
+ */
+static const char *
+escaped_copy(strbuf *valid, const char *s)
+{
+	strbuf_init(valid);
+	utf8_append_escaped(valid, s, strlen(s));
+	return valid->data;
+}
+
 void
 format_csv_field(strbuf *sb, const char *s)
 {
@@ -67,10 +80,7 @@ format_csv_field(strbuf *sb, const char *s)
 		return;
 	if (!utf8_valid(s, strlen(s)))
 	{
-		/* bytes from an SQL_ASCII database: \xNN, as in JSON, so the file is UTF-8 */
-		strbuf_init(&valid);
-		utf8_append_escaped(&valid, s, strlen(s));
-		format_csv_field(sb, valid.data);
+		format_csv_field(sb, escaped_copy(&valid, s));
 		strbuf_free(&valid);
 		return;
 	}
@@ -124,9 +134,17 @@ format_copy_field(strbuf *sb, const char *s)
 void
 format_folded_frame(strbuf *sb, const char *s)
 {
+	strbuf		valid;
+
 	if (s == NULL || *s == '\0')
 	{
 		strbuf_putc(sb, '-');
+		return;
+	}
+	if (!utf8_valid(s, strlen(s)))
+	{
+		format_folded_frame(sb, escaped_copy(&valid, s));
+		strbuf_free(&valid);
 		return;
 	}
 	for (; *s; s++)

@@ -163,6 +163,9 @@ START_TEST(invalid_utf8)
 	format_sample_jsonl(&sb, &batch, &batch.rows[0]);
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"application_name\":\"caf\\\\xe9\""));
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"query\":\"select '\\\\xff\\\\xc3(', 1\"}\n"));
+	strbuf_reset(&sb);
+	format_folded_frame(&sb, "caf\xe9;x");
+	ck_assert_str_eq(sb.data, "caf\\xe9:x");
 	/* and a valid multibyte character is left alone */
 	strbuf_reset(&sb);
 	format_csv_field(&sb, "caf\xc3\xa9");
