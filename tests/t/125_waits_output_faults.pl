@@ -135,7 +135,7 @@ my @ns = $> == 0 ? ('unshare', '-m') : ('unshare', '-Urm');
 my $can_mount = system(@ns, 'sh', '-c', "mount -t tmpfs -o size=64k tmpfs '$mnt'") == 0;
 SKIP:
 {
-	skip 'cannot mount a tmpfs here (no root, no user namespaces)', 9 unless $can_mount;
+	skip 'cannot mount a tmpfs here (no root, no user namespaces)', 13 unless $can_mount;
 	my $pad = 'x' x 1500;
 	my @fill = map { (start_session($node, "o_fill$_", "SELECT pg_sleep(600) /* $pad */"))[0] } 1 .. 3;
 	$node->poll_query_until('postgres', q{
@@ -144,9 +144,10 @@ SKIP:
 	my $copy = "$dir/full.jsonl";
 	my ($rc, $out, $err) = run_tool([ @ns, 'sh', '-c',
 		'd=$1; c=$2; shift 2; mount -t tmpfs -o size=64k tmpfs "$d" || exit 99; "$@"; rc=$?; '
-		  . 'cp "$d/w.jsonl" "$c"; exit $rc',
+		  . 'cp "$d/w.jsonl" "$c"; ls "$d" > "$c.ls"; cat "$d/w.folded" > "$c.folded"; exit $rc',
 		'sh', $mnt, $copy, $bin, @conn, (map { "--application-name=o_fill$_" } 1 .. 3),
-		'-T', '3', '--query-text=2000', '--json', "--log=$mnt/w.jsonl" ]);
+		'-T', '3', '--query-text=2000', '--json', "--log=$mnt/w.jsonl", "--folded=$mnt/w.folded",
+		"--chart=$mnt/c.svg" ]);
 	is($rc, 1, 'tmpfs full: exit 1');
 	my $r = eval { decode_json($out) };
 	ok($r, 'tmpfs full: the report is still printed');
@@ -165,6 +166,19 @@ SKIP:
 	# one record per active sample, and one health record at the end
 	is(scalar(@lines) + ($lost // 0), $r->{active_samples} + 1,
 		'tmpfs full: the records written and the records lost add up to all of them');
+	# the files written at the end: a chart cut short is removed, folded stacks keep whole lines
+	like($err, qr/^pgtempo-waits: error: could not write to file "\Q$mnt\E\/c\.svg": No space left on device; the incomplete chart was removed$/m,
+		'tmpfs full: the chart that did not fit is reported');
+	open $fh, '<', "$copy.ls" or die "$copy.ls: $!";
+	my @ls = map { chomp; $_ } <$fh>;
+	close $fh;
+	ok(!grep({ $_ eq 'c.svg' } @ls), 'tmpfs full: and removed');
+	open $fh, '<:raw', "$copy.folded" or die "$copy.folded: $!";
+	my $folded = do { local $/; <$fh> };
+	close $fh;
+	ok($folded eq '' || $folded =~ /\n\z/, 'tmpfs full: the folded stacks end on a whole line');
+	ok($folded ne '' || $err =~ /^pgtempo-waits: error: could not write to file "\Q$mnt\E\/w\.folded": No space left on device; \d+ of \d+ stacks were not written$/m,
+		'tmpfs full: folded stacks that did not fit are reported');
 	$node->safe_psql('postgres',
 		q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'o\_fill%'});
 }
