@@ -229,6 +229,19 @@ count_lines(const char *text)
 	return n;
 }
 
+/* Play a disk that fills up after size bytes of a file: writes beyond fail with EFBIG. */
+static void
+limit_file_size(rlim_t size, struct rlimit *old)
+{
+	struct rlimit rl;
+
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, old);
+	rl = *old;
+	rl.rlim_cur = size;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
 /* A full disk: the records are counted lost, once said, and close says how many. */
 START_TEST(disk_full)
 {
@@ -274,17 +287,12 @@ START_TEST(partial_write)
 	char	   *got,
 			   *err;
 	char		rec[64];
-	struct rlimit rl,
-				old;
+	struct rlimit old;
 	int			n = 20000;
 	int			len;
 	size_t		size;
 
-	signal(SIGXFSZ, SIG_IGN);
-	getrlimit(RLIMIT_FSIZE, &old);
-	rl = old;
-	rl.rlim_cur = 100001;
-	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	limit_file_size(100001, &old);
 	stderr_begin();
 	ck_assert(logfile_open(&lf, path_of("p.csv"), "head\n", 0, &cause));
 	for (int i = 0; i < n; i++)
@@ -330,14 +338,9 @@ START_TEST(header_retried)
 	char	   *cause = NULL;
 	char	   *got,
 			   *err;
-	struct rlimit rl,
-				old;
+	struct rlimit old;
 
-	signal(SIGXFSZ, SIG_IGN);
-	getrlimit(RLIMIT_FSIZE, &old);
-	rl = old;
-	rl.rlim_cur = 3;
-	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	limit_file_size(3, &old);
 	stderr_begin();
 	ck_assert(logfile_open(&lf, path_of("h.csv"), "header\n", 0, &cause));
 	logfile_add(&lf, "1\n", 2);
