@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "pgtempo/json.h"
+#include "pgtempo/utf8.h"
 
 const wprof_dim format_interval_dims[] = {
 	WPROF_DIM_DB, WPROF_DIM_USER, WPROF_DIM_APP, WPROF_DIM_BACKEND_TYPE,
@@ -57,11 +58,32 @@ format_seconds(char *buf, double s)
 }
 
 /* RFC 4180: quote only when needed, so plain values stay plain. */
+/*
+ * s with bytes that are not UTF-8 (an SQL_ASCII database hands out any)
+ * written as \xNN, as JSON writes them: every file the tool writes is
+ * UTF-8.  valid is initialized here; the caller frees it.
+ */
+static const char *
+escaped_copy(strbuf *valid, const char *s)
+{
+	strbuf_init(valid);
+	utf8_append_escaped(valid, s, strlen(s));
+	return valid->data;
+}
+
 void
 format_csv_field(strbuf *sb, const char *s)
 {
+	strbuf		valid;
+
 	if (s == NULL)
 		return;
+	if (!utf8_valid(s, strlen(s)))
+	{
+		format_csv_field(sb, escaped_copy(&valid, s));
+		strbuf_free(&valid);
+		return;
+	}
 	if (strpbrk(s, ",\"\r\n") == NULL)
 	{
 		strbuf_puts(sb, s);
@@ -112,9 +134,17 @@ format_copy_field(strbuf *sb, const char *s)
 void
 format_folded_frame(strbuf *sb, const char *s)
 {
+	strbuf		valid;
+
 	if (s == NULL || *s == '\0')
 	{
 		strbuf_putc(sb, '-');
+		return;
+	}
+	if (!utf8_valid(s, strlen(s)))
+	{
+		format_folded_frame(sb, escaped_copy(&valid, s));
+		strbuf_free(&valid);
 		return;
 	}
 	for (; *s; s++)

@@ -5,6 +5,8 @@
  * Timestamps are ISO 8601 in UTC with microseconds
  * ("2025-03-01T12:00:00.123456Z"), which PostgreSQL reads as timestamptz.
  * Every function appends to a strbuf; line functions end with '\n'.
+ * Text is always UTF-8: bytes that are not (an SQL_ASCII database) are
+ * written as \xNN in CSV, JSON and folded stacks alike.
  */
 #ifndef PGTEMPO_WAITS_FORMAT_H
 #define PGTEMPO_WAITS_FORMAT_H

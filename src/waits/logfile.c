@@ -42,7 +42,7 @@ logfile_expand(const char *pattern, time_t t, char *out, size_t outlen)
 	return n > 0;
 }
 
-/* Open lf->path; a new, empty file gets the header queued first. */
+/* Open lf->path; a new, empty file gets the header first. */
 static bool
 open_path(logfile *lf, char **cause)
 {
@@ -51,27 +51,21 @@ open_path(logfile *lf, char **cause)
 	lf->fd = open(lf->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (lf->fd < 0)
 	{
-		*cause = xasprintf("could not open log file \"%s\": %s", lf->path, strerror(errno));
+		lf->open_errno = errno;
+		/* the words of strbuf_check_writable(), as for every output */
+		*cause = xasprintf("could not open file \"%s\" for writing: %s", lf->path,
+						   strerror(errno));
 		return false;
 	}
 	lf->files_opened++;
 	/*
 	 * A new file gets the header; so does a device or pipe (/dev/stdout),
-	 * where there is no file to look at, once per open.
+	 * where there is no file to look at, once per open.  It is written at
+	 * the next flush, before the records queued for this file, and until
+	 * it is out: a header lost to a full disk is tried again.
 	 */
-	if (lf->header != NULL && fstat(lf->fd, &st) == 0 &&
-		(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || st.st_size == 0))
-	{
-		/* the header goes before anything queued for this file */
-		strbuf		nb;
-
-		strbuf_init(&nb);
-		strbuf_puts(&nb, lf->header);
-		strbuf_append(&nb, lf->buf.data, lf->buf.len);
-		strbuf_free(&lf->buf);
-		lf->buf = nb;
-		lf->buf_lines++;
-	}
+	lf->need_header = lf->header != NULL && fstat(lf->fd, &st) == 0 &&
+		(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || st.st_size == 0);
 	return true;
 }
 
@@ -83,87 +77,164 @@ logfile_open(logfile *lf, const char *pattern, const char *header, time_t now, c
 
 	memset(lf, 0, sizeof(*lf));
 	lf->fd = -1;
-	strbuf_init(&lf->buf);
 	if (!logfile_expand(pattern, now, path, sizeof(path)))
 	{
 		*cause = xasprintf("invalid log file name \"%s\": empty or too long after expansion",
 						   pattern);
-		strbuf_free(&lf->buf);
 		return false;
 	}
-	lf->pattern = xstrdup(pattern);
-	lf->has_escapes = strchr(pattern, '%') != NULL;
 	lf->path = xstrdup(path);
 	lf->header = header ? xstrdup(header) : NULL;
 	if (!open_path(lf, cause))
 	{
-		free(lf->pattern);
 		free(lf->path);
 		free(lf->header);
-		strbuf_free(&lf->buf);
 		memset(lf, 0, sizeof(*lf));
 		lf->fd = -1;
 		return false;
 	}
+	lf->pattern = xstrdup(pattern);
+	lf->has_escapes = strchr(pattern, '%') != NULL;
+	strbuf_init(&lf->buf);
 	return true;
 }
 
-/* Queue lines; write at once only when a lot has piled up. */
+/* Queue a record; write at once only when a lot has piled up. */
 void
-logfile_add(logfile *lf, const char *data, size_t len, uint64_t nlines)
+logfile_add(logfile *lf, const char *data, size_t len)
 {
+	if (len == 0)
+		return;
 	strbuf_append(&lf->buf, data, len);
-	lf->buf_lines += nlines;
+	if (lf->nrec == lf->cap_rec)
+	{
+		lf->cap_rec = lf->cap_rec ? lf->cap_rec * 2 : 256;
+		lf->ends = xrealloc(lf->ends, lf->cap_rec * sizeof(size_t));
+	}
+	lf->ends[lf->nrec++] = lf->buf.len;
 	if (lf->buf.len >= LOGFILE_FLUSH_BYTES)
 		logfile_flush(lf);
 }
 
-/* Report a failure once per streak; the lines queued are lost. */
+/* write(2) all of data: 0, or the errno of the failure with *done the bytes that got out. */
+static int
+write_all(int fd, const char *data, size_t len, size_t *done)
+{
+	*done = 0;
+	while (*done < len)
+	{
+		ssize_t		n = write(fd, data + *done, len - *done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			return ENOSPC;
+		*done += (size_t) n;
+	}
+	return 0;
+}
+
+/*
+ * Write n records (ending at ends[]) of data: 0, or the errno of the
+ * failure with *whole the records that got out whole; a regular file is
+ * then cut back to the last of them, so it never ends on half a line and
+ * a later write that works continues it cleanly.
+ */
+int
+logfile_write_whole(int fd, const char *data, const size_t *ends, size_t n, size_t *whole)
+{
+	struct stat st;
+	off_t		start = -1;
+	size_t		len = n > 0 ? ends[n - 1] : 0;
+	size_t		done,
+				keep;
+	int			err;
+
+	*whole = n;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		start = st.st_size;
+	err = write_all(fd, data, len, &done);
+	if (err == 0)
+		return 0;
+	*whole = 0;
+	while (*whole < n && ends[*whole] <= done)
+		(*whole)++;
+	keep = *whole > 0 ? ends[*whole - 1] : 0;
+	/* a pipe or device cannot be cut back; a failed cut leaves no better choice */
+	if (start >= 0 && done > keep)
+	{
+		int			rc = ftruncate(fd, start + (off_t) keep);
+
+		(void) rc;
+	}
+	return err;
+}
+
+/* The queue is written or given up: empty it. */
 static void
-write_failed(logfile *lf, const char *what, int err)
+drop_queue(logfile *lf)
+{
+	strbuf_reset(&lf->buf);
+	lf->nrec = 0;
+}
+
+/* Report a failure once per streak; the records queued and not written are lost. */
+static void
+write_failed(logfile *lf, const char *what, int err, size_t written)
 {
 	if (!lf->failing)
 		msg_error("could not %s log file \"%s\": %s", what, lf->path, strerror(err));
 	lf->failing = true;
-	lf->lines_lost += lf->buf_lines;
-	strbuf_reset(&lf->buf);
-	lf->buf_lines = 0;
+	lf->records_written += written;
+	lf->records_lost += lf->nrec - written;
+	drop_queue(lf);
 }
 
-/* Write the queued lines; on an error count them lost and say so once. */
+/*
+ * Write the header if it is due, then the queued records.  On an error
+ * the records that got out whole count as written, the rest as lost; the
+ * file ends on a whole line, and a header that did not get out is written
+ * again next time.
+ */
 bool
 logfile_flush(logfile *lf)
 {
-	size_t		off = 0;
+	size_t		whole = 0;
+	int			err = 0;
 
-	if (lf->buf.len == 0)
+	if (lf->nrec == 0 && !lf->need_header)
 		return true;
 	if (lf->fd < 0)
 	{
 		/* the file could not be opened at the last tick */
-		write_failed(lf, "open", ENOENT);
+		write_failed(lf, "open", lf->open_errno ? lf->open_errno : ENOENT, 0);
 		return false;
 	}
-	while (off < lf->buf.len)
+	if (lf->need_header)
 	{
-		ssize_t		n = write(lf->fd, lf->buf.data + off, lf->buf.len - off);
+		size_t		hlen = strlen(lf->header);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-		{
-			write_failed(lf, "write to", n < 0 ? errno : ENOSPC);
-			return false;
-		}
-		off += (size_t) n;
+		err = logfile_write_whole(lf->fd, lf->header, &hlen, 1, &whole);
+		if (err == 0)
+			lf->need_header = false;
+	}
+	if (err == 0)
+		err = logfile_write_whole(lf->fd, lf->buf.data, lf->ends, lf->nrec, &whole);
+	else
+		whole = 0;
+	if (err != 0)
+	{
+		write_failed(lf, "write to", err, whole);
+		return false;
 	}
 	if (lf->failing)
-		msg_warning("writing to log file \"%s\" works again; %" PRIu64 " lines were lost",
-					lf->path, lf->lines_lost);
+		msg_warning("writing to log file \"%s\" works again; %" PRIu64
+					" records were not written", lf->path, lf->records_lost);
 	lf->failing = false;
-	lf->lines_written += lf->buf_lines;
-	strbuf_reset(&lf->buf);
-	lf->buf_lines = 0;
+	lf->records_written += lf->nrec;
+	drop_queue(lf);
 	return true;
 }
 
@@ -201,7 +272,7 @@ logfile_tick(logfile *lf, time_t now, bool reopen)
 	}
 }
 
-/* Write out and close; false if anything was lost, for the exit status. */
+/* Write out and close; false (and how many records were lost said) if any were. */
 bool
 logfile_close(logfile *lf)
 {
@@ -214,14 +285,20 @@ logfile_close(logfile *lf)
 	{
 		/* NFS and friends report write errors at close */
 		msg_error("could not close log file \"%s\": %s", lf->path, strerror(errno));
-		lf->lines_lost++;
+		lf->records_lost++;
 	}
 	lf->fd = -1;
-	ok = lf->lines_lost == 0;
+	ok = lf->records_lost == 0;
+	if (!ok)
+		msg_error("%" PRIu64 " record%s could not be written to log file \"%s\"",
+				  lf->records_lost, lf->records_lost == 1 ? "" : "s", lf->path);
 	free(lf->pattern);
 	free(lf->path);
 	free(lf->header);
+	free(lf->ends);
 	strbuf_free(&lf->buf);
 	lf->pattern = lf->path = lf->header = NULL;
+	lf->ends = NULL;
+	lf->nrec = lf->cap_rec = 0;
 	return ok;
 }

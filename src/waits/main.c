@@ -316,7 +316,8 @@ main(int argc, char **argv)
 	{
 		case PARSE_EXIT_OK:
 			waits_settings_free(&settings);
-			return WAITS_EXIT_OK;
+			/* --help or --version that did not get out is no success */
+			return msg_flush_stdout() ? WAITS_EXIT_OK : WAITS_EXIT_ERROR;
 		case PARSE_ERROR:
 			waits_settings_free(&settings);
 			return WAITS_EXIT_ERROR;

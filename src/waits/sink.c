@@ -45,11 +45,11 @@ sink_log_open(sink_log *s, const waits_settings *st, time_t now, char **cause)
 	return true;
 }
 
-/* Queue the line buffer as nlines lines. */
+/* Queue the record in the line buffer: the log counts what it loses by record. */
 static void
-emit(sink_log *s, uint64_t nlines)
+emit(sink_log *s)
 {
-	logfile_add(&s->lf, s->line.data, s->line.len, nlines);
+	logfile_add(&s->lf, s->line.data, s->line.len);
 	strbuf_reset(&s->line);
 }
 
@@ -57,8 +57,6 @@ emit(sink_log *s, uint64_t nlines)
 void
 sink_log_batch(sink_log *s, const sample_batch *b)
 {
-	uint64_t	n = 0;
-
 	if (!s->active || s->intervals)
 		return;
 	for (int i = 0; i < b->nrows; i++)
@@ -71,9 +69,8 @@ sink_log_batch(sink_log *s, const sample_batch *b)
 			format_sample_jsonl(&s->line, b, r);
 		else
 			format_sample_csv(&s->line, b, r);
-		n++;
+		emit(s);
 	}
-	emit(s, n);
 }
 
 /* Interval mode: one line per group of the interval. */
@@ -91,8 +88,8 @@ sink_log_interval(sink_log *s, const format_interval *iv, const wprof *p)
 			format_interval_jsonl(&s->line, iv, &g.g[i]);
 		else
 			format_interval_csv(&s->line, iv, &g.g[i]);
+		emit(s);
 	}
-	emit(s, (uint64_t) g.n);
 	wprof_groups_free(&g);
 }
 
@@ -106,7 +103,7 @@ sink_log_health(sink_log *s, const sample_health *h)
 		format_health_jsonl(&s->line, h);
 	else
 		format_health_csv(&s->line, h);
-	emit(s, 1);
+	emit(s);
 }
 
 /* A gap record. */
@@ -119,7 +116,7 @@ sink_log_gap(sink_log *s, const sample_gap *g)
 		format_gap_jsonl(&s->line, g);
 	else
 		format_gap_csv(&s->line, g);
-	emit(s, 1);
+	emit(s);
 }
 
 /* Once a second: flush, rotate. */
@@ -130,6 +127,14 @@ sink_log_tick(sink_log *s, time_t now, bool reopen)
 		logfile_tick(&s->lf, now, reopen);
 }
 
+/* Write out what is queued now. */
+void
+sink_log_flush(sink_log *s)
+{
+	if (s->active)
+		logfile_flush(&s->lf);
+}
+
 /* Close the log; false (and said) if lines were lost. */
 bool
 sink_log_close(sink_log *s)
@@ -138,33 +143,11 @@ sink_log_close(sink_log *s)
 
 	if (!s->active)
 		return true;
-	logfile_flush(&s->lf);
-	if (s->lf.lines_lost > 0)
-	{
-		msg_error("%" PRIu64 " line%s could not be written to log file \"%s\"",
-				  s->lf.lines_lost, s->lf.lines_lost == 1 ? "" : "s", s->lf.path);
-		ok = false;
-	}
 	if (!logfile_close(&s->lf))
 		ok = false;
 	strbuf_free(&s->line);
 	s->active = false;
 	return ok;
-}
-
-/* Fail at the start, not after the run, when the folded file cannot be written. */
-bool
-sink_folded_check(const char *path, char **cause)
-{
-	int			fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-	{
-		*cause = xasprintf("could not open folded stacks file \"%s\": %s", path, strerror(errno));
-		return false;
-	}
-	close(fd);
-	return true;
 }
 
 /* qsort order of strings. */
@@ -174,7 +157,11 @@ line_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-/* Write the folded stacks, sorted so equal profiles give equal files. */
+/*
+ * Write the folded stacks, sorted so equal profiles give equal files.  On
+ * a write error the file keeps the whole lines that got out, and *cause
+ * says how many did not.
+ */
 bool
 sink_folded_write(const char *path, const wprof *p, char **cause)
 {
@@ -183,10 +170,12 @@ sink_folded_write(const char *path, const wprof *p, char **cause)
 	};
 	wprof_groups g;
 	char	  **lines;
+	size_t	   *ends;
 	strbuf		out;
-	int			n = 0;
+	size_t		n = 0,
+				whole;
 	int			fd;
-	size_t		off = 0;
+	int			err;
 	bool		ok = true;
 
 	wprof_group_by(p, dims, 4, 0, &g);
@@ -204,11 +193,13 @@ sink_folded_write(const char *path, const wprof *p, char **cause)
 	}
 	wprof_groups_free(&g);
 	/* sorted, so the same profile always gives the same file */
-	qsort(lines, (size_t) n, sizeof(char *), line_cmp);
+	qsort(lines, n, sizeof(char *), line_cmp);
 	strbuf_init(&out);
-	for (int i = 0; i < n; i++)
+	ends = xcalloc(n + 1, sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
 	{
 		strbuf_puts(&out, lines[i]);
+		ends[i] = out.len;
 		free(lines[i]);
 	}
 	free(lines);
@@ -216,30 +207,21 @@ sink_folded_write(const char *path, const wprof *p, char **cause)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 	{
-		*cause = xasprintf("could not open folded stacks file \"%s\": %s", path, strerror(errno));
-		strbuf_free(&out);
-		return false;
-	}
-	while (off < out.len)
-	{
-		ssize_t		w = write(fd, out.data + off, out.len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-		{
-			*cause = xasprintf("could not write to folded stacks file \"%s\": %s", path,
-							   strerror(w < 0 ? errno : ENOSPC));
-			ok = false;
-			break;
-		}
-		off += (size_t) w;
-	}
-	if (close(fd) != 0 && ok)
-	{
-		*cause = xasprintf("could not close folded stacks file \"%s\": %s", path, strerror(errno));
+		*cause = xasprintf("could not open file \"%s\" for writing: %s", path, strerror(errno));
 		ok = false;
 	}
+	else if ((err = logfile_write_whole(fd, out.data, ends, n, &whole)) != 0)
+	{
+		*cause = xasprintf("could not write to file \"%s\": %s; %zu of %zu stacks were not "
+						   "written", path, strerror(err), n - whole, n);
+		ok = false;
+	}
+	if (fd >= 0 && close(fd) != 0 && ok)
+	{
+		*cause = xasprintf("could not write to file \"%s\": %s", path, strerror(errno));
+		ok = false;
+	}
+	free(ends);
 	strbuf_free(&out);
 	return ok;
 }

@@ -35,12 +35,15 @@ void		sink_log_health(sink_log *s, const sample_health *h);
 void		sink_log_gap(sink_log *s, const sample_gap *g);
 /* Once a second: write out, rotate on reopen or when the name's expansion changes. */
 void		sink_log_tick(sink_log *s, time_t now, bool reopen);
-/* Close; false if lines were lost (reported). */
+/* Write out what is queued (before something that may take seconds). */
+void		sink_log_flush(sink_log *s);
+/* Close; false if records were lost (reported). */
 bool		sink_log_close(sink_log *s);
 
-/* Check at the start that the folded file can be written. */
-bool		sink_folded_check(const char *path, char **cause);
-/* Write the folded stacks of the profile (sorted lines); false with *cause on an error. */
+/*
+ * Write the folded stacks of the profile (sorted lines); false with *cause
+ * on an error, the file then ending on a whole line.
+ */
 bool		sink_folded_write(const char *path, const wprof *p, char **cause);
 
 #endif

@@ -8,6 +8,7 @@
 #include "waits.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,11 @@
 #include <sys/prctl.h>
 #endif
 #include <time.h>
+#include <unistd.h>
 
 #include "pgtempo/clock.h"
 #include "pgtempo/msg.h"
+#include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
 #include "format.h"
@@ -474,6 +477,8 @@ sample_loop(run_state *r)
 
 			if (give_up > end_ns)
 				give_up = end_ns;
+			/* reconnecting may take seconds: what the log has queued goes out first */
+			sink_log_flush(&r->log);
 
 			if (sampler_reconnect(&r->sm, give_up, &cause))
 			{
@@ -509,17 +514,26 @@ sample_loop(run_state *r)
 	}
 }
 
-/* Open the outputs that can fail before anything is measured. */
+/*
+ * Open or prove writable every output before connecting, so that a bad
+ * path fails at once, not after the run: the log (its first expansion) is
+ * opened, the files written at the end are checked.
+ */
 static bool
 open_outputs(run_state *r, char **cause)
 {
 	const waits_settings *s = r->s;
 
-	if (!sink_log_open(&r->log, s, time(NULL), cause))
+	if (fcntl(STDOUT_FILENO, F_GETFL) < 0)
+	{
+		*cause = xasprintf("standard output is not open: the report could not be written");
 		return false;
-	if (s->folded_path != NULL && !sink_folded_check(s->folded_path, cause))
+	}
+	if (s->folded_path != NULL && !strbuf_check_writable(s->folded_path, cause))
 		return false;
-	return true;
+	if (s->chart_path != NULL && !strbuf_check_writable(s->chart_path, cause))
+		return false;
+	return sink_log_open(&r->log, s, time(NULL), cause);
 }
 
 /* Everything after the loop: last intervals, files, the report.  Returns the exit status. */
@@ -607,6 +621,9 @@ finish(run_state *r)
 		report_json(stdout, &ri);
 	else
 		report_text(stdout, &ri);
+	/* a report that did not get out is a failed run, whatever else went well */
+	if (!msg_flush_stdout())
+		outputs_ok = false;
 	if (gave_up)
 	{
 		msg_error("gave up: the connection to the server was lost and could not be made again");

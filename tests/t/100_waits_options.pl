@@ -103,12 +103,12 @@ like($err, qr/^pgtempo-waits: error: connection to server on socket "\Q$nohost\E
 ($rc, $out, $err) = run_tool([ $bin, '-h', $nohost, '--log=/nonexistent/dir/w.csv' ]);
 is($rc, 1, 'unwritable log: exit 1');
 is($err,
-	qq{pgtempo-waits: error: could not open log file "/nonexistent/dir/w.csv": No such file or directory\n},
+	qq{pgtempo-waits: error: could not open file "/nonexistent/dir/w.csv" for writing: No such file or directory\n},
 	'unwritable log: message names the file');
 ($rc, $out, $err) = run_tool([ $bin, '-h', $nohost, '--folded=/nonexistent/dir/w.folded' ]);
 is($rc, 1, 'unwritable folded file: exit 1');
 is($err,
-	qq{pgtempo-waits: error: could not open folded stacks file "/nonexistent/dir/w.folded": No such file or directory\n},
+	qq{pgtempo-waits: error: could not open file "/nonexistent/dir/w.folded" for writing: No such file or directory\n},
 	'unwritable folded file: message names the file');
 
 done_testing();

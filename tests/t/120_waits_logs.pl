@@ -213,8 +213,8 @@ is($rc, 1, 'disk full: exit 1');
 like($out, qr/^sampling: \d+ samples/m, 'disk full: the report is still printed');
 my @errs = ($err =~ /^pgtempo-waits: error: could not write to log file "\/dev\/full": No space left on device$/mg);
 is(scalar @errs, 1, 'disk full: reported once');
-like($err, qr/^pgtempo-waits: error: \d+ lines could not be written to log file "\/dev\/full"$/m,
-	'disk full: the lost lines are counted');
+like($err, qr/^pgtempo-waits: error: \d+ records could not be written to log file "\/dev\/full"$/m,
+	'disk full: the lost records are counted');
 
 $node->safe_psql('postgres',
 	q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'w\_%'});

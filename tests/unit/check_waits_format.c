@@ -150,6 +150,29 @@ START_TEST(sample_csv)
 }
 END_TEST
 
+/* Bytes that are not UTF-8 (an SQL_ASCII database) come out as \xNN in CSV and JSON Lines. */
+START_TEST(invalid_utf8)
+{
+	make_rows();
+	batch.rows[0].query = "select '\xff\xc3(', 1";
+	batch.rows[0].application_name = strpool_intern(&pool, "caf\xe9");
+	format_sample_csv(&sb, &batch, &batch.rows[0]);
+	ck_assert_ptr_nonnull(strstr(sb.data, ",caf\\xe9,"));
+	ck_assert_ptr_nonnull(strstr(sb.data, ",\"select '\\xff\\xc3(', 1\"\n"));
+	strbuf_reset(&sb);
+	format_sample_jsonl(&sb, &batch, &batch.rows[0]);
+	ck_assert_ptr_nonnull(strstr(sb.data, "\"application_name\":\"caf\\\\xe9\""));
+	ck_assert_ptr_nonnull(strstr(sb.data, "\"query\":\"select '\\\\xff\\\\xc3(', 1\"}\n"));
+	strbuf_reset(&sb);
+	format_folded_frame(&sb, "caf\xe9;x");
+	ck_assert_str_eq(sb.data, "caf\\xe9:x");
+	/* and a valid multibyte character is left alone */
+	strbuf_reset(&sb);
+	format_csv_field(&sb, "caf\xc3\xa9");
+	ck_assert_str_eq(sb.data, "caf\xc3\xa9");
+}
+END_TEST
+
 START_TEST(sample_jsonl)
 {
 	make_rows();
@@ -313,6 +336,7 @@ main(void)
 	tcase_add_test(tc, field_escaping);
 	tcase_add_test(tc, sample_csv);
 	tcase_add_test(tc, sample_jsonl);
+	tcase_add_test(tc, invalid_utf8);
 	tcase_add_test(tc, sample_copy);
 	tcase_add_test(tc, interval_lines);
 	tcase_add_test(tc, health_and_gaps);

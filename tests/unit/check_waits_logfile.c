@@ -12,8 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "pgtempo/msg.h"
 
 #include "unit.h"
 
@@ -41,14 +45,14 @@ slurp(const char *name)
 {
 	char		path[256];
 	FILE	   *f;
-	char	   *buf = calloc(1, 65536);
+	char	   *buf = calloc(1, 1 << 20);
 	size_t		n;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "r");
 	if (f != NULL)
 	{
-		n = fread(buf, 1, 65535, f);
+		n = fread(buf, 1, (1 << 20) - 1, f);
 		buf[n] = '\0';
 		fclose(f);
 	}
@@ -71,16 +75,16 @@ START_TEST(header_and_append)
 	char	   *s;
 
 	ck_assert(logfile_open(&lf, path_of("a.csv"), "h1,h2\n", 0, &cause));
-	logfile_add(&lf, "1,2\n", 4, 1);
+	logfile_add(&lf, "1,2\n", 4);
 	ck_assert(logfile_close(&lf));
 	s = slurp("a.csv");
 	ck_assert_str_eq(s, "h1,h2\n1,2\n");
 	free(s);
 	/* a file with content is appended to, without a second header */
 	ck_assert(logfile_open(&lf, path_of("a.csv"), "h1,h2\n", 0, &cause));
-	logfile_add(&lf, "3,4\n", 4, 1);
+	logfile_add(&lf, "3,4\n", 4);
 	ck_assert(logfile_flush(&lf));
-	ck_assert_uint_eq(lf.lines_written, 1);
+	ck_assert_uint_eq(lf.records_written, 1);
 	ck_assert(logfile_close(&lf));
 	s = slurp("a.csv");
 	ck_assert_str_eq(s, "h1,h2\n1,2\n3,4\n");
@@ -96,7 +100,7 @@ START_TEST(buffered)
 	char	   *s;
 
 	ck_assert(logfile_open(&lf, path_of("b.jsonl"), NULL, 0, &cause));
-	logfile_add(&lf, "{}\n", 3, 1);
+	logfile_add(&lf, "{}\n", 3);
 	s = slurp("b.jsonl");
 	ck_assert_str_eq(s, "");
 	free(s);
@@ -117,13 +121,13 @@ START_TEST(reopen_after_rename)
 	char	   *s;
 
 	ck_assert(logfile_open(&lf, path_of("r.csv"), "h\n", 0, &cause));
-	logfile_add(&lf, "1\n", 2, 1);
+	logfile_add(&lf, "1\n", 2);
 	snprintf(old, sizeof(old), "%s/r.csv.1", dir);
 	ck_assert(logfile_flush(&lf));
 	ck_assert_int_eq(rename(path_of("r.csv"), old), 0);
-	logfile_add(&lf, "2\n", 2, 1);	/* queued before the signal: goes to the old file */
+	logfile_add(&lf, "2\n", 2);	/* queued before the signal: goes to the old file */
 	logfile_tick(&lf, 0, true);
-	logfile_add(&lf, "3\n", 2, 1);
+	logfile_add(&lf, "3\n", 2);
 	ck_assert(logfile_close(&lf));
 	s = slurp("r.csv.1");
 	ck_assert_str_eq(s, "h\n1\n2\n");
@@ -145,11 +149,11 @@ START_TEST(strftime_rotation)
 
 	snprintf(pattern, sizeof(pattern), "%s/w-%%S.csv", dir);
 	ck_assert(logfile_open(&lf, pattern, "h\n", t0, &cause));
-	logfile_add(&lf, "a\n", 2, 1);
+	logfile_add(&lf, "a\n", 2);
 	logfile_tick(&lf, t0, false);		/* same expansion: same file */
-	logfile_add(&lf, "b\n", 2, 1);
+	logfile_add(&lf, "b\n", 2);
 	logfile_tick(&lf, t0 + 1, false);	/* "w-21.csv": b still goes to w-20 */
-	logfile_add(&lf, "c\n", 2, 1);
+	logfile_add(&lf, "c\n", 2);
 	ck_assert_uint_eq(lf.files_opened, 2);
 	ck_assert(logfile_close(&lf));
 	s = slurp("w-20.csv");
@@ -182,7 +186,7 @@ START_TEST(unwritable)
 	char	   *cause = NULL;
 
 	ck_assert(!logfile_open(&lf, path_of("no/such/dir.csv"), NULL, 0, &cause));
-	ck_assert_ptr_nonnull(strstr(cause, "could not open log file \""));
+	ck_assert_ptr_nonnull(strstr(cause, "could not open file \""));
 	ck_assert_ptr_nonnull(strstr(cause, "No such file or directory"));
 	free(cause);
 	ck_assert(!logfile_open(&lf, "", NULL, 0, &cause));
@@ -190,23 +194,169 @@ START_TEST(unwritable)
 }
 END_TEST
 
-/* A full disk: the lines are counted lost and close says so. */
+/* Send stderr to a file until stderr_end(), which returns what was written. */
+static int saved_stderr = -1;
+
+static void
+stderr_begin(void)
+{
+	int			fd;
+
+	fflush(stderr);
+	saved_stderr = dup(2);
+	fd = open(path_of("stderr"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	dup2(fd, 2);
+	close(fd);
+}
+
+static char *
+stderr_end(void)
+{
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	return slurp("stderr");
+}
+
+static int
+count_lines(const char *text)
+{
+	int			n = 0;
+
+	for (const char *p = text; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/* Play a disk that fills up after size bytes of a file: writes beyond fail with EFBIG. */
+static void
+limit_file_size(rlim_t size, struct rlimit *old)
+{
+	struct rlimit rl;
+
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, old);
+	rl = *old;
+	rl.rlim_cur = size;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
+/* A full disk: the records are counted lost, once said, and close says how many. */
 START_TEST(disk_full)
 {
 	logfile		lf;
 	char	   *cause = NULL;
+	char	   *err;
 
 	if (access("/dev/full", W_OK) != 0)
 		return;					/* not on this system */
+	stderr_begin();
 	ck_assert(logfile_open(&lf, "/dev/full", "h\n", 0, &cause));
-	logfile_add(&lf, "1\n2\n", 4, 2);
+	logfile_add(&lf, "1\n", 2);
+	logfile_add(&lf, "2\n", 2);
 	ck_assert(!logfile_flush(&lf));
-	ck_assert_uint_eq(lf.lines_lost, 3);	/* the header and two lines */
+	ck_assert_uint_eq(lf.records_lost, 2);	/* the header is no record */
 	ck_assert(lf.failing);
-	logfile_add(&lf, "3\n", 2, 1);
+	logfile_add(&lf, "3\n", 2);
 	logfile_tick(&lf, 0, false);
-	ck_assert_uint_eq(lf.lines_lost, 4);
+	ck_assert_uint_eq(lf.records_lost, 3);
+	ck_assert_uint_eq(lf.records_written, 0);
 	ck_assert(!logfile_close(&lf));
+	err = stderr_end();
+	ck_assert_str_eq(err,
+					 "pgtempo-waits: error: could not write to log file \"/dev/full\": "
+					 "No space left on device\n"
+					 "pgtempo-waits: error: 3 records could not be written to log file "
+					 "\"/dev/full\"\n");
+	free(err);
+}
+END_TEST
+
+/*
+ * A write that fits only part of the buffer (the file size limit plays a
+ * disk that fills up mid-write): the file is cut back to its last whole
+ * line, the count of records written and lost is exact, and when there
+ * is room again writing goes on after a whole line.  A record here is
+ * two lines, as a CSV record with a line break in a quoted query is.
+ */
+START_TEST(partial_write)
+{
+	logfile		lf;
+	char	   *cause = NULL;
+	char	   *got,
+			   *err;
+	char		rec[64];
+	struct rlimit old;
+	int			n = 20000;
+	int			len;
+	size_t		size;
+
+	limit_file_size(100001, &old);
+	stderr_begin();
+	ck_assert(logfile_open(&lf, path_of("p.csv"), "head\n", 0, &cause));
+	for (int i = 0; i < n; i++)
+	{
+		len = snprintf(rec, sizeof(rec), "%d,\"a\nb\"\n", i);
+		logfile_add(&lf, rec, (size_t) len);
+	}
+	logfile_flush(&lf);
+	ck_assert_uint_gt(lf.records_written, 0);
+	ck_assert_uint_gt(lf.records_lost, 0);
+	ck_assert_uint_eq(lf.records_written + lf.records_lost, n);
+	got = slurp("p.csv");
+	size = strlen(got);
+	ck_assert_int_le(size, 100001);
+	ck_assert_int_eq(got[size - 1], '\n');
+	/* the header and two lines per record written, nothing else */
+	ck_assert_int_eq(count_lines(got), 1 + 2 * (int) lf.records_written);
+	ck_assert_str_eq(got + size - 6, "\"a\nb\"\n");
+	free(got);
+
+	/* room again: the next record follows a whole line */
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	logfile_add(&lf, "last\n", 5);
+	ck_assert(logfile_flush(&lf));
+	ck_assert(!logfile_close(&lf));
+	err = stderr_end();
+	ck_assert_ptr_nonnull(strstr(err, "could not write to log file"));
+	ck_assert_ptr_nonnull(strstr(err, "File too large"));
+	ck_assert_ptr_nonnull(strstr(err, "works again"));
+	ck_assert_ptr_nonnull(strstr(err, "records could not be written"));
+	free(err);
+	got = slurp("p.csv");
+	size = strlen(got);
+	ck_assert_str_eq(got + size - 11, "\"a\nb\"\nlast\n");
+	free(got);
+}
+END_TEST
+
+/* A header that did not get out whole is cut away and written again. */
+START_TEST(header_retried)
+{
+	logfile		lf;
+	char	   *cause = NULL;
+	char	   *got,
+			   *err;
+	struct rlimit old;
+
+	limit_file_size(3, &old);
+	stderr_begin();
+	ck_assert(logfile_open(&lf, path_of("h.csv"), "header\n", 0, &cause));
+	logfile_add(&lf, "1\n", 2);
+	ck_assert(!logfile_flush(&lf));
+	got = slurp("h.csv");
+	ck_assert_str_eq(got, "");
+	free(got);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	logfile_add(&lf, "2\n", 2);
+	ck_assert(!logfile_close(&lf));
+	err = stderr_end();
+	free(err);
+	got = slurp("h.csv");
+	ck_assert_str_eq(got, "header\n2\n");
+	free(got);
+	ck_assert_uint_eq(lf.records_lost, 1);
 }
 END_TEST
 
@@ -223,7 +373,7 @@ START_TEST(big_batches_flush)
 	line[1000] = '\0';
 	ck_assert(logfile_open(&lf, path_of("big"), NULL, 0, &cause));
 	for (int i = 0; i < 70; i++)
-		logfile_add(&lf, line, 1000, 1);
+		logfile_add(&lf, line, 1000);
 	ck_assert_int_eq(stat(path_of("big"), &st), 0);
 	ck_assert_int_ge(st.st_size, LOGFILE_FLUSH_BYTES);
 	ck_assert(logfile_close(&lf));
@@ -240,6 +390,7 @@ main(void)
 
 	/* every expansion in these tests is of seconds, which no time zone shifts */
 	setenv("TZ", "UTC", 1);
+	msg_set_progname("pgtempo-waits");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, header_and_append);
 	tcase_add_test(tc, buffered);
@@ -248,6 +399,8 @@ main(void)
 	tcase_add_test(tc, expand);
 	tcase_add_test(tc, unwritable);
 	tcase_add_test(tc, disk_full);
+	tcase_add_test(tc, partial_write);
+	tcase_add_test(tc, header_retried);
 	tcase_add_test(tc, big_batches_flush);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
