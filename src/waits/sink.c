@@ -135,16 +135,15 @@ sink_log_flush(sink_log *s)
 		logfile_flush(&s->lf);
 }
 
-/* Close the log; false (and said) if lines were lost. */
+/* Close the log; false (and said how many) if records were lost. */
 bool
 sink_log_close(sink_log *s)
 {
-	bool		ok = true;
+	bool		ok;
 
 	if (!s->active)
 		return true;
-	if (!logfile_close(&s->lf))
-		ok = false;
+	ok = logfile_close(&s->lf);
 	strbuf_free(&s->line);
 	s->active = false;
 	return ok;
