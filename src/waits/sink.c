@@ -203,6 +203,14 @@ sink_folded_write(const char *path, const wprof *p, char **cause)
 	}
 	free(lines);
 
+	/* "-": standard output, before the report; what does not get out is said there */
+	if (strcmp(path, "-") == 0)
+	{
+		ok = strbuf_write_file(path, out.data, out.len, cause);
+		free(ends);
+		strbuf_free(&out);
+		return ok;
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 	{
