@@ -48,7 +48,11 @@ open_path(logfile *lf, char **cause)
 {
 	struct stat st;
 
-	lf->fd = open(lf->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	/* "-" is standard output, on a descriptor of its own so that close leaves it open */
+	if (strcmp(lf->path, "-") == 0)
+		lf->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	else
+		lf->fd = open(lf->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (lf->fd < 0)
 	{
 		lf->open_errno = errno;

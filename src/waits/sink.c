@@ -135,16 +135,15 @@ sink_log_flush(sink_log *s)
 		logfile_flush(&s->lf);
 }
 
-/* Close the log; false (and said) if lines were lost. */
+/* Close the log; false (and said how many) if records were lost. */
 bool
 sink_log_close(sink_log *s)
 {
-	bool		ok = true;
+	bool		ok;
 
 	if (!s->active)
 		return true;
-	if (!logfile_close(&s->lf))
-		ok = false;
+	ok = logfile_close(&s->lf);
 	strbuf_free(&s->line);
 	s->active = false;
 	return ok;
@@ -204,6 +203,14 @@ sink_folded_write(const char *path, const wprof *p, char **cause)
 	}
 	free(lines);
 
+	/* "-": standard output, before the report; what does not get out is said there */
+	if (strcmp(path, "-") == 0)
+	{
+		ok = strbuf_write_file(path, out.data, out.len, cause);
+		free(ends);
+		strbuf_free(&out);
+		return ok;
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 	{

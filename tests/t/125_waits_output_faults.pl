@@ -62,10 +62,11 @@ my @sleep = map { "--application-name=o_sleep$_" } 1 .. 3;
 
 SKIP:
 {
-	skip '/dev/full is not writable here', 15 unless -w '/dev/full';
+	skip '/dev/full is not writable here', 18 unless -w '/dev/full';
 	for my $case ([ '--help' ], [ '--version' ], [ 'text report', @conn, '-T', '0.3' ],
 		[ '--json', @conn, '-T', '0.3', '--json' ],
-		[ '--json with files', @conn, '-T', '0.3', '--json', "--folded=$dir/f.folded", "--log=$dir/f.jsonl" ])
+		[ '--json with files', @conn, '-T', '0.3', '--json', "--folded=$dir/f.folded", "--log=$dir/f.jsonl" ],
+		[ '--log=- --folded=-', @conn, @sleep, '-T', '1.5', '--log=-', '--folded=-' ])
 	{
 		my ($label, @args) = @$case;
 		@args = ($label) if !@args;
@@ -77,6 +78,16 @@ SKIP:
 			"stdout /dev/full, $label: the reason");
 		unlike($err, qr/Success/, "stdout /dev/full, $label: never \"Success\"");
 	}
+}
+
+# "-" is standard output: the log records, then the folded stacks, then the report.
+{
+	my ($rc, $out, $err) = run_tool([ $bin, @conn, @sleep, '-T', '1.5', '--log=-', '--log-format=jsonl',
+		'--folded=-' ]);
+	is($rc, 0, '--log=- --folded=-: exit 0');
+	like($out, qr/\A\{"type":"sample".*\n(?:\{.*\n)*[^;\n]+;client backend;Timeout;PgSleep;\S+ \d+\nsource: /,
+		'--log=- --folded=-: records, stacks, report, in this order');
+	ok(!-e '-', '--log=- --folded=-: no file named "-"');
 }
 
 # A log streamed to standard output: the failure shows while the run goes on.
@@ -101,18 +112,19 @@ SKIP:
 # ---------------------------------------------------------------- the log while running, and kill -9
 
 {
-	# one session: 2.5 s of its rows stay far below the 64 kB that would be written anyway
+	# one session, 20 samples a second: 3.5 s of its rows stay far below the
+	# 64 kB that would be written without waiting for a tick
 	my $log = "$dir/k.csv";
 	my $t0 = time;
-	my $h = IPC::Run::start([ $bin, @conn, $sleep[0], '-T', '60', "--log=$log" ],
+	my $h = IPC::Run::start([ $bin, @conn, $sleep[0], '-i', '50ms', '-T', '60', "--log=$log" ],
 		'<', \'', '>', \my $out, '2>', \my $err, IPC::Run::timeout(90));
-	usleep(2_500_000);
+	usleep(3_500_000);
 	open my $fh, '<', $log or die "$log: $!";
 	my $running = do { local $/; <$fh> };
 	close $fh;
-	# 100 samples a second: the first 1.5 s at least were due on disk
+	# a second of samples at least was due on disk, however slow the start
 	my $rows = () = $running =~ /,PgSleep,/g;
-	cmp_ok($rows, '>=', 100, "while running, 2.5 s in: $rows rows on disk already");
+	cmp_ok($rows, '>=', 20, "while running, 3.5 s in: $rows rows on disk already");
 	$h->signal('KILL');
 	eval { $h->finish };
 	my $killed = time;

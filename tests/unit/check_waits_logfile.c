@@ -360,6 +360,31 @@ START_TEST(header_retried)
 }
 END_TEST
 
+/* "-" is standard output: a header (a pipe or new file), the records, and it stays open. */
+START_TEST(standard_output)
+{
+	logfile		lf;
+	char	   *cause = NULL;
+	char	   *got;
+	int			saved = dup(STDOUT_FILENO);
+	int			fd = open(path_of("out"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	ck_assert(logfile_open(&lf, "-", "h\n", 0, &cause));
+	logfile_add(&lf, "1\n", 2);
+	ck_assert(logfile_close(&lf));
+	ck_assert_int_eq(write(STDOUT_FILENO, "after\n", 6), 6);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	got = slurp("out");
+	ck_assert_str_eq(got, "h\n1\nafter\n");
+	free(got);
+	ck_assert_int_ne(access("-", F_OK), 0);
+}
+END_TEST
+
 /* Writing past LOGFILE_FLUSH_BYTES flushes without waiting for a tick. */
 START_TEST(big_batches_flush)
 {
@@ -401,6 +426,7 @@ main(void)
 	tcase_add_test(tc, disk_full);
 	tcase_add_test(tc, partial_write);
 	tcase_add_test(tc, header_retried);
+	tcase_add_test(tc, standard_output);
 	tcase_add_test(tc, big_batches_flush);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
