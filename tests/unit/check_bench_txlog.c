@@ -117,33 +117,6 @@ count_lines(const char *text)
 	return n;
 }
 
-/* Send stderr to a file until stderr_end(), which returns what was written. */
-static int saved_stderr = -1;
-static char errpath[256];
-
-static void
-stderr_begin(void)
-{
-	int			fd;
-
-	snprintf(errpath, sizeof(errpath), "%s/stderr", dir);
-	fflush(stderr);
-	saved_stderr = dup(2);
-	fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ck_assert_int_ge(fd, 0);
-	dup2(fd, 2);
-	close(fd);
-}
-
-static char *
-stderr_end(void)
-{
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	return slurp(errpath);
-}
-
 /* One transaction in a fresh log with the options of a case; its line. */
 static char *
 one_line(const bench_settings *s, stats_outcome o, uint64_t lat, uint64_t lag, uint32_t retries)
@@ -322,9 +295,9 @@ START_TEST(open_error)
 
 	snprintf(bad, sizeof(bad), "%s/no/such/dir/x", dir);
 	s.log_prefix = bad;
-	stderr_begin();
+	unit_stderr_begin();
 	l = txlog_open(&s, 1, START, SHIFT);
-	err = stderr_end();
+	err = unit_stderr_end();
 	ck_assert_ptr_null(l);
 	snprintf(want, sizeof(want),
 			 "pgtempo-bench: error: could not open logfile \"%s.%d.1\": No such file or directory\n",
@@ -673,14 +646,14 @@ START_TEST(disk_full)
 	s.log_prefix = full;
 
 	/* a short run: the error shows at close */
-	stderr_begin();
+	unit_stderr_begin();
 	l = txlog_open(&s, 0, START, SHIFT);
 	ck_assert_ptr_nonnull(l);
 	txlog_begin(l, START, NULL);
 	for (int i = 0; i < 10; i++)
 		txlog_tx(l, 0, i, 0, STATS_OK, 1000, 0, 0, START + 1000);
 	ck_assert_int_eq(txlog_close(l, START + 2000), 10);
-	err = stderr_end();
+	err = unit_stderr_end();
 	snprintf(want, sizeof(want),
 			 "pgtempo-bench: error: could not write to log file \"%s\": No space left on device\n",
 			 link);
@@ -692,7 +665,7 @@ START_TEST(disk_full)
 	free(err);
 
 	/* a long one: the error shows when the buffer first fills, once */
-	stderr_begin();
+	unit_stderr_begin();
 	l = txlog_open(&s, 0, START, SHIFT);
 	txlog_begin(l, START, NULL);
 	for (int i = 0; i < n; i++)
@@ -700,14 +673,14 @@ START_TEST(disk_full)
 		txlog_tx(l, 0, i, 0, STATS_OK, 1000, 0, 0, START + 1000);
 		if (i == n / 2)
 		{
-			char	   *mid = slurp(errpath);
+			char	   *mid = unit_stderr_peek();
 
 			ck_assert_str_eq(mid, want);
 			free(mid);
 		}
 	}
 	ck_assert_int_eq(txlog_close(l, START + 2000), n);
-	err = stderr_end();
+	err = unit_stderr_end();
 	snprintf(want_end, sizeof(want_end),
 			 "%spgtempo-bench: error: could not write the last %d line(s) of log file \"%s\"\n",
 			 want, n, link);
@@ -716,13 +689,13 @@ START_TEST(disk_full)
 
 	/* aggregate lines are lost the same way */
 	s.agg_interval = 1;
-	stderr_begin();
+	unit_stderr_begin();
 	l = txlog_open(&s, 0, START, SHIFT);
 	txlog_begin(l, START, NULL);
 	txlog_tx(l, 0, 0, 0, STATS_OK, 1000, 0, 0, AT(1));
 	txlog_tick(l, AT(3));
 	ck_assert_int_eq(txlog_close(l, AT(3) + 1), 4);
-	err = stderr_end();
+	err = unit_stderr_end();
 	snprintf(want_end, sizeof(want_end),
 			 "%spgtempo-bench: error: could not write the last 4 line(s) of log file \"%s\"\n",
 			 want, link);
@@ -752,13 +725,13 @@ START_TEST(partial_write)
 	getrlimit(RLIMIT_FSIZE, &rl);
 	rl.rlim_cur = 100001;
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
-	stderr_begin();
+	unit_stderr_begin();
 	l = txlog_open(&s, 0, START, SHIFT);
 	txlog_begin(l, START, NULL);
 	for (int i = 0; i < n; i++)
 		txlog_tx(l, 0, i, 0, STATS_OK, 1000, 0, 0, START + 1000);
 	lost = txlog_close(l, START + 2000);
-	err = stderr_end();
+	err = unit_stderr_end();
 	ck_assert_ptr_nonnull(strstr(err, "could not write to log file"));
 	ck_assert_ptr_nonnull(strstr(err, "File too large"));
 	ck_assert_int_eq(count_lines(err), 2);

@@ -194,31 +194,6 @@ START_TEST(unwritable)
 }
 END_TEST
 
-/* Send stderr to a file until stderr_end(), which returns what was written. */
-static int saved_stderr = -1;
-
-static void
-stderr_begin(void)
-{
-	int			fd;
-
-	fflush(stderr);
-	saved_stderr = dup(2);
-	fd = open(path_of("stderr"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ck_assert_int_ge(fd, 0);
-	dup2(fd, 2);
-	close(fd);
-}
-
-static char *
-stderr_end(void)
-{
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	return slurp("stderr");
-}
-
 static int
 count_lines(const char *text)
 {
@@ -251,7 +226,7 @@ START_TEST(disk_full)
 
 	if (access("/dev/full", W_OK) != 0)
 		return;					/* not on this system */
-	stderr_begin();
+	unit_stderr_begin();
 	ck_assert(logfile_open(&lf, "/dev/full", "h\n", 0, &cause));
 	logfile_add(&lf, "1\n", 2);
 	logfile_add(&lf, "2\n", 2);
@@ -263,7 +238,7 @@ START_TEST(disk_full)
 	ck_assert_uint_eq(lf.records_lost, 3);
 	ck_assert_uint_eq(lf.records_written, 0);
 	ck_assert(!logfile_close(&lf));
-	err = stderr_end();
+	err = unit_stderr_end();
 	ck_assert_str_eq(err,
 					 "pgtempo-waits: error: could not write to log file \"/dev/full\": "
 					 "No space left on device\n"
@@ -293,7 +268,7 @@ START_TEST(partial_write)
 	size_t		size;
 
 	limit_file_size(100001, &old);
-	stderr_begin();
+	unit_stderr_begin();
 	ck_assert(logfile_open(&lf, path_of("p.csv"), "head\n", 0, &cause));
 	for (int i = 0; i < n; i++)
 	{
@@ -318,7 +293,7 @@ START_TEST(partial_write)
 	logfile_add(&lf, "last\n", 5);
 	ck_assert(logfile_flush(&lf));
 	ck_assert(!logfile_close(&lf));
-	err = stderr_end();
+	err = unit_stderr_end();
 	ck_assert_ptr_nonnull(strstr(err, "could not write to log file"));
 	ck_assert_ptr_nonnull(strstr(err, "File too large"));
 	ck_assert_ptr_nonnull(strstr(err, "works again"));
@@ -341,7 +316,7 @@ START_TEST(header_retried)
 	struct rlimit old;
 
 	limit_file_size(3, &old);
-	stderr_begin();
+	unit_stderr_begin();
 	ck_assert(logfile_open(&lf, path_of("h.csv"), "header\n", 0, &cause));
 	logfile_add(&lf, "1\n", 2);
 	ck_assert(!logfile_flush(&lf));
@@ -351,7 +326,7 @@ START_TEST(header_retried)
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
 	logfile_add(&lf, "2\n", 2);
 	ck_assert(!logfile_close(&lf));
-	err = stderr_end();
+	err = unit_stderr_end();
 	free(err);
 	got = slurp("h.csv");
 	ck_assert_str_eq(got, "header\n2\n");

@@ -51,3 +51,48 @@ unit_run_in_child(void (*fn) (void), char *err, size_t errsize)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	return status;
 }
+
+static int	saved_stderr = -1;
+static FILE *captured_stderr;
+
+void
+unit_stderr_begin(void)
+{
+	fflush(stderr);
+	captured_stderr = tmpfile();
+	ck_assert_ptr_nonnull(captured_stderr);
+	saved_stderr = dup(2);
+	ck_assert_int_ge(saved_stderr, 0);
+	dup2(fileno(captured_stderr), 2);
+}
+
+char *
+unit_stderr_peek(void)
+{
+	int			fd = fileno(captured_stderr);
+	off_t		len;
+	char	   *text;
+
+	/* raw fd calls: stdio would cache an offset that writes to fd 2 move */
+	fflush(stderr);
+	len = lseek(fd, 0, SEEK_END);
+	ck_assert_int_ge(len, 0);
+	text = malloc((size_t) len + 1);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(pread(fd, text, (size_t) len, 0), len);
+	text[len] = '\0';
+	return text;
+}
+
+char *
+unit_stderr_end(void)
+{
+	char	   *text = unit_stderr_peek();
+
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	saved_stderr = -1;
+	fclose(captured_stderr);
+	captured_stderr = NULL;
+	return text;
+}

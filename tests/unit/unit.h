@@ -22,4 +22,13 @@ int			unit_run(Suite *s);
  */
 int			unit_run_in_child(void (*fn) (void), char *err, size_t errsize);
 
+/*
+ * Send stderr to a temporary file until unit_stderr_end(), which restores
+ * it and returns what was written (caller frees).  Not nested.
+ */
+void		unit_stderr_begin(void);
+/* What was written so far, capture going on (caller frees). */
+char	   *unit_stderr_peek(void);
+char	   *unit_stderr_end(void);
+
 #endif
