@@ -1852,7 +1852,7 @@ open_logs(runner *r, uint64_t now)
 /*
  * A run that ends before it starts (no server, no tables): its logs, still
  * empty, are removed, as if they had never been opened (pgbench opens them
- * later).
+ * later), and the thread array, which holds nothing else yet, is freed.
  */
 static void
 drop_logs(runner *r)

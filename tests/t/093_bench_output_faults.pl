@@ -236,8 +236,10 @@ SKIP:
 	like($e, qr{^pgtempo-bench: error: could not write to log file "\Q$fs\E/pa\.\d+": No space left on device$}m,
 		'full disk, aggregates: the error');
 	($lost) = $e =~ /could not write the last (\d+) line\(s\)/;
-	# 3 s from a start inside a second: 3 or 4 intervals, the last one partial
-	ok(defined $lost && $lost >= 3 && $lost <= 4, 'full disk, aggregates: every interval counted as lost');
+	# 3 s from a start inside a second: 3 or 4 intervals, the last one
+	# partial, or one more if a loaded machine ends the run late (the exact
+	# count is checked in check_bench_txlog)
+	ok(defined $lost && $lost >= 3 && $lost <= 5, 'full disk, aggregates: every interval counted as lost');
 	like($o, qr{^number of transactions actually processed: \d+$}m, 'full disk, aggregates: the report');
 	($log) = glob("$save/pa.*");
 	ok(defined $log && -z $log, 'full disk, aggregates: nothing half-written');
