@@ -345,9 +345,14 @@ command_failed(client *c, const char *what, const char *message)
 			  c->script_no, message);
 }
 
-/* Start opening c's connection; false (the cause printed) if libpq refused at once. */
+/*
+ * Start opening c's connection; false if libpq refused at once: the cause
+ * is printed, unless again is given and the cause was EAGAIN, which a Unix
+ * socket gives while the server's listen queue is full (*again set: try
+ * again a little later).
+ */
 static bool
-connect_start(client *c)
+connect_start(client *c, bool *again)
 {
 	c->con = conn_start(&c->th->r->s->conn);
 	c->sock = -1;
@@ -356,7 +361,11 @@ connect_start(client *c)
 	{
 		char	   *e = conn_error(c->con);
 
-		msg_error("%s", e);
+		/* libpq says only in words: its message carries strerror(EAGAIN) */
+		if (again != NULL && e != NULL && strstr(e, strerror(EAGAIN)) != NULL)
+			*again = true;
+		else
+			msg_error("%s", e);
 		free(e);
 		if (c->con != NULL)
 			PQfinish(c->con);
@@ -1055,7 +1064,7 @@ advance(client *c)
 				{
 					/* -C: a new connection for each transaction */
 					c->conn_begin = lazy_now(&now);
-					if (!connect_start(c))
+					if (!connect_start(c, NULL))
 					{
 						msg_error("client %d aborted while establishing connection", c->ec.id);
 						finish_client(c, CS_ABORTED);
@@ -1363,24 +1372,67 @@ wait_events(bthread *th, struct epoll_event *ev, int64_t timeout_ns)
 	return epoll_wait(th->epfd, ev, MAX_EVENTS, timeout_ns < 0 ? -1 : 0);
 }
 
-/* Open every client's connection at once; false (the cause printed) if one fails. */
+/*
+ * Open every client's connection, RUNNER_CONNECT_INFLIGHT at a time; false
+ * (the cause printed) if one fails.  A start refused with EAGAIN (the
+ * server's listen queue is full) is tried again after a short pause, for
+ * up to RUNNER_CONNECT_RETRY_S seconds.
+ */
 static bool
 connect_all(bthread *th)
 {
 	struct epoll_event ev[MAX_EVENTS];
-	int			pending = th->nclients;
+	int			pending = th->nclients,
+				next = 0,
+				inflight = 0;
+	uint64_t	retry_at = 0,
+				retry_since = 0;
 
-	for (int i = 0; i < th->nclients; i++)
-	{
-		if (!connect_start(&th->clients[i]))
-		{
-			msg_error("could not create connection for client %d", th->clients[i].ec.id);
-			return false;
-		}
-	}
 	while (pending > 0)
 	{
-		int			n = wait_events(th, ev, -1);
+		int64_t		timeout = -1;
+		int			n;
+
+		while (inflight < RUNNER_CONNECT_INFLIGHT && next < th->nclients)
+		{
+			client	   *c = &th->clients[next];
+			bool		again = false;
+			uint64_t	now;
+
+			if (retry_at != 0)
+			{
+				now = clock_now_ns();
+				if (now < retry_at)
+				{
+					timeout = (int64_t) (retry_at - now);
+					break;
+				}
+				retry_at = 0;
+			}
+			if (connect_start(c, retry_since == 0 ||
+							  clock_now_ns() - retry_since < (uint64_t) RUNNER_CONNECT_RETRY_S * NS_PER_S
+							  ? &again : NULL))
+			{
+				next++;
+				inflight++;
+				retry_since = 0;
+				c->connect_tries = 0;
+				continue;
+			}
+			if (!again)
+			{
+				msg_error("could not create connection for client %d", c->ec.id);
+				return false;
+			}
+			/* back off: 1, 2, 4 ... 64 ms, while the server works through its queue */
+			now = clock_now_ns();
+			if (retry_since == 0)
+				retry_since = now;
+			retry_at = now + ((uint64_t) 1 << (c->connect_tries < 6 ? c->connect_tries : 6)) * NS_PER_MS;
+			c->connect_tries++;
+		}
+
+		n = wait_events(th, ev, timeout);
 
 		if (n < 0 && errno != EINTR)
 		{
@@ -1406,6 +1458,7 @@ connect_all(bthread *th)
 			{
 				c->state = CS_CHOOSE;
 				pending--;
+				inflight--;
 			}
 		}
 	}

@@ -37,6 +37,17 @@
 #define RUNNER_CANCEL_WAIT_S 1
 
 /*
+ * Initial connections being opened at once per thread.  The postmaster
+ * starts backends one after the other: more attempts in flight do not make
+ * it faster, they only fill its listen queue (then a Unix socket refuses
+ * with EAGAIN instead of letting the server say "too many clients") and
+ * hold file descriptors; 32 keep it busy (see bench/bench.sh).
+ */
+#define RUNNER_CONNECT_INFLIGHT 32
+/* how long a start refused with EAGAIN (a full listen queue) is tried again */
+#define RUNNER_CONNECT_RETRY_S 10
+
+/*
  * Run the benchmark and print the report.  Returns the exit status: 0,
  * 1 (could not set up: the cause was printed), 2 (a client aborted or was
  * abandoned), or 128 + N (interrupted by signal N).
