@@ -2438,6 +2438,7 @@ runner_run(bench_settings *s)
 			.end_epoch_s = (double) ((int64_t) end + r.epoch_shift_ns) / 1e9,
 			.stop_signal = stop_signal,
 			.log_lines_lost = log_lost,
+			.clients_abandoned = abandoned,
 			.data = r.have_rep ? &r.rep : NULL,
 			.progress = r.progress,
 			.nprogress = r.nprogress,

@@ -9,6 +9,7 @@ use warnings;
 
 use File::Temp qw(tempdir);
 use IPC::Run;
+use JSON::PP qw(decode_json);
 use Time::HiRes qw(time sleep);
 use PgTempo::Test;
 use Test::More;
@@ -150,7 +151,8 @@ sub start_long
 	print $sh "SELECT pg_sleep(0.02);\n";
 	close $sh;
 	my $t0 = time;
-	my $h = IPC::Run::start([ $ours, '-n', '-c', '2', '-T', '3', '-P', '1', '-f', "$dir/short.sql", $db ],
+	my $h = IPC::Run::start([ $ours, '-n', '-c', '2', '-T', '3', '-P', '1', '-f', "$dir/short.sql",
+			"--json=$dir/t.json", $db ],
 		'<', \'', '>', \$out, '2>', \$err, IPC::Run::timeout(60));
 	$h->pump until $err =~ /^progress: /m;
 	my @pids = grep { /^\d+$/ } split /\n/, $node->safe_psql('postgres',
@@ -166,6 +168,9 @@ sub start_long
 		'-T with a hung backend: the report of what ran');
 	like($err, qr/warning: 1 client\(s\) abandoned: their backends did not answer within 1 s/,
 		'-T with a hung backend: says a client was abandoned');
+	my $j = decode_json(do { local (@ARGV, $/) = "$dir/t.json"; <> });
+	is($j->{clients_abandoned}, 1, '-T with a hung backend: clients_abandoned in --json');
+	is($j->{exit_status}, 2, '-T with a hung backend: exit_status in --json');
 	kill 'CONT', $pids[0];
 	@stopped = ();
 }
