@@ -1754,8 +1754,15 @@ event_loop(bthread *th)
 				advance(th->runq[i]);
 			}
 		}
-		if (th->remaining <= 0 || atomic_load_explicit(&r->abort_all, memory_order_relaxed))
+		if (th->remaining <= 0)
 			break;
+		if (atomic_load_explicit(&r->abort_all, memory_order_relaxed))
+		{
+			/* --exit-on-abort: no backend goes on with a statement after the program */
+			if (th->abandon_at == 0)
+				stop_cancel(th, clock_now_ns());
+			break;
+		}
 
 		now = 0;
 		if (th->nrun_next > 0)
