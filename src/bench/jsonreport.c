@@ -391,6 +391,7 @@ jsonreport_build(strbuf *out, const bench_settings *s, const jsonreport_run *run
 	json_kv_string(&w, "interrupted_by", run->stop_signal == SIGINT ? "SIGINT" :
 				   run->stop_signal == SIGTERM ? "SIGTERM" : NULL);
 	json_kv_int(&w, "log_lines_lost", run->log_lines_lost);
+	json_kv_int(&w, "clients_abandoned", run->clients_abandoned);
 	json_settings(&w, s);
 	json_results(&w, s, run->data);
 	json_progress(&w, s, run);

@@ -30,6 +30,7 @@ typedef struct jsonreport_run
 	int			exit_status;	/* what the program returns */
 	int			stop_signal;	/* SIGINT or SIGTERM stopped the run; 0: none */
 	int64_t		log_lines_lost;	/* -l lines lost to write errors */
+	int			clients_abandoned;	/* backends that did not answer the stop's cancel */
 	const report_data *data;	/* the merged results; NULL: the run did not start */
 	const report_progress_point *progress;	/* the -P lines, in order */
 	int			nprogress;

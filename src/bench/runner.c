@@ -64,6 +64,7 @@ typedef enum cstate
 	CS_WAIT_ROLLBACK,
 	CS_END_TX,
 	CS_ABORTED,
+	CS_ABANDONED,				/* its backend did not answer the stop's cancel request */
 	CS_FINISHED
 } cstate;
 
@@ -113,6 +114,8 @@ typedef struct client
 	PGresult   *pending;		/* a result whose successor is not known yet */
 	bool		queued;			/* in the run queue */
 	bool		want_write;		/* libpq has unsent data */
+	bool		cancelled;		/* the stop sent a cancel request for its statement */
+	int			connect_tries;	/* the initial connection: attempts that got EAGAIN */
 } client;
 
 struct bthread
@@ -147,6 +150,11 @@ struct bthread
 	uint64_t	start;			/* before connecting */
 	uint64_t	bench_start;	/* after every thread has connected */
 	bool		failed;			/* could not open the initial connections */
+	int			deadline_fd;	/* -T: a timerfd that fires at cancel_at, or -1 */
+	bool		deadline_hit;	/* it fired */
+	uint64_t	cancel_at;		/* when the statements in flight get cancelled; 0: not yet known */
+	uint64_t	abandon_at;		/* when the clients still waiting are abandoned; 0: no cancel sent */
+	int			abandoned;		/* clients abandoned */
 	pthread_t	tid;
 };
 
@@ -183,23 +191,37 @@ struct runner
 	int			server_version_num;
 };
 
-/* The first stop signal (0: none), and the eventfd that wakes every loop. */
+/*
+ * The first stop signal (0: none), how many came (at most 2 counted), and
+ * the eventfd that wakes every loop.
+ */
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_count;
 static int	wake_fd = -1;
 
-/* SIGINT/SIGTERM: the first stops the run cleanly, a second ends the program. */
+/* Threads still sending cancel requests (see cancel_main). */
+static atomic_int cancels_pending;
+
+/*
+ * SIGINT/SIGTERM: the first cancels what is in flight and stops the run,
+ * a second stops waiting for the backends.  Neither ends the program here:
+ * the report and the logs are still to be written, whatever the server does.
+ */
 static void
 handle_stop_signal(int signo)
 {
 	uint64_t	one = 1;
+	int			saved_errno = errno;
 
-	if (stop_signal != 0)
-		_exit(128 + stop_signal);
-	stop_signal = signo;
+	if (stop_signal == 0)
+		stop_signal = signo;
+	if (stop_count < 2)
+		stop_count++;
 	if (wake_fd >= 0 && write(wake_fd, &one, sizeof(one)) < 0)
 	{
 		/* nothing to do: the loops also poll the flag */
 	}
+	errno = saved_errno;
 }
 
 /* pgbench's debug lines: "prog: debug: ..." (one write, threads interleave whole lines). */
@@ -323,9 +345,14 @@ command_failed(client *c, const char *what, const char *message)
 			  c->script_no, message);
 }
 
-/* Start opening c's connection; false (the cause printed) if libpq refused at once. */
+/*
+ * Start opening c's connection; false if libpq refused at once: the cause
+ * is printed, unless again is given and the cause was EAGAIN, which a Unix
+ * socket gives while the server's listen queue is full (*again set: try
+ * again a little later).
+ */
 static bool
-connect_start(client *c)
+connect_start(client *c, bool *again)
 {
 	c->con = conn_start(&c->th->r->s->conn);
 	c->sock = -1;
@@ -334,7 +361,11 @@ connect_start(client *c)
 	{
 		char	   *e = conn_error(c->con);
 
-		msg_error("%s", e);
+		/* libpq says only in words: its message carries strerror(EAGAIN) */
+		if (again != NULL && e != NULL && strstr(e, strerror(EAGAIN)) != NULL)
+			*again = true;
+		else
+			msg_error("%s", e);
 		free(e);
 		if (c->con != NULL)
 			PQfinish(c->con);
@@ -599,6 +630,12 @@ handle_result(client *c, PGresult *res, bool is_last)
 			return false;
 		case PGRES_NONFATAL_ERROR:
 		case PGRES_FATAL_ERROR:
+			if (c->cancelled)
+			{
+				/* the stop cancelled it: no message, the client just ends */
+				c->es = ES_OTHER;
+				return false;
+			}
 			c->es = sql_error_status(c, PQresultErrorField(res, PG_DIAG_SQLSTATE));
 			if (can_retry(c->es) || can_continue(s, c->es))
 			{
@@ -631,7 +668,8 @@ read_response(client *c)
 		{
 			if (!PQconsumeInput(c->con))
 			{
-				command_failed(c, "SQL", "perhaps the backend died while processing");
+				if (!c->cancelled)
+					command_failed(c, "SQL", "perhaps the backend died while processing");
 				c->es = ES_CONN;
 				return RESP_FAIL;
 			}
@@ -650,7 +688,8 @@ read_response(client *c)
 			if (!ok)
 			{
 				PQclear(res);
-				discard_results(c);
+				if (!c->cancelled)
+					discard_results(c);
 				return RESP_FAIL;
 			}
 		}
@@ -1025,7 +1064,7 @@ advance(client *c)
 				{
 					/* -C: a new connection for each transaction */
 					c->conn_begin = lazy_now(&now);
-					if (!connect_start(c))
+					if (!connect_start(c, NULL))
 					{
 						msg_error("client %d aborted while establishing connection", c->ec.id);
 						finish_client(c, CS_ABORTED);
@@ -1047,6 +1086,12 @@ advance(client *c)
 					const script *sc = s->scripts[c->script_no];
 					const command *cmd;
 
+					if (th->abandon_at != 0)
+					{
+						/* the stop cancelled the statements in flight: nothing more is sent */
+						finish_client(c, CS_FINISHED);
+						return;
+					}
 					if (c->cmd >= sc->ncommands)
 					{
 						if (PQpipelineStatus(c->con) != PQ_PIPELINE_OFF)
@@ -1111,6 +1156,11 @@ advance(client *c)
 						now = 0;
 						break;
 					case RESP_FAIL:
+						if (c->cancelled)
+						{
+							finish_client(c, CS_FINISHED);
+							return;
+						}
 						if (can_retry(c->es) || can_continue(s, c->es))
 							c->state = CS_ERROR;
 						else
@@ -1179,6 +1229,11 @@ advance(client *c)
 
 					if (!PQconsumeInput(c->con))
 					{
+						if (c->cancelled)
+						{
+							finish_client(c, CS_FINISHED);
+							return;
+						}
 						msg_error("client %d aborted while rolling back the transaction after an error; perhaps the backend died while processing",
 								  c->ec.id);
 						finish_client(c, CS_ABORTED);
@@ -1187,6 +1242,12 @@ advance(client *c)
 					if (PQisBusy(c->con))
 						return;
 					res = PQgetResult(c->con);
+					if (PQresultStatus(res) != PGRES_COMMAND_OK && c->cancelled)
+					{
+						PQclear(res);
+						finish_client(c, CS_FINISHED);
+						return;
+					}
 					if (PQresultStatus(res) != PGRES_COMMAND_OK)
 					{
 						msg_error("client %d aborted while rolling back the transaction after an error; %s",
@@ -1230,6 +1291,7 @@ advance(client *c)
 
 			case CS_CONNECT:
 			case CS_ABORTED:
+			case CS_ABANDONED:
 			case CS_FINISHED:
 				return;
 		}
@@ -1263,6 +1325,11 @@ on_event(client *c, uint32_t events)
 	}
 	if ((events & EPOLLOUT) && c->want_write && !flush_output(c))
 	{
+		if (c->cancelled)
+		{
+			finish_client(c, CS_FINISHED);
+			return;
+		}
 		command_failed(c, "SQL", "perhaps the backend died while processing");
 		finish_client(c, CS_ABORTED);
 		return;
@@ -1305,24 +1372,67 @@ wait_events(bthread *th, struct epoll_event *ev, int64_t timeout_ns)
 	return epoll_wait(th->epfd, ev, MAX_EVENTS, timeout_ns < 0 ? -1 : 0);
 }
 
-/* Open every client's connection at once; false (the cause printed) if one fails. */
+/*
+ * Open every client's connection, RUNNER_CONNECT_INFLIGHT at a time; false
+ * (the cause printed) if one fails.  A start refused with EAGAIN (the
+ * server's listen queue is full) is tried again after a short pause, for
+ * up to RUNNER_CONNECT_RETRY_S seconds.
+ */
 static bool
 connect_all(bthread *th)
 {
 	struct epoll_event ev[MAX_EVENTS];
-	int			pending = th->nclients;
+	int			pending = th->nclients,
+				next = 0,
+				inflight = 0;
+	uint64_t	retry_at = 0,
+				retry_since = 0;
 
-	for (int i = 0; i < th->nclients; i++)
-	{
-		if (!connect_start(&th->clients[i]))
-		{
-			msg_error("could not create connection for client %d", th->clients[i].ec.id);
-			return false;
-		}
-	}
 	while (pending > 0)
 	{
-		int			n = wait_events(th, ev, -1);
+		int64_t		timeout = -1;
+		int			n;
+
+		while (inflight < RUNNER_CONNECT_INFLIGHT && next < th->nclients)
+		{
+			client	   *c = &th->clients[next];
+			bool		again = false;
+			uint64_t	now;
+
+			if (retry_at != 0)
+			{
+				now = clock_now_ns();
+				if (now < retry_at)
+				{
+					timeout = (int64_t) (retry_at - now);
+					break;
+				}
+				retry_at = 0;
+			}
+			if (connect_start(c, retry_since == 0 ||
+							  clock_now_ns() - retry_since < (uint64_t) RUNNER_CONNECT_RETRY_S * NS_PER_S
+							  ? &again : NULL))
+			{
+				next++;
+				inflight++;
+				retry_since = 0;
+				c->connect_tries = 0;
+				continue;
+			}
+			if (!again)
+			{
+				msg_error("could not create connection for client %d", c->ec.id);
+				return false;
+			}
+			/* back off: 1, 2, 4 ... 64 ms, while the server works through its queue */
+			now = clock_now_ns();
+			if (retry_since == 0)
+				retry_since = now;
+			retry_at = now + ((uint64_t) 1 << (c->connect_tries < 6 ? c->connect_tries : 6)) * NS_PER_MS;
+			c->connect_tries++;
+		}
+
+		n = wait_events(th, ev, timeout);
 
 		if (n < 0 && errno != EINTR)
 		{
@@ -1348,6 +1458,7 @@ connect_all(bthread *th)
 			{
 				c->state = CS_CHOOSE;
 				pending--;
+				inflight--;
 			}
 		}
 	}
@@ -1443,6 +1554,170 @@ progress_report(runner *r, uint64_t now, uint64_t start, stats *last, uint64_t *
 	*last_report = now;
 }
 
+/* Cancel requests for one thread's statements in flight. */
+typedef struct cancel_batch
+{
+	int			n;
+	PGcancel  **pc;
+} cancel_batch;
+
+/*
+ * Send a batch of cancel requests.  PQcancel (libpq 15) connects to the
+ * server and waits for it to close the connection, without a time limit:
+ * this runs in a detached thread of its own, which the program does not
+ * wait for, so a server that does not answer cannot hold up the report.
+ */
+static void *
+cancel_main(void *arg)
+{
+	cancel_batch *b = arg;
+	char		errbuf[256];
+
+	for (int i = 0; i < b->n; i++)
+	{
+		/* a cancel that fails changes nothing: the client is abandoned in time */
+		(void) PQcancel(b->pc[i], errbuf, sizeof(errbuf));
+		PQfreeCancel(b->pc[i]);
+	}
+	free(b->pc);
+	free(b);
+	atomic_fetch_sub(&cancels_pending, 1);
+	return NULL;
+}
+
+/*
+ * The stop reached the point of cancelling: send a cancel request for
+ * every statement in flight, end the clients that sleep (\sleep) or
+ * connect (-C), and let nothing more be sent.  The clients still waiting
+ * at th->abandon_at are abandoned.
+ */
+static void
+stop_cancel(bthread *th, uint64_t now)
+{
+	cancel_batch *b = xcalloc(1, sizeof(*b));
+	pthread_t	tid;
+	pthread_attr_t attr;
+	sigset_t	block,
+				old;
+	int			e;
+
+	th->abandon_at = now + (uint64_t) RUNNER_CANCEL_WAIT_S * NS_PER_S;
+	b->pc = xcalloc((size_t) th->nclients + 1, sizeof(PGcancel *));
+	for (int i = 0; i < th->nclients; i++)
+	{
+		client	   *c = &th->clients[i];
+
+		if (c->state == CS_WAIT || c->state == CS_WAIT_ROLLBACK)
+		{
+			PGcancel   *pc = PQgetCancel(c->con);
+
+			if (pc != NULL)
+				b->pc[b->n++] = pc;
+			c->cancelled = true;
+		}
+		else if (c->state == CS_SLEEP || c->state == CS_CONNECT)
+			finish_client(c, CS_FINISHED);
+	}
+	if (b->n == 0)
+	{
+		free(b->pc);
+		free(b);
+		return;
+	}
+	/* the signals stay with the threads that act on them */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	atomic_fetch_add(&cancels_pending, 1);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	e = pthread_create(&tid, &attr, cancel_main, b);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0)
+	{
+		atomic_fetch_sub(&cancels_pending, 1);
+		msg_warning("could not create a thread for cancel requests: %s", strerror(e));
+		for (int i = 0; i < b->n; i++)
+			PQfreeCancel(b->pc[i]);
+		free(b->pc);
+		free(b);
+	}
+}
+
+/*
+ * Before the program exits (which would end the threads sending them):
+ * give the cancel requests up to RUNNER_CANCEL_WAIT_S seconds to reach
+ * the server, so that no backend, not even a stopped one that resumes
+ * later, goes on running a statement of the benchmark.
+ */
+static void
+wait_cancels(void)
+{
+	uint64_t	until = clock_now_ns() + (uint64_t) RUNNER_CANCEL_WAIT_S * NS_PER_S;
+	struct timespec tick = {0, 10 * 1000 * 1000};
+
+	while (atomic_load(&cancels_pending) > 0 && clock_now_ns() < until)
+		nanosleep(&tick, NULL);
+	if (atomic_load(&cancels_pending) > 0)
+		msg_warning("the server did not take every cancel request within %d s",
+					RUNNER_CANCEL_WAIT_S);
+}
+
+/* The stop's end: the clients still waiting for their backends are given up. */
+static void
+stop_abandon(bthread *th)
+{
+	for (int i = 0; i < th->nclients; i++)
+	{
+		client	   *c = &th->clients[i];
+
+		if (c->state == CS_FINISHED || c->state == CS_ABORTED || c->state == CS_ABANDONED)
+			continue;
+		if (c->state == CS_WAIT || c->state == CS_WAIT_ROLLBACK)
+		{
+			th->abandoned++;
+			finish_client(c, CS_ABANDONED);
+		}
+		else
+			finish_client(c, CS_FINISHED);
+	}
+}
+
+/*
+ * Where the loop stands in a stop (a signal, or -T past its grace): sends
+ * the cancels when it is time, lowers *timeout to the next step, and
+ * returns true when the loop must end now (the clients left abandoned).
+ */
+static bool
+stop_step(bthread *th, uint64_t *now, int64_t *timeout)
+{
+	int64_t		d;
+
+	lazy_now(now);
+	if (stop_signal != 0 && (th->cancel_at == 0 || th->cancel_at > *now))
+		th->cancel_at = *now;
+	if (th->abandon_at == 0 && *now >= th->cancel_at)
+		stop_cancel(th, *now);
+	if (th->remaining <= 0)
+		return false;
+	if (th->abandon_at == 0)
+		d = (int64_t) (th->cancel_at - *now);
+	else
+	{
+		if (stop_count >= 2 || *now >= th->abandon_at)
+		{
+			stop_abandon(th);
+			return true;
+		}
+		d = (int64_t) (th->abandon_at - *now);
+	}
+	if (*timeout < 0 || d < *timeout)
+		*timeout = d;
+	return false;
+}
+
 /* The event loop of one thread, until its clients are done (or the run is stopped). */
 static void
 event_loop(bthread *th)
@@ -1451,8 +1726,7 @@ event_loop(bthread *th)
 	const bench_settings *s = r->s;
 	struct epoll_event ev[MAX_EVENTS];
 	uint64_t	next_report = 0,
-				last_report = th->start,
-				grace_end = 0;
+				last_report = th->start;
 	stats		last;
 
 	stats_init(&last);
@@ -1480,8 +1754,15 @@ event_loop(bthread *th)
 				advance(th->runq[i]);
 			}
 		}
-		if (th->remaining <= 0 || atomic_load_explicit(&r->abort_all, memory_order_relaxed))
+		if (th->remaining <= 0)
 			break;
+		if (atomic_load_explicit(&r->abort_all, memory_order_relaxed))
+		{
+			/* --exit-on-abort: no backend goes on with a statement after the program */
+			if (th->abandon_at == 0)
+				stop_cancel(th, clock_now_ns());
+			break;
+		}
 
 		now = 0;
 		if (th->nrun_next > 0)
@@ -1511,19 +1792,11 @@ event_loop(bthread *th)
 				if (timeout < 0 || d < timeout)
 					timeout = d;
 			}
-			if (stop_signal != 0)
-			{
-				int64_t		d;
-
-				if (grace_end == 0)
-					grace_end = lazy_now(&now) + RUNNER_STOP_GRACE_S * NS_PER_S;
-				d = grace_end > lazy_now(&now) ? (int64_t) (grace_end - now) : 0;
-				if (d == 0)
-					break;		/* in-flight transactions took too long */
-				if (timeout < 0 || d < timeout)
-					timeout = d;
-			}
 		}
+		if ((stop_signal != 0 || th->deadline_hit) && stop_step(th, &now, &timeout))
+			break;
+		if (th->remaining <= 0)
+			break;
 
 		n = wait_events(th, ev, timeout);
 		if (n < 0)
@@ -1545,6 +1818,17 @@ event_loop(bthread *th)
 					/* a spurious wake-up: nothing expired */
 				}
 				txlog_tick(th->log, clock_now_ns());
+				continue;
+			}
+			if (ev[i].data.ptr == &th->deadline_fd)
+			{
+				uint64_t	expirations;
+
+				if (read(th->deadline_fd, &expirations, sizeof(expirations)) < 0)
+				{
+					/* a spurious wake-up: the check below reads the clock */
+				}
+				th->deadline_hit = true;
 				continue;
 			}
 			if (ev[i].data.ptr == NULL)
@@ -1615,6 +1899,32 @@ start_tick_timer(bthread *th)
 	}
 }
 
+/*
+ * -T: a timerfd in the epoll set fires when the statements still in
+ * flight after the deadline's grace are to be cancelled, so the loop
+ * wakes even when no backend answers (and no wait needs a timeout before).
+ */
+static void
+start_deadline_timer(bthread *th)
+{
+	struct itimerspec its = {{0, 0}, {0, 0}};
+	struct epoll_event ev = {.events = EPOLLIN,.data.ptr = &th->deadline_fd};
+
+	th->cancel_at = th->r->end_time + (uint64_t) RUNNER_DEADLINE_GRACE_S * NS_PER_S;
+	its.it_value.tv_sec = (time_t) (th->cancel_at / NS_PER_S);
+	its.it_value.tv_nsec = (long) (th->cancel_at % NS_PER_S);
+	th->deadline_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (th->deadline_fd < 0 ||
+		timerfd_settime(th->deadline_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ||
+		epoll_ctl(th->epfd, EPOLL_CTL_ADD, th->deadline_fd, &ev) < 0)
+	{
+		msg_warning("could not set a timer for the end of -T: %s", strerror(errno));
+		if (th->deadline_fd >= 0)
+			close(th->deadline_fd);
+		th->deadline_fd = -1;
+	}
+}
+
 static void *
 thread_main(void *arg)
 {
@@ -1656,6 +1966,8 @@ thread_main(void *arg)
 		start_tick_timer(th);
 	}
 
+	if (th->r->end_time != 0)
+		start_deadline_timer(th);
 	for (int i = 0; i < th->nclients; i++)
 		enqueue(&th->clients[i]);
 	event_loop(th);
@@ -1772,6 +2084,7 @@ init_threads(runner *r, setup_thread *setup)
 		th->runq_next = xcalloc((size_t) th->nclients, sizeof(client *));
 		th->epfd = -1;
 		th->tick_fd = -1;
+		th->deadline_fd = -1;
 		stats_init(&th->st);
 		th->script_stats = xcalloc((size_t) s->nscripts, sizeof(stats));
 		th->lat_hist = hist_new(1);
@@ -1822,6 +2135,8 @@ free_threads(runner *r)
 			close(th->epfd);
 		if (th->tick_fd >= 0)
 			close(th->tick_fd);
+		if (th->deadline_fd >= 0)
+			close(th->deadline_fd);
 		for (int i = 0; i < s->nscripts; i++)
 			free(th->cmd_stats[i]);
 		free(th->cmd_stats);
@@ -1974,7 +2289,8 @@ runner_run(bench_settings *s)
 	uint64_t	start_time,
 				end;
 	int			status = 0,
-				k = 0;
+				k = 0,
+				abandoned = 0;
 	int64_t		log_lost = 0;
 	struct timespec wall;
 
@@ -2098,6 +2414,8 @@ runner_run(bench_settings *s)
 	end = clock_now_ns();
 	pthread_barrier_destroy(&r.barrier);
 	log_lost = close_logs(&r, end);
+	for (int t = 0; t < s->nthreads; t++)
+		abandoned += r.threads[t].abandoned;
 
 	if (atomic_load(&r.setup_failed) && stop_signal == 0)
 		status = 1;
@@ -2115,20 +2433,23 @@ runner_run(bench_settings *s)
 			if (r.clients[i].state == CS_ABORTED)
 				status = 2;
 		if (stop_signal != 0)
-		{
-			int			unfinished = 0;
-
-			for (int i = 0; i < s->nclients; i++)
-				if (r.clients[i].state != CS_FINISHED && r.clients[i].state != CS_ABORTED)
-					unfinished++;
 			msg_warning("interrupted by %s: the report covers the transactions that ended before the stop",
 						stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
-			if (unfinished > 0)
-				msg_detail("%d client(s) were still running a transaction after %d s and were left unfinished.",
-						   unfinished, RUNNER_STOP_GRACE_S);
-			status = 128 + stop_signal;
+		if (abandoned > 0)
+		{
+			if (stop_count >= 2)
+				msg_warning("%d client(s) abandoned at the second signal: their backends had not answered the cancel request",
+							abandoned);
+			else
+				msg_warning("%d client(s) abandoned: their backends did not answer within %d s of the cancel request",
+							abandoned, RUNNER_CANCEL_WAIT_S);
+			msg_detail("Their connections were closed; a backend that resumes ends the statement.");
+			if (status == 0)
+				status = 2;
 		}
-		else if (status == 2)
+		if (stop_signal != 0)
+			status = 128 + stop_signal;
+		else if (status == 2 && abandoned == 0)
 			msg_error("Run was aborted; the above results are incomplete.");
 	}
 
@@ -2160,6 +2481,7 @@ runner_run(bench_settings *s)
 			.end_epoch_s = (double) ((int64_t) end + r.epoch_shift_ns) / 1e9,
 			.stop_signal = stop_signal,
 			.log_lines_lost = log_lost,
+			.clients_abandoned = abandoned,
 			.data = r.have_rep ? &r.rep : NULL,
 			.progress = r.progress,
 			.nprogress = r.nprogress,
@@ -2176,6 +2498,7 @@ runner_run(bench_settings *s)
 			output_failed(s->chart_path, &cause, &status);
 	}
 
+	wait_cancels();
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 cleanup:
