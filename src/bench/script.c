@@ -860,6 +860,24 @@ check_sleep(parser *p, command *c, const meta_words *w, int bs, int lineno)
 			unit_offset = w->offsets[1] + numlen;
 		}
 	}
+	if (arg[0] != ':')
+	{
+		/* pgbench reads it with atoi(): a time past a C int wraps, a negative one is no sleep */
+		char	   *end;
+		long long	n;
+
+		errno = 0;
+		n = strtoll(arg, &end, 10);
+		if (errno == ERANGE || n < 0 || n > SCRIPT_MAX_SLEEP)
+		{
+			char	   *range = xasprintf("0 .. %d", SCRIPT_MAX_SLEEP);
+
+			syntax_error(p->source, lineno, c->first_line, c->argv[0],
+						 "sleep time out of range", range, w->offsets[1] - bs);
+			free(range);
+			return false;
+		}
+	}
 	if (c->argc == 3 &&
 		!word_is(c->argv[2], (int) strlen(c->argv[2]), "us") &&
 		!word_is(c->argv[2], (int) strlen(c->argv[2]), "ms") &&

@@ -32,6 +32,12 @@
 #define SCRIPT_MAX_FILE_SIZE	(16 * 1024 * 1024)
 #define SCRIPT_MAX_FILE_SIZE_TEXT	"16 MB"
 
+/*
+ * The largest \sleep time in its unit: pgbench's C int, without its wrap;
+ * in seconds it still fits in microseconds.
+ */
+#define SCRIPT_MAX_SLEEP	2147483647
+
 typedef enum command_type
 {
 	CMD_SQL,

@@ -341,7 +341,7 @@ static const struct
 	 "\\sleep 10ms\n"
 	 "\\sleep :t\n"
 	 "\\sleep +\n"
-	 "\\SLEEP -5 S\n"
+	 "\\SLEEP 5 S\n"
 	 "\\sleep 3 us\n"
 	 "\\shell echo a  b\n"
 	 "\\setshell v echo 1\n",
@@ -349,7 +349,7 @@ static const struct
 	 "1 sleep L2 <sleep> <10> <ms> # <\\sleep 10ms>\n"
 	 "2 sleep L3 <sleep> <:t> # <\\sleep :t>\n"
 	 "3 sleep L4 <sleep> <+> # <\\sleep +>\n"
-	 "4 sleep L5 <SLEEP> <-5> <S> # <\\SLEEP -5 S>\n"
+	 "4 sleep L5 <SLEEP> <5> <S> # <\\SLEEP 5 S>\n"
 	 "5 sleep L6 <sleep> <3> <us> # <\\sleep 3 us>\n"
 	 "6 shell L7 <shell> <echo> <a> <b> # <\\shell echo a  b>\n"
 	 "7 setshell L8 <setshell> <v> <echo> <1> # <\\setshell v echo 1>\n"},
@@ -723,6 +723,19 @@ static const struct
 	{"select 1 \\gset\n\\if 1\n\\else\n\\else x",
 	 "pgtempo-bench: error: t.sql:4: unexpected argument in command \"else\"\n"
 	 "\\else x\n"},
+	/* pgbench wraps these through a C int (or takes a negative time as none) */
+	{"\\sleep 2147483648",
+	 "pgtempo-bench: error: t.sql:1: sleep time out of range (0 .. 2147483647) in command \"sleep\"\n"
+	 "\\sleep 2147483648\n"
+	 "       ^ error found here\n"},
+	{"\\sleep 99999999999999999999 ms",
+	 "pgtempo-bench: error: t.sql:1: sleep time out of range (0 .. 2147483647) in command \"sleep\"\n"
+	 "\\sleep 99999999999999999999 ms\n"
+	 "       ^ error found here\n"},
+	{"select 1;\n\\sleep -1s",
+	 "pgtempo-bench: error: t.sql:2: sleep time out of range (0 .. 2147483647) in command \"sleep\"\n"
+	 "\\sleep -1s\n"
+	 "       ^ error found here\n"},
 	{"\\if 1\n\\else\n\\else\n\\set x (",
 	 "pgtempo-bench: error: t.sql:4: syntax error in command \"set\"\n"
 	 "\\set x (\n"
