@@ -1203,6 +1203,7 @@ script_read_file(const char *path, char **cause)
 	strbuf		buf;
 	char		chunk[65536];
 	const char *nul;
+	char	   *text;
 
 	*cause = NULL;
 	/* O_NONBLOCK: opening a FIFO without a writer must not hang before fstat() says what it is */
@@ -1285,7 +1286,9 @@ script_read_file(const char *path, char **cause)
 		strbuf_free(&buf);
 		return NULL;
 	}
-	return strbuf_detach(&buf);
+	text = strbuf_detach(&buf);
+	strbuf_free(&buf);
+	return text;
 }
 
 /* Parse a script; see script.h. */

@@ -1156,6 +1156,7 @@ file_want(const char *want, const char *path)
 {
 	const char *p = strstr(want, "PATH");
 	strbuf		sb;
+	char	   *text;
 
 	strbuf_init(&sb);
 	while (p != NULL)
@@ -1166,7 +1167,9 @@ file_want(const char *want, const char *path)
 		p = strstr(want, "PATH");
 	}
 	strbuf_puts(&sb, want);
-	return strbuf_detach(&sb);
+	text = strbuf_detach(&sb);
+	strbuf_free(&sb);
+	return text;
 }
 
 START_TEST(test_read_file)
