@@ -85,7 +85,12 @@ skip_to_branch(exec_client *c, const script *s, int script_no, int *pc)
 	}
 }
 
-/* The delay of \sleep in microseconds; false with pgbench's message. */
+/*
+ * The delay of \sleep in microseconds; false with pgbench's message.
+ * The number must be in [0, SCRIPT_MAX_SLEEP] in its unit (so that any
+ * unit fits in microseconds), where pgbench wraps it through a C int and
+ * takes a negative or wrapped time as no sleep at all.
+ */
 static bool
 sleep_delay(exec_client *c, const command *cmd, int64_t *usec)
 {
@@ -96,6 +101,7 @@ sleep_delay(exec_client *c, const command *cmd, int64_t *usec)
 	{
 		var		   *v = vars_lookup(c->vars, arg + 1);
 		const char *text;
+		char	   *end;
 
 		if (v == NULL)
 		{
@@ -104,16 +110,24 @@ sleep_delay(exec_client *c, const command *cmd, int64_t *usec)
 		}
 		/* like pgbench: the leading integer of the variable's text ("1.5" sleeps 1) */
 		text = vars_get_string(c->vars, v);
-		n = atoi(text);
-		if (n == 0 && !isdigit((unsigned char) text[0]))
+		errno = 0;
+		n = strtoll(text, &end, 10);
+		if (end == text)
 		{
 			msg_error("%s: invalid sleep time \"%s\" for variable \"%s\"", cmd->argv[0],
 					  text, arg + 1);
 			return false;
 		}
+		if (errno == ERANGE || n < 0 || n > SCRIPT_MAX_SLEEP)
+		{
+			msg_error("%s: sleep time \"%s\" for variable \"%s\" is out of range (0 .. %d)",
+					  cmd->argv[0], text, arg + 1, SCRIPT_MAX_SLEEP);
+			return false;
+		}
 	}
 	else
-		n = atoi(arg);
+		/* checked at load time */
+		n = strtoll(arg, NULL, 10);
 
 	if (cmd->argc > 2)
 	{
@@ -186,7 +200,7 @@ run_shell(exec_client *c, const command *cmd)
 		FILE	   *fp = popen(line.data, "r");
 		char		res[SHELL_RESULT_SIZE];
 		char	   *end;
-		long		n;
+		long long	n;
 		value		val;
 		char	   *err = NULL;
 
@@ -206,7 +220,8 @@ run_shell(exec_client *c, const command *cmd)
 			msg_error("%s: could not run shell command: %s", words[0], strerror(errno));
 			goto done;
 		}
-		n = strtol(res, &end, 10);
+		errno = 0;
+		n = strtoll(res, &end, 10);
 		while (*end != '\0' && isspace((unsigned char) *end))
 			end++;
 		if (res[0] == '\0' || *end != '\0')
@@ -214,8 +229,15 @@ run_shell(exec_client *c, const command *cmd)
 			msg_error("%s: shell command must return an integer (not \"%s\")", words[0], res);
 			goto done;
 		}
-		/* pgbench stores it as a C int */
-		val = value_int((int) n);
+		/* pgbench stores it through a C int, which wraps beyond 2^31 */
+		if (errno == ERANGE)
+		{
+			res[strcspn(res, "\n")] = '\0';
+			msg_error("%s: shell command result \"%s\" is out of range for a bigint",
+					  words[0], res);
+			goto done;
+		}
+		val = value_int(n);
 		if (!vars_set_value(c->vars, "setshell", cmd->argv[1], &val, &err))
 		{
 			msg_error("%s", err);

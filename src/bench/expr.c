@@ -107,21 +107,51 @@ expr_make_var(expr_parse_state *ps, const char *name, int len)
 	return e;
 }
 
-/* A function node over the expressions of a list. */
+/*
+ * Count one more level of nesting into e->depth; past EXPR_MAX_DEPTH
+ * record the error (once: the caret stays where the limit was crossed)
+ * and let the parse go on to its end, which then fails.
+ */
+static void
+set_depth(expr_parse_state *ps, struct expr *e, int depth)
+{
+	e->depth = depth;
+	if (depth > EXPR_MAX_DEPTH && !ps->failed)
+		expr_parse_fail(ps, EXPR_DEPTH_MSG, EXPR_DEPTH_MORE);
+}
+
+/*
+ * A function node over the expressions of a list.  A binary operator
+ * (chain) nests its second argument only: its first is evaluated in the
+ * loop of eval_chain(), so a long chain costs no depth.
+ */
 static struct expr *
-make_func(expr_parse_state *ps, expr_fn fn, const expr_list *args)
+make_func(expr_parse_state *ps, expr_fn fn, const expr_list *args, bool chain)
 {
 	struct expr *e = new_node(ps, EK_FUNC);
 	struct expr *a;
-	int			i = 0;
+	int			i = 0,
+				depth = 0;
 
 	e->fn = fn;
 	e->nargs = args->len;
+	e->chain = chain;
 	e->args = xmalloc(sizeof(struct expr *) * (size_t) (args->len > 0 ? args->len : 1));
 	for (a = args->head; a != NULL; a = a->next)
 		e->args[i++] = a;
 	for (i = 0; i < e->nargs; i++)
+	{
 		e->args[i]->next = NULL;
+		if (chain && i == 0)
+		{
+			depth = e->args[0]->depth;
+			if (e->args[0]->chain)
+				e->args[0]->chain_up = e;
+		}
+		else if (e->args[i]->depth + 1 > depth)
+			depth = e->args[i]->depth + 1;
+	}
+	set_depth(ps, e, chain ? depth : (depth > 0 ? depth : 1));
 	return e;
 }
 
@@ -134,7 +164,7 @@ expr_make_op(expr_parse_state *ps, expr_fn fn, struct expr *a, struct expr *b)
 	expr_list_init(&l);
 	expr_list_append(&l, a);
 	expr_list_append(&l, b);
-	return make_func(ps, fn, &l);
+	return make_func(ps, fn, &l, true);
 }
 
 /* A unary operator node. */
@@ -145,7 +175,15 @@ expr_make_uop(expr_parse_state *ps, expr_fn fn, struct expr *a)
 
 	expr_list_init(&l);
 	expr_list_append(&l, a);
-	return make_func(ps, fn, &l);
+	return make_func(ps, fn, &l, false);
+}
+
+/* A parenthesis or unary plus: no node, but a level of nesting. */
+struct expr *
+expr_nest(expr_parse_state *ps, struct expr *e)
+{
+	set_depth(ps, e, e->depth + 1);
+	return e;
 }
 
 /* A CASE node: its WHEN/THEN pairs, then its ELSE (NULL when absent). */
@@ -153,7 +191,7 @@ struct expr *
 expr_make_case(expr_parse_state *ps, expr_list *when_then, struct expr *else_part)
 {
 	expr_list_append(when_then, else_part);
-	return make_func(ps, EF_CASE, when_then);
+	return make_func(ps, EF_CASE, when_then, false);
 }
 
 /* Look up a function by name, ignoring case, as pgbench does. */
@@ -214,7 +252,7 @@ expr_make_call(expr_parse_state *ps, int func, expr_list *args)
 			}
 			break;
 	}
-	return make_func(ps, functions[func].fn, args);
+	return make_func(ps, functions[func].fn, args, false);
 }
 
 /* An empty argument list. */
@@ -278,18 +316,26 @@ expr_parse(const char *text, int start, int end, expr_error *err)
 			err->msg = xstrdup("syntax error");
 		return NULL;
 	}
+	ps.result->all = ps.all;
 	return ps.result;
 }
 
-/* Free a tree. */
+/* Free a tree: every node of its parse, from the list, without recursion. */
 void
 expr_free(expr *e)
 {
+	struct expr *n;
+
 	if (e == NULL)
 		return;
-	for (int i = 0; i < e->nargs; i++)
-		expr_free(e->args[i]);
-	free_node(e);
+	n = e->all;
+	while (n != NULL)
+	{
+		struct expr *next = n->all_next;
+
+		free_node(n);
+		n = next;
+	}
 }
 
 /* Free an error's texts and reset it. */
@@ -307,64 +353,56 @@ expr_error_clear(expr_error *err)
 
 static bool eval(const expr *e, expr_env *env, value *out, char **err);
 
-/* AND, OR and CASE: arguments evaluated only as needed. */
+/*
+ * AND or OR with its left operand's value: NULL on either side is NULL,
+ * and the left one decides alone when it can.
+ */
 static bool
-eval_lazy(const expr *e, expr_env *env, value *out, char **err)
+eval_logic(const expr *e, const value *left, expr_env *env, value *out, char **err)
 {
 	value		v;
 	bool		b;
 
-	switch (e->fn)
+	if (left->type == VAL_NULL)
 	{
-		case EF_AND:
-		case EF_OR:
-			/* NULL on either side is NULL; the left one stops evaluation */
-			if (!eval(e->args[0], env, &v, err))
-				return false;
-			if (v.type == VAL_NULL)
-			{
-				*out = value_null();
-				return true;
-			}
-			if (!value_to_bool(&v, &b, err))
-				return false;
-			if (b == (e->fn == EF_OR))
-			{
-				*out = value_bool(b);
-				return true;
-			}
-			if (!eval(e->args[1], env, &v, err))
-				return false;
-			if (v.type == VAL_NULL)
-			{
-				*out = value_null();
-				return true;
-			}
-			if (!value_to_bool(&v, &b, err))
-				return false;
-			*out = value_bool(b);
-			return true;
-
-		case EF_CASE:
-			{
-				int			i;
-
-				/* conditions are tested like \if: by truth, not as booleans */
-				for (i = 0; i + 1 < e->nargs; i += 2)
-				{
-					if (!eval(e->args[i], env, &v, err))
-						return false;
-					if (value_is_true(&v))
-						return eval(e->args[i + 1], env, out, err);
-				}
-				return eval(e->args[i], env, out, err);
-			}
-
-		default:
-			break;
+		*out = value_null();
+		return true;
 	}
-	*err = xstrdup("unexpected lazy function");
-	return false;
+	if (!value_to_bool(left, &b, err))
+		return false;
+	if (b == (e->fn == EF_OR))
+	{
+		*out = value_bool(b);
+		return true;
+	}
+	if (!eval(e->args[1], env, &v, err))
+		return false;
+	if (v.type == VAL_NULL)
+	{
+		*out = value_null();
+		return true;
+	}
+	if (!value_to_bool(&v, &b, err))
+		return false;
+	*out = value_bool(b);
+	return true;
+}
+
+/* CASE: conditions are tested like \if, by truth, not as booleans. */
+static bool
+eval_case(const expr *e, expr_env *env, value *out, char **err)
+{
+	value		v;
+	int			i;
+
+	for (i = 0; i + 1 < e->nargs; i += 2)
+	{
+		if (!eval(e->args[i], env, &v, err))
+			return false;
+		if (value_is_true(&v))
+			return eval(e->args[i + 1], env, out, err);
+	}
+	return eval(e->args[i], env, out, err);
 }
 
 /* pgbench's fixed-point rendering of a double in messages (%f). */
@@ -661,20 +699,13 @@ eval_debug(const value *v, expr_env *env)
 }
 
 /*
- * Functions whose arguments are all evaluated first, except least() and
- * greatest().  This frame is on the stack once per level of nesting, so
- * it stays small: the functions with big buffers are not inlined.
+ * A function applied to its evaluated arguments (any_null: one of them
+ * is NULL).  Not least() and greatest().
  */
 static bool
-eval_standard(const expr *e, expr_env *env, value *out, char **err)
+apply_standard(const expr *e, const value *args, bool any_null, expr_env *env,
+			   value *out, char **err)
 {
-	value		args[EXPR_FIXED_ARGS];
-	bool		any_null;
-
-	if (e->fn == EF_LEAST || e->fn == EF_GREATEST)
-		return eval_extremum(e, env, out, err);
-	if (!eval_args(e, env, args, EXPR_FIXED_ARGS, &any_null, err))
-		return false;
 	if (any_null && e->fn != EF_IS && e->fn != EF_DEBUG)
 	{
 		*out = value_null();
@@ -870,6 +901,68 @@ eval_standard(const expr *e, expr_env *env, value *out, char **err)
 	return false;
 }
 
+/*
+ * Functions whose arguments are all evaluated first.  This frame is on
+ * the stack once per level of nesting, so it stays small: the functions
+ * with big buffers are not inlined.
+ */
+static bool
+eval_standard(const expr *e, expr_env *env, value *out, char **err)
+{
+	value		args[EXPR_FIXED_ARGS];
+	bool		any_null;
+
+	if (e->fn == EF_LEAST || e->fn == EF_GREATEST)
+		return eval_extremum(e, env, out, err);
+	if (!eval_args(e, env, args, EXPR_FIXED_ARGS, &any_null, err))
+		return false;
+	return apply_standard(e, args, any_null, env, out, err);
+}
+
+/*
+ * A binary operator and the binary operators down its first argument,
+ * in a loop: the bottom one's first argument, then each operator with
+ * its second argument on the way up.  The order is that of recursive
+ * evaluation, so 1 + 2 + ... + 40000 gives the same value and errors
+ * without a stack frame per operator.
+ */
+static bool
+eval_chain(const expr *top, expr_env *env, value *out, char **err)
+{
+	const expr *n = top;
+	value		args[2];
+
+	while (n->args[0]->chain)
+		n = n->args[0];
+	if (!eval(n->args[0], env, &args[0], err))
+		return false;
+	for (;;)
+	{
+		value		v;
+
+		if (n->fn == EF_AND || n->fn == EF_OR)
+		{
+			if (!eval_logic(n, &args[0], env, &v, err))
+				return false;
+		}
+		else
+		{
+			if (!eval(n->args[1], env, &args[1], err))
+				return false;
+			if (!apply_standard(n, args, args[0].type == VAL_NULL || args[1].type == VAL_NULL,
+								env, &v, err))
+				return false;
+		}
+		if (n == top)
+		{
+			*out = v;
+			return true;
+		}
+		args[0] = v;
+		n = n->chain_up;
+	}
+}
+
 /* Evaluate a node. */
 static bool
 eval(const expr *e, expr_env *env, value *out, char **err)
@@ -891,8 +984,10 @@ eval(const expr *e, expr_env *env, value *out, char **err)
 				return vars_get_value(env->vars, v, out, err);
 			}
 		case EK_FUNC:
-			if (e->fn == EF_AND || e->fn == EF_OR || e->fn == EF_CASE)
-				return eval_lazy(e, env, out, err);
+			if (e->chain)
+				return eval_chain(e, env, out, err);
+			if (e->fn == EF_CASE)
+				return eval_case(e, env, out, err);
 			return eval_standard(e, env, out, err);
 	}
 	*err = xstrdup("unexpected expression node");

@@ -23,6 +23,24 @@
 /* The most arguments any other function takes (random_gaussian, permute). */
 #define EXPR_FIXED_ARGS	3
 
+/*
+ * How deeply an expression may nest.  Each parenthesis, function call,
+ * CASE and prefix operator (- + ~ NOT) is one level, and so is the right
+ * operand of a binary operator; a chain of binary operators such as
+ * 1 + 2 + 3 + ... is evaluated in a loop and adds nothing however long
+ * it is.  This bounds the recursion of evaluation (a few hundred bytes
+ * of stack a level) far below any thread's stack, where pgbench crashes.
+ */
+#define EXPR_MAX_DEPTH	1000
+
+/*
+ * The parser's own stack: a level of nesting takes at most four entries
+ * ("f(1, g(" holds f, "(", the list and ","), so an expression within
+ * EXPR_MAX_DEPTH never fills it, and one that does is reported the same
+ * way, at the token where it overflowed.
+ */
+#define EXPR_PARSER_STACK	(4 * EXPR_MAX_DEPTH + 100)
+
 typedef enum expr_kind
 {
 	EK_CONST,
@@ -85,9 +103,20 @@ struct expr
 	value		constant;		/* EK_CONST */
 	char	   *varname;		/* EK_VAR */
 
+	/*
+	 * A binary operator (made by expr_make_op): evaluated together with
+	 * the binary operators down its first argument, bottom up, in a loop.
+	 */
+	bool		chain;
+	/* the binary operator whose first argument this chained one is, or NULL */
+	struct expr *chain_up;
+
+	struct expr *all_next;		/* every node of one parse, linked for freeing */
+	struct expr *all;			/* the root only: the head of that list */
+
 	/* parse time only */
 	struct expr *next;			/* the next expression of an argument list */
-	struct expr *all_next;		/* every node of one parse, to free them on error */
+	int			depth;			/* nesting as counted for EXPR_MAX_DEPTH */
 };
 
 /* An argument list while parsing: linked through expr.next. */
@@ -117,7 +146,15 @@ typedef struct expr_parse_state
 	expr_error *err;			/* where errors go */
 	bool		failed;
 	bool		at_end;			/* the scanner has returned the end of the expression */
+	int			open_parens;	/* "(" scanned and not yet closed */
 } expr_parse_state;
+
+/* The message of an expression nested deeper than EXPR_MAX_DEPTH. */
+#define EXPR_DEPTH_MSG	"expression is too deeply nested"
+/* Its detail, in parentheses after it. */
+#define EXPR_DEPTH_MORE	"at most " EXPR_STRINGIFY(EXPR_MAX_DEPTH) " levels"
+#define EXPR_STRINGIFY(x)	EXPR_STRINGIFY_(x)
+#define EXPR_STRINGIFY_(x)	#x
 
 /*
  * Scan and parse ps->text (exprscan.l): true with ps->result set, or
@@ -136,6 +173,8 @@ struct expr *expr_make_uop(expr_parse_state *ps, expr_fn fn, struct expr *a);
 /* A call of a named function (index from expr_find_func); NULL on an argument count error. */
 struct expr *expr_make_call(expr_parse_state *ps, int func, expr_list *args);
 struct expr *expr_make_case(expr_parse_state *ps, expr_list *when_then, struct expr *else_part);
+/* A parenthesis or unary plus around e: one more level of nesting. */
+struct expr *expr_nest(expr_parse_state *ps, struct expr *e);
 /* The index of a function by name (case-insensitive), or -1 with the error recorded. */
 int			expr_find_func(expr_parse_state *ps, const char *name, int len);
 

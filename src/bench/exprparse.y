@@ -37,6 +37,9 @@ typedef void *yyscan_t;
 {
 #include <string.h>
 
+/* bison's "memory exhausted" comes at this depth; reported as too deep nesting */
+#define YYMAXDEPTH	EXPR_PARSER_STACK
+
 int			expr_yylex(EXPR_YYSTYPE *yylval_param, yyscan_t yyscanner);
 static void expr_yyerror(yyscan_t scanner, expr_parse_state *ps, const char *msg);
 }
@@ -96,8 +99,8 @@ arg_list:
 	;
 
 expr:
-	'(' expr ')'				{ $$ = $2; }
-	| '+' expr %prec UNARY		{ $$ = $2; }
+	'(' expr ')'				{ $$ = expr_nest(ps, $2); }
+	| '+' expr %prec UNARY		{ $$ = expr_nest(ps, $2); }
 	| '-' expr %prec UNARY
 		{
 			/* negation is subtraction from 0, with its type rules and overflow check */
@@ -221,6 +224,9 @@ expr_yyerror(yyscan_t scanner, expr_parse_state *ps, const char *msg)
 	/* verbose mode appends ", unexpected X, expecting Y", which pgbench never shows */
 	if (strncmp(msg, "syntax error", 12) == 0)
 		expr_parse_fail(ps, "syntax error", NULL);
+	else if (strcmp(msg, "memory exhausted") == 0)
+		/* the parser's stack is full: pgbench says just "memory exhausted" */
+		expr_parse_fail(ps, EXPR_DEPTH_MSG, EXPR_DEPTH_MORE);
 	else
 		expr_parse_fail(ps, msg, NULL);
 }

@@ -137,34 +137,6 @@ setup_random_seed_env(bench_settings *s)
 	return true;
 }
 
-/* Read a whole file ("-" for stdin) into memory; NULL with a message on failure. */
-static char *
-read_script_file(const char *path)
-{
-	FILE	   *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	strbuf		buf;
-	char		chunk[8192];
-	size_t		n;
-	char	   *text = NULL;
-
-	if (f == NULL)
-	{
-		msg_error("could not open file \"%s\": %s", path, strerror(errno));
-		return NULL;
-	}
-	strbuf_init(&buf);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		strbuf_append(&buf, chunk, n);
-	if (ferror(f))
-		msg_error("could not read file \"%s\": %s", path, strerror(errno));
-	else
-		text = strbuf_detach(&buf);
-	strbuf_free(&buf);
-	if (f != stdin)
-		fclose(f);
-	return text;
-}
-
 /* Add a parsed script (NULL: script_parse reported why it could not). */
 static bool
 add_script(bench_settings *s, script *sc, int weight)
@@ -208,11 +180,17 @@ add_file(bench_settings *s, const char *arg)
 	char	   *name;
 	int			weight;
 	char	   *text;
+	char	   *cause = NULL;
 	bool		ok;
 
 	if (!script_parse_weight(arg, &name, &weight))
 		return false;
-	text = read_script_file(name);
+	text = script_read_file(name, &cause);
+	if (text == NULL)
+	{
+		msg_error("%s", cause);
+		free(cause);
+	}
 	ok = text != NULL && add_script(s, script_parse(name, text), weight);
 	free(text);
 	free(name);

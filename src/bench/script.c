@@ -37,10 +37,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
@@ -857,6 +860,24 @@ check_sleep(parser *p, command *c, const meta_words *w, int bs, int lineno)
 			unit_offset = w->offsets[1] + numlen;
 		}
 	}
+	if (arg[0] != ':')
+	{
+		/* pgbench reads it with atoi(): a time past a C int wraps, a negative one is no sleep */
+		char	   *end;
+		long long	n;
+
+		errno = 0;
+		n = strtoll(arg, &end, 10);
+		if (errno == ERANGE || n < 0 || n > SCRIPT_MAX_SLEEP)
+		{
+			char	   *range = xasprintf("0 .. %d", SCRIPT_MAX_SLEEP);
+
+			syntax_error(p->source, lineno, c->first_line, c->argv[0],
+						 "sleep time out of range", range, w->offsets[1] - bs);
+			free(range);
+			return false;
+		}
+	}
 	if (c->argc == 3 &&
 		!word_is(c->argv[2], (int) strlen(c->argv[2]), "us") &&
 		!word_is(c->argv[2], (int) strlen(c->argv[2]), "ms") &&
@@ -1157,6 +1178,117 @@ link_conditionals(script *s)
 	free(last);
 	free(in_else);
 	return ok;
+}
+
+/* The kind of a file that is not a regular one, for messages. */
+static const char *
+file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* Read a script file; see script.h. */
+char *
+script_read_file(const char *path, char **cause)
+{
+	bool		is_stdin = strcmp(path, "-") == 0;
+	int			fd;
+	struct stat st;
+	strbuf		buf;
+	char		chunk[65536];
+	const char *nul;
+	char	   *text;
+
+	*cause = NULL;
+	/* O_NONBLOCK: opening a FIFO without a writer must not hang before fstat() says what it is */
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+	{
+		*cause = xasprintf("could not open file \"%s\": %s", path, strerror(errno));
+		return NULL;
+	}
+	if (!is_stdin)
+	{
+		if (fstat(fd, &st) != 0)
+			*cause = xasprintf("could not stat file \"%s\": %s", path, strerror(errno));
+		else if (S_ISDIR(st.st_mode))
+			/* pgbench's words: it fails reading */
+			*cause = xasprintf("could not read file \"%s\": %s", path, strerror(EISDIR));
+		else if (S_ISFIFO(st.st_mode))
+		{
+			/*
+			 * A pipe (-f <(command)) is read as standard input is.  With
+			 * no writer it reads as empty at once, instead of waiting.
+			 */
+			int			flags = fcntl(fd, F_GETFL);
+
+			if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+				*cause = xasprintf("could not read file \"%s\": %s", path, strerror(errno));
+		}
+		else if (!S_ISREG(st.st_mode))
+			*cause = xasprintf("could not read file \"%s\": it is %s, not a regular file",
+							   path, file_kind(st.st_mode));
+		else if (st.st_size > SCRIPT_MAX_FILE_SIZE)
+			*cause = xasprintf("could not read file \"%s\": it is larger than a script can be "
+							   "(%lld bytes, at most " SCRIPT_MAX_FILE_SIZE_TEXT ")",
+							   path, (long long) st.st_size);
+		if (*cause != NULL)
+		{
+			close(fd);
+			return NULL;
+		}
+	}
+
+	/* standard input, a pipe, and a file that grows are bounded while reading */
+	strbuf_init(&buf);
+	for (;;)
+	{
+		ssize_t		n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+		{
+			*cause = xasprintf("could not read file \"%s\": %s", path, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		if (buf.len + (size_t) n > SCRIPT_MAX_FILE_SIZE)
+		{
+			*cause = xasprintf("could not read file \"%s\": it is larger than a script can be "
+							   "(at most " SCRIPT_MAX_FILE_SIZE_TEXT ")", path);
+			break;
+		}
+		strbuf_append(&buf, chunk, (size_t) n);
+	}
+	if (!is_stdin)
+		close(fd);
+
+	/* pgbench stops at a NUL byte and runs a truncated script without a word */
+	if (*cause == NULL && (nul = memchr(buf.data, '\0', buf.len)) != NULL)
+	{
+		int			line = 1;
+
+		for (const char *p = buf.data; p < nul; p++)
+			if (*p == '\n')
+				line++;
+		*cause = xasprintf("%s:%d: script contains a NUL byte", path, line);
+	}
+	if (*cause != NULL)
+	{
+		strbuf_free(&buf);
+		return NULL;
+	}
+	text = strbuf_detach(&buf);
+	strbuf_free(&buf);
+	return text;
 }
 
 /* Parse a script; see script.h. */

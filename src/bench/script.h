@@ -24,6 +24,20 @@
 #define SCRIPT_MAX_ARGS		256		/* meta-command words, as pgbench */
 #define SCRIPT_MAX_PARAMS	255		/* :variables in one SQL command */
 
+/*
+ * The largest script file -f reads: far beyond any real script (a
+ * 40,000-term expression is 160 kB), small enough that a wrong file
+ * (a disk image, a log) fails at once instead of filling memory.
+ */
+#define SCRIPT_MAX_FILE_SIZE	(16 * 1024 * 1024)
+#define SCRIPT_MAX_FILE_SIZE_TEXT	"16 MB"
+
+/*
+ * The largest \sleep time in its unit: pgbench's C int, without its wrap;
+ * in seconds it still fits in microseconds.
+ */
+#define SCRIPT_MAX_SLEEP	2147483647
+
 typedef enum command_type
 {
 	CMD_SQL,
@@ -107,6 +121,17 @@ void		script_free(script *s);
  * returns false otherwise.
  */
 bool		script_check_params(const script *s);
+
+/*
+ * Read a script file ("-" for standard input) into an allocated string.
+ * Only a regular file, a pipe or FIFO, or standard input of at most
+ * SCRIPT_MAX_FILE_SIZE bytes without NUL bytes is read: a directory, a
+ * device (/dev/zero) or a larger file is refused before reading, and a
+ * FIFO without a writer reads as empty instead of blocking.
+ * NULL with the message in *cause (allocated), which names the file, and
+ * for a NUL byte its line ("FILE:LINE: ...").
+ */
+char	   *script_read_file(const char *path, char **cause);
 
 /* The built-in scripts. */
 typedef struct builtin_script

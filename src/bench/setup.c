@@ -5,6 +5,8 @@
 
 #include "setup.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +32,26 @@ setup_random_seed(const char *spec, uint64_t *seed, prng_state *base)
 	}
 	else
 	{
-		/* pgbench reads it with sscanf("%lu"), which also wraps negative numbers */
-		unsigned long v;
-		char		extra;
+		/*
+		 * pgbench reads it with sscanf("%lu"), which takes -1 as 2^64-1 and
+		 * a larger number as 2^64-1: here only digits, and in range.
+		 */
+		unsigned long long v;
+		char	   *end;
 
-		if (sscanf(spec, "%lu%c", &v, &extra) != 1)
+		errno = 0;
+		v = strtoull(spec, &end, 10);
+		if (!isdigit((unsigned char) spec[0]) || *end != '\0')
 		{
 			msg_error("unrecognized random seed option \"%s\"", spec);
 			msg_detail("Expecting an unsigned integer, \"time\" or \"rand\".");
+			return false;
+		}
+		if (errno == ERANGE)
+		{
+			msg_error("random seed \"%s\" is out of range", spec);
+			msg_detail("Expecting an unsigned integer up to %llu, \"time\" or \"rand\".",
+					   (unsigned long long) UINT64_MAX);
 			return false;
 		}
 		s = v;

@@ -855,11 +855,10 @@ show_value(const value *v)
 	return xstrdup(buf);
 }
 
-/* Parse and evaluate one expression; the outcome in the table's notation. */
+/* Parse and evaluate text as it is; the outcome in the table's notation. */
 static char *
-run_expr(const char *text, vars *vs, prng_state *rs, FILE *debug_out)
+run_expr_text(const char *line, vars *vs, prng_state *rs, FILE *debug_out)
 {
-	char	   *line = xasprintf("%s\n", text);
 	expr_error perr;
 	expr	   *e = expr_parse(line, 0, -1, &perr);
 	char	   *got;
@@ -888,6 +887,16 @@ run_expr(const char *text, vars *vs, prng_state *rs, FILE *debug_out)
 		}
 		expr_free(e);
 	}
+	return got;
+}
+
+/* Parse and evaluate one expression followed by a newline. */
+static char *
+run_expr(const char *text, vars *vs, prng_state *rs, FILE *debug_out)
+{
+	char	   *line = xasprintf("%s\n", text);
+	char	   *got = run_expr_text(line, vs, rs, debug_out);
+
 	free(line);
 	return got;
 }
@@ -1178,67 +1187,117 @@ START_TEST(expr_random_in_range)
 }
 END_TEST
 
-/* "(((...1...)))" with depth parentheses, newline-terminated. */
-static char *
-nested(int depth)
+/*
+ * Long and deep expressions: HEAD repeated n times, then MID, then TAIL
+ * repeated n times.  A chain of binary operators of any length is a value
+ * (pgbench crashes on 1 + 1 + ... of 40,000 terms); nesting is limited to
+ * 1000 levels, each parenthesis, call, CASE or prefix operator one level,
+ * with the column of the token where the limit was crossed (pgbench stops
+ * at its parser's stack with "memory exhausted", or crashes evaluating).
+ */
+static const struct
 {
-	char	   *s = xmalloc((size_t) depth * 2 + 3);
+	const char *head;
+	const char *mid;
+	const char *tail;
+	int			n;
+	const char *want;
+}			deep_cases[] = {
+	/* chains: any length */
+	{"1 + ", "1", "", 40000, "int 40001"},
+	{"1 - ", "1", "", 40000, "int -39999"},
+	{"1 * ", "1", "", 40000, "int 1"},
+	{"2 * ", "1", "", 62, "int 4611686018427387904"},
+	{"2 * ", "1", "", 63, "error: bigint mul out of range"},
+	{"4611686018427387904 + ", "0", "", 40000, "error: bigint add out of range"},
+	{":i + ", "0", "", 40000, "int 280000"},
+	{"1 + ", "null", "", 40000, "null"},
+	{"1 + ", "1.5", "", 40000, "double 40001.5"},
+	{"1 + 2 * 3 - ", "1", "", 20000, "int 100001"},
+	{"7 & ", "3", "", 40000, "int 3"},
+	{"1 << 1 >> ", "1", "", 40000, "int 1"},
+	{"true and ", "true", "", 40000, "boolean true"},
+	{"false and ", "1 / 0 = 1", "", 40000, "boolean false"},
+	{"true and ", "null", "", 40000, "null"},
+	{"false or ", "true", "", 40000, "boolean true"},
+	{"true or ", "1 / 0 = 1", "", 40000, "boolean true"},
+	{"true and ", "2", "", 40000, "error: cannot coerce int to boolean"},
+	{"1 = 1 and ", "1 / 0 = 1", "", 40000, "error: division by zero"},
+	{"1 + ", "abs(-1)", "", 40000, "int 40001"},
+	/* nesting: 1000 levels */
+	{"(", "1", ")", 1000, "int 1"},
+	{"(", "1", ")", 1001, "syntax: expression is too deeply nested (at most 1000 levels) @1000"},
+	{"(", "1", ")", 40000, "syntax: expression is too deeply nested (at most 1000 levels) @1000"},
+	{"abs(", "1", ")", 1000, "int 1"},
+	{"abs(", "1", ")", 1001, "syntax: expression is too deeply nested (at most 1000 levels) @4003"},
+	{"abs(", "1", ")", 40000, "syntax: expression is too deeply nested (at most 1000 levels) @4003"},
+	/* a parenthesis and a right operand: two levels */
+	{"1 + (", "1", ")", 500, "int 501"},
+	{"1 + (", "1", ")", 501, "syntax: expression is too deeply nested (at most 1000 levels) @3006"},
+	{"1 + (", "1", ")", 40000, "syntax: expression is too deeply nested (at most 1000 levels) @5004"},
+	{"-", "1", "", 1000, "int 1"},
+	{"-", "1", "", 1001, "syntax: expression is too deeply nested (at most 1000 levels) @1001"},
+	{"- ", "1", "", 40000, "syntax: expression is too deeply nested (at most 1000 levels) @8196"},
+	{"+", "1", "", 1000, "int 1"},
+	{"+", "1", "", 1001, "syntax: expression is too deeply nested (at most 1000 levels) @1001"},
+	{"~", "5", "", 1000, "int 5"},
+	{"~", "5", "", 40000, "syntax: expression is too deeply nested (at most 1000 levels) @4098"},
+	{"not ", "true", "", 1000, "boolean true"},
+	{"not ", "true", "", 40000, "syntax: expression is too deeply nested (at most 1000 levels) @16394"},
+	{"1 = not ", "true", "", 40000, "syntax: expression is too deeply nested (at most 1000 levels) @10928"},
+	{"case when true then ", "1", " end", 1000, "int 1"},
+	{"case when true then ", "1", " end", 40000, "syntax: expression is too deeply nested (at most 1000 levels) @20493"},
+	{"greatest(1, ", "2", ")", 999, "int 2"},
+	{"(1 + ", "1", ") + 1", 499, "int 999"},
+};
 
-	memset(s, '(', (size_t) depth);
-	s[depth] = '1';
-	memset(s + depth + 1, ')', (size_t) depth);
-	s[2 * depth + 1] = '\n';
-	s[2 * depth + 2] = '\0';
+/* Repeat head n times, mid, tail n times, and a newline. */
+static char *
+deep_text(const char *head, const char *mid, const char *tail, int n)
+{
+	size_t		hl = strlen(head),
+				ml = strlen(mid),
+				tl = strlen(tail);
+	char	   *s = xmalloc((hl + tl) * (size_t) n + ml + 2);
+	char	   *p = s;
+
+	for (int i = 0; i < n; i++, p += hl)
+		memcpy(p, head, hl);
+	memcpy(p, mid, ml);
+	p += ml;
+	for (int i = 0; i < n; i++, p += tl)
+		memcpy(p, tail, tl);
+	*p++ = '\n';
+	*p = '\0';
 	return s;
 }
 
-/* Deep nesting and long chains parse and evaluate; too deep fails as in pgbench. */
 START_TEST(expr_deep)
 {
-	vars	   *vs = vars_new();
-	prng_state	rs;
-	expr_env	env = {.vars = vs, .rs = &rs, .debug_out = stderr};
-	expr_error	perr;
-	expr	   *e;
-	value		v;
-	char	   *err = NULL;
-	char	   *text;
-	size_t		n = 1000;
+	int			failures = 0;
 
-	prng_seed(&rs, 1);
-	/* deeper than bison's initial stack; modest enough for -O0 sanitizer builds */
-	text = nested(1000);
-	e = expr_parse(text, 0, -1, &perr);
-	ck_assert_ptr_nonnull(e);
-	ck_assert(expr_eval(e, &env, &v, &err));
-	ck_assert_int_eq(v.u.i, 1);
-	expr_free(e);
-	free(text);
-
-	/* bison's stack limit, reached where pgbench reaches it */
-	text = nested(10001);
-	e = expr_parse(text, 0, -1, &perr);
-	ck_assert_ptr_null(e);
-	ck_assert_str_eq(perr.msg, "memory exhausted");
-	ck_assert_int_eq(perr.column, 9998);
-	expr_error_clear(&perr);
-	free(text);
-
-	/* 1+1+...+1 */
-	text = xmalloc(n * 2 + 1);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < sizeof(deep_cases) / sizeof(deep_cases[0]); i++)
 	{
-		text[2 * i] = '1';
-		text[2 * i + 1] = '+';
+		vars	   *vs = test_vars_new();
+		prng_state	rs;
+		char	   *text = deep_text(deep_cases[i].head, deep_cases[i].mid,
+									 deep_cases[i].tail, deep_cases[i].n);
+		char	   *got;
+
+		prng_seed(&rs, 42);
+		got = run_expr_text(text, vs, &rs, stderr);
+		if (strcmp(got, deep_cases[i].want) != 0)
+		{
+			fprintf(stderr, "deep case %zu: [%s]x%d [%s] [%s]x%d\n  want: %s\n  got:  %s\n",
+					i, deep_cases[i].head, deep_cases[i].n, deep_cases[i].mid,
+					deep_cases[i].tail, deep_cases[i].n, deep_cases[i].want, got);
+			failures++;
+		}
+		free(got);
+		free(text);
+		vars_free(vs);
 	}
-	text[2 * n - 1] = '\0';
-	e = expr_parse(text, 0, -1, &perr);
-	ck_assert_ptr_nonnull(e);
-	ck_assert(expr_eval(e, &env, &v, &err));
-	ck_assert_int_eq(v.u.i, (int64_t) n);
-	expr_free(e);
-	free(text);
-	vars_free(vs);
+	ck_assert_msg(failures == 0, "%d deep expression cases failed", failures);
 }
 END_TEST
 

@@ -17,10 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
+#include "pgtempo/xalloc.h"
 #include "unit.h"
 
 typedef struct capture
@@ -339,7 +341,7 @@ static const struct
 	 "\\sleep 10ms\n"
 	 "\\sleep :t\n"
 	 "\\sleep +\n"
-	 "\\SLEEP -5 S\n"
+	 "\\SLEEP 5 S\n"
 	 "\\sleep 3 us\n"
 	 "\\shell echo a  b\n"
 	 "\\setshell v echo 1\n",
@@ -347,7 +349,7 @@ static const struct
 	 "1 sleep L2 <sleep> <10> <ms> # <\\sleep 10ms>\n"
 	 "2 sleep L3 <sleep> <:t> # <\\sleep :t>\n"
 	 "3 sleep L4 <sleep> <+> # <\\sleep +>\n"
-	 "4 sleep L5 <SLEEP> <-5> <S> # <\\SLEEP -5 S>\n"
+	 "4 sleep L5 <SLEEP> <5> <S> # <\\SLEEP 5 S>\n"
 	 "5 sleep L6 <sleep> <3> <us> # <\\sleep 3 us>\n"
 	 "6 shell L7 <shell> <echo> <a> <b> # <\\shell echo a  b>\n"
 	 "7 setshell L8 <setshell> <v> <echo> <1> # <\\setshell v echo 1>\n"},
@@ -721,6 +723,19 @@ static const struct
 	{"select 1 \\gset\n\\if 1\n\\else\n\\else x",
 	 "pgtempo-bench: error: t.sql:4: unexpected argument in command \"else\"\n"
 	 "\\else x\n"},
+	/* pgbench wraps these through a C int (or takes a negative time as none) */
+	{"\\sleep 2147483648",
+	 "pgtempo-bench: error: t.sql:1: sleep time out of range (0 .. 2147483647) in command \"sleep\"\n"
+	 "\\sleep 2147483648\n"
+	 "       ^ error found here\n"},
+	{"\\sleep 99999999999999999999 ms",
+	 "pgtempo-bench: error: t.sql:1: sleep time out of range (0 .. 2147483647) in command \"sleep\"\n"
+	 "\\sleep 99999999999999999999 ms\n"
+	 "       ^ error found here\n"},
+	{"select 1;\n\\sleep -1s",
+	 "pgtempo-bench: error: t.sql:2: sleep time out of range (0 .. 2147483647) in command \"sleep\"\n"
+	 "\\sleep -1s\n"
+	 "       ^ error found here\n"},
 	{"\\if 1\n\\else\n\\else\n\\set x (",
 	 "pgtempo-bench: error: t.sql:4: syntax error in command \"set\"\n"
 	 "\\set x (\n"
@@ -1097,6 +1112,133 @@ START_TEST(test_weights)
 }
 END_TEST
 
+/*
+ * Script files: what script_read_file() reads or refuses.  PATH in want
+ * stands for the file's name.  pgbench reads a device or a huge file until
+ * memory runs out, stops at a NUL byte without a word, and waits on a FIFO.
+ */
+typedef enum file_kind
+{
+	F_TEXT,						/* a regular file with text (len bytes) */
+	F_SPARSE,					/* a regular file of len bytes, all holes */
+	F_DIR,
+	F_FIFO,
+	F_PATH						/* text is an existing path */
+} file_kind;
+
+static const struct
+{
+	file_kind	kind;
+	const char *text;
+	size_t		len;
+	const char *want;			/* the text read, or "error: CAUSE" */
+}			file_cases[] = {
+	{F_TEXT, "select 1;\n", 10, "select 1;\n"},
+	{F_TEXT, "", 0, ""},
+	{F_TEXT, "\\set x 1\n\\set y\0 2\n", 19, "error: PATH:2: script contains a NUL byte"},
+	{F_TEXT, "\0", 1, "error: PATH:1: script contains a NUL byte"},
+	{F_TEXT, "a\nb\nc\n\0\n", 8, "error: PATH:4: script contains a NUL byte"},
+	{F_SPARSE, NULL, SCRIPT_MAX_FILE_SIZE, "error: PATH:1: script contains a NUL byte"},
+	{F_SPARSE, NULL, SCRIPT_MAX_FILE_SIZE + 1,
+	"error: could not read file \"PATH\": it is larger than a script can be (16777217 bytes, at most 16 MB)"},
+	{F_SPARSE, NULL, (size_t) 2 << 30,
+	"error: could not read file \"PATH\": it is larger than a script can be (2147483648 bytes, at most 16 MB)"},
+	{F_DIR, NULL, 0, "error: could not read file \"PATH\": Is a directory"},
+	{F_FIFO, NULL, 0, ""},
+	{F_PATH, "/dev/zero", 0, "error: could not read file \"PATH\": it is a device, not a regular file"},
+	{F_PATH, "/nonexistent/x.sql", 0,
+	"error: could not open file \"PATH\": No such file or directory"},
+};
+
+/* want with PATH replaced by path. */
+static char *
+file_want(const char *want, const char *path)
+{
+	const char *p = strstr(want, "PATH");
+	strbuf		sb;
+	char	   *text;
+
+	strbuf_init(&sb);
+	while (p != NULL)
+	{
+		strbuf_append(&sb, want, (size_t) (p - want));
+		strbuf_puts(&sb, path);
+		want = p + 4;
+		p = strstr(want, "PATH");
+	}
+	strbuf_puts(&sb, want);
+	text = strbuf_detach(&sb);
+	strbuf_free(&sb);
+	return text;
+}
+
+START_TEST(test_read_file)
+{
+	char		dir[] = "/tmp/check_script.XXXXXX";
+	char	   *path;
+	char	   *cause = NULL;
+	char	   *text;
+	char	   *got;
+	char	   *want;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	path = xasprintf("%s/f", dir);
+	switch (file_cases[_i].kind)
+	{
+		case F_TEXT:
+		case F_SPARSE:
+			{
+				FILE	   *f = fopen(path, "w");
+
+				ck_assert_ptr_nonnull(f);
+				if (file_cases[_i].kind == F_TEXT)
+					ck_assert_uint_eq(fwrite(file_cases[_i].text, 1, file_cases[_i].len, f),
+									  file_cases[_i].len);
+				else
+					ck_assert_int_eq(ftruncate(fileno(f), (off_t) file_cases[_i].len), 0);
+				ck_assert_int_eq(fclose(f), 0);
+				break;
+			}
+		case F_DIR:
+			ck_assert_int_eq(mkdir(path, 0700), 0);
+			break;
+		case F_FIFO:
+			ck_assert_int_eq(mkfifo(path, 0600), 0);
+			break;
+		case F_PATH:
+			free(path);
+			path = xstrdup(file_cases[_i].text);
+			break;
+	}
+
+	text = script_read_file(path, &cause);
+	if (text != NULL)
+	{
+		ck_assert_ptr_null(cause);
+		got = text;
+	}
+	else
+	{
+		got = xasprintf("error: %s", cause);
+		free(cause);
+	}
+	want = file_want(file_cases[_i].want, path);
+	ck_assert_str_eq(got, want);
+	free(got);
+	free(want);
+
+	if (file_cases[_i].kind != F_PATH)
+	{
+		if (file_cases[_i].kind == F_DIR)
+			rmdir(path);
+		else
+			unlink(path);
+	}
+	rmdir(dir);
+	free(path);
+}
+END_TEST
+
 static Suite *
 script_suite(void)
 {
@@ -1112,6 +1254,7 @@ script_suite(void)
 	tc = tcase_create("errors");
 	tcase_add_loop_test(tc, test_errors, 0, sizeof(error_cases) / sizeof(error_cases[0]));
 	tcase_add_test(tc, test_max_words);
+	tcase_add_loop_test(tc, test_read_file, 0, sizeof(file_cases) / sizeof(file_cases[0]));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("builtins");
