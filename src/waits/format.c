@@ -429,6 +429,7 @@ format_health_jsonl(strbuf *sb, const sample_health *h)
 	json_kv_double(&w, "elapsed_s", h->elapsed_s);
 	json_kv_double(&w, "rate_hz", h->rate_hz);
 	json_kv_uint(&w, "missed_ticks", h->missed);
+	json_kv_uint(&w, "gap_ticks", h->gap_ticks);
 	json_kv_uint(&w, "failed_samples", h->failed);
 	json_kv_double(&w, "latency_p50_ms", h->p50_ms);
 	json_kv_double(&w, "latency_p99_ms", h->p99_ms);
@@ -448,10 +449,10 @@ format_health_csv(strbuf *sb, const sample_health *h)
 
 	format_ts(ts, (int64_t) h->ts_us);
 	strbuf_printf(sb, "# health ts=%s samples=%" PRIu64 " elapsed_s=%.3f rate_hz=%.2f "
-				  "missed_ticks=%" PRIu64 " failed_samples=%" PRIu64 " latency_p50_ms=%.3f "
-				  "latency_p99_ms=%.3f latency_max_ms=%.3f gaps=%d gap_seconds=%.3f "
-				  "hidden_rows=%" PRIu64 "\n",
-				  ts, h->samples, h->elapsed_s, h->rate_hz, h->missed, h->failed,
+				  "missed_ticks=%" PRIu64 " gap_ticks=%" PRIu64 " failed_samples=%" PRIu64
+				  " latency_p50_ms=%.3f latency_p99_ms=%.3f latency_max_ms=%.3f gaps=%d "
+				  "gap_seconds=%.3f hidden_rows=%" PRIu64 "\n",
+				  ts, h->samples, h->elapsed_s, h->rate_hz, h->missed, h->gap_ticks, h->failed,
 				  h->p50_ms, h->p99_ms, h->max_ms, h->ngaps, h->gap_s, h->hidden);
 }
 

@@ -181,9 +181,11 @@ text_header(FILE *out, const report_info *ri)
 			format_ts(a, (int64_t) g->start_us);
 			if (g->end_us != 0)
 			{
+				/* a gap still open when the run ended lasts to its end */
 				format_ts(b, (int64_t) g->end_us);
-				fprintf(out, "  %s .. %s  %.3f s  %s\n", a, b,
-						(double) (g->end_us - g->start_us) / 1e6, g->reason ? g->reason : "");
+				fprintf(out, "  %s .. %s  %.3f s  %s%s\n", a, b,
+						(double) (g->end_us - g->start_us) / 1e6, g->reason ? g->reason : "",
+						ri->gave_up && i == ri->ngaps - 1 ? " (no connection at the end)" : "");
 			}
 			else
 				fprintf(out, "  %s .. (no connection at the end)  %s\n", a,
