@@ -204,7 +204,9 @@ finish_connect(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop, 
 						deadline_ns, stop);
 		if (w == CONN_WAIT_TIMEOUT || w == CONN_WAIT_STOPPED)
 		{
-			*cause = xstrdup(w == CONN_WAIT_TIMEOUT ? "timeout expired" : "interrupted");
+			*cause = xstrdup(w == CONN_WAIT_TIMEOUT ?
+							 "no answer from the server while connecting: timeout expired" :
+							 "interrupted while connecting");
 			return false;
 		}
 		st = PQconnectPoll(conn);

@@ -1108,9 +1108,13 @@ sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
 	sm->source = s->source;
 	sm->end_ns = end_ns;
 	hist_init(&sm->latency);
+	/* -T bounds connecting too, but a short -T on a busy host must still connect */
 	give_up = clock_now_ns() + SAMPLER_CONNECT_TIMEOUT_NS;
 	if (end_ns < give_up)
 		give_up = end_ns;
+	if (give_up < clock_now_ns() + SAMPLER_MIN_CONNECT_NS)
+		give_up = clock_now_ns() + SAMPLER_MIN_CONNECT_NS;
+	sm->end_ns = give_up;
 	sm->conn = conn_connect(&s->conn, give_up, stop, cause);
 	if (sm->conn == NULL)
 		return false;

@@ -130,6 +130,7 @@ typedef struct sampler
  */
 #define SAMPLER_STATEMENT_TIMEOUT_NS	(10 * NS_PER_S)
 #define SAMPLER_CONNECT_TIMEOUT_NS		(10 * NS_PER_S)
+#define SAMPLER_MIN_CONNECT_NS			(2 * NS_PER_S)
 #define SAMPLER_MIN_WAIT_NS				(500 * NS_PER_MS)
 #define SAMPLER_CANCEL_NS				(500 * NS_PER_MS)
 
