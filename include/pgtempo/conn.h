@@ -91,7 +91,7 @@ PGconn	   *conn_connect(const conn_opts *o, uint64_t deadline_ns,
 
 /*
  * After PQsendQuery* (or PQputCopyEnd): send what libpq still holds and
- * wait until the whole result is in (PQisBusy() false).
+ * wait until a result can be read without blocking (PQisBusy() false).
  */
 conn_wait	conn_await(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop);
 
@@ -99,10 +99,13 @@ conn_wait	conn_await(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *
 conn_wait	conn_flush(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop);
 
 /*
- * The first result of the statement conn_await() finished, the others
- * read and dropped; NULL only when there was none.
+ * Read the results of the statement in flight until the end (a COPY IN
+ * or OUT result ends it early), keeping the first in *res: libpq would
+ * block for the others.  CONN_WAIT_READY when all were read; otherwise
+ * *res may still hold the first (an error before the connection went).
  */
-PGresult   *conn_result(PGconn *conn);
+conn_wait	conn_result(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop,
+						PGresult **res);
 
 /*
  * Run sql (no parameters; results in result_format, 0 text, 1 binary)

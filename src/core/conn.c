@@ -295,18 +295,30 @@ conn_await(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop)
 	return CONN_WAIT_READY;
 }
 
-PGresult *
-conn_result(PGconn *conn)
+conn_wait
+conn_result(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop, PGresult **res)
 {
-	PGresult   *res = PQgetResult(conn),
-			   *extra;
+	*res = NULL;
+	for (;;)
+	{
+		/* after a FATAL error the server still has to close: PQgetResult would wait for that */
+		conn_wait	w = conn_await(conn, deadline_ns, stop);
+		PGresult   *r;
+		ExecStatusType st;
 
-	/* stop at COPY IN/OUT: libpq keeps returning that result until the copy ends */
-	if (res != NULL && (PQresultStatus(res) == PGRES_COPY_IN || PQresultStatus(res) == PGRES_COPY_OUT))
-		return res;
-	while ((extra = PQgetResult(conn)) != NULL)
-		PQclear(extra);
-	return res;
+		if (w != CONN_WAIT_READY)
+			return w;
+		if ((r = PQgetResult(conn)) == NULL)
+			return CONN_WAIT_READY;
+		st = PQresultStatus(r);
+		if (*res != NULL)
+			PQclear(r);
+		else
+			*res = r;
+		/* libpq keeps returning a COPY result until the copy ends */
+		if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH)
+			return CONN_WAIT_READY;
+	}
 }
 
 conn_wait
@@ -323,17 +335,14 @@ conn_exec(PGconn *conn, const char *sql, int result_format, uint64_t deadline_ns
 		*res = PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
 		return CONN_WAIT_READY;
 	}
-	w = conn_await(conn, deadline_ns, stop);
-	if (w != CONN_WAIT_READY)
-		return w;
-	*res = conn_result(conn);
-	if (*res == NULL)
+	w = conn_result(conn, deadline_ns, stop, res);
+	if (w == CONN_WAIT_READY && *res == NULL)
 		*res = PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
-	if (PQstatus(conn) == CONNECTION_BAD && PQresultStatus(*res) == PGRES_FATAL_ERROR)
+	if (w != CONN_WAIT_READY || PQstatus(conn) == CONNECTION_BAD)
 	{
 		PQclear(*res);
 		*res = NULL;
-		return CONN_WAIT_LOST;
+		return w != CONN_WAIT_READY ? w : CONN_WAIT_LOST;
 	}
 	return CONN_WAIT_READY;
 }

@@ -442,6 +442,16 @@ report_json(FILE *out, const report_info *ri)
 	json_kv_double(&w, "period_s", ri->period_s);
 	json_kv_bool(&w, "include_idle", ri->s->include_idle);
 	json_kv_bool(&w, "gave_up", ri->gave_up);
+	if (ri->store)
+	{
+		json_key(&w, "store");
+		json_object_begin(&w);
+		json_kv_uint(&w, "rows_stored", ri->store_stored);
+		json_kv_uint(&w, "rows_rejected", ri->store_rejected);
+		json_kv_uint(&w, "rows_dropped", ri->store_dropped);
+		json_kv_uint(&w, "rows_unsent", ri->store_unsent);
+		json_object_end(&w);
+	}
 	if (p->ticks > 0)
 	{
 		format_ts(ts, (int64_t) p->first_us);

@@ -43,6 +43,11 @@ typedef struct report_info
 	report_describe_fn describe;
 	const void *describe_arg;
 	bool		gave_up;		/* ended without a connection */
+	bool		store;			/* --store: its row counts follow */
+	uint64_t	store_stored;
+	uint64_t	store_rejected;	/* refused by the store database, skipped */
+	uint64_t	store_dropped;	/* the queue was full */
+	uint64_t	store_unsent;	/* not sent by the end */
 } report_info;
 
 void		report_text(FILE *out, const report_info *ri);

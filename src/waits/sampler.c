@@ -286,7 +286,7 @@ static sampler_status
 await_result(sampler *sm, PGresult **out)
 {
 	PGconn	   *conn = sm->conn;
-	PGresult   *res;
+	PGresult   *res = NULL;
 	ExecStatusType st;
 	uint64_t	deadline = statement_deadline(sm);
 	conn_wait	w = conn_await(conn, deadline, sm->stop);
@@ -297,8 +297,20 @@ await_result(sampler *sm, PGresult **out)
 		/* a stop request: a server that answers gets a moment to, to end on a whole sample */
 		uint64_t	grace = clock_now_ns() + SAMPLER_MIN_WAIT_NS;
 
-		w = conn_await(conn, grace < deadline ? grace : deadline, NULL);
+		deadline = grace < deadline ? grace : deadline;
+		w = conn_await(conn, deadline, NULL);
 	}
+	if (w == CONN_WAIT_READY)
+		w = conn_result(conn, deadline, NULL, &res);
+	if (w == CONN_WAIT_LOST && res != NULL)
+	{
+		/* the server said why before it went ("terminating connection ...") */
+		free(sm->last_error);
+		sm->last_error = result_message(res, conn);
+		PQclear(res);
+		return SAMPLER_LOST;
+	}
+	PQclear(w == CONN_WAIT_READY ? NULL : res);
 	if (w == CONN_WAIT_TIMEOUT || w == CONN_WAIT_STOPPED)
 		return give_up_statement(sm);
 	if (w == CONN_WAIT_LOST)
@@ -307,7 +319,6 @@ await_result(sampler *sm, PGresult **out)
 		sm->last_error = conn_error(conn);
 		return SAMPLER_LOST;
 	}
-	res = conn_result(conn);
 	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
 	{

@@ -135,18 +135,18 @@ prepare_table(store *st, uint64_t deadline_ns, char **cause)
 static send_result
 copy_wait(store *st, uint64_t deadline_ns, ExecStatusType want, uint64_t *bad_line, char **cause)
 {
-	conn_wait	w = conn_await(st->conn, deadline_ns, send_stop(st));
-	PGresult   *res;
+	PGresult   *res = NULL;
+	conn_wait	w = conn_result(st->conn, deadline_ns, send_stop(st), &res);
 	send_result r;
 
 	if (w != CONN_WAIT_READY)
 	{
+		PQclear(res);
 		*cause = w == CONN_WAIT_TIMEOUT ? xstrdup("no answer from the store database in time") :
 			conn_error(st->conn);
 		drop_conn(st);
 		return SEND_FAILED;
 	}
-	res = conn_result(st->conn);
 	if (res != NULL && PQresultStatus(res) == want)
 		r = SEND_OK;
 	else

@@ -614,6 +614,11 @@ finish(run_state *r)
 	ri.describe = describe;
 	ri.describe_arg = &r->sm;
 	ri.gave_up = gave_up;
+	ri.store = s->store != NULL;
+	ri.store_stored = r->st.rows_stored;
+	ri.store_rejected = r->st.rows_rejected;
+	ri.store_dropped = r->st.rows_dropped;
+	ri.store_unsent = r->st.rows_lost;
 	if (s->json)
 		report_json(stdout, &ri);
 	else

@@ -143,6 +143,8 @@ like($err, qr/^pgtempo-waits: error: $ticks rows were rejected by the store data
   do { open my $fh, '<', "$dir/bad.jsonl" or die; <$fh> };
 is(fleet(q{SELECT count(*) FROM pgtempo_waits_samples WHERE server = 'bad'}), scalar(@log) - $ticks,
 	'bad rows: every other row is stored');
+is($r->{store}{rows_rejected}, $ticks, 'bad rows: the report counts the rejected rows');
+is($r->{store}{rows_stored}, scalar(@log) - $ticks, 'bad rows: and the stored ones');
 is(fleet(q{SELECT count(*) FROM pgtempo_waits_samples WHERE server = 'bad'
 	AND application_name = 'w_badbytes'}), $ticks, 'bad rows: the bad bytes in every sample');
 is(fleet(q{SELECT DISTINCT query FROM pgtempo_waits_samples WHERE server = 'bad'
@@ -173,7 +175,9 @@ is($h->result(0), 1, 'hung store: exit 1');
 cmp_ok($took, '<', 3 + 6, "hung store: the final flush has a deadline ($took s)");
 like($herr, qr/^pgtempo-waits: error: \d+ rows? could not be written to the store database$/m,
 	'hung store: the rows not sent are reported');
-ok(eval { decode_json($hout) }, 'hung store: the report is printed');
+my $hr = eval { decode_json($hout) };
+ok($hr, 'hung store: the report is printed');
+cmp_ok($hr->{store}{rows_unsent}, '>', 0, 'hung store: the report counts the rows not sent');
 $snode->stop;
 
 
