@@ -89,7 +89,7 @@ sub same_health
 # ---------------------------------------------------------------- restart in the middle
 
 my $sleeper = start_sleeper();
-my ($h, $out, $err) = start_sampler('-T', '10', '--application-name=w_sleep',
+my ($h, $out, $err) = start_sampler('-T', '20', '--application-name=w_sleep',
 	"--log=$dir/restart.jsonl");
 ok(wait_for_log("$dir/restart.jsonl"), 'restart: sampling started');
 usleep(1_000_000);
@@ -103,7 +103,7 @@ my $gap = $r->{gaps}[0];
 like($gap->{start}, qr/^$ts_re$/, 'restart: gap start');
 like($gap->{end},   qr/^$ts_re$/, 'restart: gap end');
 cmp_ok($gap->{seconds}, '>', 0, 'restart: the gap took time');
-cmp_ok($gap->{seconds}, '<', 9, 'restart: and ended before the run did');
+cmp_ok($gap->{seconds}, '<', 18, 'restart: and ended before the run did');
 like($gap->{reason}, qr/terminating connection|server closed the connection|connection/,
 	"restart: libpq's reason");
 ok($r->{last_sample} gt $gap->{end}, 'restart: samples after the gap');
