@@ -65,9 +65,10 @@ install_signals(bool starting)
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	/*
-	 * No SA_RESTART: a signal must cut a sleep short.  While connecting,
-	 * libpq waits through an interrupted poll, so a second signal there
-	 * takes its default action: nothing has been measured yet.
+	 * No SA_RESTART: a signal must cut a sleep short.  Connecting looks at
+	 * the stop flag, but a password prompt or a slow DNS lookup does not:
+	 * a second signal there takes its default action, as nothing has been
+	 * measured yet.
 	 */
 	sa.sa_flags = starting ? SA_RESETHAND : 0;
 	sa.sa_handler = on_stop;
