@@ -492,6 +492,32 @@ format_gap_csv(strbuf *sb, const sample_gap *g)
 	strbuf_putc(sb, '\n');
 }
 
+/* The store's row counts as a JSON line. */
+void
+format_store_jsonl(strbuf *sb, const format_store_counts *c)
+{
+	json_writer w;
+
+	json_init(&w, sb, false);
+	json_object_begin(&w);
+	json_kv_string(&w, "type", "store");
+	json_kv_uint(&w, "rows_stored", c->stored);
+	json_kv_uint(&w, "rows_rejected", c->rejected);
+	json_kv_uint(&w, "rows_dropped", c->dropped);
+	json_kv_uint(&w, "rows_unsent", c->unsent);
+	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+/* The store's row counts as a CSV comment line. */
+void
+format_store_csv(strbuf *sb, const format_store_counts *c)
+{
+	strbuf_printf(sb, "# store rows_stored=%" PRIu64 " rows_rejected=%" PRIu64
+				  " rows_dropped=%" PRIu64 " rows_unsent=%" PRIu64 "\n",
+				  c->stored, c->rejected, c->dropped, c->unsent);
+}
+
 /* One folded stack: database, backend type, event type, event, query id. */
 void
 format_folded_line(strbuf *sb, const wprof_key *k, uint64_t count)

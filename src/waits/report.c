@@ -442,14 +442,14 @@ report_json(FILE *out, const report_info *ri)
 	json_kv_double(&w, "period_s", ri->period_s);
 	json_kv_bool(&w, "include_idle", ri->s->include_idle);
 	json_kv_bool(&w, "gave_up", ri->gave_up);
-	if (ri->store)
+	if (ri->store != NULL)
 	{
 		json_key(&w, "store");
 		json_object_begin(&w);
-		json_kv_uint(&w, "rows_stored", ri->store_stored);
-		json_kv_uint(&w, "rows_rejected", ri->store_rejected);
-		json_kv_uint(&w, "rows_dropped", ri->store_dropped);
-		json_kv_uint(&w, "rows_unsent", ri->store_unsent);
+		json_kv_uint(&w, "rows_stored", ri->store->stored);
+		json_kv_uint(&w, "rows_rejected", ri->store->rejected);
+		json_kv_uint(&w, "rows_dropped", ri->store->dropped);
+		json_kv_uint(&w, "rows_unsent", ri->store->unsent);
 		json_object_end(&w);
 	}
 	if (p->ticks > 0)

@@ -1108,7 +1108,7 @@ setup(sampler *sm, char **cause)
 /* The first connection: prompts for a password if needed; any failure ends the run. */
 bool
 sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
-			 volatile sig_atomic_t *stop, uint64_t end_ns, char **cause)
+			 volatile sig_atomic_t *stop, char **cause)
 {
 	uint64_t	give_up;
 
@@ -1117,14 +1117,12 @@ sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
 	sm->pool = pool;
 	sm->stop = stop;
 	sm->source = s->source;
-	sm->end_ns = end_ns;
 	hist_init(&sm->latency);
-	/* -T bounds connecting too, but a short -T on a busy host must still connect */
+	/*
+	 * Connecting and setting up are bounded by the connect timeout, not by
+	 * -T: a short -T on a busy host must still get its connection.
+	 */
 	give_up = clock_now_ns() + SAMPLER_CONNECT_TIMEOUT_NS;
-	if (end_ns < give_up)
-		give_up = end_ns;
-	if (give_up < clock_now_ns() + SAMPLER_MIN_CONNECT_NS)
-		give_up = clock_now_ns() + SAMPLER_MIN_CONNECT_NS;
 	sm->end_ns = give_up;
 	sm->conn = conn_connect(&s->conn, give_up, stop, cause);
 	if (sm->conn == NULL)

@@ -130,18 +130,16 @@ typedef struct sampler
  */
 #define SAMPLER_STATEMENT_TIMEOUT_NS	(10 * NS_PER_S)
 #define SAMPLER_CONNECT_TIMEOUT_NS		(10 * NS_PER_S)
-#define SAMPLER_MIN_CONNECT_NS			(2 * NS_PER_S)
 #define SAMPLER_MIN_WAIT_NS				(500 * NS_PER_MS)
 #define SAMPLER_CANCEL_NS				(500 * NS_PER_MS)
 
 /*
  * Connect (prompting for a password if needed), find the server's
- * version and the source to use, and prepare, all before end_ns (the
- * run's end, monotonic; UINT64_MAX: none).  False with *cause on
- * failure.
+ * version and the source to use, and prepare, all within
+ * SAMPLER_CONNECT_TIMEOUT_NS.  False with *cause on failure.
  */
 bool		sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
-						 volatile sig_atomic_t *stop, uint64_t end_ns, char **cause);
+						 volatile sig_atomic_t *stop, char **cause);
 
 /* Set the run's end (monotonic ns), once sampling starts. */
 static inline void

@@ -543,18 +543,26 @@ finish(run_state *r)
 	char	   *cause = NULL;
 	bool		outputs_ok = true;
 	bool		gave_up = r->gap_open;
+	format_store_counts stored;
+	uint64_t	stop_ns;
 
 	measure(r, clock_wall_us());
 	if (r->live)
 		live_end();
 	end_us = clock_wall_us();
+	/* every tick due by the end is accounted for: sampled, missed or in a gap */
+	stop_ns = clock_now_ns();
+	if (s->duration_ns > 0 && stop_ns > r->t0_ns + (uint64_t) s->duration_ns)
+		stop_ns = r->t0_ns + (uint64_t) s->duration_ns;
 	if (r->gap_open)
 	{
 		/* the gap lasts to the end: its ticks count as gap ticks, in the log and the report */
 		r->gaps[r->ngaps - 1].end_us = end_us;
-		ticker_resume(&r->sc, clock_now_ns());
+		ticker_resume(&r->sc, stop_ns);
 		sink_log_gap(&r->log, &r->gaps[r->ngaps - 1]);
 	}
+	else
+		r->sc.missed += ticker_overdue(&r->sc, stop_ns);
 	/* from here on every health record is this one: elapsed time stops with sampling */
 	fill_health(r, &r->final_health);
 	r->ended = true;
@@ -567,6 +575,15 @@ finish(run_state *r)
 	}
 	if (s->store_interval_ns > 0 && s->store != NULL)
 		flush_store_interval(r, end_us);
+	/* the store's last rows (at most STORE_FINAL_TIMEOUT_NS), and what became of them, in the log */
+	if (!store_close(&r->st))
+		outputs_ok = false;
+	stored.stored = r->st.rows_stored;
+	stored.rejected = r->st.rows_rejected;
+	stored.dropped = r->st.rows_dropped;
+	stored.unsent = r->st.rows_lost;
+	if (s->store != NULL)
+		sink_log_store(&r->log, &stored);
 	if (!sink_log_close(&r->log))
 		outputs_ok = false;
 	if (s->folded_path != NULL && !sink_folded_write(s->folded_path, &r->run, &cause))
@@ -575,8 +592,6 @@ finish(run_state *r)
 		free(cause);
 		outputs_ok = false;
 	}
-	if (!store_close(&r->st))
-		outputs_ok = false;
 	if (s->chart_path != NULL)
 	{
 		char	   *subtitle = xasprintf("%s, PostgreSQL %s, %s every %.3g ms", r->sm.label,
@@ -615,11 +630,7 @@ finish(run_state *r)
 	ri.describe = describe;
 	ri.describe_arg = &r->sm;
 	ri.gave_up = gave_up;
-	ri.store = s->store != NULL;
-	ri.store_stored = r->st.rows_stored;
-	ri.store_rejected = r->st.rows_rejected;
-	ri.store_dropped = r->st.rows_dropped;
-	ri.store_unsent = r->st.rows_lost;
+	ri.store = s->store != NULL ? &stored : NULL;
 	if (s->json)
 		report_json(stdout, &ri);
 	else
@@ -703,9 +714,7 @@ waits_run(const waits_settings *s)
 		free_state(&r);
 		return WAITS_EXIT_ERROR;
 	}
-	if (!sampler_open(&r.sm, s, &r.pool, &stop_flag,
-					  s->duration_ns > 0 ? clock_now_ns() + (uint64_t) s->duration_ns : UINT64_MAX,
-					  &cause))
+	if (!sampler_open(&r.sm, s, &r.pool, &stop_flag, &cause))
 	{
 		msg_error("%s", cause);
 		free(cause);

@@ -145,6 +145,9 @@ is(fleet(q{SELECT count(*) FROM pgtempo_waits_samples WHERE server = 'bad'}), sc
 	'bad rows: every other row is stored');
 is($r->{store}{rows_rejected}, $ticks, 'bad rows: the report counts the rejected rows');
 is($r->{store}{rows_stored}, scalar(@log) - $ticks, 'bad rows: and the stored ones');
+my ($srec) = grep { $_->{type} eq 'store' } map { decode_json($_) }
+  do { open my $fh, '<', "$dir/bad.jsonl" or die; <$fh> };
+is_deeply($srec, { type => 'store', %{ $r->{store} } }, 'bad rows: the log has the same counts');
 is(fleet(q{SELECT count(*) FROM pgtempo_waits_samples WHERE server = 'bad'
 	AND application_name = 'w_badbytes'}), $ticks, 'bad rows: the bad bytes in every sample');
 is(fleet(q{SELECT DISTINCT query FROM pgtempo_waits_samples WHERE server = 'bad'

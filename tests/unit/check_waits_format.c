@@ -280,6 +280,18 @@ START_TEST(health_and_gaps)
 					 "{\"type\":\"gap\",\"start\":\"2023-11-14T22:13:20.000000Z\","
 					 "\"end\":\"2023-11-14T22:13:22.500000Z\",\"seconds\":2.5,"
 					 "\"reason\":\"server closed; gone\\n\"}\n");
+	{
+		format_store_counts c = {.stored = 10, .rejected = 2, .dropped = 0, .unsent = 3};
+
+		strbuf_reset(&sb);
+		format_store_csv(&sb, &c);
+		ck_assert_str_eq(sb.data, "# store rows_stored=10 rows_rejected=2 rows_dropped=0 "
+						 "rows_unsent=3\n");
+		strbuf_reset(&sb);
+		format_store_jsonl(&sb, &c);
+		ck_assert_str_eq(sb.data, "{\"type\":\"store\",\"rows_stored\":10,\"rows_rejected\":2,"
+						 "\"rows_dropped\":0,\"rows_unsent\":3}\n");
+	}
 }
 END_TEST
 
