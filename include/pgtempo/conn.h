@@ -11,7 +11,9 @@
 #ifndef PGTEMPO_CONN_H
 #define PGTEMPO_CONN_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <libpq-fe.h>
 
@@ -58,5 +60,74 @@ bool		conn_option(conn_opts *o, int c, const char *arg);
 
 /* libpq's error message of conn, without the trailing newline (allocated). */
 char	   *conn_error(const PGconn *conn);
+
+/*
+ * Waiting on a connection without ever blocking past a deadline.
+ *
+ * Deadlines are monotonic times (clock_now_ns()); CONN_NO_DEADLINE waits
+ * as long as it takes.  stop (may be NULL) is a flag set by a signal
+ * handler: a wait looks at it at least every 100 ms.  A statement that
+ * timed out or was stopped is still in flight: cancel it
+ * (conn_cancel()) and drop the connection, or wait again.
+ */
+#define CONN_NO_DEADLINE UINT64_MAX
+
+typedef enum conn_wait
+{
+	CONN_WAIT_READY,			/* connected / the result can be read without blocking */
+	CONN_WAIT_LOST,				/* the connection failed: PQerrorMessage() says why */
+	CONN_WAIT_TIMEOUT,			/* the deadline passed first */
+	CONN_WAIT_STOPPED			/* *stop was set first */
+} conn_wait;
+
+/*
+ * conn_open() that gives up at deadline_ns or on *stop: a server that
+ * accepts the connection and never answers (a stopped postmaster) cannot
+ * hang it.  libpq's connect_timeout, when set, bounds it too.  NULL with
+ * *cause on failure ("timeout expired" / "interrupted" for those).
+ */
+PGconn	   *conn_connect(const conn_opts *o, uint64_t deadline_ns,
+						 volatile sig_atomic_t *stop, char **cause);
+
+/*
+ * After PQsendQuery* (or PQputCopyEnd): send what libpq still holds and
+ * wait until a result can be read without blocking (PQisBusy() false).
+ */
+conn_wait	conn_await(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop);
+
+/* Send what libpq holds for a non-blocking connection (PQsetnonblocking). */
+conn_wait	conn_flush(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop);
+
+/*
+ * Read the results of the statement in flight until the end (a COPY IN
+ * or OUT result ends it early), keeping the first in *res: libpq would
+ * block for the others.  CONN_WAIT_READY when all were read; otherwise
+ * *res may still hold the first (an error before the connection went).
+ */
+conn_wait	conn_result(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop,
+						PGresult **res);
+
+/*
+ * Run sql (no parameters; results in result_format, 0 text, 1 binary)
+ * and wait for it.  CONN_WAIT_READY with *res set, whether it succeeded
+ * or not (look at PQresultStatus); otherwise *res is NULL.
+ */
+conn_wait	conn_exec(PGconn *conn, const char *sql, int result_format,
+					  uint64_t deadline_ns, volatile sig_atomic_t *stop, PGresult **res);
+
+/*
+ * Ask the server to cancel conn's statement in flight, waiting at most
+ * timeout_ns: a hung postmaster cannot hang it (the request is sent from
+ * a thread, left behind if it does not finish in time).  False with
+ * *cause (allocated) when the request could not be sent in time.
+ */
+bool		conn_cancel(PGconn *conn, uint64_t timeout_ns, char **cause);
+
+/*
+ * Close conn.  When a statement is still in flight (it did not answer in
+ * time), first a cancel request (waiting at most cancel_ns), and the
+ * socket is shut down so that closing cannot block on a full buffer.
+ */
+void		conn_abandon(PGconn *conn, uint64_t cancel_ns);
 
 #endif

@@ -6,14 +6,23 @@
 
 #include "pgtempo/conn.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "pgtempo/clock.h"
 #include "pgtempo/xalloc.h"
+
+/* A wait looks at the stop flag at least this often (a signal may come just before poll). */
+#define STOP_CHECK_NS	(100 * NS_PER_MS)
 
 /* A password the user typed once, reused for every later connection. */
 static char *saved_password;
@@ -121,35 +130,341 @@ conn_start(const conn_opts *o)
 	return PQconnectStartParams(keys, vals, 1);
 }
 
-PGconn *
-conn_open(const conn_opts *o, char **cause)
+/*
+ * Wait until sock is ready for events, the deadline passes or *stop is
+ * set.  A connection without a socket (-1 once libpq has closed it) is
+ * lost: polling it would only make libpq say "invalid socket".
+ */
+static conn_wait
+wait_socket(int sock, short events, uint64_t deadline_ns, volatile sig_atomic_t *stop)
 {
-	const char *keys[8],
-			   *vals[8];
-	PGconn	   *conn;
+	if (sock < 0)
+		return CONN_WAIT_LOST;
+	for (;;)
+	{
+		struct pollfd pfd;
+		struct timespec ts;
+		uint64_t	now = clock_now_ns();
+		uint64_t	wait_ns;
+		int			rc;
 
+		if (stop != NULL && *stop)
+			return CONN_WAIT_STOPPED;
+		if (now >= deadline_ns)
+			return CONN_WAIT_TIMEOUT;
+		wait_ns = deadline_ns - now;
+		if (wait_ns > STOP_CHECK_NS)
+			wait_ns = STOP_CHECK_NS;
+		ts.tv_sec = (time_t) (wait_ns / NS_PER_S);
+		ts.tv_nsec = (long) (wait_ns % NS_PER_S);
+		pfd.fd = sock;
+		pfd.events = events;
+		pfd.revents = 0;
+		rc = ppoll(&pfd, 1, &ts, NULL);
+		if (rc > 0)
+			return CONN_WAIT_READY;
+		if (rc < 0 && errno != EINTR)
+			return CONN_WAIT_LOST;
+	}
+}
+
+/* libpq's connect_timeout of conn in ns (it counts values below 2 s as 2 s); 0 if unset. */
+static uint64_t
+connect_timeout_ns(PGconn *conn)
+{
+	PQconninfoOption *opts = PQconninfo(conn);
+	uint64_t	ns = 0;
+
+	for (PQconninfoOption *o = opts; o != NULL && o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "connect_timeout") == 0 && o->val != NULL && atoi(o->val) > 0)
+			ns = (uint64_t) (atoi(o->val) < 2 ? 2 : atoi(o->val)) * NS_PER_S;
+	PQconninfoFree(opts);
+	return ns;
+}
+
+/* Drive a started connection to the end; the reason in *cause on failure. */
+static bool
+finish_connect(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop, char **cause)
+{
+	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+	uint64_t	limit = connect_timeout_ns(conn);
+
+	if (limit > 0 && clock_now_ns() + limit < deadline_ns)
+		deadline_ns = clock_now_ns() + limit;
+	while (st != PGRES_POLLING_OK)
+	{
+		conn_wait	w;
+
+		if (PQstatus(conn) == CONNECTION_BAD || st == PGRES_POLLING_FAILED)
+		{
+			*cause = conn_error(conn);
+			return false;
+		}
+		w = wait_socket(PQsocket(conn), st == PGRES_POLLING_READING ? POLLIN : POLLOUT,
+						deadline_ns, stop);
+		if (w == CONN_WAIT_TIMEOUT || w == CONN_WAIT_STOPPED)
+		{
+			*cause = xstrdup(w == CONN_WAIT_TIMEOUT ?
+							 "no answer from the server while connecting: timeout expired" :
+							 "interrupted while connecting");
+			return false;
+		}
+		st = PQconnectPoll(conn);
+	}
+	return true;
+}
+
+PGconn *
+conn_connect(const conn_opts *o, uint64_t deadline_ns, volatile sig_atomic_t *stop, char **cause)
+{
 	if (o->prompt == CONN_PROMPT_ALWAYS && saved_password == NULL)
 		saved_password = conn_prompt_password("Password: ");
 
 	for (;;)
 	{
-		fill_params(o, keys, vals);
-		conn = PQconnectdbParams(keys, vals, 1);
-		if (conn != NULL && PQstatus(conn) == CONNECTION_OK)
+		PGconn	   *conn = conn_start(o);
+
+		if (conn == NULL)
+		{
+			*cause = xstrdup("out of memory");
+			return NULL;
+		}
+		if (finish_connect(conn, deadline_ns, stop, cause))
 			return conn;
 		/* the server wants a password we did not give: ask once, then retry */
-		if (conn != NULL && PQconnectionNeedsPassword(conn) && saved_password == NULL &&
+		if (PQconnectionNeedsPassword(conn) && saved_password == NULL &&
 			o->prompt != CONN_PROMPT_NEVER)
 		{
 			saved_password = conn_prompt_password("Password: ");
 			if (saved_password != NULL)
 			{
+				free(*cause);
+				*cause = NULL;
 				PQfinish(conn);
 				continue;
 			}
 		}
-		*cause = conn_error(conn);
 		PQfinish(conn);
 		return NULL;
 	}
+}
+
+PGconn *
+conn_open(const conn_opts *o, char **cause)
+{
+	return conn_connect(o, CONN_NO_DEADLINE, NULL, cause);
+}
+
+conn_wait
+conn_flush(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop)
+{
+	for (;;)
+	{
+		int			rc = PQflush(conn);
+		conn_wait	w;
+
+		if (rc == 0)
+			return CONN_WAIT_READY;
+		if (rc < 0)
+			return CONN_WAIT_LOST;
+		/* the server may be waiting for us to read before it reads more */
+		w = wait_socket(PQsocket(conn), POLLIN | POLLOUT, deadline_ns, stop);
+		if (w != CONN_WAIT_READY)
+			return w;
+		if (!PQconsumeInput(conn))
+			return CONN_WAIT_LOST;
+	}
+}
+
+conn_wait
+conn_await(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop)
+{
+	conn_wait	w = conn_flush(conn, deadline_ns, stop);
+
+	if (w != CONN_WAIT_READY)
+		return w;
+	/* poll before reading: the answer is never there the moment the query was sent */
+	while (PQisBusy(conn))
+	{
+		w = wait_socket(PQsocket(conn), POLLIN, deadline_ns, stop);
+		if (w != CONN_WAIT_READY)
+			return w;
+		if (!PQconsumeInput(conn))
+			return CONN_WAIT_LOST;
+	}
+	return CONN_WAIT_READY;
+}
+
+conn_wait
+conn_result(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop, PGresult **res)
+{
+	*res = NULL;
+	for (;;)
+	{
+		/* after a FATAL error the server still has to close: PQgetResult would wait for that */
+		conn_wait	w = conn_await(conn, deadline_ns, stop);
+		PGresult   *r;
+		ExecStatusType st;
+
+		if (w != CONN_WAIT_READY)
+			return w;
+		if ((r = PQgetResult(conn)) == NULL)
+			return CONN_WAIT_READY;
+		st = PQresultStatus(r);
+		if (*res != NULL)
+			PQclear(r);
+		else
+			*res = r;
+		/* libpq keeps returning a COPY result until the copy ends */
+		if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH)
+			return CONN_WAIT_READY;
+	}
+}
+
+conn_wait
+conn_exec(PGconn *conn, const char *sql, int result_format, uint64_t deadline_ns,
+		  volatile sig_atomic_t *stop, PGresult **res)
+{
+	conn_wait	w;
+
+	*res = NULL;
+	if (!PQsendQueryParams(conn, sql, 0, NULL, NULL, NULL, NULL, result_format))
+	{
+		if (PQstatus(conn) == CONNECTION_BAD)
+			return CONN_WAIT_LOST;
+		*res = PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
+		return CONN_WAIT_READY;
+	}
+	w = conn_result(conn, deadline_ns, stop, res);
+	if (w == CONN_WAIT_READY && *res == NULL)
+		*res = PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
+	if (w != CONN_WAIT_READY || PQstatus(conn) == CONNECTION_BAD)
+	{
+		PQclear(*res);
+		*res = NULL;
+		return w != CONN_WAIT_READY ? w : CONN_WAIT_LOST;
+	}
+	return CONN_WAIT_READY;
+}
+
+/* A cancel request being sent by its own thread; freed by whoever is last. */
+typedef struct cancel_req
+{
+	PGcancel   *cancel;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool		done;
+	bool		abandoned;		/* the caller stopped waiting: the thread frees it */
+	bool		ok;
+	char		err[256];
+} cancel_req;
+
+static void
+cancel_req_free(cancel_req *r)
+{
+	PQfreeCancel(r->cancel);
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->cv);
+	free(r);
+}
+
+/* PQcancel blocks until the postmaster closes the connection: hence a thread. */
+static void *
+cancel_main(void *arg)
+{
+	cancel_req *r = arg;
+	bool		ok = PQcancel(r->cancel, r->err, (int) sizeof(r->err)) == 1;
+	bool		abandoned;
+
+	pthread_mutex_lock(&r->mu);
+	r->ok = ok;
+	r->done = true;
+	abandoned = r->abandoned;
+	pthread_cond_signal(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	if (abandoned)
+		cancel_req_free(r);
+	return NULL;
+}
+
+bool
+conn_cancel(PGconn *conn, uint64_t timeout_ns, char **cause)
+{
+	cancel_req *r;
+	pthread_attr_t attr;
+	pthread_condattr_t cattr;
+	pthread_t	thread;
+	struct timespec until;
+	uint64_t	t;
+	bool		ok;
+	int			rc;
+
+	PGcancel   *c = PQgetCancel(conn);
+
+	if (c == NULL)
+	{
+		*cause = xstrdup("no connection to cancel");
+		return false;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->cancel = c;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->cv, &cattr);
+	pthread_condattr_destroy(&cattr);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&thread, &attr, cancel_main, r);
+	pthread_attr_destroy(&attr);
+	if (rc != 0)
+	{
+		*cause = xasprintf("could not start a thread for the cancel request: %s", strerror(rc));
+		cancel_req_free(r);
+		return false;
+	}
+	t = clock_now_ns() + timeout_ns;
+	until.tv_sec = (time_t) (t / NS_PER_S);
+	until.tv_nsec = (long) (t % NS_PER_S);
+	pthread_mutex_lock(&r->mu);
+	while (!r->done)
+		if (pthread_cond_timedwait(&r->cv, &r->mu, &until) == ETIMEDOUT)
+			break;
+	if (!r->done)
+	{
+		r->abandoned = true;
+		pthread_mutex_unlock(&r->mu);
+		*cause = xasprintf("the server did not take the cancel request within %.1f s",
+						   (double) timeout_ns / 1e9);
+		return false;
+	}
+	pthread_mutex_unlock(&r->mu);
+	ok = r->ok;
+	if (!ok)
+	{
+		size_t		n = strlen(r->err);
+
+		while (n > 0 && (r->err[n - 1] == '\n' || r->err[n - 1] == ' '))
+			n--;
+		*cause = xstrndup(r->err, n);
+	}
+	cancel_req_free(r);
+	return ok;
+}
+
+void
+conn_abandon(PGconn *conn, uint64_t cancel_ns)
+{
+	char	   *cause = NULL;
+	bool		busy;
+
+	if (conn == NULL)
+		return;
+	busy = PQstatus(conn) == CONNECTION_OK && PQtransactionStatus(conn) == PQTRANS_ACTIVE;
+	if (busy && !conn_cancel(conn, cancel_ns, &cause))
+		free(cause);
+	/* PQfinish says goodbye: behind unsent data that write would block */
+	if (busy && PQsocket(conn) >= 0)
+		shutdown(PQsocket(conn), SHUT_RDWR);
+	PQfinish(conn);
 }

@@ -459,6 +459,7 @@ format_health_jsonl(strbuf *sb, const sample_health *h)
 	json_kv_double(&w, "elapsed_s", h->elapsed_s);
 	json_kv_double(&w, "rate_hz", h->rate_hz);
 	json_kv_uint(&w, "missed_ticks", h->missed);
+	json_kv_uint(&w, "gap_ticks", h->gap_ticks);
 	json_kv_uint(&w, "failed_samples", h->failed);
 	json_kv_double(&w, "latency_p50_ms", h->p50_ms);
 	json_kv_double(&w, "latency_p99_ms", h->p99_ms);
@@ -478,10 +479,10 @@ format_health_csv(strbuf *sb, const sample_health *h)
 
 	format_ts(ts, (int64_t) h->ts_us);
 	strbuf_printf(sb, "# health ts=%s samples=%" PRIu64 " elapsed_s=%.3f rate_hz=%.2f "
-				  "missed_ticks=%" PRIu64 " failed_samples=%" PRIu64 " latency_p50_ms=%.3f "
-				  "latency_p99_ms=%.3f latency_max_ms=%.3f gaps=%d gap_seconds=%.3f "
-				  "hidden_rows=%" PRIu64 "\n",
-				  ts, h->samples, h->elapsed_s, h->rate_hz, h->missed, h->failed,
+				  "missed_ticks=%" PRIu64 " gap_ticks=%" PRIu64 " failed_samples=%" PRIu64
+				  " latency_p50_ms=%.3f latency_p99_ms=%.3f latency_max_ms=%.3f gaps=%d "
+				  "gap_seconds=%.3f hidden_rows=%" PRIu64 "\n",
+				  ts, h->samples, h->elapsed_s, h->rate_hz, h->missed, h->gap_ticks, h->failed,
 				  h->p50_ms, h->p99_ms, h->max_ms, h->ngaps, h->gap_s, h->hidden);
 }
 
@@ -519,6 +520,32 @@ format_gap_csv(strbuf *sb, const sample_gap *g)
 	/* the reason is free text: keep it on this line */
 	format_folded_frame(sb, g->reason);
 	strbuf_putc(sb, '\n');
+}
+
+/* The store's row counts as a JSON line. */
+void
+format_store_jsonl(strbuf *sb, const format_store_counts *c)
+{
+	json_writer w;
+
+	json_init(&w, sb, false);
+	json_object_begin(&w);
+	json_kv_string(&w, "type", "store");
+	json_kv_uint(&w, "rows_stored", c->stored);
+	json_kv_uint(&w, "rows_rejected", c->rejected);
+	json_kv_uint(&w, "rows_dropped", c->dropped);
+	json_kv_uint(&w, "rows_unsent", c->unsent);
+	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+/* The store's row counts as a CSV comment line. */
+void
+format_store_csv(strbuf *sb, const format_store_counts *c)
+{
+	strbuf_printf(sb, "# store rows_stored=%" PRIu64 " rows_rejected=%" PRIu64
+				  " rows_dropped=%" PRIu64 " rows_unsent=%" PRIu64 "\n",
+				  c->stored, c->rejected, c->dropped, c->unsent);
 }
 
 /* One folded stack: database, backend type, event type, event, query id. */

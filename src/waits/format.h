@@ -78,6 +78,19 @@ void		format_health_csv(strbuf *sb, const sample_health *h);
 void		format_gap_jsonl(strbuf *sb, const sample_gap *g);
 void		format_gap_csv(strbuf *sb, const sample_gap *g);
 
+/* --store's rows at the end of a run. */
+typedef struct format_store_counts
+{
+	uint64_t	stored;
+	uint64_t	rejected;		/* refused by the store database, skipped */
+	uint64_t	dropped;		/* the queue was full */
+	uint64_t	unsent;			/* not sent by the end */
+} format_store_counts;
+
+/* The store's counts: a JSON line, or a CSV comment line ("# store ..."). */
+void		format_store_jsonl(strbuf *sb, const format_store_counts *c);
+void		format_store_csv(strbuf *sb, const format_store_counts *c);
+
 /* One folded-stack line: datname;backend_type;wait_event_type;wait_event;query_id count */
 void		format_folded_line(strbuf *sb, const wprof_key *k, uint64_t count);
 

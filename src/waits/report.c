@@ -181,9 +181,11 @@ text_header(FILE *out, const report_info *ri)
 			format_ts(a, (int64_t) g->start_us);
 			if (g->end_us != 0)
 			{
+				/* a gap still open when the run ended lasts to its end */
 				format_ts(b, (int64_t) g->end_us);
-				fprintf(out, "  %s .. %s  %.3f s  %s\n", a, b,
-						(double) (g->end_us - g->start_us) / 1e6, g->reason ? g->reason : "");
+				fprintf(out, "  %s .. %s  %.3f s  %s%s\n", a, b,
+						(double) (g->end_us - g->start_us) / 1e6, g->reason ? g->reason : "",
+						ri->gave_up && i == ri->ngaps - 1 ? " (no connection at the end)" : "");
 			}
 			else
 				fprintf(out, "  %s .. (no connection at the end)  %s\n", a,
@@ -440,6 +442,16 @@ report_json(FILE *out, const report_info *ri)
 	json_kv_double(&w, "period_s", ri->period_s);
 	json_kv_bool(&w, "include_idle", ri->s->include_idle);
 	json_kv_bool(&w, "gave_up", ri->gave_up);
+	if (ri->store != NULL)
+	{
+		json_key(&w, "store");
+		json_object_begin(&w);
+		json_kv_uint(&w, "rows_stored", ri->store->stored);
+		json_kv_uint(&w, "rows_rejected", ri->store->rejected);
+		json_kv_uint(&w, "rows_dropped", ri->store->dropped);
+		json_kv_uint(&w, "rows_unsent", ri->store->unsent);
+		json_object_end(&w);
+	}
 	if (p->ticks > 0)
 	{
 		format_ts(ts, (int64_t) p->first_us);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "format.h"
 #include "wprof.h"
 #include "sample.h"
 #include "waits.h"
@@ -43,6 +44,7 @@ typedef struct report_info
 	report_describe_fn describe;
 	const void *describe_arg;
 	bool		gave_up;		/* ended without a connection */
+	const format_store_counts *store;	/* --store's rows, or NULL */
 } report_info;
 
 void		report_text(FILE *out, const report_info *ri);

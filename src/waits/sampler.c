@@ -238,37 +238,87 @@ oid_get(PGtypeArgs *args)
 
 /* ---------------------------------------------------------------- statements */
 
-/* Wait for the result of the statement in flight; *out is NULL unless SAMPLER_OK. */
+/* How long the statement sent now may take: see SAMPLER_STATEMENT_TIMEOUT_NS. */
+static uint64_t
+statement_deadline(const sampler *sm)
+{
+	uint64_t	deadline = sm->sent_ns + SAMPLER_STATEMENT_TIMEOUT_NS;
+
+	if (sm->end_ns < deadline)
+		deadline = sm->end_ns;
+	if (deadline < sm->sent_ns + SAMPLER_MIN_WAIT_NS)
+		deadline = sm->sent_ns + SAMPLER_MIN_WAIT_NS;
+	return deadline;
+}
+
+/*
+ * Close the connection (the last result stays: its rows may be being
+ * read).  A statement still in flight did not answer in time: cancel it
+ * first.
+ */
+static void
+drop_conn(sampler *sm)
+{
+	if (sm->param != NULL)
+		PQparamClear(sm->param);
+	sm->param = NULL;
+	conn_abandon(sm->conn, SAMPLER_CANCEL_NS);
+	sm->conn = NULL;
+}
+
+/* The server did not answer in time: cancel, drop the connection, say why. */
+static sampler_status
+give_up_statement(sampler *sm)
+{
+	free(sm->last_error);
+	sm->last_error = xasprintf("no answer from the server for %.1f s",
+							   (double) (clock_now_ns() - sm->sent_ns) / 1e9);
+	drop_conn(sm);
+	return SAMPLER_LOST;
+}
+
+/*
+ * Wait for the result of the statement in flight; *out is NULL unless
+ * SAMPLER_OK.  Never past the statement's deadline: then the connection
+ * is dropped (SAMPLER_LOST).
+ */
 static sampler_status
 await_result(sampler *sm, PGresult **out)
 {
 	PGconn	   *conn = sm->conn;
-	PGresult   *res,
-			   *extra;
+	PGresult   *res = NULL;
 	ExecStatusType st;
+	uint64_t	deadline = statement_deadline(sm);
+	conn_wait	w = conn_await(conn, deadline, sm->stop);
 
 	*out = NULL;
-	/* poll before reading: the answer is never there the moment the query was sent */
-	while (PQisBusy(conn))
+	if (w == CONN_WAIT_STOPPED)
 	{
-		struct pollfd pfd;
-		struct timespec ts = {0, 100 * 1000 * 1000};
-		int			rc;
+		/* a stop request: a server that answers gets a moment to, to end on a whole sample */
+		uint64_t	grace = clock_now_ns() + SAMPLER_MIN_WAIT_NS;
 
-		if (*sm->stop)
-			return SAMPLER_INTERRUPTED;
-		pfd.fd = PQsocket(conn);
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		rc = ppoll(&pfd, 1, &ts, NULL);
-		if (rc < 0 && errno != EINTR)
-			break;
-		if (rc > 0 && !PQconsumeInput(conn))
-			break;				/* reported below, from PQgetResult or the status */
+		deadline = grace < deadline ? grace : deadline;
+		w = conn_await(conn, deadline, NULL);
 	}
-	res = PQgetResult(conn);
-	while ((extra = PQgetResult(conn)) != NULL)
-		PQclear(extra);
+	if (w == CONN_WAIT_READY)
+		w = conn_result(conn, deadline, NULL, &res);
+	if (w == CONN_WAIT_LOST && res != NULL)
+	{
+		/* the server said why before it went ("terminating connection ...") */
+		free(sm->last_error);
+		sm->last_error = result_message(res, conn);
+		PQclear(res);
+		return SAMPLER_LOST;
+	}
+	PQclear(w == CONN_WAIT_READY ? NULL : res);
+	if (w == CONN_WAIT_TIMEOUT || w == CONN_WAIT_STOPPED)
+		return give_up_statement(sm);
+	if (w == CONN_WAIT_LOST)
+	{
+		free(sm->last_error);
+		sm->last_error = conn_error(conn);
+		return SAMPLER_LOST;
+	}
 	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
 	{
@@ -281,6 +331,15 @@ await_result(sampler *sm, PGresult **out)
 	return PQstatus(conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
 }
 
+/* A statement could not be sent: why, and whether the connection is still there. */
+static sampler_status
+send_failed(sampler *sm, const char *why)
+{
+	free(sm->last_error);
+	sm->last_error = trimmed(why != NULL && why[0] != '\0' ? why : PQerrorMessage(sm->conn));
+	return PQstatus(sm->conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
+}
+
 /*
  * Run a statement with the filter parameters, binary results: the prepared
  * statement named stmt, or the SQL text sql when stmt is NULL.
@@ -288,50 +347,48 @@ await_result(sampler *sm, PGresult **out)
 static sampler_status
 run_statement(sampler *sm, const char *stmt, const char *sql, PGresult **out)
 {
+	*out = NULL;
+	if (sm->conn == NULL)
+	{
+		free(sm->last_error);
+		sm->last_error = xstrdup("no connection to the server");
+		return SAMPLER_LOST;
+	}
+	sm->sent_ns = clock_now_ns();
 	/* without parameters libpqtypes has nothing to add to libpq */
 	if (sm->param == NULL)
 	{
 		if (stmt != NULL ? !PQsendQueryPrepared(sm->conn, stmt, 0, NULL, NULL, NULL, 1) :
 			!PQsendQueryParams(sm->conn, sql, 0, NULL, NULL, NULL, NULL, 1))
-		{
-			free(sm->last_error);
-			sm->last_error = trimmed(PQerrorMessage(sm->conn));
-			return PQstatus(sm->conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
-		}
+			return send_failed(sm, NULL);
 	}
 	else if (stmt != NULL ? !PQparamSendQueryPrepared(sm->conn, sm->param, stmt, 1) :
 			 !PQparamSendQuery(sm->conn, sm->param, sql, 1))
-	{
-		free(sm->last_error);
-		sm->last_error = trimmed(PQgeterror());
-		if (sm->last_error[0] == '\0')
-		{
-			free(sm->last_error);
-			sm->last_error = trimmed(PQerrorMessage(sm->conn));
-		}
-		return PQstatus(sm->conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
-	}
+		return send_failed(sm, PQgeterror());
 	return await_result(sm, out);
 }
 
-/* Run a statement without parameters, binary results (PQexecf); NULL with *cause on error. */
+/*
+ * Run a statement without parameters, binary results, within the
+ * statement deadline; NULL with *cause on error.
+ */
 static PGresult *
 exec_simple(sampler *sm, const char *sql, char **cause)
 {
-	PGresult   *res = PQexecf(sm->conn, sql);
+	PGresult   *res = NULL;
 
-	if (res == NULL)
+	if (sm->conn == NULL)
 	{
-		*cause = trimmed(PQgeterror());
+		*cause = xstrdup("no connection to the server");
 		return NULL;
 	}
-	if (PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)
-	{
-		*cause = result_message(res, sm->conn);
-		PQclear(res);
-		return NULL;
-	}
-	return res;
+	sm->sent_ns = clock_now_ns();
+	if (!PQsendQueryParams(sm->conn, sql, 0, NULL, NULL, NULL, NULL, 1))
+		send_failed(sm, NULL);
+	else if (await_result(sm, &res) == SAMPLER_OK)
+		return res;
+	*cause = xstrdup(sm->last_error);
+	return NULL;
 }
 
 /* Read the names of all databases and roles; false with *cause on error. */
@@ -504,18 +561,18 @@ build_params(sampler *sm, char **cause)
 static bool
 prepare(sampler *sm, const char *name, const char *sql, char **cause)
 {
-	PGresult   *res = PQprepare(sm->conn, name, sql, 0, NULL);
-	bool		ok = res != NULL && PQresultStatus(res) == PGRES_COMMAND_OK;
+	PGresult   *res = NULL;
 
-	if (!ok)
+	sm->sent_ns = clock_now_ns();
+	if (!PQsendPrepare(sm->conn, name, sql, 0, NULL))
+		send_failed(sm, NULL);
+	else if (await_result(sm, &res) == SAMPLER_OK)
 	{
-		char	   *why = result_message(res, sm->conn);
-
-		*cause = xasprintf("could not prepare the sampling statement: %s", why);
-		free(why);
+		PQclear(res);
+		return true;
 	}
-	PQclear(res);
-	return ok;
+	*cause = xasprintf("could not prepare the sampling statement: %s", sm->last_error);
+	return false;
 }
 
 /* ---------------------------------------------------------------- reading rows */
@@ -891,7 +948,6 @@ sampler_backend_cpu_s(const sampler *sm)
 	return (double) (utime + stime) / (double) sysconf(_SC_CLK_TCK);
 }
 
-/* Everything a fresh connection needs before it can sample. */
 /* A pg_stat_wait_history that cannot be read stays so: say it once, and sample on without it. */
 static void
 give_up_history(sampler *sm, const char *why)
@@ -901,6 +957,7 @@ give_up_history(sampler *sm, const char *why)
 	sm->history = false;
 }
 
+/* Everything a fresh connection needs before it can sample. */
 static bool
 setup(sampler *sm, char **cause)
 {
@@ -921,7 +978,21 @@ setup(sampler *sm, char **cause)
 		*cause = xasprintf("could not initialize libpqtypes: %s", PQgeterror());
 		return false;
 	}
-	if (!PQregisterTypes(sm->conn, PQT_USERDEFINED, &oid_type, 1, 0))
+	/* asynchronously: the lookup is a statement, and must not wait past its deadline */
+	sm->sent_ns = clock_now_ns();
+	if (!PQregisterTypes(sm->conn, PQT_USERDEFINED, &oid_type, 1, 1))
+	{
+		*cause = xasprintf("could not register the oid type: %s", PQgeterror());
+		return false;
+	}
+	if (await_result(sm, &res) != SAMPLER_OK)
+	{
+		*cause = xasprintf("could not register the oid type: %s", sm->last_error);
+		return false;
+	}
+	ok = PQregisterResult(sm->conn, PQT_USERDEFINED, &oid_type, 1, res) != 0;
+	PQclear(res);
+	if (!ok)
 	{
 		*cause = xasprintf("could not register the oid type: %s", PQgeterror());
 		return false;
@@ -1039,13 +1110,21 @@ bool
 sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
 			 volatile sig_atomic_t *stop, char **cause)
 {
+	uint64_t	give_up;
+
 	memset(sm, 0, sizeof(*sm));
 	sm->s = s;
 	sm->pool = pool;
 	sm->stop = stop;
 	sm->source = s->source;
 	hist_init(&sm->latency);
-	sm->conn = conn_open(&s->conn, cause);
+	/*
+	 * Connecting and setting up are bounded by the connect timeout, not by
+	 * -T: a short -T on a busy host must still get its connection.
+	 */
+	give_up = clock_now_ns() + SAMPLER_CONNECT_TIMEOUT_NS;
+	sm->end_ns = give_up;
+	sm->conn = conn_connect(&s->conn, give_up, stop, cause);
 	if (sm->conn == NULL)
 		return false;
 	if (!setup(sm, cause))
@@ -1060,47 +1139,9 @@ sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
 bool
 sampler_reconnect(sampler *sm, uint64_t give_up_ns, char **cause)
 {
-	PGconn	   *conn = conn_start(&sm->s->conn);
-	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
-
-	if (conn == NULL)
-	{
-		*cause = xstrdup("out of memory");
+	sm->conn = conn_connect(&sm->s->conn, give_up_ns, sm->stop, cause);
+	if (sm->conn == NULL)
 		return false;
-	}
-	while (st != PGRES_POLLING_OK)
-	{
-		struct pollfd pfd;
-		uint64_t	now = clock_now_ns();
-		uint64_t	wait_ns;
-		struct timespec ts;
-
-		if (PQstatus(conn) == CONNECTION_BAD || st == PGRES_POLLING_FAILED)
-		{
-			*cause = conn_error(conn);
-			PQfinish(conn);
-			return false;
-		}
-		if (*sm->stop || now >= give_up_ns)
-		{
-			*cause = xstrdup(*sm->stop ? "interrupted" : "timeout expired");
-			PQfinish(conn);
-			return false;
-		}
-		/* wake up at least every 100 ms to see a stop request */
-		wait_ns = give_up_ns - now;
-		if (wait_ns > 100 * NS_PER_MS)
-			wait_ns = 100 * NS_PER_MS;
-		ts.tv_sec = (time_t) (wait_ns / NS_PER_S);
-		ts.tv_nsec = (long) (wait_ns % NS_PER_S);
-		pfd.fd = PQsocket(conn);
-		pfd.events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT;
-		pfd.revents = 0;
-		if (ppoll(&pfd, 1, &ts, NULL) <= 0)
-			continue;
-		st = PQconnectPoll(conn);
-	}
-	sm->conn = conn;
 	if (!setup(sm, cause))
 	{
 		sampler_disconnect(sm);
@@ -1122,12 +1163,7 @@ void
 sampler_disconnect(sampler *sm)
 {
 	sampler_release(sm);
-	if (sm->param != NULL)
-		PQparamClear(sm->param);
-	sm->param = NULL;
-	if (sm->conn != NULL)
-		PQfinish(sm->conn);
-	sm->conn = NULL;
+	drop_conn(sm);
 }
 
 /* Free everything. */
@@ -1164,6 +1200,9 @@ sample_with(sampler *sm, const char *stmt, read_mode mode, sample_batch *b, uint
 		sm->last_error = cause;
 		st = SAMPLER_ERROR;
 	}
+	/* a name lookup while reading the rows may have found the server gone */
+	if (st == SAMPLER_OK && (sm->conn == NULL || PQstatus(sm->conn) == CONNECTION_BAD))
+		st = SAMPLER_LOST;
 	if (st == SAMPLER_ERROR)
 		sm->failed++;
 	if (st == SAMPLER_OK && mode != READ_MEASURE_DELTAS)

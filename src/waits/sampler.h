@@ -23,6 +23,7 @@
 #include <libpq-fe.h>
 #include <libpqtypes.h>
 
+#include "pgtempo/clock.h"
 #include "pgtempo/hist.h"
 
 #include "query.h"
@@ -34,7 +35,7 @@ typedef enum sampler_status
 {
 	SAMPLER_OK,
 	SAMPLER_ERROR,				/* the statement failed; the connection is fine */
-	SAMPLER_LOST,				/* the connection is gone */
+	SAMPLER_LOST,				/* the connection is gone, or was dropped: no answer in time */
 	SAMPLER_INTERRUPTED			/* a stop was requested while waiting */
 } sampler_status;
 
@@ -85,6 +86,8 @@ typedef struct sampler
 	const waits_settings *s;
 	strpool    *pool;
 	volatile sig_atomic_t *stop;	/* set by a signal handler: give up waiting */
+	uint64_t	end_ns;			/* the run's end (monotonic): no statement waits past it */
+	uint64_t	sent_ns;		/* when the statement in flight was sent */
 	PGconn	   *conn;
 	PGparam    *param;			/* NULL when the statements take no parameters */
 	query_caps	caps;
@@ -117,12 +120,33 @@ typedef struct sampler
 } sampler;
 
 /*
+ * How long the server may take before it counts as not answering: a
+ * statement (or connection attempt) that has no answer by then is
+ * cancelled and its connection dropped (SAMPLER_LOST).  It is also cut
+ * at the run's end (end_ns), but gets at least SAMPLER_MIN_WAIT_NS, and
+ * the cancel request at most SAMPLER_CANCEL_NS: a run ends at most a
+ * second after its end whatever the server does.  After a stop request a
+ * statement in flight gets SAMPLER_MIN_WAIT_NS more.
+ */
+#define SAMPLER_STATEMENT_TIMEOUT_NS	(10 * NS_PER_S)
+#define SAMPLER_CONNECT_TIMEOUT_NS		(10 * NS_PER_S)
+#define SAMPLER_MIN_WAIT_NS				(500 * NS_PER_MS)
+#define SAMPLER_CANCEL_NS				(500 * NS_PER_MS)
+
+/*
  * Connect (prompting for a password if needed), find the server's
- * version and the source to use, and prepare.  False with *cause on
- * failure.
+ * version and the source to use, and prepare, all within
+ * SAMPLER_CONNECT_TIMEOUT_NS.  False with *cause on failure.
  */
 bool		sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
 						 volatile sig_atomic_t *stop, char **cause);
+
+/* Set the run's end (monotonic ns), once sampling starts. */
+static inline void
+sampler_set_end(sampler *sm, uint64_t end_ns)
+{
+	sm->end_ns = end_ns;
+}
 
 /*
  * After a lost connection: try once to connect again, waiting at most

@@ -119,6 +119,19 @@ sink_log_gap(sink_log *s, const sample_gap *g)
 	emit(s);
 }
 
+/* The store's row counts at the end. */
+void
+sink_log_store(sink_log *s, const format_store_counts *c)
+{
+	if (!s->active)
+		return;
+	if (s->fmt == WAITS_LOG_JSONL)
+		format_store_jsonl(&s->line, c);
+	else
+		format_store_csv(&s->line, c);
+	emit(s, 1);
+}
+
 /* Once a second: flush, rotate. */
 void
 sink_log_tick(sink_log *s, time_t now, bool reopen)

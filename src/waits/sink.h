@@ -33,6 +33,8 @@ void		sink_log_batch(sink_log *s, const sample_batch *b);
 void		sink_log_interval(sink_log *s, const format_interval *iv, const wprof *p);
 void		sink_log_health(sink_log *s, const sample_health *h);
 void		sink_log_gap(sink_log *s, const sample_gap *g);
+/* --store's row counts, at the end. */
+void		sink_log_store(sink_log *s, const format_store_counts *c);
 /* Once a second: write out, rotate on reopen or when the name's expansion changes. */
 void		sink_log_tick(sink_log *s, time_t now, bool reopen);
 /* Write out what is queued (before something that may take seconds). */

@@ -13,6 +13,7 @@
 
 #include "pgtempo/clock.h"
 #include "pgtempo/msg.h"
+#include "pgtempo/utf8.h"
 #include "pgtempo/xalloc.h"
 
 /* Notices ("relation already exists, skipping") are not for the user. */
@@ -30,22 +31,78 @@ result_error(const PGresult *res, PGconn *conn)
 	return m != NULL ? xstrdup(m) : conn_error(conn);
 }
 
-/* Run a command; false with *cause (allocated) if it failed. */
-static bool
-exec_ok(PGconn *conn, const char *sql, ExecStatusType want, char **cause)
+/* How a COPY of some rows went. */
+typedef enum send_result
 {
-	PGresult   *res = PQexec(conn, sql);
-	bool		ok = res != NULL && PQresultStatus(res) == want;
+	SEND_OK,
+	SEND_REJECTED,				/* the store refused the rows; the connection is fine */
+	SEND_FAILED					/* no connection, or no answer in time: send again later */
+} send_result;
 
-	if (!ok)
-		*cause = result_error(res, conn);
+/*
+ * A send during the run stops when the run ends (a COPY cut short stores
+ * nothing: its rows are sent again by the final flush, with its own
+ * deadline); the final flush does not.
+ */
+static volatile sig_atomic_t *
+send_stop(store *st)
+{
+	return st->final_phase ? NULL : &st->hurry;
+}
+
+/* The store's answer took too long: cancel, drop the connection. */
+static void
+drop_conn(store *st)
+{
+	conn_abandon(st->conn, 500 * NS_PER_MS);
+	st->conn = NULL;
+}
+
+/* Run a command before deadline_ns; false with *cause (allocated) if it failed. */
+static bool
+exec_ok(store *st, const char *sql, ExecStatusType want, uint64_t deadline_ns, char **cause)
+{
+	PGresult   *res = NULL;
+	conn_wait	w = conn_exec(st->conn, sql, 0, deadline_ns, NULL, &res);
+	bool		ok = w == CONN_WAIT_READY && PQresultStatus(res) == want;
+
+	if (w == CONN_WAIT_TIMEOUT)
+	{
+		*cause = xstrdup("no answer from the store database in time");
+		drop_conn(st);
+	}
+	else if (!ok)
+		*cause = result_error(res, st->conn);
 	PQclear(res);
 	return ok;
 }
 
+/*
+ * A fresh store connection: UTF8 as client encoding (the rows are UTF-8),
+ * non-blocking, so that no send waits past its deadline.
+ */
+static bool
+connect_store(store *st, uint64_t deadline_ns, char **cause)
+{
+	st->conn = conn_connect(&st->opts, deadline_ns, NULL, cause);
+	if (st->conn == NULL)
+		return false;
+	PQsetNoticeProcessor(st->conn, quiet_notices, NULL);
+	if (PQsetnonblocking(st->conn, 1) != 0 ||
+		!exec_ok(st, "SET client_encoding = 'UTF8'", PGRES_COMMAND_OK, deadline_ns, cause))
+	{
+		if (*cause == NULL)
+			*cause = conn_error(st->conn);
+		PQfinish(st->conn);
+		st->conn = NULL;
+		return false;
+	}
+	return true;
+}
+
 /* Create the table if missing and check that it has our columns. */
 static bool
-prepare_table(store *st, char **cause)
+prepare_table(store *st, uint64_t deadline_ns, char **cause)
 {
 	const char *ddl = st->intervals ? STORE_PROFILE_DDL : STORE_SAMPLES_DDL;
 	char	   *check = xasprintf("SELECT %s FROM %s LIMIT 0",
@@ -55,15 +112,15 @@ prepare_table(store *st, char **cause)
 	bool		ok;
 
 	/* two hosts creating it at once: one of them fails, and then the table is there */
-	ok = exec_ok(st->conn, ddl, PGRES_COMMAND_OK, &why);
-	if (!ok)
+	ok = exec_ok(st, ddl, PGRES_COMMAND_OK, deadline_ns, &why);
+	if (!ok && st->conn != NULL)
 	{
 		free(why);
 		why = NULL;
-		ok = exec_ok(st->conn, ddl, PGRES_COMMAND_OK, &why);
+		ok = exec_ok(st, ddl, PGRES_COMMAND_OK, deadline_ns, &why);
 	}
 	if (ok)
-		ok = exec_ok(st->conn, check, PGRES_TUPLES_OK, &why);
+		ok = exec_ok(st, check, PGRES_TUPLES_OK, deadline_ns, &why);
 	if (!ok)
 	{
 		*cause = xasprintf("could not prepare table %s in the store database: %s",
@@ -74,39 +131,220 @@ prepare_table(store *st, char **cause)
 	return ok;
 }
 
-/* One COPY of a batch; false (connection kept or dropped) on failure. */
-static bool
-copy_batch(store *st, const strbuf *data, char **cause)
+/* Wait for the end of a statement or of the COPY; the connection is dropped on a timeout. */
+static send_result
+copy_wait(store *st, uint64_t deadline_ns, ExecStatusType want, uint64_t *bad_line, char **cause)
+{
+	PGresult   *res = NULL;
+	conn_wait	w = conn_result(st->conn, deadline_ns, send_stop(st), &res);
+	send_result r;
+
+	if (w != CONN_WAIT_READY)
+	{
+		PQclear(res);
+		*cause = w == CONN_WAIT_TIMEOUT ? xstrdup("no answer from the store database in time") :
+			conn_error(st->conn);
+		drop_conn(st);
+		return SEND_FAILED;
+	}
+	if (res != NULL && PQresultStatus(res) == want)
+		r = SEND_OK;
+	else
+	{
+		const char *ctx = res ? PQresultErrorField(res, PG_DIAG_CONTEXT) : NULL;
+		const char *at = ctx ? strstr(ctx, ", line ") : NULL;
+
+		*cause = result_error(res, st->conn);
+		r = PQstatus(st->conn) == CONNECTION_OK ? SEND_REJECTED : SEND_FAILED;
+		/* "COPY table, line N: ...": the row the store refused */
+		if (bad_line != NULL && at != NULL)
+			*bad_line = strtoull(at + 7, NULL, 10);
+	}
+	PQclear(res);
+	return r;
+}
+
+/* Queue data for the COPY in flight, flushing as the socket takes it. */
+static send_result
+copy_put(store *st, const char *data, size_t len, uint64_t deadline_ns, char **cause)
+{
+	while (len > 0)
+	{
+		int			n = len > 65536 ? 65536 : (int) len;
+		int			rc = PQputCopyData(st->conn, data, n);
+		conn_wait	w;
+
+		if (rc < 0)
+		{
+			*cause = conn_error(st->conn);
+			drop_conn(st);
+			return SEND_FAILED;
+		}
+		if (rc == 1)
+		{
+			data += n;
+			len -= (size_t) n;
+		}
+		/* libpq's buffer is full (rc 0) or filling: let the socket take it */
+		w = conn_flush(st->conn, rc == 1 && len > 0 ? 0 : deadline_ns, send_stop(st));
+		if (w != CONN_WAIT_READY && w != CONN_WAIT_TIMEOUT)
+		{
+			*cause = conn_error(st->conn);
+			drop_conn(st);
+			return SEND_FAILED;
+		}
+		if (w == CONN_WAIT_TIMEOUT && clock_now_ns() >= deadline_ns)
+		{
+			*cause = xstrdup("no answer from the store database in time");
+			drop_conn(st);
+			return SEND_FAILED;
+		}
+	}
+	return SEND_OK;
+}
+
+/* One COPY of the rows data[0..len), before deadline_ns; *bad_line: the row refused, if known. */
+static send_result
+copy_rows(store *st, const char *data, size_t len, uint64_t deadline_ns, uint64_t *bad_line,
+		  char **cause)
 {
 	char	   *sql = xasprintf("COPY %s (%s) FROM STDIN",
 								st->intervals ? STORE_PROFILE_TABLE : STORE_SAMPLES_TABLE,
 								st->intervals ? STORE_PROFILE_COLUMNS : STORE_SAMPLES_COLUMNS);
-	PGresult   *res = PQexec(st->conn, sql);
-	bool		ok;
+	bool		sent = PQsendQuery(st->conn, sql) == 1;
+	send_result r;
 
 	free(sql);
-	ok = res != NULL && PQresultStatus(res) == PGRES_COPY_IN;
-	if (!ok)
+	if (!sent)
 	{
-		*cause = result_error(res, st->conn);
-		PQclear(res);
-		return false;
-	}
-	PQclear(res);
-	ok = PQputCopyData(st->conn, data->data, (int) data->len) == 1 &&
-		PQputCopyEnd(st->conn, NULL) == 1;
-	if (!ok)
 		*cause = conn_error(st->conn);
-	while ((res = PQgetResult(st->conn)) != NULL)
-	{
-		if (PQresultStatus(res) != PGRES_COMMAND_OK && ok)
-		{
-			ok = false;
-			*cause = result_error(res, st->conn);
-		}
-		PQclear(res);
+		return SEND_FAILED;
 	}
-	return ok;
+	/* a COPY that does not start (no table) is not the rows' fault: send again later */
+	if (copy_wait(st, deadline_ns, PGRES_COPY_IN, NULL, cause) != SEND_OK)
+		return SEND_FAILED;
+	if ((r = copy_put(st, data, len, deadline_ns, cause)) != SEND_OK)
+		return r;
+	for (;;)
+	{
+		int			rc = PQputCopyEnd(st->conn, NULL);
+		conn_wait	w;
+
+		if (rc == 1)
+			break;
+		w = rc < 0 ? CONN_WAIT_LOST : conn_flush(st->conn, deadline_ns, send_stop(st));
+		if (w != CONN_WAIT_READY)
+		{
+			*cause = w == CONN_WAIT_TIMEOUT ? xstrdup("no answer from the store database in time") :
+				conn_error(st->conn);
+			drop_conn(st);
+			return SEND_FAILED;
+		}
+	}
+	return copy_wait(st, deadline_ns, PGRES_COMMAND_OK, bad_line, cause);
+}
+
+/* The length of the first k rows of data[0..len). */
+static size_t
+rows_len(const char *data, size_t len, uint64_t k)
+{
+	const char *p = data;
+
+	for (uint64_t i = 0; i < k && p < data + len; i++)
+		p = (const char *) memchr(p, '\n', (size_t) (data + len - p)) + 1;
+	return (size_t) (p - data);
+}
+
+/* A row the store refused: skipped, counted, the first one explained. */
+static void
+skip_row(store *st, size_t len, size_t *done_len, uint64_t *done_rows, char **cause)
+{
+	if (!st->rejected_warned)
+		msg_warning("the store database rejected a row, skipped: %s", *cause);
+	st->rejected_warned = true;
+	free(*cause);
+	*cause = NULL;
+	st->rows_rejected++;
+	*done_len += len;
+	(*done_rows)++;
+}
+
+/*
+ * COPY the nrows rows of data[0..len); if the store rejects one, store
+ * the rows before it (COPY names the line), skip it and go on with the
+ * rest; if it does not say which, halve until the bad rows are found.
+ * SEND_FAILED when the connection fails on the way: what was done is in
+ * *done_len and *done_rows, the caller keeps the rest.
+ */
+static send_result
+send_rows(store *st, const char *data, size_t len, uint64_t nrows, uint64_t deadline_ns,
+		  size_t *done_len, uint64_t *done_rows, char **cause)
+{
+	while (nrows > 0)
+	{
+		uint64_t	bad = 0;
+		send_result r = copy_rows(st, data, len, deadline_ns, &bad, cause);
+		size_t		head,
+					row;
+
+		if (r == SEND_OK)
+		{
+			st->rows_stored += nrows;
+			*done_len += len;
+			*done_rows += nrows;
+			return SEND_OK;
+		}
+		if (r == SEND_FAILED)
+			return r;
+		if (nrows == 1)
+		{
+			skip_row(st, len, done_len, done_rows, cause);
+			return SEND_OK;
+		}
+		if (bad < 1 || bad > nrows)
+		{
+			/* no line number: halves */
+			uint64_t	half = nrows / 2;
+
+			head = rows_len(data, len, half);
+			free(*cause);
+			*cause = NULL;
+			r = send_rows(st, data, head, half, deadline_ns, done_len, done_rows, cause);
+			if (r != SEND_OK)
+				return r;
+			return send_rows(st, data + head, len - head, nrows - half, deadline_ns,
+							 done_len, done_rows, cause);
+		}
+		head = rows_len(data, len, bad - 1);
+		row = rows_len(data + head, len - head, 1);
+		if (bad > 1)
+		{
+			char	   *why = *cause;
+
+			*cause = NULL;
+			r = send_rows(st, data, head, bad - 1, deadline_ns, done_len, done_rows, cause);
+			if (r != SEND_OK)
+			{
+				free(why);
+				return r;
+			}
+			*cause = why;
+		}
+		skip_row(st, row, done_len, done_rows, cause);
+		data += head + row;
+		len -= head + row;
+		nrows -= bad;
+	}
+	return SEND_OK;
+}
+
+/* Drop the first len bytes (rows rows) of batch: they are done. */
+static void
+consume_front(strbuf *batch, size_t len, uint64_t *rows, uint64_t nrows)
+{
+	memmove(batch->data, batch->data + len, batch->len - len + 1);
+	batch->len -= len;
+	*rows -= nrows;
 }
 
 /* Keep the newest STORE_MAX_PENDING bytes of buf, counting whole lines dropped. */
@@ -131,41 +369,41 @@ trim_pending(store *st, strbuf *buf, uint64_t *rows)
 	st->rows_lost += dropped;
 }
 
-/* Send batch; on failure reconnect once.  Reports the first failure of a streak. */
+/*
+ * Send batch before deadline_ns, connecting again first if needed.
+ * What was stored or skipped leaves the batch; the rest stays for later.
+ * Reports the first failure of a streak.
+ */
 static bool
-send_batch(store *st, strbuf *batch, uint64_t *rows)
+send_batch(store *st, strbuf *batch, uint64_t *rows, uint64_t deadline_ns)
 {
 	char	   *cause = NULL;
+	size_t		done_len = 0;
+	uint64_t	done_rows = 0;
+	send_result r = SEND_FAILED;
 
-	if (st->conn != NULL && PQstatus(st->conn) == CONNECTION_OK &&
-		copy_batch(st, batch, &cause))
-		goto sent;
-	if (st->conn == NULL || PQstatus(st->conn) != CONNECTION_OK)
+	if (st->conn != NULL && PQstatus(st->conn) != CONNECTION_OK)
 	{
-		free(cause);
-		cause = NULL;
 		PQfinish(st->conn);
-		st->conn = conn_open(&st->opts, &cause);
-		if (st->conn != NULL)
-			PQsetNoticeProcessor(st->conn, quiet_notices, NULL);
-		if (st->conn != NULL && copy_batch(st, batch, &cause))
-			goto sent;
+		st->conn = NULL;
 	}
-	if (!st->failing)
-		msg_warning("could not write to the store database (will retry): %s",
-					cause ? cause : "unknown error");
-	st->failing = true;
-	free(cause);
-	return false;
-
-sent:
+	if (st->conn != NULL || connect_store(st, deadline_ns, &cause))
+		r = send_rows(st, batch->data, batch->len, *rows, deadline_ns, &done_len, &done_rows,
+					  &cause);
+	consume_front(batch, done_len, rows, done_rows);
+	if (r != SEND_OK)
+	{
+		if (!st->failing && !st->hurry)
+			msg_warning("could not write to the store database (will retry): %s",
+						cause ? cause : "unknown error");
+		st->failing = true;
+		free(cause);
+		return false;
+	}
 	if (st->failing)
 		msg_info("writing to the store database works again");
 	st->failing = false;
-	st->rows_stored += *rows;
 	st->batches++;
-	strbuf_reset(batch);
-	*rows = 0;
 	return true;
 }
 
@@ -177,6 +415,7 @@ store_main(void *arg)
 	strbuf		batch;
 	uint64_t	rows = 0;
 	bool		finishing = false;
+	uint64_t	final_deadline;
 
 	strbuf_init(&batch);
 	while (!finishing)
@@ -191,22 +430,28 @@ store_main(void *arg)
 				break;
 		st->kick = false;
 		finishing = st->finishing;
+		/* what waits here is bounded too: beyond it the queue keeps its newest rows */
 		strbuf_append(&batch, st->pending.data, st->pending.len);
 		rows += st->pending_rows;
 		strbuf_reset(&st->pending);
 		st->pending_rows = 0;
 		pthread_mutex_unlock(&st->mu);
 
-		if (batch.len > 0 && !send_batch(st, &batch, &rows))
+		if (finishing)
+			break;
+		if (batch.len > 0 &&
+			!send_batch(st, &batch, &rows, clock_now_ns() + STORE_SEND_TIMEOUT_NS))
 			trim_pending(st, &batch, &rows);
 	}
-	/* the last batch: a few more tries, then count it lost */
-	for (int attempt = 0; batch.len > 0 && attempt < 3; attempt++)
+	/* the last batch: tries until the final deadline, then what is left is lost */
+	st->final_phase = true;
+	final_deadline = clock_now_ns() + STORE_FINAL_TIMEOUT_NS;
+	while (batch.len > 0 && clock_now_ns() < final_deadline)
 	{
-		struct timespec pause = {0, 500 * 1000 * 1000};
+		struct timespec pause = {0, 200 * 1000 * 1000};
 
-		nanosleep(&pause, NULL);
-		send_batch(st, &batch, &rows);
+		if (!send_batch(st, &batch, &rows, final_deadline) && clock_now_ns() < final_deadline)
+			nanosleep(&pause, NULL);
 	}
 	st->rows_lost += rows;
 	strbuf_free(&batch);
@@ -217,6 +462,8 @@ store_main(void *arg)
 bool
 store_open(store *st, const waits_settings *s, const char *label, char **cause)
 {
+	uint64_t	deadline;
+
 	memset(st, 0, sizeof(*st));
 	if (s->store == NULL)
 		return true;
@@ -226,8 +473,8 @@ store_open(store *st, const waits_settings *s, const char *label, char **cause)
 	st->opts.dbname = s->store;
 	st->opts.application_name = "pgtempo-waits store";
 	st->opts.prompt = CONN_PROMPT_NEVER;
-	st->conn = conn_open(&st->opts, cause);
-	if (st->conn == NULL)
+	deadline = clock_now_ns() + STORE_SEND_TIMEOUT_NS;
+	if (!connect_store(st, deadline, cause))
 	{
 		char	   *why = *cause;
 
@@ -236,10 +483,9 @@ store_open(store *st, const waits_settings *s, const char *label, char **cause)
 		free(st->label);
 		return false;
 	}
-	PQsetNoticeProcessor(st->conn, quiet_notices, NULL);
-	if (!prepare_table(st, cause))
+	if (!prepare_table(st, deadline, cause))
 	{
-		PQfinish(st->conn);
+		conn_abandon(st->conn, 500 * NS_PER_MS);
 		free(st->label);
 		return false;
 	}
@@ -259,15 +505,56 @@ store_open(store *st, const waits_settings *s, const char *label, char **cause)
 	return true;
 }
 
-/* Hand the formatted rows over to the thread. */
+/*
+ * Append COPY text to sb as valid UTF-8: a byte that is not becomes the
+ * text \xNN, as in every other output (a backslash doubled for COPY).
+ * COPY's own escapes are ASCII, so this is the same as escaping each
+ * field before formatting.
+ */
+static void
+append_utf8_copy(strbuf *sb, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	while (n > 0)
+	{
+		size_t		k = utf8_seq_len(s, n);
+
+		if (k > 0)
+			strbuf_append(sb, s, k);
+		else
+		{
+			unsigned char c = (unsigned char) *s;
+			char		esc[5] = {'\\', '\\', 'x', hex[c >> 4], hex[c & 0xF]};
+
+			strbuf_append(sb, esc, sizeof(esc));
+			k = 1;
+		}
+		s += k;
+		n -= k;
+	}
+}
+
+/*
+ * Hand the formatted rows over to the thread, as valid UTF-8.  When the
+ * queue is full (the store is slow or gone), they are dropped and counted.
+ */
 static void
 hand_over(store *st, uint64_t rows)
 {
 	if (rows == 0)
 		return;
 	pthread_mutex_lock(&st->mu);
-	strbuf_append(&st->pending, st->local.data, st->local.len);
-	st->pending_rows += rows;
+	if (st->pending.len + st->local.len > STORE_MAX_PENDING)
+		st->rows_dropped += rows;
+	else
+	{
+		if (utf8_valid(st->local.data, st->local.len))
+			strbuf_append(&st->pending, st->local.data, st->local.len);
+		else
+			append_utf8_copy(&st->pending, st->local.data, st->local.len);
+		st->pending_rows += rows;
+	}
 	pthread_mutex_unlock(&st->mu);
 	strbuf_reset(&st->local);
 }
@@ -319,7 +606,7 @@ store_kick(store *st)
 	pthread_mutex_unlock(&st->mu);
 }
 
-/* Send the rest, stop the thread; false (and said) if rows were lost. */
+/* Send the rest, stop the thread; false (and said) if rows were dropped, rejected or lost. */
 bool
 store_close(store *st)
 {
@@ -329,14 +616,24 @@ store_close(store *st)
 		return true;
 	pthread_mutex_lock(&st->mu);
 	st->finishing = true;
+	st->hurry = 1;
 	pthread_cond_signal(&st->cv);
 	pthread_mutex_unlock(&st->mu);
 	pthread_join(st->thread, NULL);
-	ok = st->rows_lost == 0;
-	if (!ok)
+	ok = st->rows_lost == 0 && st->rows_dropped == 0 && st->rows_rejected == 0;
+	if (st->rows_rejected > 0)
+		msg_error("%" PRIu64 " row%s rejected by the store database, skipped",
+				  st->rows_rejected, st->rows_rejected == 1 ? " was" : "s were");
+	if (st->rows_dropped > 0)
+		msg_error("%" PRIu64 " row%s dropped: the queue for the store database was full",
+				  st->rows_dropped, st->rows_dropped == 1 ? " was" : "s were");
+	if (st->rows_lost > 0)
 		msg_error("%" PRIu64 " row%s could not be written to the store database",
 				  st->rows_lost, st->rows_lost == 1 ? "" : "s");
-	PQfinish(st->conn);
+	if (!ok)
+		msg_detail("%" PRIu64 " row%s stored.", st->rows_stored, st->rows_stored == 1 ? "" : "s");
+	conn_abandon(st->conn, 500 * NS_PER_MS);
+	st->conn = NULL;
 	pthread_mutex_destroy(&st->mu);
 	pthread_cond_destroy(&st->cv);
 	strbuf_free(&st->pending);

@@ -4,11 +4,18 @@
  *
  * The store has its own connection and its own thread, so a slow or
  * unreachable store database never delays a sample.  Rows are formatted
- * for COPY's text format as they come, and a batch is sent with one COPY
- * once a second (and at the end).  A batch that cannot be sent is kept
- * and sent again after reconnecting, up to STORE_MAX_PENDING bytes;
- * beyond that the oldest rows are dropped and counted.  The tables are
- * created if missing:
+ * for COPY's text format as they come, as valid UTF-8 (bytes that are not
+ * are written as the text \xNN, as in every other output; the connection's
+ * client_encoding is UTF8), and a batch is sent with one COPY once a
+ * second (and at the end).  A batch the store rejects (a row it will not
+ * take: an encoding it cannot convert to, a constraint) is split in halves
+ * until the bad rows are found: those are skipped and counted, the rest
+ * is stored.  A batch that cannot be sent (no connection, no answer within
+ * STORE_SEND_TIMEOUT_NS) is kept and sent again after reconnecting, up to
+ * STORE_MAX_PENDING bytes waiting and as many being sent; beyond that new
+ * rows are dropped and counted.  At the end the rest gets
+ * STORE_FINAL_TIMEOUT_NS; what is not sent by then is counted.  The
+ * tables are created if missing:
  *
  *   pgtempo_waits_samples   one row per sampled backend (raw mode)
  *   pgtempo_waits_profile   one row per interval and group (--store-interval)
@@ -20,11 +27,13 @@
 #define PGTEMPO_WAITS_STORE_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <libpq-fe.h>
 
+#include "pgtempo/clock.h"
 #include "pgtempo/strbuf.h"
 
 #include "format.h"
@@ -35,6 +44,8 @@
 #define STORE_SAMPLES_TABLE "pgtempo_waits_samples"
 #define STORE_PROFILE_TABLE "pgtempo_waits_profile"
 #define STORE_MAX_PENDING ((size_t) 64 << 20)
+#define STORE_SEND_TIMEOUT_NS	(10 * NS_PER_S)
+#define STORE_FINAL_TIMEOUT_NS	(3 * NS_PER_S)
 
 #define STORE_SAMPLES_COLUMNS \
 	"server, ts, pid, backend_start, backend_type, datname, usename, application_name, " \
@@ -99,14 +110,19 @@ typedef struct store
 	pthread_cond_t cv;
 	strbuf		pending;		/* COPY rows not yet handed to the thread (under mu) */
 	uint64_t	pending_rows;
+	uint64_t	rows_dropped;	/* the queue was full (under mu) */
 	bool		kick;			/* send now (under mu) */
 	bool		finishing;		/* last batch: send and stop (under mu) */
+	volatile sig_atomic_t hurry;	/* the run is over: a send in flight gives up */
 	strbuf		local;			/* formatting buffer of the sampling thread */
 	/* the thread's; read after it has been joined */
 	uint64_t	rows_stored;
-	uint64_t	rows_lost;
+	uint64_t	rows_rejected;	/* refused by the store database, skipped */
+	uint64_t	rows_lost;		/* not sent: no connection when the queue overflowed or at the end */
 	uint64_t	batches;
 	bool		failing;
+	bool		rejected_warned;
+	bool		final_phase;	/* the last sends, with the final deadline */
 } store;
 
 /*
@@ -120,7 +136,11 @@ void		store_add_batch(store *st, const sample_batch *b);
 void		store_add_interval(store *st, const format_interval *iv, const wprof *p);
 /* Once a second: have the thread send what is queued. */
 void		store_kick(store *st);
-/* Send the rest, stop the thread, disconnect; false if rows were lost (reported). */
+/*
+ * Send the rest (waiting at most STORE_FINAL_TIMEOUT_NS), stop the
+ * thread, disconnect; false if rows were dropped, rejected or not sent
+ * (reported).
+ */
 bool		store_close(store *st);
 
 #endif

@@ -45,15 +45,21 @@ ticker_done(ticker *s, uint64_t now_ns)
 	s->tick = next;
 }
 
+/* The ticks before the one due at now_ns that have not run. */
+uint64_t
+ticker_overdue(const ticker *s, uint64_t now_ns)
+{
+	uint64_t	due = latest_due(s, now_ns);
+
+	return due > s->tick ? due - s->tick : 0;
+}
+
 /* After a gap: skip to the tick due now, counting the skipped ones as gap ticks. */
 void
 ticker_resume(ticker *s, uint64_t now_ns)
 {
-	uint64_t	due = latest_due(s, now_ns);
+	uint64_t	n = ticker_overdue(s, now_ns);
 
-	if (due > s->tick)
-	{
-		s->gap_ticks += due - s->tick;
-		s->tick = due;
-	}
+	s->gap_ticks += n;
+	s->tick += n;
 }

@@ -43,4 +43,7 @@ void		ticker_done(ticker *s, uint64_t now_ns);
  */
 void		ticker_resume(ticker *s, uint64_t now_ns);
 
+/* The ticks due by now_ns that have not run: while disconnected, the gap's ticks so far. */
+uint64_t	ticker_overdue(const ticker *s, uint64_t now_ns);
+
 #endif

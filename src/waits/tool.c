@@ -40,7 +40,6 @@
 
 #define RECONNECT_FIRST_NS	(100 * NS_PER_MS)
 #define RECONNECT_MAX_NS	(5 * NS_PER_S)
-#define CONNECT_TIMEOUT_NS	(10 * NS_PER_S)
 #define RAW_HEALTH_EVERY_NS	(60 * NS_PER_S)
 
 static volatile sig_atomic_t stop_flag;
@@ -69,9 +68,10 @@ install_signals(bool starting)
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	/*
-	 * No SA_RESTART: a signal must cut a sleep short.  While connecting,
-	 * libpq waits through an interrupted poll, so a second signal there
-	 * takes its default action: nothing has been measured yet.
+	 * No SA_RESTART: a signal must cut a sleep short.  Connecting looks at
+	 * the stop flag, but a password prompt or a slow DNS lookup does not:
+	 * a second signal there takes its default action, as nothing has been
+	 * measured yet.
 	 */
 	sa.sa_flags = starting ? SA_RESETHAND : 0;
 	sa.sa_handler = on_stop;
@@ -120,6 +120,8 @@ typedef struct run_state
 	uint64_t	backend_samples0;
 	char	   *last_failure;	/* the last sample error reported */
 	char	   *reconnect_error;	/* why the last attempt to reconnect failed */
+	bool		ended;			/* sampling is over: final_health is what the run measured */
+	sample_health final_health;	/* the one account the log and the report both give */
 } run_state;
 
 /* A timeval in seconds. */
@@ -137,12 +139,18 @@ fill_health(run_state *r, sample_health *h)
 	struct rusage ru;
 	double		bcpu;
 
+	if (r->ended)
+	{
+		*h = r->final_health;
+		return;
+	}
 	memset(h, 0, sizeof(*h));
 	h->ts_us = clock_wall_us();
 	h->samples = r->sm.samples;
 	h->failed = r->sm.failed;
 	h->missed = r->sc.missed;
-	h->gap_ticks = r->sc.gap_ticks;
+	/* an open gap's ticks are counted when it closes: count them so far here */
+	h->gap_ticks = r->sc.gap_ticks + (r->gap_open ? ticker_overdue(&r->sc, now) : 0);
 	h->elapsed_s = (double) (now - r->t0_ns) / 1e9;
 	h->rate_hz = h->elapsed_s > 0 ? (double) h->samples / h->elapsed_s : 0;
 	if (r->sm.latency.total > 0)
@@ -454,6 +462,8 @@ sample_loop(run_state *r)
 	uint64_t	retry_at = 0;
 	uint64_t	backoff = RECONNECT_FIRST_NS;
 
+	/* no statement waits past the end: a server that stops answering cannot hold the run */
+	sampler_set_end(&r->sm, end_ns);
 	for (;;)
 	{
 		uint64_t	now = clock_now_ns();
@@ -473,7 +483,7 @@ sample_loop(run_state *r)
 		else if (!r->connected && now >= retry_at)
 		{
 			char	   *cause = NULL;
-			uint64_t	give_up = now + CONNECT_TIMEOUT_NS;
+			uint64_t	give_up = now + SAMPLER_CONNECT_TIMEOUT_NS;
 
 			if (give_up > end_ns)
 				give_up = end_ns;
@@ -546,20 +556,30 @@ finish(run_state *r)
 	report_info ri;
 	char	   *cause = NULL;
 	bool		outputs_ok = true;
-	bool		gave_up = !r->connected;
+	bool		gave_up = r->gap_open;
+	format_store_counts stored;
+	uint64_t	stop_ns;
 
 	measure(r, clock_wall_us());
 	if (r->live)
 		live_end();
 	end_us = clock_wall_us();
+	/* every tick due by the end is accounted for: sampled, missed or in a gap */
+	stop_ns = clock_now_ns();
+	if (s->duration_ns > 0 && stop_ns > r->t0_ns + (uint64_t) s->duration_ns)
+		stop_ns = r->t0_ns + (uint64_t) s->duration_ns;
 	if (r->gap_open)
 	{
-		/* the log gets the gap up to the end; the report says it never closed */
-		sample_gap g = r->gaps[r->ngaps - 1];
-
-		g.end_us = end_us;
-		sink_log_gap(&r->log, &g);
+		/* the gap lasts to the end: its ticks count as gap ticks, in the log and the report */
+		r->gaps[r->ngaps - 1].end_us = end_us;
+		ticker_resume(&r->sc, stop_ns);
+		sink_log_gap(&r->log, &r->gaps[r->ngaps - 1]);
 	}
+	else
+		r->sc.missed += ticker_overdue(&r->sc, stop_ns);
+	/* from here on every health record is this one: elapsed time stops with sampling */
+	fill_health(r, &r->final_health);
+	r->ended = true;
 	if (s->log_interval_ns > 0)
 		flush_log_interval(r, end_us);
 	else
@@ -569,6 +589,15 @@ finish(run_state *r)
 	}
 	if (s->store_interval_ns > 0 && s->store != NULL)
 		flush_store_interval(r, end_us);
+	/* the store's last rows (at most STORE_FINAL_TIMEOUT_NS), and what became of them, in the log */
+	if (!store_close(&r->st))
+		outputs_ok = false;
+	stored.stored = r->st.rows_stored;
+	stored.rejected = r->st.rows_rejected;
+	stored.dropped = r->st.rows_dropped;
+	stored.unsent = r->st.rows_lost;
+	if (s->store != NULL)
+		sink_log_store(&r->log, &stored);
 	if (!sink_log_close(&r->log))
 		outputs_ok = false;
 	if (s->folded_path != NULL && !sink_folded_write(s->folded_path, &r->run, &cause))
@@ -577,8 +606,6 @@ finish(run_state *r)
 		free(cause);
 		outputs_ok = false;
 	}
-	if (!store_close(&r->st))
-		outputs_ok = false;
 	if (s->chart_path != NULL)
 	{
 		char	   *subtitle = xasprintf("%s, PostgreSQL %s, %s every %.3g ms", r->sm.label,
@@ -617,6 +644,7 @@ finish(run_state *r)
 	ri.describe = describe;
 	ri.describe_arg = &r->sm;
 	ri.gave_up = gave_up;
+	ri.store = s->store != NULL ? &stored : NULL;
 	if (s->json)
 		report_json(stdout, &ri);
 	else
@@ -626,9 +654,14 @@ finish(run_state *r)
 		outputs_ok = false;
 	if (gave_up)
 	{
-		msg_error("gave up: the connection to the server was lost and could not be made again");
+		/* the run was cut short by the server: lost, or not answering at the end */
 		if (r->reconnect_error != NULL)
+		{
+			msg_error("gave up: the connection to the server was lost and could not be made again");
 			msg_detail("The last attempt to connect failed: %s", r->reconnect_error);
+		}
+		else
+			msg_error("the run was cut short: %s", r->gaps[r->ngaps - 1].reason);
 		return WAITS_EXIT_GAVE_UP;
 	}
 	return outputs_ok ? WAITS_EXIT_OK : WAITS_EXIT_ERROR;

@@ -1,14 +1,19 @@
 # pgtempo-waits --store: samples and interval aggregates written with COPY
 # into tables of another database (created if missing), round trip against
-# the log of the same run; and the errors that stop a run at the start.
+# the log of the same run; rows the store cannot take (bytes that are not
+# UTF-8 from an SQL_ASCII database, a CHECK constraint) skipped or made
+# valid without losing the rest; a store that hangs at the end (the final
+# flush has a deadline); and the errors that stop a run at the start.
 
 use strict;
 use warnings;
 
 use File::Temp qw(tempdir);
+use IPC::Run;
 use JSON::PP;
 use PgTempo::Test;
 use Test::More;
+use Time::HiRes qw(time usleep);
 
 my $bin = pgtempo_bin('pgtempo-waits');
 my $node = new_cluster('waits_store', conf => "compute_query_id = on\n");
@@ -16,7 +21,11 @@ my @conn = ('-h', $node->host, '-p', $node->port, '-d', 'postgres', '--source=ac
 my $dir = tempdir(CLEANUP => 1);
 my $store = sprintf('host=%s port=%d dbname=fleet', $node->host, $node->port);
 
-$node->safe_psql('postgres', 'CREATE TABLE t (i int); CREATE DATABASE fleet');
+$node->safe_psql('postgres', 'CREATE TABLE t (i int)');
+# the store is UTF-8; the sampled server has an SQL_ASCII database, whose text is any bytes
+$node->safe_psql('postgres', q{CREATE DATABASE fleet ENCODING 'UTF8' TEMPLATE template0 LOCALE 'C'});
+$node->safe_psql('postgres',
+	q{CREATE DATABASE ascii ENCODING 'SQL_ASCII' TEMPLATE template0 LOCALE 'C'});
 
 my ($holder, $holder_pid) = start_session($node, 'w_holder');
 $holder->query_safe('BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
@@ -104,6 +113,76 @@ is(fleet(q{SELECT sum(ticks) FROM (SELECT DISTINCT interval_start, ticks FROM pg
 	WHERE server = 'agg') i}), $r->{ticks}, 'store intervals: the ticks add up');
 is(fleet(q{SELECT count(*) FROM pgtempo_waits_profile WHERE server = 'agg'
 	AND abs(est_seconds - samples * 0.01) > 1e-9}), 0, 'store intervals: est_seconds');
+
+# ---------------------------------------------------------------- rows the store cannot take
+
+# a query text with the byte 0xff (from the SQL_ASCII database) is stored as the text \xff
+my $bad = $node->background_psql('ascii', on_error_stop => 0);
+$bad->query_safe("SET application_name = 'w_badbytes'");
+$bad->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(600) AS \"caf\xff\";\n");
+$node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+	WHERE application_name = 'w_badbytes' AND wait_event = 'PgSleep'})
+  or die 'the session with bad bytes did not start';
+# and a CHECK constraint rejects the rows of one session
+fleet(q{ALTER TABLE pgtempo_waits_samples ADD CONSTRAINT no_reject
+	CHECK (application_name IS DISTINCT FROM 'w_reject')});
+my ($rej, $rej_pid) = start_session($node, 'w_reject', 'SELECT pg_sleep(600)');
+$node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+	WHERE application_name = 'w_reject' AND wait_event = 'PgSleep'})
+  or die 'the session to reject did not start';
+($rc, $out, $err) = run_tool([ $bin, @conn, '-T', '3.5', '--json', "--store=$store",
+	'--store-label=bad', '--query-text=60', "--log=$dir/bad.jsonl" ]);
+$r = decode_json($out);
+is($rc, 1, 'bad rows: exit 1 (rows were rejected)') or diag($err);
+my $ticks = $r->{ticks};
+like($err, qr/^pgtempo-waits: warning: the store database rejected a row, skipped: .*no_reject/m,
+	'bad rows: the first rejection is explained');
+like($err, qr/^pgtempo-waits: error: $ticks rows were rejected by the store database, skipped$/m,
+	'bad rows: every rejected row is counted');
+@log = grep { $_->{type} eq 'sample' } map { decode_json($_) }
+  do { open my $fh, '<', "$dir/bad.jsonl" or die; <$fh> };
+is(fleet(q{SELECT count(*) FROM pgtempo_waits_samples WHERE server = 'bad'}), scalar(@log) - $ticks,
+	'bad rows: every other row is stored');
+is($r->{store}{rows_rejected}, $ticks, 'bad rows: the report counts the rejected rows');
+is($r->{store}{rows_stored}, scalar(@log) - $ticks, 'bad rows: and the stored ones');
+my ($srec) = grep { $_->{type} eq 'store' } map { decode_json($_) }
+  do { open my $fh, '<', "$dir/bad.jsonl" or die; <$fh> };
+is_deeply($srec, { type => 'store', %{ $r->{store} } }, 'bad rows: the log has the same counts');
+is(fleet(q{SELECT count(*) FROM pgtempo_waits_samples WHERE server = 'bad'
+	AND application_name = 'w_badbytes'}), $ticks, 'bad rows: the bad bytes in every sample');
+is(fleet(q{SELECT DISTINCT query FROM pgtempo_waits_samples WHERE server = 'bad'
+	AND application_name = 'w_badbytes'}), 'SELECT pg_sleep(600) AS "caf\xff";',
+	'bad rows: the byte is stored as the text \xff');
+is(fleet(q{SELECT count(*) FROM pgtempo_waits_samples WHERE server = 'bad'
+	AND application_name = 'w_sleep'}), $ticks, 'bad rows: later batches are not poisoned');
+$node->safe_psql('postgres', q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	WHERE application_name IN ('w_badbytes', 'w_reject')});
+fleet('ALTER TABLE pgtempo_waits_samples DROP CONSTRAINT no_reject');
+
+# ---------------------------------------------------------------- a store that hangs at the end
+
+my $snode = new_cluster('waits_store2');
+my $store2 = sprintf('host=%s port=%d dbname=postgres', $snode->host, $snode->port);
+my ($hout, $herr) = ('', '');
+my $h = IPC::Run::start([ $bin, @conn, '-T', '3', '--json', "--store=$store2",
+	'--application-name=w_sleep' ], '>', \$hout, '2>', \$herr, IPC::Run::timeout(120));
+my $t0 = time;
+usleep(2_200_000);
+# the postmaster and every backend of the store server stop answering
+my @spids = ($snode->{_pid}, split /\n/, `pgrep -P $snode->{_pid}`);
+kill 'STOP', @spids;
+$h->finish;
+my $took = time - $t0;
+kill 'CONT', @spids;
+is($h->result(0), 1, 'hung store: exit 1');
+cmp_ok($took, '<', 3 + 6, "hung store: the final flush has a deadline ($took s)");
+like($herr, qr/^pgtempo-waits: error: \d+ rows? could not be written to the store database$/m,
+	'hung store: the rows not sent are reported');
+my $hr = eval { decode_json($hout) };
+ok($hr, 'hung store: the report is printed');
+cmp_ok($hr->{store}{rows_unsent}, '>', 0, 'hung store: the report counts the rows not sent');
+$snode->stop;
+
 
 # ---------------------------------------------------------------- errors at the start
 

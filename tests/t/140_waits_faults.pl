@@ -1,6 +1,8 @@
 # pgtempo-waits under faults: a server restart in the middle of a run (the
 # gap is recorded in the report and the log, sampling resumes), a server that
-# does not come back (exit status 2, what was collected is reported), and
+# does not come back (exit status 2, what was collected is reported), a
+# backend or postmaster that stops answering (SIGSTOP: -T and Ctrl-C still end
+# the run on time), the report and the log telling the same story, and
 # SIGINT/SIGTERM (the report is printed, exit status 0).
 
 use strict;
@@ -50,10 +52,44 @@ sub start_sleeper
 	return $s;
 }
 
+
+# The pid of the sampler's own backend: the one whose statement leaves itself out.
+sub sampler_backend
+{
+	for (1 .. 100)
+	{
+		my $pid = $node->safe_psql('postgres', q{SELECT pid FROM pg_stat_activity
+			WHERE query LIKE '%<> pg_catalog.pg_backend_pid()%' AND pid <> pg_backend_pid() LIMIT 1});
+		return $pid if $pid;
+		usleep(50_000);
+	}
+	return undef;
+}
+
+# The last health record of a JSON Lines log.
+sub last_health
+{
+	my ($file) = @_;
+	my @h = grep { $_->{type} eq 'health' } map { decode_json($_) }
+	  do { open my $fh, '<', $file or die; <$fh> };
+	return $h[-1];
+}
+
+# The log's last health record and the report's health say the same.
+sub same_health
+{
+	my ($what, $r, $lh) = @_;
+	for my $k (qw(samples elapsed_s rate_hz missed_ticks gap_ticks failed_samples))
+	{
+		is($lh->{$k}, $r->{health}{$k}, "$what: the log and the report agree on $k");
+	}
+	is($lh->{gaps}, scalar @{ $r->{gaps} }, "$what: and on the number of gaps");
+}
+
 # ---------------------------------------------------------------- restart in the middle
 
 my $sleeper = start_sleeper();
-my ($h, $out, $err) = start_sampler('-T', '6', '--application-name=w_sleep',
+my ($h, $out, $err) = start_sampler('-T', '20', '--application-name=w_sleep',
 	"--log=$dir/restart.jsonl");
 ok(wait_for_log("$dir/restart.jsonl"), 'restart: sampling started');
 usleep(1_000_000);
@@ -67,7 +103,7 @@ my $gap = $r->{gaps}[0];
 like($gap->{start}, qr/^$ts_re$/, 'restart: gap start');
 like($gap->{end},   qr/^$ts_re$/, 'restart: gap end');
 cmp_ok($gap->{seconds}, '>', 0, 'restart: the gap took time');
-cmp_ok($gap->{seconds}, '<', 5, 'restart: and ended before the run did');
+cmp_ok($gap->{seconds}, '<', 18, 'restart: and ended before the run did');
 like($gap->{reason}, qr/terminating connection|server closed the connection|connection/,
 	"restart: libpq's reason");
 ok($r->{last_sample} gt $gap->{end}, 'restart: samples after the gap');
@@ -91,6 +127,76 @@ is(scalar(grep { $_->{type} eq 'sample' } @recs), $r->{active_samples},
 	'restart: every sample taken is in the log');
 is($recs[-1]{type}, 'health', 'restart: the health record at the end');
 is($recs[-1]{gaps}, 1, 'restart: health counts the gap');
+same_health('restart', $r, $recs[-1]);
+unlike($$err, qr/invalid socket/, 'restart: no stray libpq lines');
+
+# ---------------------------------------------------------------- our backend terminated
+
+($h, $out, $err) = start_sampler('-T', '10', "--log=$dir/term.jsonl");
+ok(wait_for_log("$dir/term.jsonl"), 'terminated: sampling started');
+my $bpid = sampler_backend();
+usleep(500_000);
+$node->safe_psql('postgres', "SELECT pg_terminate_backend($bpid)");
+$h->finish;
+is($h->result(0), 0, 'terminated: exit 0 (connected again)') or diag($$err);
+$r = decode_json($$out);
+is(scalar @{ $r->{gaps} }, 1, 'terminated: one gap');
+same_health('terminated', $r, last_health("$dir/term.jsonl"));
+unlike($$err, qr/invalid socket/, 'terminated: no stray libpq lines');
+
+# ---------------------------------------------------------------- our backend stops answering
+
+# -T holds: the statement in flight is cancelled and dropped at the end (-T
+# leaves time to find the backend on a busy host)
+($h, $out, $err) = start_sampler('-T', '6', "--log=$dir/hung.jsonl");
+my $t0 = time;
+ok(wait_for_log("$dir/hung.jsonl"), 'hung: sampling started');
+$bpid = sampler_backend();
+usleep(300_000);
+kill 'STOP', $bpid;
+$h->finish;
+my $took = time - $t0;
+kill 'CONT', $bpid;
+is($h->result(0), 2, 'hung: exit 2 (cut short by the server)') or diag($$err);
+cmp_ok($took, '<', 6 + 3, "hung: -T 6 ended in time ($took s)");
+$r = decode_json($$out);
+cmp_ok($r->{health}{samples}, '>', 0, 'hung: what was gathered is reported');
+is($r->{gave_up}, JSON::PP::true, 'hung: the report says the run was cut short');
+is(scalar @{ $r->{gaps} }, 1, 'hung: from the last sample on, a gap');
+like($r->{gaps}[0]{reason}, qr/no answer from the server/, 'hung: the reason');
+like($$err, qr/^pgtempo-waits: error: the run was cut short: no answer from the server for [\d.]+ s$/m,
+	'hung: said so');
+my @hrecs = map { decode_json($_) } do { open my $fh, '<', "$dir/hung.jsonl" or die; <$fh> };
+my ($lgap) = grep { $_->{type} eq 'gap' } @hrecs;
+is($lgap->{end}, $r->{gaps}[0]{end}, 'hung: the log and the report agree on the gap end');
+same_health('hung', $r, last_health("$dir/hung.jsonl"));
+
+# Ctrl-C while the statement hangs: the report comes out at once
+($h, $out, $err) = start_sampler("--log=$dir/hungint.jsonl");
+ok(wait_for_log("$dir/hungint.jsonl"), 'hung+INT: sampling started');
+$bpid = sampler_backend();
+kill 'STOP', $bpid;
+usleep(1_000_000);
+$t0 = time;
+$h->signal('INT');
+$h->finish;
+$took = time - $t0;
+kill 'CONT', $bpid;
+cmp_ok($took, '<', 3, "hung+INT: ended promptly ($took s)");
+is($h->result(0), 2, 'hung+INT: exit 2') or diag($$err);
+$r = eval { decode_json($$out) };
+ok($r && $r->{health}{samples} > 0, 'hung+INT: the report is printed');
+
+# a postmaster that accepts and never answers: the connect gives up after 10 s
+my $pm = $node->{_pid};
+kill 'STOP', $pm;
+$t0 = time;
+my ($rc, $o, $e) = run_tool([ $bin, @conn, '-T', '2' ]);
+$took = time - $t0;
+kill 'CONT', $pm;
+is($rc, 1, 'hung postmaster: exit 1');
+cmp_ok($took, '<', 10 + 3, "hung postmaster: gave up in time ($took s)");
+like($e, qr/^pgtempo-waits: error: .*timeout expired/m, 'hung postmaster: says why');
 
 # ---------------------------------------------------------------- the server does not come back
 
@@ -106,10 +212,20 @@ $r = decode_json($$out);
 is($r->{gave_up}, JSON::PP::true, 'gone: the report says so');
 cmp_ok($r->{health}{samples}, '>', 0, 'gone: what was collected is reported');
 is(scalar @{ $r->{gaps} }, 1, 'gone: one gap');
-is($r->{gaps}[0]{end}, undef, 'gone: it never closed');
+like($r->{gaps}[0]{end}, qr/^$ts_re$/, 'gone: it lasts to the end of the run');
 my @csv = do { open my $fh, '<', "$dir/gone.csv" or die; <$fh> };
 ok((grep { /^# gap start=$ts_re end=$ts_re seconds=[\d.]+ reason=/ } @csv), 'gone: the log has the gap');
 cmp_ok(scalar(grep { !/^#/ } @csv), '>', 1, 'gone: and the rows before it');
+my ($csvgap) = grep { /^# gap / } @csv;
+my ($gend) = $csvgap =~ /end=(\S+)/;
+is($gend, $r->{gaps}[0]{end}, 'gone: the log and the report agree on the gap end');
+my ($lhealth) = grep { /^# health / } reverse @csv;
+my %lh = $lhealth =~ /(\w+)=(\S+)/g;
+is($lh{gap_ticks}, $r->{health}{gap_ticks}, 'gone: and on the gap ticks');
+cmp_ok($lh{gap_ticks}, '>', 0, 'gone: which are counted');
+is(sprintf('%.3f', $r->{health}{elapsed_s}), $lh{elapsed_s}, 'gone: and on the elapsed time');
+is(sprintf('%.2f', $r->{health}{rate_hz}), $lh{rate_hz}, 'gone: and on the rate');
+unlike($$err, qr/invalid socket/, 'gone: no stray libpq lines');
 $node->start;
 
 # ---------------------------------------------------------------- signals end a run with the report

@@ -272,6 +272,7 @@ START_TEST(health_and_gaps)
 	h.elapsed_s = 3;
 	h.rate_hz = 100;
 	h.missed = 2;
+	h.gap_ticks = 250;
 	h.p50_ms = 0.25;
 	h.p99_ms = 1.5;
 	h.max_ms = 2;
@@ -280,14 +281,15 @@ START_TEST(health_and_gaps)
 	format_health_csv(&sb, &h);
 	ck_assert_str_eq(sb.data,
 					 "# health ts=2023-11-14T22:13:20.000000Z samples=300 elapsed_s=3.000 "
-					 "rate_hz=100.00 missed_ticks=2 failed_samples=0 latency_p50_ms=0.250 "
+					 "rate_hz=100.00 missed_ticks=2 gap_ticks=250 failed_samples=0 latency_p50_ms=0.250 "
 					 "latency_p99_ms=1.500 latency_max_ms=2.000 gaps=1 gap_seconds=2.500 "
 					 "hidden_rows=0\n");
 	strbuf_reset(&sb);
 	format_health_jsonl(&sb, &h);
 	ck_assert_str_eq(sb.data,
 					 "{\"type\":\"health\",\"ts\":\"2023-11-14T22:13:20.000000Z\",\"samples\":300,"
-					 "\"elapsed_s\":3,\"rate_hz\":100,\"missed_ticks\":2,\"failed_samples\":0,"
+					 "\"elapsed_s\":3,\"rate_hz\":100,\"missed_ticks\":2,\"gap_ticks\":250,"
+					 "\"failed_samples\":0,"
 					 "\"latency_p50_ms\":0.25,\"latency_p99_ms\":1.5,\"latency_max_ms\":2,"
 					 "\"gaps\":1,\"gap_seconds\":2.5,\"hidden_rows\":0}\n");
 	strbuf_reset(&sb);
@@ -301,6 +303,18 @@ START_TEST(health_and_gaps)
 					 "{\"type\":\"gap\",\"start\":\"2023-11-14T22:13:20.000000Z\","
 					 "\"end\":\"2023-11-14T22:13:22.500000Z\",\"seconds\":2.5,"
 					 "\"reason\":\"server closed; gone\\n\"}\n");
+	{
+		format_store_counts c = {.stored = 10, .rejected = 2, .dropped = 0, .unsent = 3};
+
+		strbuf_reset(&sb);
+		format_store_csv(&sb, &c);
+		ck_assert_str_eq(sb.data, "# store rows_stored=10 rows_rejected=2 rows_dropped=0 "
+						 "rows_unsent=3\n");
+		strbuf_reset(&sb);
+		format_store_jsonl(&sb, &c);
+		ck_assert_str_eq(sb.data, "{\"type\":\"store\",\"rows_stored\":10,\"rows_rejected\":2,"
+						 "\"rows_dropped\":0,\"rows_unsent\":3}\n");
+	}
 }
 END_TEST
 
