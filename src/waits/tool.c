@@ -31,6 +31,7 @@
 #include "sample.h"
 #include "sampler.h"
 #include "ticker.h"
+#include "trace.h"
 #include "sink.h"
 #include "store.h"
 #include "strpool.h"
@@ -658,6 +659,8 @@ waits_run(const waits_settings *s)
 	char	   *cause = NULL;
 	int			status;
 
+	if (s->ntrace_pids > 0)
+		return trace_run(s);
 	memset(&r, 0, sizeof(r));
 	r.s = s;
 	stop_flag = 0;
@@ -778,6 +781,10 @@ waits_settings_free(waits_settings *s)
 	free(s->chart_path);
 	free(s->store);
 	free(s->store_label);
+	free(s->trace_pids);
+	free(s->trace_path);
+	s->trace_pids = NULL;
+	s->trace_path = NULL;
 	s->pids = NULL;
 	s->log_path = s->folded_path = s->chart_path = s->store = s->store_label = NULL;
 }
