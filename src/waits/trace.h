@@ -7,9 +7,9 @@
  *   stop <timestamp> <wait_event_type>
  *
  * With several backends every line starts with the backend's pid and a
- * space.  The backends are polled with the per-backend status functions
- * (pg_stat_get_backend_wait_event_type() and friends), a prepared
- * statement, at fixed deadlines; a change is stamped with the midpoint of
+ * space.  The backends are polled with a prepared statement reading three
+ * columns of pg_stat_activity for their pids, at fixed deadlines; a change
+ * is stamped with the midpoint of
  * the time between the last poll that saw the old state and the first
  * that saw the new one.  pg_locks is read only when a Lock wait begins.
  */
