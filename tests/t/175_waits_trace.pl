@@ -4,7 +4,8 @@
 # states (the longest time between two polls), the Lock line must name the
 # table and its database, and the trace must end by itself.  Then several
 # pids (each line prefixed with its pid), a pid that is no backend, and a
-# trace file reopened on SIGHUP and closed by SIGINT.
+# trace file reopened on SIGHUP and closed by SIGINT, a full disk, and a
+# server that stops answering (the trace still ends at -T).
 
 use strict;
 use warnings;
@@ -98,7 +99,13 @@ sub start_tracer
 {
 	my (@args) = @_;
 	my ($out, $err) = ('', '');
-	my $h = IPC::Run::start([ $bin, @conn, @args ], '>', \$out, '2>', \$err,
+	my $to = \$out;
+	if (@args && ref $args[0] eq 'HASH')
+	{
+		my $o = shift @args;
+		$to = $o->{stdout} if $o->{stdout};
+	}
+	my $h = IPC::Run::start([ $bin, @conn, @args ], '>', $to, '2>', \$err,
 		IPC::Run::timeout(120));
 	for (1 .. 200)
 	{
@@ -270,5 +277,48 @@ like($new[-1], qr/^stop /, 'file: SIGINT closed the last wait with a stop');
 my @all = eval { waits_of(parse_trace(join('', @old, @new), 0)) };
 is($@, '', 'file: no line lost between the two files');
 $s3->quit;
+
+# ---------------------------------------------------------------- a full disk
+
+SKIP:
+{
+	skip('no /dev/full', 4) unless -w '/dev/full';
+	for my $where ('file', 'stdout')
+	{
+		my ($s, $pid) = start_session($node, "w_full_$where");
+		($h, $out, $err) = $where eq 'file'
+		  ? start_tracer("--trace=$pid", '--trace-file=/dev/full', '-T', '20')
+		  : start_tracer({ stdout => '/dev/full' }, "--trace=$pid", '-T', '20');
+		$s->query_safe('SELECT pg_sleep(0.1)');
+		$s->query_safe('SELECT pg_sleep(0.1)');
+		$h->finish;
+		is($h->result(0), 1, "full disk ($where): exit 1");
+		like($$err, $where eq 'file'
+			? qr/error: could not write to file "\/dev\/full": No space left on device/
+			: qr/could not write to standard output: No space left on device/,
+			"full disk ($where): says so");
+		$s->quit;
+	}
+}
+
+# ---------------------------------------------------------------- a server that stops answering
+
+my ($s4, $pid4) = start_session($node, 'w_t4');
+{
+	local $ENV{PGAPPNAME} = 'w_tracer';
+	($h, $out, $err) = start_tracer("--trace=$pid4", '-T', '3');
+}
+my $tracer_backend = $node->safe_psql('postgres',
+	"SELECT pid FROM pg_stat_activity WHERE application_name = 'w_tracer'");
+kill 'STOP', $tracer_backend;
+my $t0 = time;
+$h->finish;
+my $took = time - $t0;
+kill 'CONT', $tracer_backend;
+is($h->result(0), 0, 'hung server: the trace ends at -T with status 0') or diag($$err);
+cmp_ok($took, '<', 15, 'hung server: not held past -T');
+like($$err, qr/warning: the server did not answer the last poll before the end of the run/,
+	'hung server: says so');
+$s4->quit;
 
 done_testing();
