@@ -659,12 +659,16 @@ waits_run(const waits_settings *s)
 	char	   *cause = NULL;
 	int			status;
 
-	if (s->ntrace_pids > 0)
-		return trace_run(s);
-	memset(&r, 0, sizeof(r));
-	r.s = s;
 	stop_flag = 0;
 	reopen_flag = 0;
+	if (s->ntrace_pids > 0)
+	{
+		/* a trace never has a report to lose: signals act at once, from the start */
+		install_signals(false);
+		return trace_run(s, &stop_flag, &reopen_flag);
+	}
+	memset(&r, 0, sizeof(r));
+	r.s = s;
 	install_signals(true);
 	strpool_init(&r.pool);
 	wprof_init(&r.run, s->include_idle);

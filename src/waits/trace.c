@@ -96,40 +96,9 @@ typedef struct trace_state
 	strbuf		param;
 } trace_state;
 
-static volatile sig_atomic_t stop_flag;
-static volatile sig_atomic_t reopen_flag;
-
-/* SIGINT/SIGTERM: end the trace, closing open waits. */
-static void
-on_stop(int signo)
-{
-	stop_flag = signo;
-}
-
-/* SIGHUP: reopen the trace file (log rotation). */
-static void
-on_hup(int signo)
-{
-	(void) signo;
-	reopen_flag = 1;
-}
-
-/* Without SA_RESTART, so that a signal cuts a sleep or a wait for the server short. */
-static void
-install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_hup;
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-}
+/* Set by the caller's signal handlers (tool.c). */
+static volatile sig_atomic_t *stop_flag;
+static volatile sig_atomic_t *reopen_flag;
 
 void
 trace_format_ts(char *buf, size_t len, int64_t us)
@@ -199,7 +168,7 @@ await_result(trace_state *ts, uint64_t deadline_ns, PGresult **out, char **cause
 				PQclear(r);
 			continue;
 		}
-		if (stop_flag)
+		if (*stop_flag)
 		{
 			PQclear(res);
 			return EXEC_STOPPED;
@@ -669,7 +638,7 @@ setup(trace_state *ts, uint64_t deadline_ns)
 }
 
 int
-trace_run(const waits_settings *s)
+trace_run(const waits_settings *s, volatile sig_atomic_t *stop, volatile sig_atomic_t *reopen)
 {
 	trace_state ts;
 	ticker		tk;
@@ -684,8 +653,8 @@ trace_run(const waits_settings *s)
 	ts.s = s;
 	ts.path = s->trace_path;
 	strbuf_init(&ts.param);
-	stop_flag = reopen_flag = 0;
-	install_signals();
+	stop_flag = stop;
+	reopen_flag = reopen;
 
 	if (ts.path != NULL && !strbuf_check_writable(ts.path, &cause))
 	{
@@ -724,16 +693,16 @@ trace_run(const waits_settings *s)
 	t0_ns = clock_now_ns();
 	ticker_init(&tk, t0_ns, interval_ns);
 	ts.last_flush_ns = t0_ns;
-	while (!stop_flag && ts.nlive > 0 && !ts.write_failed)
+	while (!*stop_flag && ts.nlive > 0 && !ts.write_failed)
 	{
 		uint64_t	now = clock_now_ns();
 		uint64_t	due = ticker_deadline(&tk);
 
 		if (now >= end_ns)
 			break;
-		if (reopen_flag)
+		if (*reopen_flag)
 		{
-			reopen_flag = 0;
+			*reopen_flag = 0;
 			if (!open_out(&ts))
 			{
 				status = WAITS_EXIT_ERROR;

@@ -16,6 +16,7 @@
 #ifndef PGTEMPO_WAITS_TRACE_H
 #define PGTEMPO_WAITS_TRACE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,8 +28,13 @@
 /* The longest text of a trace timestamp, with its NUL. */
 #define TRACE_TS_LEN 40
 
-/* Run the trace with these settings; returns the exit status. */
-int			trace_run(const waits_settings *s);
+/*
+ * Run the trace with these settings; returns the exit status.  The
+ * caller's signal handlers set *stop (SIGINT, SIGTERM: end the trace) and
+ * *reopen (SIGHUP: reopen the trace file), without SA_RESTART.
+ */
+int			trace_run(const waits_settings *s, volatile sig_atomic_t *stop,
+					  volatile sig_atomic_t *reopen);
 
 /*
  * A wall-clock time in local time with microseconds and the UTC offset,
