@@ -747,6 +747,8 @@ trace_run(const waits_settings *s, volatile sig_atomic_t *stop, volatile sig_ato
 	free(cause);
 	if (ts.n > 1 && ts.nlive == 0)
 		msg_info("all traced processes have exited: trace ended");
+	else if (status == WAITS_EXIT_OK && ts.nlive > 0 && !ts.write_failed)
+		msg_info("%s: trace ended", *stop_flag ? "interrupted" : "the duration is over");
 	report(&ts, clock_now_ns() - t0_ns, &tk);
 
 	if (ts.out != NULL && !flush_out(&ts))

@@ -268,6 +268,7 @@ ok(wait_lines($file, 4), 'file: SIGHUP reopened it under its name');
 $h->signal('INT');
 $h->finish;
 is($h->result(0), 0, 'file: SIGINT ends it with status 0') or diag($$err);
+like($$err, qr/^pgtempo-waits: interrupted: trace ended$/m, 'file: says why it ended');
 is($$out, '', 'file: nothing on standard output');
 my @old = lines_in("$file.1");
 my @new = lines_in($file);
@@ -317,6 +318,7 @@ my $took = time - $t0;
 kill 'CONT', $tracer_backend;
 is($h->result(0), 0, 'hung server: the trace ends at -T with status 0') or diag($$err);
 cmp_ok($took, '<', 15, 'hung server: not held past -T');
+like($$err, qr/^pgtempo-waits: the duration is over: trace ended$/m, 'hung server: says why it ended');
 like($$err, qr/warning: the server did not answer the last poll before the end of the run/,
 	'hung server: says so');
 $s4->quit;
