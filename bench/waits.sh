@@ -196,13 +196,15 @@ i=0
 : >"$tmp/tshare"
 : >"$tmp/trate"
 while [ "$i" -lt "$runs" ]; do
-	"$bindir/pgbench" -n -S -M prepared -c "$tclients" -j "$tclients" -T "$((secs + 4))" \
+	# both run past the measured window (the psql look-ups are slow on a loaded machine)
+	# and are stopped with SIGINT after it
+	"$bindir/pgbench" -n -S -M prepared -c "$tclients" -j "$tclients" -T "$((secs + 30))" \
 		>"$tmp/tpgbench.log" 2>&1 &
 	pgb=$!
 	sleep 1
 	target=$("$bindir/psql" -XAtc "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' LIMIT 1")
 	[ -n "$target" ] || die "no pgbench backend to trace"
-	PGAPPNAME=pgtempo-trace-bench "$ours" --trace="$target" -T "$((secs + 1))" \
+	PGAPPNAME=pgtempo-trace-bench "$ours" --trace="$target" -T "$((secs + 30))" \
 		--trace-file="$tmp/trace.out" 2>"$tmp/trace.err" &
 	tracer=$!
 	sleep 0.5
@@ -211,11 +213,14 @@ while [ "$i" -lt "$runs" ]; do
 	t0=$(date +%s.%N)
 	a0=$(oncpu_ns "$tracer")
 	b0=$(oncpu_ns "$tback")
-	sleep "$((secs - 1))"
+	sleep "$secs"
 	a1=$(oncpu_ns "$tracer")
 	b1=$(oncpu_ns "$tback")
 	t1=$(date +%s.%N)
+	[ -n "$a1" ] && [ -n "$b1" ] || die "the tracer or its backend ended early (see $tmp/trace.err)"
+	kill -INT "$tracer"
 	wait "$tracer" || die "the tracer failed (see $tmp/trace.err)"
+	kill -INT "$pgb" 2>/dev/null || :
 	wait "$pgb" || :
 	awk -v a0="$a0" -v a1="$a1" -v b0="$b0" -v b1="$b1" -v t0="$t0" -v t1="$t1" \
 		-v n="$(nproc 2>/dev/null || echo 1)" \
