@@ -13,6 +13,11 @@
 #     1000/s to 20000/s, each for a few seconds; sustained means fewer than
 #     1 % of the ticks missed (the target is >= 3000 samples/s).  Also the
 #     rate with no pause at all between samples.
+#  4. The cost of --trace (1000 polls/s by default) following one pgbench
+#     backend under pgbench -S -M prepared -c TRACE_CLIENTS (default 8):
+#     the tracer's CPU and its server backend's, read from
+#     /proc/PID/schedstat (ns on CPU) over the run, as a share of the
+#     machine's CPUs; medians of RUNS runs, with the poll rate achieved.
 #
 # A throwaway cluster is started on 127.0.0.1 (as the user pgtempo-test
 # when run as root, as PostgreSQL refuses to run as root) and removed.
@@ -21,7 +26,8 @@
 #
 # usage: bench/waits.sh [RUNS [SECONDS]]     (defaults 5 and 10)
 # env:   OURS (the pgtempo-waits binary), PG_BINDIR, CLIENTS (pgbench -c, default
-#        the number of CPUs), SCALE (pgbench -s, default 10)
+#        the number of CPUs), SCALE (pgbench -s, default 10), TRACE_CLIENTS
+#        (pgbench -c for part 4, default 8)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -175,4 +181,59 @@ printf '%-44s %12.0f\n' "rate with no pause between samples, /s" "$(json_field "
 printf '%-44s %12.1f\n' "  sampler CPU per sample there, us" "$(json_field "$tmp/flat.json" health.cpu_us_per_sample)"
 printf '%-44s %12s\n' "  its server backend's there, us" \
 	"$(json_field "$tmp/flat.json" health.backend_cpu_us_per_sample)"
+echo "load average after: $(loadavg)"
+
+# ---------------------------------------------------------------- 4: the cost of --trace
+# ns on CPU of a process so far (the first field of /proc/PID/schedstat).
+oncpu_ns() {
+	cut -d' ' -f1 "/proc/$1/schedstat" 2>/dev/null || echo ''
+}
+tclients=${TRACE_CLIENTS:-8}
+echo
+echo "--trace of one backend of pgbench -S -M prepared -c $tclients -j $tclients, $runs runs of $secs s"
+echo "load average before: $(loadavg)"
+i=0
+: >"$tmp/tshare"
+: >"$tmp/trate"
+while [ "$i" -lt "$runs" ]; do
+	# both run past the measured window (the psql look-ups are slow on a loaded machine)
+	# and are stopped with SIGINT after it
+	"$bindir/pgbench" -n -S -M prepared -c "$tclients" -j "$tclients" -T "$((secs + 30))" \
+		>"$tmp/tpgbench.log" 2>&1 &
+	pgb=$!
+	sleep 1
+	target=$("$bindir/psql" -XAtc "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' LIMIT 1")
+	[ -n "$target" ] || die "no pgbench backend to trace"
+	PGAPPNAME=pgtempo-trace-bench "$ours" --trace="$target" -T "$((secs + 30))" \
+		--trace-file="$tmp/trace.out" 2>"$tmp/trace.err" &
+	tracer=$!
+	sleep 0.5
+	tback=$("$bindir/psql" -XAtc "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgtempo-trace-bench'")
+	[ -n "$tback" ] || die "the tracer's backend was not found (see $tmp/trace.err)"
+	t0=$(date +%s.%N)
+	a0=$(oncpu_ns "$tracer")
+	b0=$(oncpu_ns "$tback")
+	sleep "$secs"
+	a1=$(oncpu_ns "$tracer")
+	b1=$(oncpu_ns "$tback")
+	t1=$(date +%s.%N)
+	[ -n "$a1" ] && [ -n "$b1" ] || die "the tracer or its backend ended early (see $tmp/trace.err)"
+	kill -INT "$tracer"
+	wait "$tracer" || die "the tracer failed (see $tmp/trace.err)"
+	kill -INT "$pgb" 2>/dev/null || :
+	wait "$pgb" || :
+	awk -v a0="$a0" -v a1="$a1" -v b0="$b0" -v b1="$b1" -v t0="$t0" -v t1="$t1" \
+		-v n="$(nproc 2>/dev/null || echo 1)" \
+		'BEGIN { printf "%.3f %.3f %.3f\n", (a1 - a0 + b1 - b0) / 1e9 / (t1 - t0) / n * 100,
+			(a1 - a0) / 1e9 / (t1 - t0) / n * 100, (b1 - b0) / 1e9 / (t1 - t0) / n * 100 }' \
+		>>"$tmp/tshare"
+	sed -n 's/.* polls in [0-9.]* s (\([0-9.]*\) per second.*/\1/p' "$tmp/trace.err" >>"$tmp/trate"
+	i=$((i + 1))
+done
+printf '%-44s %12s   (runs: %s)\n' "tracer + its backend, % of the $(nproc 2>/dev/null || echo '?') CPUs" \
+	"$(cut -d' ' -f1 "$tmp/tshare" | median)" "$(cut -d' ' -f1 "$tmp/tshare" | tr '\n' ' ')"
+printf '%-44s %12s\n' "  the tracer alone, %" "$(cut -d' ' -f2 "$tmp/tshare" | median)"
+printf '%-44s %12s\n' "  its server backend alone, %" "$(cut -d' ' -f3 "$tmp/tshare" | median)"
+printf '%-44s %12s   (runs: %s)\n' "polls per second achieved" "$(median <"$tmp/trate")" \
+	"$(tr '\n' ' ' <"$tmp/trate")"
 echo "load average after: $(loadavg)"

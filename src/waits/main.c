@@ -63,6 +63,11 @@ usage(void)
 		   "      --store=CONNINFO       write samples into tables of this database\n"
 		   "      --store-interval=SECONDS  store a profile per interval instead of raw rows\n"
 		   "      --store-label=TEXT     the \"server\" column of stored rows (default host:port)\n"
+		   "\nTrace mode (instead of sampling):\n"
+		   "      --trace=PID[,PID...]   write a line when a wait of these backends starts\n"
+		   "                             and one when it stops (polled every 1ms unless -i)\n"
+		   "      --trace-file=FILE      write the trace to FILE instead of standard output\n"
+		   "                             (appended to; SIGHUP reopens it)\n"
 		   "\nConnection options:\n"
 		   "  -d, --dbname=DBNAME        database to connect to (a name, conninfo or URI)\n"
 		   "  -h, --host=HOSTNAME        database server host or socket directory\n"
@@ -93,6 +98,53 @@ duration_opt(const char *arg, const char *name, const char *unit, int64_t min, i
 	return false;
 }
 
+/* --trace goes with the connection options, -i and -T only; --trace-file needs it. */
+static bool
+trace_options_ok(const waits_settings *s)
+{
+	const struct
+	{
+		bool		given;
+		const char *name;
+	}			other[] = {
+		{s->source != WAITS_SOURCE_AUTO, "--source"},
+		{s->include_idle, "--include-idle"},
+		{s->query_text > 0, "--query-text"},
+		{s->npids > 0, "--pid"},
+		{s->dbs.n > 0, "--db"},
+		{s->users.n > 0, "--user"},
+		{s->apps.n > 0, "--application-name"},
+		{s->backend_types.n > 0, "--backend-type"},
+		{s->nby != 1 || s->by[0] != WPROF_DIM_EVENT, "--by"},
+		{s->json, "--json"},
+		{s->log_path != NULL, "--log"},
+		{s->folded_path != NULL, "--folded"},
+		{s->chart_path != NULL, "--chart"},
+		{s->top, "--top"},
+		{s->store != NULL, "--store"},
+	};
+
+	if (s->ntrace_pids == 0)
+	{
+		if (s->trace_path == NULL)
+			return true;
+		msg_error("--trace-file needs --trace");
+		return false;
+	}
+	if (s->trace_path != NULL && s->trace_path[0] == '\0')
+	{
+		msg_error("invalid value \"\" for option --trace-file");
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (other[i].given)
+		{
+			msg_error("--trace cannot be used with %s", other[i].name);
+			return false;
+		}
+	return true;
+}
+
 /* Fill the settings from the command line; report usage errors the PostgreSQL way. */
 static parse_status
 parse_arguments(int argc, char **argv, waits_settings *s)
@@ -101,7 +153,8 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 	{
 		OPT_SOURCE = 256, OPT_INCLUDE_IDLE, OPT_QUERY_TEXT, OPT_PID, OPT_DB, OPT_USER,
 		OPT_APP, OPT_BACKEND_TYPE, OPT_BY, OPT_JSON, OPT_LOG, OPT_LOG_FORMAT,
-		OPT_LOG_INTERVAL, OPT_FOLDED, OPT_CHART, OPT_TOP, OPT_STORE, OPT_STORE_INTERVAL, OPT_STORE_LABEL
+		OPT_LOG_INTERVAL, OPT_FOLDED, OPT_CHART, OPT_TOP, OPT_STORE, OPT_STORE_INTERVAL, OPT_STORE_LABEL,
+		OPT_TRACE, OPT_TRACE_FILE
 	};
 	static const struct option long_options[] = {
 		{"interval", required_argument, NULL, 'i'},
@@ -125,6 +178,8 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 		{"store", required_argument, NULL, OPT_STORE},
 		{"store-interval", required_argument, NULL, OPT_STORE_INTERVAL},
 		{"store-label", required_argument, NULL, OPT_STORE_LABEL},
+		{"trace", required_argument, NULL, OPT_TRACE},
+		{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
 		{"dbname", required_argument, NULL, 'd'},
 		{"host", required_argument, NULL, 'h'},
 		{"port", required_argument, NULL, 'p'},
@@ -242,6 +297,14 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 				free(s->store_label);
 				s->store_label = xstrdup(optarg);
 				break;
+			case OPT_TRACE:
+				if (!options_parse_trace_pids(optarg, &s->trace_pids, &s->ntrace_pids, &cause))
+					goto bad_value;
+				break;
+			case OPT_TRACE_FILE:
+				free(s->trace_path);
+				s->trace_path = xstrdup(optarg);
+				break;
 			case 'V':
 				printf("pgtempo-waits (pgtempo) " PACKAGE_VERSION "\n");
 				return PARSE_EXIT_OK;
@@ -294,6 +357,8 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 		msg_error("invalid value \"\" for option --chart");
 		goto usage_error;
 	}
+	if (!trace_options_ok(s))
+		goto usage_error;
 	return PARSE_OK;
 
 bad_value:

@@ -73,9 +73,9 @@ options_parse_source(const char *arg, waits_source *out, char **cause)
 	return false;
 }
 
-/* A --pid value: one pid or a comma-separated list, appended to the others. */
-bool
-options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cause)
+/* One pid or a comma-separated list of them, for option name, appended to the others. */
+static bool
+parse_pid_list(const char *arg, const char *name, int32_t **pids, int *npids, char **cause)
 {
 	const char *p = arg;
 
@@ -85,14 +85,14 @@ options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cause)
 		char	   *one = xstrndup(p, len);
 		int64_t		v;
 		char	   *why = NULL;
-		bool		ok = parse_int64(one, "--pid", 1, INT32_MAX, &v, &why);
+		bool		ok = parse_int64(one, name, 1, INT32_MAX, &v, &why);
 
 		free(one);
 		if (!ok)
 		{
 			free(why);
-			*cause = xasprintf("invalid value \"%s\" for option --pid: must be a process ID "
-							   "or a comma-separated list of them", arg);
+			*cause = xasprintf("invalid value \"%s\" for option %s: must be a process ID "
+							   "or a comma-separated list of them", arg, name);
 			return false;
 		}
 		*pids = xrealloc(*pids, (size_t) (*npids + 1) * sizeof(int32_t));
@@ -100,6 +100,20 @@ options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cause)
 		p += len;
 	} while (*p++ == ',');
 	return true;
+}
+
+/* A --pid value. */
+bool
+options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cause)
+{
+	return parse_pid_list(arg, "--pid", pids, npids, cause);
+}
+
+/* A --trace value. */
+bool
+options_parse_trace_pids(const char *arg, int32_t **pids, int *npids, char **cause)
+{
+	return parse_pid_list(arg, "--trace", pids, npids, cause);
 }
 
 /* A --log-format value. */

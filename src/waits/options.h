@@ -18,6 +18,8 @@ bool		options_parse_by(const char *arg, wprof_dim *dims, int *ndims, char **caus
 bool		options_parse_source(const char *arg, waits_source *out, char **cause);
 /* --pid=PID[,PID...]: appended to *pids. */
 bool		options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cause);
+/* --trace=PID[,PID...]: appended to *pids. */
+bool		options_parse_trace_pids(const char *arg, int32_t **pids, int *npids, char **cause);
 /* --log-format=csv|jsonl */
 bool		options_parse_log_format(const char *arg, waits_log_format *out, char **cause);
 /* The format a log file gets: the one asked for, else from its name (.jsonl/.json: JSON Lines). */

@@ -34,6 +34,7 @@
 #include "sample.h"
 #include "sampler.h"
 #include "ticker.h"
+#include "trace.h"
 #include "sink.h"
 #include "store.h"
 #include "strpool.h"
@@ -708,10 +709,16 @@ waits_run(const waits_settings *s)
 	char	   *cause = NULL;
 	int			status;
 
-	memset(&r, 0, sizeof(r));
-	r.s = s;
 	stop_flag = 0;
 	reopen_flag = 0;
+	if (s->ntrace_pids > 0)
+	{
+		/* a trace never has a report to lose: signals act at once, from the start */
+		install_signals(false);
+		return trace_run(s, &stop_flag, &reopen_flag);
+	}
+	memset(&r, 0, sizeof(r));
+	r.s = s;
 	install_signals(true);
 	strpool_init(&r.pool);
 	wprof_init(&r.run, s->include_idle);
@@ -828,6 +835,10 @@ waits_settings_free(waits_settings *s)
 	free(s->chart_path);
 	free(s->store);
 	free(s->store_label);
+	free(s->trace_pids);
+	free(s->trace_path);
+	s->trace_pids = NULL;
+	s->trace_path = NULL;
 	s->pids = NULL;
 	s->log_path = s->folded_path = s->chart_path = s->store = s->store_label = NULL;
 }

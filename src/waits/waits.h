@@ -76,6 +76,10 @@ typedef struct waits_settings
 	char	   *store;			/* conninfo of the store database */
 	char	   *store_label;	/* the "source" column; default host:port */
 	int64_t		store_interval_ns;	/* 0: raw rows */
+	/* --trace: follow these backends' waits instead of sampling (trace.h) */
+	int32_t    *trace_pids;
+	int			ntrace_pids;
+	char	   *trace_path;		/* --trace-file; NULL: standard output */
 } waits_settings;
 
 #define WAITS_DEFAULT_INTERVAL_NS	(10 * NS_PER_MS)
