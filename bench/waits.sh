@@ -9,6 +9,8 @@
 #     100 Hz (from the sampler's report; medians of the "on" runs), and the
 #     share of the machine's CPU the two take: steadier than tps where other
 #     jobs run.
+#  2b. The same share from /proc/PID/schedstat (ns on CPU) of the sampler
+#     and its backend, under pgbench -S -M prepared -c 8 (cpu_share_schedstat).
 #  3. The highest sample rate it sustains over TCP loopback: rates from
 #     1000/s to 20000/s, each for a few seconds; sustained means fewer than
 #     1 % of the ticks missed (the target is >= 3000 samples/s).  Also the
@@ -155,6 +157,52 @@ fi
 printf '%-44s %12s\n' "missed ticks while pgbench ran (total)" \
 	"$(awk '{ s += $1 } END { print s + 0 }' "$tmp/missed")"
 echo "load average after: $(loadavg)"
+
+# ---------------------------------------------------------------- 2b: CPU share from schedstat
+# The sampler's CPU and its backend's, read from /proc/PID/schedstat (ns on
+# CPU) over a window of a pgbench -S -M prepared -c 8 run, as a share of all
+# the machine's CPUs; median of the runs.  Target: <= 0.25 %.
+# usage: cpu_share_schedstat RUNS SECONDS [SAMPLER ARGS...]
+schedstat_ns() {
+	cut -d' ' -f1 "/proc/$1/schedstat" 2>/dev/null || echo ''
+}
+cpu_share_schedstat() {
+	_runs=$1
+	_secs=$2
+	shift 2
+	_ncpu=$(nproc 2>/dev/null || echo 1)
+	: >"$tmp/share"
+	_i=0
+	while [ "$_i" -lt "$_runs" ]; do
+		"$bindir/pgbench" -n -S -M prepared -c 8 -j 2 -T "$((_secs + 2))" >/dev/null 2>&1 &
+		_bench=$!
+		"$ours" --source=activity -i 10ms -T "$((_secs + 2))" "$@" >/dev/null 2>&1 &
+		_sampler=$!
+		sleep 1
+		_bpid=$("$bindir/psql" -X -At -c "SELECT pid FROM pg_stat_activity
+			WHERE application_name = 'pgtempo-waits' LIMIT 1" 2>/dev/null || :)
+		_s0=$(schedstat_ns "$_sampler")
+		_b0=$(schedstat_ns "$_bpid")
+		_t0=$(date +%s%N)
+		sleep "$_secs"
+		_s1=$(schedstat_ns "$_sampler")
+		_b1=$(schedstat_ns "$_bpid")
+		_t1=$(date +%s%N)
+		wait "$_sampler" || die "the sampler failed"
+		wait "$_bench" || :
+		if [ -n "$_s0" ] && [ -n "$_s1" ] && [ -n "$_b0" ] && [ -n "$_b1" ]; then
+			awk -v s="$((_s1 - _s0))" -v b="$((_b1 - _b0))" -v t="$((_t1 - _t0))" -v n="$_ncpu" \
+				'BEGIN { printf "%.3f\n", (s + b) * 100 / (t * n) }' >>"$tmp/share"
+		fi
+		_i=$((_i + 1))
+	done
+	printf '%-44s %12s   (runs: %s; target <= 0.25)\n' \
+		"sampler + backend at 100 Hz, % of ${_ncpu} CPUs" "$(median <"$tmp/share")" \
+		"$(tr '\n' ' ' <"$tmp/share")"
+}
+echo
+echo "CPU from /proc/PID/schedstat under pgbench -S -M prepared -c 8, $runs runs of $secs s (load average: $(loadavg))"
+cpu_share_schedstat "$runs" "$secs"
 
 # ---------------------------------------------------------------- 3: the highest sustained rate
 echo

@@ -51,6 +51,7 @@ static struct
 	off_t		capture_seen;
 	char		last_msg[200];
 	bool		paused;
+	bool		resized;		/* the terminal changed size: draw it all, even paused */
 	int			group;			/* index in group_cycle, or -1 for the --by list */
 	const waits_settings *s;
 	bool		atexit_done;
@@ -315,6 +316,22 @@ group_label(const wprof_group *g, const report_col *cols, int ncols, char *out, 
 	}
 }
 
+/* Fewer than 100 columns: the narrow layout, made to fit 80 x 24. */
+static bool
+narrow(void)
+{
+	return COLS < 100;
+}
+
+/* The status word of a paused view, top right. */
+static void
+draw_paused(void)
+{
+	attron(A_REVERSE);
+	mvprintw(0, COLS > 10 ? COLS - 10 : 0, " PAUSED ");
+	attroff(A_REVERSE);
+}
+
 /* Print a line at row y, cut to the screen's width (curses would wrap it). */
 static void __attribute__((format(printf, 2, 3)))
 put_line(int y, const char *fmt, ...)
@@ -370,8 +387,9 @@ draw_groups(int y, int maxrows, const wprof *run, const wprof *last)
 	int			ncols = report_columns(dims, ndims, cols);
 	wprof_groups gr,
 				gl;
-	int			labelw = 34;
-	int			barw = (COLS - labelw - 2 * 10) / 2;
+	int			labelw = narrow() ? 22 : 34;
+	/* label, a space, two bars of "|" w "| 100.0%" with a space between, inside COLS - 1 */
+	int			barw = (COLS - 1 - labelw - 20) / 2;
 	char		label[256],
 				other[256];
 
@@ -421,11 +439,21 @@ draw_sessions(int y, int maxrows, const wprof *run)
 	wprof_groups gs,
 				ge;
 
+	bool		nar = narrow();
+	/* narrow: every column still there, cut shorter, the event gets the rest */
+	int			wpid = nar ? 7 : 8,
+				wname = nar ? 8 : 12,
+				wtype = nar ? 10 : 18,
+				wsamp = nar ? 7 : 8,
+				wpct = nar ? 5 : 6;
+
 	wprof_group_by(run, by_pid, 1, 0, &gs);
 	wprof_group_by(run, by_pid_event, 2, 0, &ge);
+
 	attron(A_BOLD);
-	put_line(y++, "%8s  %-12s %-12s %-18s %8s %6s  %s", "PID", "USER", "DATABASE",
-			 "BACKEND TYPE", "SAMPLES", "%", "TOP EVENT");
+	put_line(y++, "%*s%s%-*s %-*s %-*s %*s %*s  %s", wpid, "PID", nar ? " " : "  ",
+			 wname, "USER", wname, nar ? "DB" : "DATABASE", wtype, nar ? "TYPE" : "BACKEND TYPE",
+			 wsamp, "SAMPLES", wpct, "%", "TOP EVENT");
 	attroff(A_BOLD);
 	for (int i = 0; i < gs.n && i < maxrows; i++)
 	{
@@ -439,10 +467,12 @@ draw_sessions(int y, int maxrows, const wprof *run)
 						 ge.g[j].key.event ? ge.g[j].key.event : "-");
 				break;
 			}
-		put_line(y++, "%8" PRId32 "  %-12.12s %-12.12s %-18.18s %8" PRIu64 " %6.1f  %s",
-				 k->pid, k->usename ? k->usename : "-", k->datname ? k->datname : "-",
-				 k->backend_type ? k->backend_type : "-", gs.g[i].samples,
-				 100 * share(gs.g[i].samples, gs.total), ev);
+		put_line(y++, "%*" PRId32 "%s%-*.*s %-*.*s %-*.*s %*" PRIu64 " %*.1f  %s",
+				 wpid, k->pid, nar ? " " : "  ",
+				 wname, wname, k->usename ? k->usename : "-",
+				 wname, wname, k->datname ? k->datname : "-",
+				 wtype, wtype, k->backend_type ? k->backend_type : "-",
+				 wsamp, gs.g[i].samples, wpct, 100 * share(gs.g[i].samples, gs.total), ev);
 	}
 	wprof_groups_free(&gs);
 	wprof_groups_free(&ge);
@@ -499,26 +529,40 @@ live_draw(const live_info *info, const wprof *run, const wprof *last,
 	update_last_msg();
 	localtime_r(&now, &tm);
 	strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
-	if (lv.paused)
+	if (lv.paused && !lv.resized)
 	{
 		/* frozen: only the status word changes */
-		attron(A_REVERSE);
-		mvprintw(0, COLS > 10 ? COLS - 10 : 0, " PAUSED ");
-		attroff(A_REVERSE);
+		draw_paused();
 		refresh();
 		return;
 	}
+	lv.resized = false;
 	erase();
 	format_seconds(every, info->interval_s);
-	/* what matters most first: a narrow terminal cuts the rest */
-	put_line(y, "pgtempo-waits  %s  source %s  every %s  server %s  PostgreSQL %s", clock,
-			 info->source, every, info->server, info->server_version);
-	mvchgat(y++, 0, 13, A_BOLD, 0, NULL);
-	put_line(y++, "samples %" PRIu64 " (%.1f/s)  missed %" PRIu64 "  failed %" PRIu64
-			 "  latency p50 %.2f ms p99 %.2f ms  gaps %d  active sessions: last %.2f, run %.2f",
-			 h->samples, h->rate_hz, h->missed, h->failed, h->p50_ms, h->p99_ms, h->ngaps,
-			 avg_active(info, last), avg_active(info, run));
-	put_line(y++, "keys: g regroup  p pause  q quit");
+	if (narrow())
+	{
+		/* 80 columns: the same facts on four shorter lines */
+		put_line(y, "pgtempo-waits  %s  source %s  every %s", clock, info->source, every);
+		mvchgat(y++, 0, 13, A_BOLD, 0, NULL);
+		put_line(y++, "server %s  PostgreSQL %s", info->server, info->server_version);
+		put_line(y++, "samples %" PRIu64 " (%.1f/s)  missed %" PRIu64 "  failed %" PRIu64
+				 "  latency p50 %.2f ms p99 %.2f ms", h->samples, h->rate_hz, h->missed,
+				 h->failed, h->p50_ms, h->p99_ms);
+		put_line(y++, "gaps %d  active sessions: last %.2f, run %.2f   keys: g regroup  p pause"
+				 "  q quit", h->ngaps, avg_active(info, last), avg_active(info, run));
+	}
+	else
+	{
+		/* what matters most first: a narrower terminal cuts the rest */
+		put_line(y, "pgtempo-waits  %s  source %s  every %s  server %s  PostgreSQL %s", clock,
+				 info->source, every, info->server, info->server_version);
+		mvchgat(y++, 0, 13, A_BOLD, 0, NULL);
+		put_line(y++, "samples %" PRIu64 " (%.1f/s)  missed %" PRIu64 "  failed %" PRIu64
+				 "  latency p50 %.2f ms p99 %.2f ms  gaps %d  active sessions: last %.2f, run %.2f",
+				 h->samples, h->rate_hz, h->missed, h->failed, h->p50_ms, h->p99_ms, h->ngaps,
+				 avg_active(info, last), avg_active(info, run));
+		put_line(y++, "keys: g regroup  p pause  q quit");
+	}
 	y++;
 
 	avail = LINES - y - 4;
@@ -531,6 +575,8 @@ live_draw(const live_info *info, const wprof *run, const wprof *last,
 	y = draw_queries(y, LINES - y - 3 > 1 ? LINES - y - 3 : 1, run);
 	if (lv.last_msg[0] != '\0')
 		put_line(LINES - 1, "%s", lv.last_msg);
+	if (lv.paused)
+		draw_paused();
 	refresh();
 }
 
@@ -567,6 +613,8 @@ live_wait(uint64_t until_ns)
 					lv.group = (lv.group + 1) % NCYCLE;
 					return LIVE_REDRAW;
 				case KEY_RESIZE:
+					/* paused or not, the old screen does not fit the new size */
+					lv.resized = true;
 					clear();
 					return LIVE_REDRAW;
 				default:

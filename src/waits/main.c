@@ -38,18 +38,21 @@ usage(void)
 		   "  -T, --duration=TIME        stop after this long (default: until interrupted;\n"
 		   "                             units us, ms, s, min, h; default unit s)\n"
 		   "      --source=SOURCE        auto (default), activity, pg_wait_sampling, pg_stat_wait\n"
-		   "      --include-idle         also count idle backends (waiting for the client)\n"
+		   "      --include-idle         also count idle backends (idle sessions, Activity waits)\n"
 		   "      --query-text[=CHARS]   keep query texts, cut to CHARS characters (default 200)\n"
 		   "\nFilters (repeat an option for several values):\n"
 		   "      --pid=PID[,PID...]     only these processes\n"
 		   "      --db=NAME              only backends connected to this database\n"
 		   "      --user=NAME            only backends of this user\n"
 		   "      --application-name=NAME  only backends with this application_name\n"
-		   "      --backend-type=TYPE    only this backend type (e.g. \"client backend\")\n"
+		   "      --backend-type=TYPE[,TYPE...]  only these backend types, or all (default:\n"
+		   "                             client backend, parallel worker, autovacuum worker,\n"
+		   "                             walsender)\n"
 		   "\nOutput options:\n"
 		   "      --by=DIMS              group the profile by a comma-separated list of\n"
 		   "                             event, pid, query, db, user, app, backend_type\n"
 		   "                             (default event)\n"
+		   "      --blockers=N           blocking pids listed per lock wait (default 3)\n"
 		   "      --json                 print the report as one JSON document\n"
 		   "      --log=FILE             write the sample history to FILE (- for standard\n"
 		   "                             output; strftime escapes start a new file when\n"
@@ -84,17 +87,67 @@ usage(void)
 		   "See 'man pgtempo-waits' for more information.\n");
 }
 
-/* A duration option: false with the message reported. */
+/* A duration of whole units as text with its unit: "10 us", "60 s", "1 h". */
+static void
+duration_text(char *buf, size_t len, int64_t ns)
+{
+	static const struct
+	{
+		int64_t		ns;
+		const char *name;
+	}			units[] = {
+		{3600 * NS_PER_S, "h"}, {60 * NS_PER_S, "min"}, {NS_PER_S, "s"},
+		{NS_PER_MS, "ms"}, {NS_PER_US, "us"}, {1, "ns"},
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (ns % units[i].ns == 0 || units[i].ns == 1)
+		{
+			snprintf(buf, len, "%lld %s", (long long) (ns / units[i].ns), units[i].name);
+			return;
+		}
+}
+
+/* A duration option: false with the message reported; a range error names its units. */
 static bool
 duration_opt(const char *arg, const char *name, const char *unit, int64_t min, int64_t max,
 			 int64_t *out)
 {
 	char	   *cause = NULL;
+	char		lo[32],
+				hi[32];
 
-	if (parse_duration_ns(arg, name, unit, min, max, out, &cause))
+	if (!parse_duration_ns(arg, name, unit, INT64_MIN, INT64_MAX, out, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		return false;
+	}
+	if (*out >= min && *out <= max)
 		return true;
-	msg_error("%s", cause);
-	free(cause);
+	duration_text(lo, sizeof(lo), min);
+	duration_text(hi, sizeof(hi), max);
+	msg_error("%s must be between %s and %s", name, lo, hi);
+	return false;
+}
+
+/* A whole-number option: false with the message reported; a range error names its unit. */
+static bool
+count_opt(const char *arg, const char *name, const char *unit, int64_t min, int64_t max,
+		  int64_t *out)
+{
+	char	   *cause = NULL;
+
+	if (!parse_int64(arg, name, INT64_MIN, INT64_MAX, out, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		return false;
+	}
+	if (*out >= min && *out <= max)
+		return true;
+	msg_error("%s must be between %lld and %lld %s", name, (long long) min, (long long) max,
+			  unit);
 	return false;
 }
 
@@ -154,7 +207,8 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 		OPT_SOURCE = 256, OPT_INCLUDE_IDLE, OPT_QUERY_TEXT, OPT_PID, OPT_DB, OPT_USER,
 		OPT_APP, OPT_BACKEND_TYPE, OPT_BY, OPT_JSON, OPT_LOG, OPT_LOG_FORMAT,
 		OPT_LOG_INTERVAL, OPT_FOLDED, OPT_CHART, OPT_TOP, OPT_STORE, OPT_STORE_INTERVAL, OPT_STORE_LABEL,
-		OPT_TRACE, OPT_TRACE_FILE
+		OPT_TRACE, OPT_TRACE_FILE,
+		OPT_BLOCKERS
 	};
 	static const struct option long_options[] = {
 		{"interval", required_argument, NULL, 'i'},
@@ -168,6 +222,7 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 		{"application-name", required_argument, NULL, OPT_APP},
 		{"backend-type", required_argument, NULL, OPT_BACKEND_TYPE},
 		{"by", required_argument, NULL, OPT_BY},
+		{"blockers", required_argument, NULL, OPT_BLOCKERS},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"log", required_argument, NULL, OPT_LOG},
 		{"log-format", required_argument, NULL, OPT_LOG_FORMAT},
@@ -231,8 +286,8 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 					s->query_text = WAITS_DEFAULT_QUERY_TEXT;
 				else
 				{
-					if (!parse_int64(optarg, "--query-text", 1, 1000000, &ival, &cause))
-						goto bad_value;
+					if (!count_opt(optarg, "--query-text", "characters", 1, 1000000, &ival))
+						goto usage_error;
 					s->query_text = (int) ival;
 				}
 				break;
@@ -250,7 +305,14 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 				options_strlist_add(&s->apps, optarg);
 				break;
 			case OPT_BACKEND_TYPE:
-				options_strlist_add(&s->backend_types, optarg);
+				if (!options_parse_backend_types(optarg, &s->backend_types,
+												 &s->backend_types_all, &cause))
+					goto bad_value;
+				break;
+			case OPT_BLOCKERS:
+				if (!count_opt(optarg, "--blockers", "pids", 0, 100, &ival))
+					goto usage_error;
+				s->blockers = (int) ival;
 				break;
 			case OPT_BY:
 				if (!options_parse_by(optarg, s->by, &s->nby, &cause))
@@ -331,6 +393,12 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 		msg_error("too many command-line arguments (first is \"%s\")", argv[optind]);
 		goto usage_error;
 	}
+	/* all: no filter; none given: the sessions' processes */
+	s->backend_types_given = s->backend_types.n > 0 && !s->backend_types_all;
+	if (s->backend_types_all)
+		options_strlist_free(&s->backend_types);
+	else
+		options_default_backend_types_fill(&s->backend_types);
 	if (s->log_path == NULL && (format_given || s->log_interval_ns > 0))
 	{
 		msg_error("%s needs --log", format_given ? "--log-format" : "--log-interval");

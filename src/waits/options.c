@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pgtempo/parse.h"
+#include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
 static const char *const source_names[] = {
@@ -114,6 +115,87 @@ bool
 options_parse_trace_pids(const char *arg, int32_t **pids, int *npids, char **cause)
 {
 	return parse_pid_list(arg, "--trace", pids, npids, cause);
+}
+
+/*
+ * The values of pg_stat_activity.backend_type that PostgreSQL itself sets
+ * (10 to 18); extension workers name their own.
+ */
+const char *const options_backend_type_names[] = {
+	"client backend", "parallel worker", "autovacuum worker", "walsender",
+	"autovacuum launcher", "background writer", "checkpointer", "walwriter",
+	"archiver", "startup", "walreceiver", "logical replication launcher",
+	"logical replication worker", "logical replication apply worker",
+	"logical replication parallel worker", "logical replication tablesync worker",
+	"slotsync worker", "walsummarizer", "io worker",
+	NULL
+};
+
+/* The sessions: client backends and the processes that work for them. */
+const char *const options_default_backend_types[] = {
+	"client backend", "parallel worker", "autovacuum worker", "walsender", NULL
+};
+
+/* Is name one of the types --backend-type takes? */
+static bool
+known_backend_type(const char *name, size_t len)
+{
+	if (strlen(OPTIONS_OTHER_BACKEND_TYPE) == len &&
+		memcmp(name, OPTIONS_OTHER_BACKEND_TYPE, len) == 0)
+		return true;
+	for (int i = 0; options_backend_type_names[i] != NULL; i++)
+		if (strlen(options_backend_type_names[i]) == len &&
+			memcmp(options_backend_type_names[i], name, len) == 0)
+			return true;
+	return false;
+}
+
+/* A --backend-type value: a comma-separated list of known types, or all. */
+bool
+options_parse_backend_types(const char *arg, waits_strlist *l, bool *all, char **cause)
+{
+	const char *p = arg;
+
+	do
+	{
+		size_t		len = strcspn(p, ",");
+
+		if (len == 3 && memcmp(p, "all", 3) == 0)
+			*all = true;
+		else if (!known_backend_type(p, len))
+		{
+			strbuf		sb;
+
+			strbuf_init(&sb);
+			for (int i = 0; options_backend_type_names[i] != NULL; i++)
+				strbuf_printf(&sb, "\"%s\", ", options_backend_type_names[i]);
+			*cause = xasprintf("invalid value \"%s\" for option --backend-type: "
+							   "\"%.*s\" is not a backend type; valid are all, %s"
+							   "and \"%s\" (extension workers)",
+							   arg, (int) len, p, sb.data, OPTIONS_OTHER_BACKEND_TYPE);
+			strbuf_free(&sb);
+			return false;
+		}
+		else
+		{
+			char	   *one = xstrndup(p, len);
+
+			options_strlist_add(l, one);
+			free(one);
+		}
+		p += len;
+	} while (*p++ == ',');
+	return true;
+}
+
+/* The default list of backend types, when none was given. */
+void
+options_default_backend_types_fill(waits_strlist *l)
+{
+	if (l->n > 0)
+		return;
+	for (int i = 0; options_default_backend_types[i] != NULL; i++)
+		options_strlist_add(l, options_default_backend_types[i]);
 }
 
 /* A --log-format value. */

@@ -20,6 +20,23 @@ bool		options_parse_source(const char *arg, waits_source *out, char **cause);
 bool		options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cause);
 /* --trace=PID[,PID...]: appended to *pids. */
 bool		options_parse_trace_pids(const char *arg, int32_t **pids, int *npids, char **cause);
+/*
+ * --backend-type=TYPE[,TYPE...] or all: appended to *l; "all" sets *all.
+ * A type must be one of PostgreSQL's (options_backend_type_names), or
+ * "background worker" for any other process (extension workers, which
+ * take their own names).
+ */
+bool		options_parse_backend_types(const char *arg, waits_strlist *l, bool *all,
+										char **cause);
+/* PostgreSQL's backend types, NULL-terminated (9.6 .. 18). */
+extern const char *const options_backend_type_names[];
+/* The catch-all type for processes whose type is not among them. */
+#define OPTIONS_OTHER_BACKEND_TYPE "background worker"
+/* The sessions' processes, counted when --backend-type is not given. */
+extern const char *const options_default_backend_types[];
+/* Replace an empty list with the default one. */
+void		options_default_backend_types_fill(waits_strlist *l);
+
 /* --log-format=csv|jsonl */
 bool		options_parse_log_format(const char *arg, waits_log_format *out, char **cause);
 /* The format a log file gets: the one asked for, else from its name (.jsonl/.json: JSON Lines). */

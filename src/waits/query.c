@@ -7,6 +7,9 @@
 
 #include <inttypes.h>
 
+#include "options.h"
+#include "waits.h"
+
 const char	query_detect_sql[] =
 "SELECT current_setting('server_version_num')::int4,"
 " (SELECT extversion::text FROM pg_catalog.pg_extension WHERE extname = 'pg_wait_sampling'),"
@@ -62,6 +65,52 @@ query_number_params(const query_opts *o, query_params *p)
 	p->n = n;
 }
 
+/* What the history outputs, the live view, the report's --by keys and the filters use. */
+unsigned
+query_omit_for(const waits_settings *s)
+{
+	unsigned	omit = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID |
+		QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR | QUERY_OMIT_LEADER_PID;
+
+	if (s->top || s->log_path != NULL || s->store != NULL)
+		return 0;
+	/* folded stacks: datname;backend_type;wait_event_type;wait_event;query_id */
+	if (s->folded_path != NULL)
+		omit &= ~QUERY_OMIT_DATID;
+	/* the matches of --user and --application-name are checked at the end */
+	if (s->users.n > 0)
+		omit &= ~QUERY_OMIT_USESYSID;
+	if (s->apps.n > 0)
+		omit &= ~QUERY_OMIT_APPNAME;
+	for (int i = 0; i < s->nby; i++)
+		switch (s->by[i])
+		{
+			case WPROF_DIM_PID:
+				/* a session is its pid and start, shown with its user and database */
+				omit &= ~(QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID);
+				break;
+			case WPROF_DIM_DB:
+				omit &= ~QUERY_OMIT_DATID;
+				break;
+			case WPROF_DIM_USER:
+				omit &= ~QUERY_OMIT_USESYSID;
+				break;
+			case WPROF_DIM_APP:
+				omit &= ~QUERY_OMIT_APPNAME;
+				break;
+			default:
+				break;
+		}
+	return omit;
+}
+
+/* Column expr, or a NULL of its type when the run does not use it. */
+static const char *
+col(const query_opts *o, unsigned bit, const char *expr, const char *null)
+{
+	return (o->omit & bit) ? null : expr;
+}
+
 /* The backend type of activity row "a" (all rows were client backends before 10). */
 static const char *
 backend_type_expr(const query_caps *c)
@@ -74,11 +123,24 @@ backend_type_expr(const query_caps *c)
  * of activity row "a"; without with_addr, client_addr is NULL.
  */
 static void
-context_columns(strbuf *sb, const query_caps *c, bool with_addr)
+context_columns(strbuf *sb, const query_caps *c, const query_opts *o, bool with_addr)
 {
-	strbuf_printf(sb,
-				  " a.backend_start, %s, a.datid, a.usesysid, a.application_name, %s, a.state,",
-				  backend_type_expr(c), with_addr ? "a.client_addr" : "NULL::inet");
+	strbuf_printf(sb, " %s, %s, %s, %s, %s, %s, a.state,",
+				  col(o, QUERY_OMIT_BACKEND_START, "a.backend_start", "NULL::timestamptz"),
+				  backend_type_expr(c),
+				  col(o, QUERY_OMIT_DATID, "a.datid", "NULL::oid"),
+				  col(o, QUERY_OMIT_USESYSID, "a.usesysid", "NULL::oid"),
+				  col(o, QUERY_OMIT_APPNAME, "a.application_name", "NULL::text"),
+				  with_addr ? col(o, QUERY_OMIT_CLIENT_ADDR, "a.client_addr", "NULL::inet") :
+				  "NULL::inet");
+}
+
+/* The leader_pid column of activity row "a". */
+static const char *
+leader_column(const query_caps *c, const query_opts *o)
+{
+	return c->leader_pid ? col(o, QUERY_OMIT_LEADER_PID, "a.leader_pid", "NULL::int4") :
+		"NULL::int4";
 }
 
 /*
@@ -98,7 +160,7 @@ activity_tail_columns(strbuf *sb, const query_caps *c, const query_opts *o,
 				  " CASE WHEN %s = 'Lock' THEN pg_catalog.pg_blocking_pids(a.pid) END,"
 				  " a.query = '<insufficient privilege>'",
 				  c->query_id ? "a.query_id" : "NULL::int8",
-				  c->leader_pid ? "a.leader_pid" : "NULL::int4",
+				  leader_column(c, o),
 				  wait_type);
 	if (p.query_len > 0)
 		strbuf_printf(sb, ", left(a.query, $%d::int4)", p.query_len);
@@ -145,7 +207,23 @@ filters(strbuf *sb, const query_caps *c, const query_opts *o, const char *pid_ex
 	if (p.apps > 0)
 		strbuf_printf(sb, " AND a.application_name = ANY ($%d::text[])", p.apps);
 	if (p.backend_types > 0)
-		strbuf_printf(sb, " AND %s = ANY ($%d::text[])", backend_type_expr(c), p.backend_types);
+	{
+		/*
+		 * A row whose type we may not see (<insufficient privilege>) is kept:
+		 * it is counted as hidden, and the warning about it says why.
+		 */
+		strbuf_printf(sb, " AND (%s = ANY ($%d::text[]) OR %s IS NULL",
+					  backend_type_expr(c), p.backend_types, backend_type_expr(c));
+		/* "background worker": the types PostgreSQL does not set (our constants, no input) */
+		if (o->backend_type_other)
+		{
+			strbuf_printf(sb, " OR %s <> ALL (ARRAY[", backend_type_expr(c));
+			for (int i = 0; options_backend_type_names[i] != NULL; i++)
+				strbuf_printf(sb, "%s'%s'", i > 0 ? ", " : "", options_backend_type_names[i]);
+			strbuf_puts(sb, "])");
+		}
+		strbuf_puts(sb, ")");
+	}
 	if (!o->include_idle)
 		strbuf_printf(sb, " AND %s", keep_cond);
 }
@@ -160,7 +238,7 @@ void
 query_activity_sql(strbuf *sb, const query_caps *c, const query_opts *o)
 {
 	strbuf_puts(sb, "SELECT a.pid,");
-	context_columns(sb, c, true);
+	context_columns(sb, c, o, true);
 	strbuf_puts(sb, " a.wait_event_type, a.wait_event,");
 	/* one sample per row, no measured time: the last columns are left out */
 	activity_tail_columns(sb, c, o, "a.wait_event_type", false);
@@ -176,11 +254,11 @@ void
 query_pg_wait_sampling_sql(strbuf *sb, const query_caps *c, const query_opts *o)
 {
 	strbuf_puts(sb, "SELECT p.pid,");
-	context_columns(sb, c, true);
+	context_columns(sb, c, o, true);
 	strbuf_printf(sb,
 				  " p.event_type::text, p.event::text, p.queryid::int8, %s,"
 				  " NULL::int4[], false,",
-				  c->leader_pid ? "a.leader_pid" : "NULL::int4");
+				  leader_column(c, o));
 	no_query_column(sb, o);
 	strbuf_puts(sb, " p.count::int8, NULL::int8"
 				" FROM pg_wait_sampling_profile p"
@@ -199,7 +277,7 @@ query_pg_stat_wait_current_sql(strbuf *sb, const query_caps *c, const query_opts
 		" ELSE a.wait_event_type END";
 
 	strbuf_puts(sb, "SELECT a.pid,");
-	context_columns(sb, c, true);
+	context_columns(sb, c, o, true);
 	strbuf_printf(sb, " %s, CASE WHEN w.class_name IS NOT NULL THEN w.event_name::text"
 				  " ELSE a.wait_event END,", type);
 	activity_tail_columns(sb, c, o, type, true);
@@ -238,11 +316,11 @@ void
 query_pg_stat_wait_profile_sql(strbuf *sb, const query_caps *c, const query_opts *o)
 {
 	strbuf_puts(sb, "SELECT s.pid::int4,");
-	context_columns(sb, c, false);
+	context_columns(sb, c, o, false);
 	strbuf_printf(sb,
 				  " s.class_name::text, s.event_name::text, NULL::int8, %s,"
 				  " NULL::int4[], false,",
-				  c->leader_pid ? "a.leader_pid" : "NULL::int4");
+				  leader_column(c, o));
 	no_query_column(sb, o);
 	strbuf_puts(sb, " s.wait_count::int8, s.wait_time::int8"
 				" FROM pg_stat_wait_profile s"

@@ -19,7 +19,9 @@
  *   text[]  database names  --db
  *   text[]  user names      --user
  *   text[]  application names --application-name
- *   text[]  backend types   --backend-type
+ *   text[]  backend types   --backend-type (by default the sessions' types;
+ *                           "background worker" also takes any type that
+ *                           PostgreSQL does not set itself)
  *   int4    characters of query text to return   --query-text
  *
  * Columns that a server version lacks are returned as NULL of the right
@@ -42,9 +44,30 @@ typedef struct query_opts
 	bool		users;			/* on user names */
 	bool		apps;			/* on application names */
 	bool		backend_types;	/* on backend types */
+	bool		backend_type_other; /* ... or a type PostgreSQL does not set itself */
 	bool		include_idle;	/* keep idle backends */
 	bool		query_text;		/* return the query text */
+	unsigned	omit;			/* QUERY_OMIT_*: columns returned as NULL */
 } query_opts;
+
+/*
+ * Columns a run does not use are returned as NULL (the statement keeps its
+ * shape): fewer bytes to send, and nothing to read or name on the client.
+ */
+#define QUERY_OMIT_BACKEND_START	(1u << 0)
+#define QUERY_OMIT_DATID			(1u << 1)
+#define QUERY_OMIT_USESYSID			(1u << 2)
+#define QUERY_OMIT_APPNAME			(1u << 3)
+#define QUERY_OMIT_CLIENT_ADDR		(1u << 4)
+#define QUERY_OMIT_LEADER_PID		(1u << 5)
+
+struct waits_settings;
+
+/*
+ * The columns a run with these settings does not use: the history outputs
+ * and the live view use all; the report only those of its --by keys.
+ */
+unsigned	query_omit_for(const struct waits_settings *s);
 
 /* The number of each parameter a statement takes (0: not taken), and how many. */
 typedef struct query_params

@@ -121,6 +121,20 @@ pct(uint64_t k, uint64_t n)
 	return n > 0 ? 100.0 * (double) k / (double) n : 0.0;
 }
 
+/* Top query ids and blockers to ask the grouping for. */
+static int
+max_sub(const waits_settings *s)
+{
+	return s->blockers > REPORT_MAX_SUB ? s->blockers : REPORT_MAX_SUB;
+}
+
+/* Does the source read blocking pids (the in-server profiles do not)? */
+static bool
+shows_blockers(const report_info *ri)
+{
+	return !ri->in_server;
+}
+
 /* Is dimension d among the --by dimensions? */
 static bool
 grouped_by(const waits_settings *s, wprof_dim d)
@@ -162,6 +176,16 @@ text_header(FILE *out, const report_info *ri)
 			fprintf(out, ", its server backend %.1f us per sample", h->backend_cpu_us_per_sample);
 		fputc('\n', out);
 	}
+	fputs("counted: ", out);
+	if (ri->s->backend_types.n == 0)
+		fputs("every backend type", out);
+	for (int i = 0; i < ri->s->backend_types.n; i++)
+		fprintf(out, "%s%s", i > 0 ? ", " : "", ri->s->backend_types.v[i]);
+	if (ri->s->backend_types.n > 0 && !ri->s->backend_types_given)
+		fputs(" (the sessions; --backend-type=all counts every process)", out);
+	fprintf(out, "; %s\n", ri->s->include_idle ?
+			"idle backends included" :
+			"idle backends and Activity waits excluded, idle in transaction as Client/ClientRead");
 	fprintf(out, "active backend samples: %" PRIu64 ", %.2f active sessions on average (%s)\n",
 			p->active, report_avg_active(ri),
 			ri->s->include_idle ? "idle backends included" : "idle backends excluded");
@@ -283,7 +307,7 @@ report_text(FILE *out, const report_info *ri)
 	text_header(out, ri);
 	fputc('\n', out);
 
-	wprof_group_by(p, ri->s->by, ri->s->nby, REPORT_MAX_SUB, &g);
+	wprof_group_by(p, ri->s->by, ri->s->nby, max_sub(ri->s), &g);
 	shown = g.n < REPORT_MAX_GROUPS ? g.n : REPORT_MAX_GROUPS;
 	for (int c = 0; c < ncols; c++)
 	{
@@ -348,12 +372,17 @@ report_text(FILE *out, const report_info *ri)
 			desc = ri->describe(ri->describe_arg, gr->key.type, gr->key.event);
 		if (desc != NULL)
 			fprintf(out, "%*s%s\n", indent, "", desc);
-		for (int k = 0; k < gr->nblockers; k++)
+		for (int k = 0; k < gr->nblockers && k < ri->s->blockers; k++)
 			fprintf(out, "%*sblocked by pid %" PRId64 ": %" PRIu64 " samples (%.1f %%)\n",
 					indent, "", gr->blockers[k].id, gr->blockers[k].samples,
 					pct(gr->blockers[k].samples, gr->samples));
+		if (shows_blockers(ri) && gr->lock_samples > 0)
+			fprintf(out, "%*sno blocker seen: %" PRIu64 " samples (%.1f %% of the lock waits;"
+					" it had gone when the blockers were read)\n", indent, "",
+					gr->lock_samples - gr->blocked, pct(gr->lock_samples - gr->blocked,
+														gr->lock_samples));
 		if (!by_query)
-			for (int k = 0; k < gr->nqueries; k++)
+			for (int k = 0; k < gr->nqueries && k < REPORT_MAX_SUB; k++)
 			{
 				const char *text = wprof_query_text(p, gr->queries[k].id);
 
@@ -441,6 +470,18 @@ report_json(FILE *out, const report_info *ri)
 	json_kv_double(&w, "interval_s", ri->interval_s);
 	json_kv_double(&w, "period_s", ri->period_s);
 	json_kv_bool(&w, "include_idle", ri->s->include_idle);
+	json_key(&w, "backend_types");
+	if (ri->s->backend_types.n == 0)
+		json_string(&w, "all");
+	else
+	{
+		json_array_begin(&w);
+		for (int i = 0; i < ri->s->backend_types.n; i++)
+			json_string(&w, ri->s->backend_types.v[i]);
+		json_array_end(&w);
+	}
+	json_kv_bool(&w, "backend_types_default", !ri->s->backend_types_given &&
+				 ri->s->backend_types.n > 0);
 	json_kv_bool(&w, "gave_up", ri->gave_up);
 	if (ri->store != NULL)
 	{
@@ -520,7 +561,7 @@ report_json(FILE *out, const report_info *ri)
 		json_string(&w, wprof_dim_name(ri->s->by[i]));
 	json_array_end(&w);
 
-	wprof_group_by(p, ri->s->by, ri->s->nby, REPORT_MAX_SUB, &g);
+	wprof_group_by(p, ri->s->by, ri->s->nby, max_sub(ri->s), &g);
 	json_key(&w, "profile");
 	json_array_begin(&w);
 	for (int i = 0; i < g.n; i++)
@@ -545,7 +586,7 @@ report_json(FILE *out, const report_info *ri)
 			json_kv_string(&w, "description", desc);
 		json_key(&w, "blockers");
 		json_array_begin(&w);
-		for (int k = 0; k < gr->nblockers; k++)
+		for (int k = 0; k < gr->nblockers && k < ri->s->blockers; k++)
 		{
 			json_object_begin(&w);
 			json_kv_int(&w, "pid", gr->blockers[k].id);
@@ -553,9 +594,14 @@ report_json(FILE *out, const report_info *ri)
 			json_object_end(&w);
 		}
 		json_array_end(&w);
+		if (shows_blockers(ri) && gr->lock_samples > 0)
+		{
+			json_kv_uint(&w, "lock_samples", gr->lock_samples);
+			json_kv_uint(&w, "no_blocker_samples", gr->lock_samples - gr->blocked);
+		}
 		json_key(&w, "top_queries");
 		json_array_begin(&w);
-		for (int k = 0; k < gr->nqueries; k++)
+		for (int k = 0; k < gr->nqueries && k < REPORT_MAX_SUB; k++)
 		{
 			json_object_begin(&w);
 			json_kv_int(&w, "query_id", gr->queries[k].id);

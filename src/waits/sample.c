@@ -69,6 +69,13 @@ sample_batch_add_blocker(sample_batch *b, int32_t pid)
 	b->rows[b->nrows - 1].nblockers++;
 }
 
+/* "idle in transaction" or "idle in transaction (aborted)". */
+bool
+sample_idle_in_transaction(const char *state)
+{
+	return state != NULL && strncmp(state, "idle in transaction", 19) == 0;
+}
+
 /* CPU, wait, idle or hidden, from state and wait event type. */
 sample_class
 sample_classify(const char *state, const char *wait_event_type, bool hidden)
@@ -77,6 +84,8 @@ sample_classify(const char *state, const char *wait_event_type, bool hidden)
 		return SAMPLE_HIDDEN;
 	if (state != NULL && strcmp(state, "idle") == 0)
 		return SAMPLE_IDLE;
+	if (sample_idle_in_transaction(state))
+		return SAMPLE_WAIT;
 	if (wait_event_type == NULL || wait_event_type[0] == '\0')
 		return SAMPLE_CPU;
 	/* "The server process is idle", waiting in its main loop */
@@ -111,6 +120,17 @@ sample_finish_row(sample_row *r, strpool *pool, int server_version,
 	}
 	else if (r->cls == SAMPLE_HIDDEN)
 		type = event = NULL;
+	else if (r->cls == SAMPLE_WAIT && sample_idle_in_transaction(r->state))
+	{
+		/* the row may carry no wait event, if read as the session went idle */
+		type = SAMPLE_CLIENT_TYPE;
+		event = SAMPLE_CLIENT_EVENT;
+	}
+	else if (r->cls == SAMPLE_IDLE && (type == NULL || type[0] == '\0'))
+	{
+		type = SAMPLE_IDLE_TYPE;
+		event = SAMPLE_IDLE_EVENT;
+	}
 	else
 		sample_normalize_event(server_version, &type, &event);
 	r->wait_event_type = strpool_intern(pool, type);

@@ -17,6 +17,12 @@
 /* The labels of a backend that is active but not waiting. */
 #define SAMPLE_CPU_TYPE		"CPU"
 #define SAMPLE_CPU_EVENT	"CPU"
+/* The labels of an idle row that has no wait event (shown with --include-idle). */
+#define SAMPLE_IDLE_TYPE	"Idle"
+#define SAMPLE_IDLE_EVENT	"idle"
+/* A session idle in a transaction waits for its client, with or without a wait event. */
+#define SAMPLE_CLIENT_TYPE	"Client"
+#define SAMPLE_CLIENT_EVENT	"ClientRead"
 
 typedef enum sample_class
 {
@@ -115,8 +121,10 @@ sample_blockers(const sample_batch *b, const sample_row *r)
 /*
  * Classify a row from pg_stat_activity's state and wait event.
  * "idle" sessions and processes waiting in their main loop (wait event
- * type Activity) are idle; a row with no wait event that is not idle is
- * on CPU; a row we may not see is hidden.
+ * type Activity) are idle; a session "idle in transaction" (or aborted)
+ * waits for its client, holding locks and a snapshot, so it is a wait
+ * (Client/ClientRead), never CPU; any other row with no wait event is on
+ * CPU; a row we may not see is hidden.
  */
 sample_class sample_classify(const char *state, const char *wait_event_type, bool hidden);
 
@@ -128,7 +136,15 @@ sample_class sample_classify(const char *state, const char *wait_event_type, boo
  */
 void		sample_normalize_event(int server_version, const char **type, const char **event);
 
-/* Fill the classification and labels of r from the raw columns (interning through pool). */
+/* Is state one of the "idle in transaction" states? */
+bool		sample_idle_in_transaction(const char *state);
+
+/*
+ * Fill the classification and labels of r from the raw columns (interning
+ * through pool).  Every counted row gets a label: CPU/CPU on CPU,
+ * Client/ClientRead idle in a transaction, Idle/idle for an idle row
+ * without a wait event.
+ */
 void		sample_finish_row(sample_row *r, strpool *pool, int server_version,
 							  const char *type, const char *event, bool hidden);
 

@@ -21,6 +21,8 @@
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
+#include "options.h"
+
 #define SAMPLE_STMT		"pgtempo_waits_sample"
 #define MEASURE_STMT	"pgtempo_waits_measure"
 #define ROW_SPEC_NAME	"pgtempo_waits_row"
@@ -506,6 +508,10 @@ set_opts(sampler *sm)
 	sm->opts.users = s->users.n > 0;
 	sm->opts.apps = s->apps.n > 0;
 	sm->opts.backend_types = s->backend_types.n > 0;
+	for (int i = 0; i < s->backend_types.n; i++)
+		if (strcmp(s->backend_types.v[i], OPTIONS_OTHER_BACKEND_TYPE) == 0)
+			sm->opts.backend_type_other = true;
+	sm->opts.omit = query_omit_for(s);
 	sm->opts.include_idle = s->include_idle;
 	sm->opts.query_text = s->query_text > 0;
 }

@@ -129,7 +129,7 @@ sink_log_store(sink_log *s, const format_store_counts *c)
 		format_store_jsonl(&s->line, c);
 	else
 		format_store_csv(&s->line, c);
-	emit(s, 1);
+	emit(s);
 }
 
 /* Once a second: flush, rotate. */

@@ -119,6 +119,10 @@ typedef struct run_state
 	struct rusage ru0;
 	double		backend_cpu0;	/* of the current connection */
 	uint64_t	backend_samples0;
+	const char **match_users;	/* --user values, interned, and whether a row had them */
+	bool	   *user_seen;
+	const char **match_apps;	/* --application-name values, the same way */
+	bool	   *app_seen;
 	char	   *last_failure;	/* the last sample error reported */
 	char	   *reconnect_error;	/* why the last attempt to reconnect failed */
 	bool		ended;			/* sampling is over: final_health is what the run measured */
@@ -195,6 +199,11 @@ consume(run_state *r, const sample_batch *b, bool tick)
 	{
 		const sample_row *row = &b->rows[i];
 
+		/* interned: the names compare by address */
+		for (int k = 0; k < s->users.n; k++)
+			r->user_seen[k] |= row->usename == r->match_users[k];
+		for (int k = 0; k < s->apps.n; k++)
+			r->app_seen[k] |= row->application_name == r->match_apps[k];
 		wprof_add(&r->run, b, row);
 		if (s->log_interval_ns > 0 && s->log_path != NULL)
 			wprof_add(&r->iv_log, b, row);
@@ -547,6 +556,72 @@ open_outputs(run_state *r, char **cause)
 	return sink_log_open(&r->log, s, time(NULL), cause);
 }
 
+/* Intern the --user and --application-name values, to see at the end which matched nothing. */
+static void
+init_matches(run_state *r)
+{
+	const waits_settings *s = r->s;
+
+	r->match_users = xcalloc((size_t) s->users.n + 1, sizeof(char *));
+	r->user_seen = xcalloc((size_t) s->users.n + 1, sizeof(bool));
+	for (int i = 0; i < s->users.n; i++)
+		r->match_users[i] = strpool_intern(&r->pool, s->users.v[i]);
+	r->match_apps = xcalloc((size_t) s->apps.n + 1, sizeof(char *));
+	r->app_seen = xcalloc((size_t) s->apps.n + 1, sizeof(bool));
+	for (int i = 0; i < s->apps.n; i++)
+		r->match_apps[i] = strpool_intern(&r->pool, s->apps.v[i]);
+}
+
+/* Is name one of the server's databases (as read at connect)? */
+static bool
+database_exists(const sampler *sm, const char *name)
+{
+	for (size_t i = 0; i < sm->dbs.cap; i++)
+		if (sm->dbs.slots[i].oid != 0 && sm->dbs.slots[i].name != NULL &&
+			strcmp(sm->dbs.slots[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* A --db that names no database is a mistake to report before sampling. */
+static bool
+check_databases(const run_state *r, char **cause)
+{
+	for (int i = 0; i < r->s->dbs.n; i++)
+		if (!database_exists(&r->sm, r->s->dbs.v[i]))
+		{
+			*cause = xasprintf("database \"%s\" of option --db does not exist", r->s->dbs.v[i]);
+			return false;
+		}
+	return true;
+}
+
+/* Warn once about the filters that matched nothing, and an empty query_id column. */
+static void
+warn_unmatched(const run_state *r)
+{
+	const waits_settings *s = r->s;
+	const char *what = s->include_idle ? "backend" : "active backend";
+
+	for (int i = 0; i < s->users.n; i++)
+		if (!r->user_seen[i])
+			msg_warning("--user \"%s\" matched no %s during the run", s->users.v[i], what);
+	for (int i = 0; i < s->apps.n; i++)
+		if (!r->app_seen[i])
+			msg_warning("--application-name \"%s\" matched no %s during the run",
+						s->apps.v[i], what);
+	for (int i = 0; i < s->nby; i++)
+		if (s->by[i] == WPROF_DIM_QUERY && r->run.active > 0 && !wprof_has_query_ids(&r->run))
+		{
+			if (r->sm.caps.server_version > 0 && !r->sm.caps.query_id)
+				msg_warning("the query_id column is empty: query ids need PostgreSQL 14 or later");
+			else
+				msg_warning("the query_id column is empty: the server computed no query ids "
+							"(compute_query_id is off, or auto without a module such as "
+							"pg_stat_statements that turns it on)");
+		}
+}
+
 /* Everything after the loop: last intervals, files, the report.  Returns the exit status. */
 static int
 finish(run_state *r)
@@ -653,6 +728,7 @@ finish(run_state *r)
 	/* a report that did not get out is a failed run, whatever else went well */
 	if (!msg_flush_stdout())
 		outputs_ok = false;
+	warn_unmatched(r);
 	if (gave_up)
 	{
 		/* the run was cut short by the server: lost, or not answering at the end */
@@ -698,6 +774,10 @@ free_state(run_state *r)
 	free(r->gaps);
 	free(r->last_failure);
 	free(r->reconnect_error);
+	free(r->match_users);
+	free(r->user_seen);
+	free(r->match_apps);
+	free(r->app_seen);
 	strpool_free(&r->pool);
 }
 
@@ -729,6 +809,7 @@ waits_run(const waits_settings *s)
 	wprof_init(&r.iv_chart, s->include_idle);
 	wchart_init(&r.chart, &r.pool);
 	sample_batch_init(&r.batch);
+	init_matches(&r);
 
 	if (!open_outputs(&r, &cause))
 	{
@@ -738,7 +819,8 @@ waits_run(const waits_settings *s)
 		free_state(&r);
 		return WAITS_EXIT_ERROR;
 	}
-	if (!sampler_open(&r.sm, s, &r.pool, &stop_flag, &cause))
+	if (!sampler_open(&r.sm, s, &r.pool, &stop_flag, &cause) ||
+		!check_databases(&r, &cause))
 	{
 		msg_error("%s", cause);
 		free(cause);

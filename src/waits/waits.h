@@ -59,13 +59,16 @@ typedef struct waits_settings
 	waits_strlist dbs;
 	waits_strlist users;
 	waits_strlist apps;
-	waits_strlist backend_types;
+	waits_strlist backend_types;	/* filled with the default types unless given */
+	bool		backend_types_given;	/* --backend-type other than all */
+	bool		backend_types_all;	/* --backend-type=all: no filter */
 	bool		include_idle;
 	int			query_text;		/* characters of query text kept; 0: none */
 	/* report */
 	wprof_dim by[WPROF_DIM_COUNT];
 	int			nby;
 	bool		json;
+	int			blockers;		/* --blockers: blocking pids listed per group */
 	/* history */
 	char	   *log_path;
 	waits_log_format log_format;
@@ -86,10 +89,12 @@ typedef struct waits_settings
 /* The in-server sources keep their own profile: reading it once a second is enough. */
 #define WAITS_DEFAULT_SERVER_SOURCE_INTERVAL_NS	(NS_PER_S)
 #define WAITS_DEFAULT_QUERY_TEXT	200
+#define WAITS_DEFAULT_BLOCKERS		3
 
 #define WAITS_SETTINGS_INIT { \
 	.interval_ns = WAITS_DEFAULT_INTERVAL_NS, .source = WAITS_SOURCE_AUTO, \
-	.by = {WPROF_DIM_EVENT}, .nby = 1, .log_format = WAITS_LOG_AUTO }
+	.by = {WPROF_DIM_EVENT}, .nby = 1, .log_format = WAITS_LOG_AUTO, \
+	.blockers = WAITS_DEFAULT_BLOCKERS }
 
 /* Run the sampler with these settings; returns the exit status. */
 int			waits_run(const waits_settings *s);

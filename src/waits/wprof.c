@@ -339,6 +339,16 @@ wprof_add(wprof *p, const sample_batch *b, const sample_row *r)
 		remember_text(p, r->query_id, r->query);
 }
 
+/* Any query id among the counted rows? */
+bool
+wprof_has_query_ids(const wprof *p)
+{
+	for (size_t i = 0; i < p->main.cap; i++)
+		if (p->main.cells[i].used && p->main.cells[i].key.query_id != 0)
+			return true;
+	return false;
+}
+
 /* The 95 % binomial error bound of an estimate of k·period seconds. */
 double
 wprof_error_s(uint64_t k, uint64_t n, double period_s)
@@ -537,6 +547,8 @@ wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
 		gc->measured_us += c->measured_us;
 		gc->measured_count += c->measured_count;
 		gc->blocked += c->blocked;
+		if (c->key.type != NULL && strcmp(c->key.type, "Lock") == 0)
+			gc->lock_samples += c->samples;
 	}
 
 	/* order them; each group cell learns its place */
@@ -556,6 +568,7 @@ wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
 		g->measured_us = gc->measured_us;
 		g->measured_count = gc->measured_count;
 		g->blocked = gc->blocked;
+		g->lock_samples = gc->lock_samples;
 	}
 	out->n = n;
 	qsort(out->g, n, sizeof(wprof_group), group_cmp);

@@ -58,6 +58,7 @@ typedef struct wprof_cell
 	uint64_t	measured_us;
 	uint64_t	measured_count;
 	uint64_t	blocked;		/* samples that had a blocking pid */
+	uint64_t	lock_samples;	/* grouping scratch: samples of heavyweight lock waits */
 	uint64_t	hash;
 	int			index;			/* scratch, for grouping */
 	bool		used;
@@ -126,6 +127,8 @@ typedef struct wprof_group
 	wprof_sub *blockers;		/* the top blocking pids */
 	int			nblockers;
 	uint64_t	blocked;		/* samples of the group that had a blocker */
+	uint64_t	lock_samples;	/* samples of heavyweight lock waits (type Lock): the
+								 * ones without a blocker had none left to see */
 } wprof_group;
 
 typedef struct wprof_groups
@@ -156,6 +159,9 @@ void		wprof_add(wprof *p, const sample_batch *b, const sample_row *r);
 void		wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
 							 int maxsub, wprof_groups *out);
 void		wprof_groups_free(wprof_groups *g);
+
+/* Has any counted row had a query id? */
+bool		wprof_has_query_ids(const wprof *p);
 
 /* The query text seen for query_id, or NULL. */
 const char *wprof_query_text(const wprof *p, int64_t query_id);

@@ -131,7 +131,7 @@ like($out, qr/^sampling: \d+ samples in \d\.\d\d s \([\d.]+\/s\), \d+ missed tic
 	'text report: health line');
 like($out, qr/^wait_event_type\s+wait_event\s+samples\s+% active\s+est\. seconds$/m,
 	'text report: table header');
-like($out, qr/^Lock\s+relation\s+\d+\s+[\d.]+\s+[\d.]+ ± [\d.]+\n\s+blocked by pid $holder_pid: \d+ samples \(100\.0 %\)\n\s+query_id -?\d+: \d+ samples/m,
+like($out, qr/^Lock\s+relation\s+\d+\s+[\d.]+\s+[\d.]+ ± [\d.]+\n\s+blocked by pid $holder_pid: \d+ samples \(100\.0 %\)\n\s+no blocker seen: \d+ samples [^\n]*\n\s+query_id -?\d+: \d+ samples/m,
 	'text report: lock row, blocker and query id');
 like($out, qr/^CPU\s+CPU\s+\d+/m, 'text report: CPU row');
 like($out, qr/^Timeout\s+PgSleep\s+\d+/m, 'text report: PgSleep row');
@@ -176,10 +176,13 @@ is_deeply([ sort { $a <=> $b } map { $_->{pid} } @{ $r->{profile} } ],
 	[ sort { $a <=> $b } ($cpu_pid, $waiter_pid) ], '--pid with two pids');
 ($r) = sample_json('-T', '0.5', '--db=postgres', '--db=template1', '--by=db');
 is_deeply([ map { $_->{datname} } @{ $r->{profile} } ], ['postgres'], '--db');
-($r) = sample_json('-T', '0.5', '--db=nosuchdb');
+($r) = sample_json('-T', '0.5', '--db=template1');
 is_deeply($r->{profile}, [], '--db of another database: nothing');
-($r) = sample_json('-T', '0.5', '--user=nosuchuser');
+my $uerr;
+($r, undef, $uerr) = sample_json('-T', '0.5', '--user=nosuchuser');
 is($r->{active_samples}, 0, '--user of another user: nothing');
+like($uerr, qr/warning: --user "nosuchuser" matched no active backend during the run/,
+	'--user of another user: a warning');
 ($r) = sample_json('-T', '0.5', '--backend-type=client backend', '--by=backend_type');
 is_deeply([ map { $_->{backend_type} } @{ $r->{profile} } ], ['client backend'], '--backend-type');
 # a value is a parameter, never SQL
@@ -188,7 +191,7 @@ is($r->{active_samples}, 0, 'a quote in a filter value is just a character');
 
 # ---------------------------------------------------------------- idle sessions
 
-($r) = sample_json('-T', '0.5', '--include-idle', '--by=app,event');
+($r) = sample_json('-T', '0.5', '--include-idle', '--backend-type=all', '--by=app,event');
 my ($idle_group) = groups($r, application_name => 'w_idle');
 ok($idle_group, '--include-idle: the idle session is counted');
 is($idle_group->{wait_event}, 'ClientRead', '--include-idle: waiting in ClientRead');

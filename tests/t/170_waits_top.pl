@@ -90,14 +90,14 @@ sub slurp
 # status and the terminal's modes (stty) into files, then waits.
 sub start_top
 {
-	my ($name, $args, $stderr_on_tty) = @_;
+	my ($name, $args, $stderr_on_tty, $x, $y) = @_;
 	my $errto = $stderr_on_tty ? '' : "2>$dir/$name.err";
 	my $cmd = "$bin $conn --top $args >$dir/$name.out $errto & "
 	  . "echo \$! >$dir/$name.pid; wait \$!; echo \$? >$dir/$name.rc; "
 	  . "stty -a >$dir/$name.stty; sleep 60";
 	tmux('kill-server') if defined $sock;
 	$sock = "$dir/$name.sock";
-	tmux('new-session', '-d', '-s', 'waits', '-x', '140', '-y', '45', "sh -c '$cmd'");
+	tmux('new-session', '-d', '-s', 'waits', '-x', $x || '140', '-y', $y || '45', "sh -c '$cmd'");
 }
 
 # Send a signal to the tool of a scenario (never to a pid that is not its own).
@@ -162,6 +162,31 @@ like(slurp("$dir/keys.out"), qr/^Lock\s+relation\s+\d+/m, 'q: the report is prin
 like(slurp("$dir/keys.out"), qr/blocked by pid $holder_pid:/, 'q: with the blocker');
 ok(wait_file("$dir/keys.stty"), 'q: stty ran');
 restored('keys');
+
+# ---------------------------------------------------------------- 80 x 24, and a resize while paused
+
+start_top('narrow', '-T 60 --query-text', 0, 80, 24);
+$s = wait_screen(qr/Lock:relation\s+\|#+/);
+my @lines = split /\n/, $s;
+ok(!grep({ length($_) > 80 } @lines), '80x24: no line is wider than the terminal');
+like($s, qr/^server \S+\s+PostgreSQL \d+/m, '80x24: the server on a line of its own');
+like($s, qr/latency p50 [\d.]+ ms p99 [\d.]+ ms/, '80x24: the latency');
+like($s, qr/active sessions: last [\d.]+, run [\d.]+/, '80x24: the active sessions');
+like($s, qr/^\s+PID USER\s+DB\s+TYPE\s+SAMPLES\s+%\s+TOP EVENT$/m, '80x24: every session column');
+like($s, qr/^\s*$waiter_pid\s+\S+\s+postgres\s+client bac\s+\d+\s+[\d.]+\s+Lock:relation/m,
+	'80x24: the waiting session with its top event');
+like($s, qr/^Lock:relation\s+\|#*\s*\|\s+[\d.]+%\s+\|#+\s*\|\s+[\d.]+%$/m,
+	'80x24: both bars with their shares');
+like($s, qr/^\s+QUERY ID\s+SAMPLES\s+%\s+QUERY/m, '80x24: the queries');
+tmux('send-keys', '-t', 'waits', 'p');
+$s = wait_screen(qr/PAUSED/);
+tmux('resize-window', '-t', 'waits', '-x', '120', '-y', '40');
+$s = wait_screen(qr/^pgtempo-waits\s+\d\d:\d\d:\d\d\s+source \S+\s+every 10 ms\s+server/m);
+like($s, qr/PAUSED/, 'resized while paused: still paused');
+like($s, qr/^BY event/m, 'resized while paused: redrawn in full');
+like($s, qr/^Lock:relation\s+\|#*/m, 'resized while paused: the bars are back');
+tmux('send-keys', '-t', 'waits', 'q');
+ok(wait_file("$dir/narrow.rc"), 'narrow: the program ended');
 
 # ---------------------------------------------------------------- SIGTERM
 

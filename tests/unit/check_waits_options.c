@@ -11,6 +11,38 @@
 
 #include "unit.h"
 
+/* --backend-type: lists, all, and unknown types listed against the valid ones. */
+START_TEST(backend_type_lists)
+{
+	waits_strlist l = {0};
+	bool		all = false;
+	char	   *cause = NULL;
+
+	ck_assert(options_parse_backend_types("client backend,checkpointer", &l, &all, &cause));
+	ck_assert_int_eq(l.n, 2);
+	ck_assert_str_eq(l.v[1], "checkpointer");
+	ck_assert(!all);
+	ck_assert(options_parse_backend_types("background worker", &l, &all, &cause));
+	ck_assert_int_eq(l.n, 3);
+	ck_assert(options_parse_backend_types("all", &l, &all, &cause));
+	ck_assert(all);
+	ck_assert(!options_parse_backend_types("checkpointer,bgwriter", &l, &all, &cause));
+	ck_assert(strncmp(cause, "invalid value \"checkpointer,bgwriter\" for option --backend-type: "
+					  "\"bgwriter\" is not a backend type; valid are all, \"client backend\", ",
+					  120) == 0);
+	ck_assert(strstr(cause, "\"background writer\"") != NULL);
+	free(cause);
+	ck_assert(!options_parse_backend_types("", &l, &all, &cause));
+	free(cause);
+	options_strlist_free(&l);
+	options_default_backend_types_fill(&l);
+	ck_assert_int_eq(l.n, 4);
+	ck_assert_str_eq(l.v[0], "client backend");
+	ck_assert_str_eq(l.v[3], "walsender");
+	options_strlist_free(&l);
+}
+END_TEST
+
 START_TEST(by_lists)
 {
 	static const struct
@@ -146,6 +178,7 @@ main(void)
 	TCase	   *tc = tcase_create("options");
 
 	tcase_add_test(tc, by_lists);
+	tcase_add_test(tc, backend_type_lists);
 	tcase_add_test(tc, sources);
 	tcase_add_test(tc, pid_lists);
 	tcase_add_test(tc, log_formats);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "unit.h"
+#include "waits.h"
 
 typedef void (*builder) (strbuf *sb, const query_caps *c, const query_opts *o);
 
@@ -263,21 +264,78 @@ START_TEST(name_filters)
 	ck_assert(has(sql, "a.usesysid IN (SELECT r.oid FROM pg_catalog.pg_roles r"
 				  " WHERE r.rolname::text = ANY ($3::text[]))"));
 	ck_assert(has(sql, "a.application_name = ANY ($4::text[])"));
-	ck_assert(has(sql, "a.backend_type = ANY ($5::text[])"));
+	ck_assert(has(sql, "AND (a.backend_type = ANY ($5::text[]) OR a.backend_type IS NULL)"));
 	ck_assert(has(sql, "a.query = '<insufficient privilege>', left(a.query, $6::int4) FROM"));
 	free(sql);
+	/* "background worker": also every type PostgreSQL does not set itself */
+	{
+		query_opts	o = all_opts;
+
+		o.backend_type_other = true;
+		sql = build_with(query_activity_sql, 150000, &o);
+		ck_assert(has(sql, "AND (a.backend_type = ANY ($5::text[]) OR a.backend_type IS NULL"
+					  " OR a.backend_type <> ALL "
+					  "(ARRAY['client backend', 'parallel worker', "));
+		ck_assert(has(sql, "'io worker']))"));
+		free(sql);
+	}
 	/* a source with measured time has every column */
 	sql = build_with(query_pg_stat_wait_current_sql, 150000, &no_opts);
 	ck_assert(has(sql, "a.query = '<insufficient privilege>', NULL::text, 1::int8, w.wait_time::int8 FROM"));
 	free(sql);
 	/* before 10 every row is a client backend */
 	sql = build_with(query_activity_sql, 90600, &all_opts);
-	ck_assert(has(sql, "'client backend'::text = ANY ($5::text[])"));
+	ck_assert(has(sql, "('client backend'::text = ANY ($5::text[])"));
 	free(sql);
 	/* the catalogs every user may read */
 	ck_assert(strstr(query_names_sql, "pg_catalog.pg_database") != NULL);
 	ck_assert(strstr(query_names_sql, "pg_catalog.pg_roles") != NULL);
 	ck_assert(strstr(query_names_sql, "pg_authid") == NULL);
+}
+END_TEST
+
+/* Columns the run does not use come back as NULL of their type. */
+START_TEST(omitted_columns)
+{
+	query_opts	o = no_opts;
+	char	   *sql;
+
+	o.omit = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID |
+		QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR | QUERY_OMIT_LEADER_PID;
+	sql = build_with(query_activity_sql, 150000, &o);
+	ck_assert(has(sql, "SELECT a.pid, NULL::timestamptz, a.backend_type, NULL::oid, NULL::oid,"
+				  " NULL::text, NULL::inet, a.state, a.wait_event_type, a.wait_event,"
+				  " a.query_id, NULL::int4,"));
+	free(sql);
+	o.omit = QUERY_OMIT_CLIENT_ADDR;
+	sql = build_with(query_activity_sql, 150000, &o);
+	ck_assert(has(sql, "SELECT a.pid, a.backend_start, a.backend_type, a.datid, a.usesysid,"
+				  " a.application_name, NULL::inet, a.state,"));
+	ck_assert(has(sql, "a.query_id, a.leader_pid,"));
+	free(sql);
+}
+END_TEST
+
+/* Which columns a run omits, from its outputs, --by keys and filters. */
+START_TEST(omit_for_settings)
+{
+	static const unsigned all = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID |
+		QUERY_OMIT_USESYSID | QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR | QUERY_OMIT_LEADER_PID;
+	waits_settings s = WAITS_SETTINGS_INIT;
+	char		log[] = "x.csv";
+
+	ck_assert_uint_eq(query_omit_for(&s), all);
+	s.by[0] = WPROF_DIM_PID;
+	ck_assert_uint_eq(query_omit_for(&s), QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR |
+					  QUERY_OMIT_LEADER_PID);
+	s.by[0] = WPROF_DIM_APP;
+	ck_assert_uint_eq(query_omit_for(&s), all & ~QUERY_OMIT_APPNAME);
+	s.by[0] = WPROF_DIM_EVENT;
+	s.top = true;
+	ck_assert_uint_eq(query_omit_for(&s), 0);
+	s.top = false;
+	s.log_path = log;
+	ck_assert_uint_eq(query_omit_for(&s), 0);
 }
 END_TEST
 
@@ -362,6 +420,8 @@ main(void)
 	tcase_add_test(tc, parameters);
 	tcase_add_test(tc, name_filters);
 	tcase_add_test(tc, blocking_pids_only_for_locks);
+	tcase_add_test(tc, omitted_columns);
+	tcase_add_test(tc, omit_for_settings);
 	tcase_add_test(tc, other_sources);
 	tcase_add_test(tc, history_since);
 	suite_add_tcase(s, tc);

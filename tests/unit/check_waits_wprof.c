@@ -93,6 +93,10 @@ START_TEST(classify_table)
 		{"idle", "Client", false, SAMPLE_IDLE},
 		{"idle", NULL, false, SAMPLE_IDLE},
 		{"idle in transaction", "Client", false, SAMPLE_WAIT},
+		/* idle in a transaction is waiting for the client, never CPU */
+		{"idle in transaction", NULL, false, SAMPLE_WAIT},
+		{"idle in transaction (aborted)", NULL, false, SAMPLE_WAIT},
+		{"active", "Activity", false, SAMPLE_IDLE},
 		{NULL, "Activity", false, SAMPLE_IDLE},		/* a background process's main loop */
 		{NULL, "IO", false, SAMPLE_WAIT},
 		{NULL, NULL, false, SAMPLE_CPU},	/* a background worker at work */
@@ -103,6 +107,76 @@ START_TEST(classify_table)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		ck_assert_msg(sample_classify(cases[i].state, cases[i].type, cases[i].hidden) == cases[i].want,
 					  "case %zu", i);
+}
+END_TEST
+
+/* Every counted row has a label: idle in a transaction, idle without a wait event. */
+START_TEST(row_labels)
+{
+	static const struct
+	{
+		const char *state;
+		const char *type;
+		const char *event;
+		sample_class cls;
+		const char *want_type;
+		const char *want_event;
+	}			cases[] = {
+		{"idle in transaction", NULL, NULL, SAMPLE_WAIT, "Client", "ClientRead"},
+		{"idle in transaction", "Client", "ClientRead", SAMPLE_WAIT, "Client", "ClientRead"},
+		{"idle in transaction (aborted)", NULL, NULL, SAMPLE_WAIT, "Client", "ClientRead"},
+		{"idle", NULL, NULL, SAMPLE_IDLE, "Idle", "idle"},
+		{"idle", "", NULL, SAMPLE_IDLE, "Idle", "idle"},
+		{"idle", "Client", "ClientRead", SAMPLE_IDLE, "Client", "ClientRead"},
+		{NULL, "Activity", "WalWriterMain", SAMPLE_IDLE, "Activity", "WalWriterMain"},
+		{"active", NULL, NULL, SAMPLE_CPU, "CPU", "CPU"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		sample_row *r = add_row(1, "db", "u", "a", cases[i].state, cases[i].type,
+								cases[i].event, 0);
+
+		ck_assert_msg(r->cls == cases[i].cls, "case %zu: class", i);
+		ck_assert_str_eq(r->wait_event_type, cases[i].want_type);
+		ck_assert_str_eq(r->wait_event, cases[i].want_event);
+		/* the state is kept as the server said it */
+		if (cases[i].state != NULL)
+			ck_assert_str_eq(r->state, cases[i].state);
+	}
+}
+END_TEST
+
+/* Lock groups know their lock samples; the ones without a blocker are the rest. */
+START_TEST(lock_no_blocker)
+{
+	wprof		p;
+	wprof_groups g;
+	wprof_dim	by[] = {WPROF_DIM_EVENT};
+
+	wprof_init(&p, false);
+	add_row(1, "db", "u", "a", "active", "Lock", "relation", 0);
+	sample_batch_add_blocker(&batch, 9);
+	add_row(2, "db", "u", "a", "active", "Lock", "relation", 0);
+	add_row(3, "db", "u", "a", "active", "Lock", "relation", 0);
+	sample_batch_add_blocker(&batch, 9);
+	sample_batch_add_blocker(&batch, 8);
+	add_row(4, "db", "u", "a", "active", "IO", "DataFileRead", 0);
+	for (int i = 0; i < batch.nrows; i++)
+		wprof_add(&p, &batch, &batch.rows[i]);
+	wprof_group_by(&p, by, 1, 3, &g);
+	ck_assert_int_eq(g.n, 2);
+	ck_assert_str_eq(g.g[0].key.event, "relation");
+	ck_assert_uint_eq(g.g[0].lock_samples, 3);
+	ck_assert_uint_eq(g.g[0].blocked, 2);
+	ck_assert_int_eq(g.g[0].nblockers, 2);
+	ck_assert_uint_eq(g.g[1].lock_samples, 0);
+	ck_assert(!wprof_has_query_ids(&p));
+	wprof_groups_free(&g);
+	add_row(5, "db", "u", "a", "active", NULL, NULL, 42);
+	wprof_add(&p, &batch, &batch.rows[batch.nrows - 1]);
+	ck_assert(wprof_has_query_ids(&p));
+	wprof_free(&p);
 }
 END_TEST
 
@@ -424,6 +498,8 @@ main(void)
 	tcase_add_test(tc, strpool_interns);
 	tcase_add_test(tc, classify_table);
 	tcase_add_test(tc, normalize_buffer_pin);
+	tcase_add_test(tc, row_labels);
+	tcase_add_test(tc, lock_no_blocker);
 	tcase_add_test(tc, counting);
 	tcase_add_test(tc, group_by_event);
 	tcase_add_test(tc, group_by_dims);
