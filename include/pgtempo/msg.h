@@ -27,7 +27,7 @@ void		msg_hint(const char *fmt, ...) MSG_PRINTF(1, 2);
 void		msg_info(const char *fmt, ...) MSG_PRINTF(1, 2);
 /* An error that ends the program: msg_error() then exit(1). */
 void		msg_fatal(const char *fmt, ...) MSG_PRINTF(1, 2) __attribute__((noreturn));
-/* "Try "prog --help" for more information." */
+/* "prog: hint: Try "prog --help" for more information." after a usage error. */
 void		msg_try_help(void);
 
 /* Flush stdout; false, after "could not write to standard output", on a write error. */

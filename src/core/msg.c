@@ -180,13 +180,11 @@ msg_fatal(const char *fmt, ...)
 	exit(1);
 }
 
-/* The line PostgreSQL's tools print after a usage error. */
+/* The hint PostgreSQL's tools print after a usage error. */
 void
 msg_try_help(void)
 {
-	fflush(stdout);
-	fprintf(stderr, "Try \"%s --help\" for more information.\n", progname);
-	fflush(stderr);
+	msg_hint("Try \"%s --help\" for more information.", progname);
 }
 
 /*

@@ -22,6 +22,10 @@ typedef enum parse_status
 	PARSE_ERROR					/* a usage error was reported */
 } parse_status;
 
+/*
+ * The --help text, kept in step with the man page.  The page is in section
+ * 1pgtempo: PostgreSQL's packages own pg_test_timing(1).
+ */
 static void
 usage(void)
 {
@@ -40,9 +44,10 @@ usage(void)
 		   "      --json              write one JSON document instead of the text report\n"
 		   "  -V, --version           output version information, then exit\n"
 		   "  -?, --help              show this help, then exit\n\n"
-		   "Exit status: 0 if all went well, 1 if time went backwards or on a usage error,\n"
-		   "128+N if interrupted by signal N (the report is still printed).\n\n"
-		   "See 'man pg_test_timing' for more information.\n");
+		   "Exit status: 0 if all went well, 1 if time went backwards, on a usage error or\n"
+		   "when the output could not be written, 128+N if interrupted by signal N (the\n"
+		   "report is still printed).\n\n"
+		   "See 'man 1pgtempo pg_test_timing' for more information.\n");
 }
 
 /* Parse a --clock list ("system", "rdtsc,rdtscp", "all") into s->clocks. */
@@ -188,7 +193,8 @@ main(int argc, char **argv)
 	switch (parse_arguments(argc, argv, &settings))
 	{
 		case PARSE_EXIT_OK:
-			return 0;
+			/* --help and --version to a full disk fail too */
+			return msg_flush_stdout() ? 0 : 1;
 		case PARSE_ERROR:
 			return 1;
 		case PARSE_OK:

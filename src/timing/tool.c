@@ -84,7 +84,16 @@ tool_run(const timing_settings *s)
 	clock_tsc_probe(&r.tsc);
 
 	if (!s->json)
+	{
 		report_header(stdout, s);
+		/* a report that cannot be written is not worth the measuring time */
+		if (ferror(stdout))
+		{
+			msg_flush_stdout();
+			free(fake);
+			return 1;
+		}
+	}
 
 	for (int c = 0; c < TIMING_CLOCK_COUNT && !caught_signal; c++)
 	{

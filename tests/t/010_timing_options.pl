@@ -7,7 +7,8 @@ use PgTempo::Test;
 use Test::More;
 
 my $bin = pgtempo_bin('pg_test_timing');
-my $try = qq{Try "pg_test_timing --help" for more information.\n};
+# The same hint form as pgtempo-bench and pgtempo-waits (msg_try_help()).
+my $try = qq{pg_test_timing: hint: Try "pg_test_timing --help" for more information.\n};
 
 # ---------------------------------------------------------------- help and version
 
@@ -22,8 +23,9 @@ for my $opt ('--help', '-?')
 	{
 		like($out, qr/\Q$o\E/, "$opt: mentions $o");
 	}
-	like($out, qr/See 'man pg_test_timing' for more information\.\n\z/,
-		"$opt: ends with the man page pointer");
+	# section 1pgtempo: PostgreSQL's packages own pg_test_timing(1)
+	like($out, qr/See 'man 1pgtempo pg_test_timing' for more information\.\n\z/,
+		"$opt: ends with the pointer to our man page");
 }
 
 for my $opt ('-V', '--version')

@@ -201,4 +201,26 @@ SKIP:
 		'stdout on a full disk: the error');
 }
 
+# Every mode fails on a full disk: exit 1 and the reason, never "Success".
+# The text report stops before measuring when its first line cannot be
+# written (-d 30 would otherwise take 30 seconds).
+SKIP:
+{
+	skip '/dev/full is not available', 5 * 3 + 1 unless -c '/dev/full';
+	for my $args ([ '-d', '30' ], [ '-d', '1', '--json' ], [ '--help' ], [ '-?' ], [ '--version' ])
+	{
+		my $err   = '';
+		my $start = time;
+		IPC::Run::run([ $bin, @$args ], '>', '/dev/full', '2>', \$err);
+		is($? >> 8, 1, "@$args >/dev/full: exit 1");
+		like($err,
+			qr/^pg_test_timing: error: could not write to standard output: No space left on device$/m,
+			"@$args >/dev/full: the error names the reason");
+		unlike($err, qr/Success/, "@$args >/dev/full: never \"Success\"");
+		# generous: measuring would take 30 s
+		ok(time - $start < 20, '-d 30 >/dev/full: gives up before measuring')
+		  if ($args->[1] // '') eq '30';
+	}
+}
+
 done_testing();

@@ -220,7 +220,7 @@ START_TEST(test_try_help)
 	capture_begin(&c, false);
 	msg_try_help();
 	got = capture_end(&c);
-	ck_assert_str_eq(got, "Try \"pgtempo-bench --help\" for more information.\n");
+	ck_assert_str_eq(got, "pgtempo-bench: hint: Try \"pgtempo-bench --help\" for more information.\n");
 	free(got);
 }
 END_TEST
