@@ -167,7 +167,7 @@ trace_options_ok(const waits_settings *s)
 		{s->dbs.n > 0, "--db"},
 		{s->users.n > 0, "--user"},
 		{s->apps.n > 0, "--application-name"},
-		{s->backend_types.n > 0, "--backend-type"},
+		{s->backend_types_given || s->backend_types_all, "--backend-type"},
 		{s->nby != 1 || s->by[0] != WPROF_DIM_EVENT, "--by"},
 		{s->json, "--json"},
 		{s->log_path != NULL, "--log"},

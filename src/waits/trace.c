@@ -128,73 +128,32 @@ trace_format_ts(char *buf, size_t len, int64_t us)
 		snprintf(buf + n, len - n, ":%02ld", off % 60);
 }
 
-/*
- * LOCAL: wait for the answer to the query just sent, without blocking past
- * deadline_ns or a stop request.  The lead is getting deadline-aware calls
- * into core conn.c (helper waits-conn); this goes when they land.
- */
+/* Wait for the answer to the query just sent, by deadline_ns or a stop request. */
 static exec_outcome
 await_result(trace_state *ts, uint64_t deadline_ns, PGresult **out, char **cause)
 {
-	PGconn	   *conn = ts->conn;
 	PGresult   *res = NULL;
-	PGresult   *r;
-	int			flush;
 
 	*out = NULL;
-	for (;;)
+	switch (conn_result(ts->conn, deadline_ns, stop_flag, &res))
 	{
-		struct pollfd pfd;
-		uint64_t	now = clock_now_ns();
-		uint64_t	wait_ns;
-		struct timespec tmo;
-
-		flush = PQflush(conn);
-		if (flush < 0)
+		case CONN_WAIT_READY:
 			break;
-		if (flush == 0 && !PQisBusy(conn))
-		{
-			r = PQgetResult(conn);
-			if (r == NULL)
-				break;
-			/* keep the first error, else the last result */
-			if (res == NULL || PQresultStatus(res) == PGRES_TUPLES_OK ||
-				PQresultStatus(res) == PGRES_COMMAND_OK)
-			{
-				PQclear(res);
-				res = r;
-			}
-			else
-				PQclear(r);
-			continue;
-		}
-		if (*stop_flag)
-		{
+		case CONN_WAIT_STOPPED:
 			PQclear(res);
 			return EXEC_STOPPED;
-		}
-		if (now >= deadline_ns)
-		{
+		case CONN_WAIT_TIMEOUT:
 			PQclear(res);
 			return EXEC_TIMEOUT;
-		}
-		/* wake up at least every 100 ms to see a signal that came between checks */
-		wait_ns = deadline_ns - now;
-		if (wait_ns > 100 * NS_PER_MS)
-			wait_ns = 100 * NS_PER_MS;
-		tmo.tv_sec = (time_t) (wait_ns / NS_PER_S);
-		tmo.tv_nsec = (long) (wait_ns % NS_PER_S);
-		pfd.fd = PQsocket(conn);
-		pfd.events = POLLIN | (flush == 1 ? POLLOUT : 0);
-		pfd.revents = 0;
-		if (ppoll(&pfd, 1, &tmo, NULL) > 0 && (pfd.revents & (POLLIN | POLLERR | POLLHUP)) &&
-			!PQconsumeInput(conn))
-			break;
+		case CONN_WAIT_LOST:
+			PQclear(res);
+			*cause = conn_error(ts->conn);
+			return EXEC_LOST;
 	}
-	if (PQstatus(conn) == CONNECTION_BAD || flush < 0 || res == NULL)
+	if (res == NULL || PQstatus(ts->conn) == CONNECTION_BAD)
 	{
 		PQclear(res);
-		*cause = conn_error(conn);
+		*cause = conn_error(ts->conn);
 		return EXEC_LOST;
 	}
 	if (PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)
@@ -601,7 +560,8 @@ setup(trace_state *ts, uint64_t deadline_ns)
 	char	   *cause = NULL;
 	exec_outcome o = EXEC_OK;
 
-	ts->conn = conn_open(&ts->s->conn, &cause);
+	/* a postmaster that never answers cannot hold the start past -T either */
+	ts->conn = conn_connect(&ts->s->conn, deadline_ns, stop_flag, &cause);
 	if (ts->conn == NULL)
 	{
 		msg_error("%s", cause);
