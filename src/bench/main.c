@@ -749,7 +749,7 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 					usage();
 					return PARSE_EXIT_OK;
 				}
-				msg_hint("Try \"%s --help\" for more information.", msg_progname());
+				msg_try_help();
 				return PARSE_ERROR;
 			default:
 				/* -d -h -p -U */
@@ -788,7 +788,7 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 	if (optind < argc)
 	{
 		msg_error("too many command-line arguments (first is \"%s\")", argv[optind]);
-		msg_hint("Try \"%s --help\" for more information.", msg_progname());
+		msg_try_help();
 		return PARSE_ERROR;
 	}
 

@@ -433,7 +433,7 @@ bad_value:
 	msg_error("%s", cause);
 	free(cause);
 usage_error:
-	msg_hint("Try \"%s --help\" for more information.", msg_progname());
+	msg_try_help();
 	return PARSE_ERROR;
 }
 
