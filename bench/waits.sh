@@ -268,7 +268,8 @@ while [ "$i" -lt "$runs" ]; do
 	[ -n "$a1" ] && [ -n "$b1" ] || die "the tracer or its backend ended early (see $tmp/trace.err)"
 	kill -INT "$tracer"
 	wait "$tracer" || die "the tracer failed (see $tmp/trace.err)"
-	kill -INT "$pgb" 2>/dev/null || :
+	# SIGTERM: a background job of a non-interactive shell ignores SIGINT
+	kill -TERM "$pgb" 2>/dev/null || :
 	wait "$pgb" || :
 	awk -v a0="$a0" -v a1="$a1" -v b0="$b0" -v b1="$b1" -v t0="$t0" -v t1="$t1" \
 		-v n="$(nproc 2>/dev/null || echo 1)" \
