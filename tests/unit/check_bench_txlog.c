@@ -107,16 +107,6 @@ log0(void)
 	return slurp(path);
 }
 
-static int
-count_lines(const char *text)
-{
-	int			n = 0;
-
-	for (const char *p = text; *p; p++)
-		n += *p == '\n';
-	return n;
-}
-
 /* One transaction in a fresh log with the options of a case; its line. */
 static char *
 one_line(const bench_settings *s, stats_outcome o, uint64_t lat, uint64_t lag, uint32_t retries)
@@ -603,7 +593,7 @@ START_TEST(buffer_boundary)
 	ck_assert_int_ge(flushes, 5);
 	ck_assert_int_eq(txlog_close(l, START + (uint64_t) n * 1000001), 0);
 	got = log0();
-	ck_assert_int_eq(count_lines(got), n);
+	ck_assert_int_eq(unit_count_lines(got), n);
 	p = got;
 	for (int i = 0; i < n; i++)
 	{
@@ -734,9 +724,9 @@ START_TEST(partial_write)
 	err = unit_stderr_end();
 	ck_assert_ptr_nonnull(strstr(err, "could not write to log file"));
 	ck_assert_ptr_nonnull(strstr(err, "File too large"));
-	ck_assert_int_eq(count_lines(err), 2);
+	ck_assert_int_eq(unit_count_lines(err), 2);
 	got = log0();
-	kept = count_lines(got);
+	kept = unit_count_lines(got);
 	ck_assert_int_gt(kept, 0);
 	ck_assert_int_eq(kept + lost, n);
 	ck_assert_int_eq(got[strlen(got) - 1], '\n');
@@ -787,7 +777,7 @@ START_TEST(flush_every_second)
 	/* a transaction that ends a second after the start writes both lines */
 	txlog_tx(l, 0, 1, 0, STATS_OK, 1000, 0, 0, START + NS_PER_S);
 	got = log0();
-	ck_assert_int_eq(count_lines(got), 2);
+	ck_assert_int_eq(unit_count_lines(got), 2);
 	free(got);
 	ck_assert_uint_eq(txlog_next_tick(l), START + 2 * NS_PER_S);
 
@@ -795,11 +785,11 @@ START_TEST(flush_every_second)
 	txlog_tx(l, 0, 2, 0, STATS_OK, 1000, 0, 0, START + NS_PER_S + 1);
 	txlog_tick(l, START + 2 * NS_PER_S - 1);
 	got = log0();
-	ck_assert_int_eq(count_lines(got), 2);
+	ck_assert_int_eq(unit_count_lines(got), 2);
 	free(got);
 	txlog_tick(l, START + 2 * NS_PER_S);
 	got = log0();
-	ck_assert_int_eq(count_lines(got), 3);
+	ck_assert_int_eq(unit_count_lines(got), 3);
 	free(got);
 	ck_assert_int_eq(txlog_close(l, START + 3 * NS_PER_S), 0);
 

@@ -194,16 +194,6 @@ START_TEST(unwritable)
 }
 END_TEST
 
-static int
-count_lines(const char *text)
-{
-	int			n = 0;
-
-	for (const char *p = text; *p; p++)
-		n += *p == '\n';
-	return n;
-}
-
 /* Play a disk that fills up after size bytes of a file: writes beyond fail with EFBIG. */
 static void
 limit_file_size(rlim_t size, struct rlimit *old)
@@ -284,7 +274,7 @@ START_TEST(partial_write)
 	ck_assert_int_le(size, 100001);
 	ck_assert_int_eq(got[size - 1], '\n');
 	/* the header and two lines per record written, nothing else */
-	ck_assert_int_eq(count_lines(got), 1 + 2 * (int) lf.records_written);
+	ck_assert_int_eq(unit_count_lines(got), 1 + 2 * (int) lf.records_written);
 	ck_assert_str_eq(got + size - 6, "\"a\nb\"\n");
 	free(got);
 

@@ -96,3 +96,13 @@ unit_stderr_end(void)
 	captured_stderr = NULL;
 	return text;
 }
+
+int
+unit_count_lines(const char *text)
+{
+	int			n = 0;
+
+	for (const char *p = text; *p; p++)
+		n += *p == '\n';
+	return n;
+}

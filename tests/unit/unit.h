@@ -31,4 +31,7 @@ void		unit_stderr_begin(void);
 char	   *unit_stderr_peek(void);
 char	   *unit_stderr_end(void);
 
+/* The number of newlines in text. */
+int			unit_count_lines(const char *text);
+
 #endif
