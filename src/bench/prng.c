@@ -15,6 +15,8 @@
 
 #include <math.h>
 
+#include "pgtempo/hash.h"
+
 /*
  * A fused multiply-add rounds once where pgbench (built for baseline
  * x86-64, which has no FMA) rounds twice, so the compiler must not contract
@@ -36,10 +38,6 @@
 /* Stand-in state if seeding ever produced all zeros (Knuth's MMIX LCG constants). */
 #define PRNG_NONZERO_S0		UINT64_C(0x5851F42D4C957F2D)
 #define PRNG_NONZERO_S1		UINT64_C(0x14057B7EF767814F)
-
-/* FNV-1a, 64-bit. */
-#define FNV64_OFFSET		UINT64_C(0xCBF29CE484222325)
-#define FNV64_PRIME			UINT64_C(0x00000100000001B3)
 
 /* MurmurHash64A: multiplier, shift, and the length of one int64 key folded in. */
 #define MURMUR_M			UINT64_C(0xC6A4A7935BD1E995)
@@ -272,16 +270,12 @@ prng_poisson(prng_state *st, double center)
 int64_t
 prng_hash_fnv1a(int64_t val, int64_t seed)
 {
-	uint64_t	h = FNV64_OFFSET ^ (uint64_t) seed;
 	uint64_t	v = (uint64_t) val;
+	unsigned char bytes[8];
 
 	for (int i = 0; i < 8; i++)
-	{
-		h ^= v & 0xFF;
-		h *= FNV64_PRIME;
-		v >>= 8;
-	}
-	return (int64_t) h;
+		bytes[i] = (unsigned char) (v >> (8 * i));
+	return (int64_t) hash_fnv1a_more(HASH_FNV1A_BASIS ^ (uint64_t) seed, bytes, sizeof(bytes));
 }
 
 /* MurmurHash64A of the single 8-byte key val. */

@@ -1,10 +1,9 @@
 /*
- * vars.c — a client's variables in an open-addressing hash table.
+ * vars.c — a client's variables in core's hash table.
  *
- * Slots hold pointers to separately allocated variables, so the var
+ * Entries are pointers to separately allocated variables, so the var
  * pointers handed out stay valid while the table grows.  Variables are
- * never removed (pgbench has no way to unset one), which keeps linear
- * probing simple: no tombstones.
+ * never removed (pgbench has no way to unset one).
  */
 #include "config.h"
 
@@ -15,60 +14,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/hash.h"
 #include "pgtempo/xalloc.h"
 
 #define VARS_INITIAL_SLOTS	8	/* a power of two: 6 variables fit (a -S client has 5) */
 
+/* The table's entries are var pointers, so a var stays where it is when the table grows. */
 struct vars
 {
-	var		  **slots;			/* nslots entries, NULL when free */
-	size_t		nslots;			/* a power of two */
-	size_t		count;			/* variables in the table */
+	hash_table	t;
 };
 
-/* FNV-1a over the name's bytes. */
-static uint64_t
-name_hash(const char *name)
+/* Is the entry (a var pointer) the variable named key? */
+static bool
+var_eq(const void *entry, const void *key)
 {
-	uint64_t	h = UINT64_C(0xcbf29ce484222325);
-
-	for (const unsigned char *p = (const unsigned char *) name; *p != '\0'; p++)
-	{
-		h ^= *p;
-		h *= UINT64_C(0x100000001b3);
-	}
-	return h;
-}
-
-/* The slot holding name, or the free slot where it would go. */
-static size_t
-find_slot(var *const *slots, size_t nslots, const char *name)
-{
-	size_t		mask = nslots - 1;
-	size_t		i = (size_t) name_hash(name) & mask;
-
-	while (slots[i] != NULL && strcmp(slots[i]->name, name) != 0)
-		i = (i + 1) & mask;
-	return i;
-}
-
-/* Double the table, rehashing every variable. */
-static void
-grow(vars *vs)
-{
-	size_t		nslots = vs->nslots * 2;
-	var		  **slots = xcalloc(nslots, sizeof(var *));
-
-	for (size_t i = 0; i < vs->nslots; i++)
-	{
-		var		   *v = vs->slots[i];
-
-		if (v != NULL)
-			slots[find_slot(slots, nslots, v->name)] = v;
-	}
-	free(vs->slots);
-	vs->slots = slots;
-	vs->nslots = nslots;
+	return strcmp((*(var *const *) entry)->name, key) == 0;
 }
 
 /* A variable with no string and no value yet. */
@@ -90,13 +51,10 @@ vars_new(void)
 {
 	vars	   *vs = xmalloc(sizeof(*vs));
 
-	vs->nslots = VARS_INITIAL_SLOTS;
-	vs->slots = xcalloc(vs->nslots, sizeof(var *));
-	vs->count = 0;
+	hash_table_init(&vs->t, sizeof(var *), VARS_INITIAL_SLOTS);
 	return vs;
 }
 
-/* Free a table and every variable in it. */
 /* Forget a variable's string (it lives in v->small or on the heap). */
 static void
 drop_string(var *v)
@@ -106,53 +64,46 @@ drop_string(var *v)
 	v->svalue = NULL;
 }
 
+/* Free a table and every variable in it. */
 void
 vars_free(vars *vs)
 {
+	size_t		pos = 0;
+
 	if (vs == NULL)
 		return;
-	for (size_t i = 0; i < vs->nslots; i++)
+	for (var **e; (e = hash_table_next(&vs->t, &pos)) != NULL;)
 	{
-		var		   *v = vs->slots[i];
-
-		if (v != NULL)
-		{
-			drop_string(v);
-			free(v);
-		}
+		drop_string(*e);
+		free(*e);
 	}
-	free(vs->slots);
+	hash_table_free(&vs->t);
 	free(vs);
 }
 
-/* Copy a table slot for slot. */
+/* Copy a table slot for slot, and every variable. */
 vars *
 vars_copy(const vars *vs)
 {
 	vars	   *copy = xmalloc(sizeof(*copy));
+	size_t		pos = 0;
 
-	copy->nslots = vs->nslots;
-	copy->count = vs->count;
-	copy->slots = xcalloc(copy->nslots, sizeof(var *));
-	/* same size, same hash: every variable lands in the same slot */
-	for (size_t i = 0; i < vs->nslots; i++)
+	/* same size, same hashes: every variable keeps its slot */
+	hash_table_copy(&copy->t, &vs->t);
+	for (var **e; (e = hash_table_next(&copy->t, &pos)) != NULL;)
 	{
-		const var  *v = vs->slots[i];
+		const var  *v = *e;
+		var		   *c = new_var(v->name);
 
-		if (v != NULL)
+		if (v->svalue == v->small)
 		{
-			var		   *c = new_var(v->name);
-
-			if (v->svalue == v->small)
-			{
-				memcpy(c->small, v->small, sizeof(c->small));
-				c->svalue = c->small;
-			}
-			else
-				c->svalue = v->svalue != NULL ? xstrdup(v->svalue) : NULL;
-			c->val = v->val;
-			copy->slots[i] = c;
+			memcpy(c->small, v->small, sizeof(c->small));
+			c->svalue = c->small;
 		}
+		else
+			c->svalue = v->svalue != NULL ? xstrdup(v->svalue) : NULL;
+		c->val = v->val;
+		*e = c;
 	}
 	return copy;
 }
@@ -181,34 +132,29 @@ vars_valid_name(const char *name)
 var *
 vars_lookup(vars *vs, const char *name)
 {
-	return vs->slots[find_slot(vs->slots, vs->nslots, name)];
+	var		  **e = hash_table_find(&vs->t, hash_fnv1a_str(name), name, var_eq);
+
+	return e != NULL ? *e : NULL;
 }
 
 /* The variable, created empty if needed; NULL with pgbench's message if the name is invalid. */
 static var *
 lookup_create(vars *vs, const char *context, const char *name, char **err)
 {
-	size_t		i = find_slot(vs->slots, vs->nslots, name);
-	var		   *v;
+	uint64_t	h = hash_fnv1a_str(name);
+	var		  **e = hash_table_find(&vs->t, h, name, var_eq);
 
-	if (vs->slots[i] != NULL)
-		return vs->slots[i];
+	if (e != NULL)
+		return *e;
 	if (!vars_valid_name(name))
 	{
 		if (err != NULL)
 			*err = xasprintf("%s: invalid variable name: \"%s\"", context, name);
 		return NULL;
 	}
-	/* keep the load at most three quarters so probe chains stay short */
-	if ((vs->count + 1) * 4 > vs->nslots * 3)
-	{
-		grow(vs);
-		i = find_slot(vs->slots, vs->nslots, name);
-	}
-	v = new_var(name);
-	vs->slots[i] = v;
-	vs->count++;
-	return v;
+	e = hash_table_insert(&vs->t, h, name, var_eq, NULL);
+	*e = new_var(name);
+	return *e;
 }
 
 /* Give a variable a string; its value is worked out on first use. */
@@ -285,7 +231,8 @@ vars_get_string(vars *vs, var *v)
 void
 vars_foreach(vars *vs, void (*fn) (var *v, void *arg), void *arg)
 {
-	for (size_t i = 0; i < vs->nslots; i++)
-		if (vs->slots[i] != NULL)
-			fn(vs->slots[i], arg);
+	size_t		pos = 0;
+
+	for (var **e; (e = hash_table_next(&vs->t, &pos)) != NULL;)
+		fn(*e, arg);
 }

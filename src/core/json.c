@@ -269,37 +269,20 @@ json_null(json_writer *w)
 	strbuf_puts(w->out, "null");
 }
 
-void
-json_kv_string(json_writer *w, const char *key, const char *s)
-{
-	json_key(w, key);
-	json_string(w, s);
+/*
+ * json_kv_TYPE(w, key, v): the key, then v as json_TYPE writes it.  One
+ * definition for the five, declared one by one in json.h.
+ */
+#define JSON_KV(type, ctype) \
+void \
+json_kv_##type(json_writer *w, const char *key, ctype v) \
+{ \
+	json_key(w, key); \
+	json_##type(w, v); \
 }
 
-void
-json_kv_int(json_writer *w, const char *key, int64_t v)
-{
-	json_key(w, key);
-	json_int(w, v);
-}
-
-void
-json_kv_uint(json_writer *w, const char *key, uint64_t v)
-{
-	json_key(w, key);
-	json_uint(w, v);
-}
-
-void
-json_kv_double(json_writer *w, const char *key, double v)
-{
-	json_key(w, key);
-	json_double(w, v);
-}
-
-void
-json_kv_bool(json_writer *w, const char *key, bool v)
-{
-	json_key(w, key);
-	json_bool(w, v);
-}
+JSON_KV(string, const char *)
+JSON_KV(int, int64_t)
+JSON_KV(uint, uint64_t)
+JSON_KV(double, double)
+JSON_KV(bool, bool)

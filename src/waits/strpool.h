@@ -10,13 +10,12 @@
 #define PGTEMPO_WAITS_STRPOOL_H
 
 #include <stddef.h>
-#include <stdint.h>
+
+#include "pgtempo/hash.h"
 
 typedef struct strpool
 {
-	char	  **slots;			/* open addressing; NULL is empty */
-	size_t		cap;			/* a power of two */
-	size_t		n;
+	hash_table	t;				/* entries: the pool's char * copies */
 } strpool;
 
 void		strpool_init(strpool *p);
@@ -25,7 +24,5 @@ void		strpool_free(strpool *p);
 const char *strpool_intern(strpool *p, const char *s);
 /* The same, for the first len bytes of s. */
 const char *strpool_intern_n(strpool *p, const char *s, size_t len);
-/* FNV-1a hash of len bytes. */
-uint64_t	strpool_hash(const char *s, size_t len);
 
 #endif

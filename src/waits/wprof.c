@@ -41,17 +41,7 @@ wprof_dim_parse(const char *name, size_t len, wprof_dim *out)
 	return false;
 }
 
-/* ---------------------------------------------------------------- hash table */
-
-/* One round of a 64-bit mixer (the finalizer of MurmurHash3). */
-static inline uint64_t
-mix(uint64_t h, uint64_t v)
-{
-	h ^= v;
-	h *= UINT64_C(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	return h;
-}
+/* ---------------------------------------------------------------- cell tables */
 
 /* Interned strings compare by address, so their addresses are hashed. */
 static uint64_t
@@ -59,23 +49,26 @@ key_hash(const wprof_key *k)
 {
 	uint64_t	h = UINT64_C(0x9e3779b97f4a7c15);
 
-	h = mix(h, (uintptr_t) k->datname);
-	h = mix(h, (uintptr_t) k->usename);
-	h = mix(h, (uintptr_t) k->appname);
-	h = mix(h, (uintptr_t) k->backend_type);
-	h = mix(h, (uintptr_t) k->type);
-	h = mix(h, (uintptr_t) k->event);
-	h = mix(h, (uint64_t) k->query_id);
-	h = mix(h, (uint64_t) k->backend_start_us);
-	h = mix(h, (uint64_t) (uint32_t) k->pid);
-	h = mix(h, (uint64_t) k->sub);
+	h = hash_mix(h, (uintptr_t) k->datname);
+	h = hash_mix(h, (uintptr_t) k->usename);
+	h = hash_mix(h, (uintptr_t) k->appname);
+	h = hash_mix(h, (uintptr_t) k->backend_type);
+	h = hash_mix(h, (uintptr_t) k->type);
+	h = hash_mix(h, (uintptr_t) k->event);
+	h = hash_mix(h, (uint64_t) k->query_id);
+	h = hash_mix(h, (uint64_t) k->backend_start_us);
+	h = hash_mix(h, (uint64_t) (uint32_t) k->pid);
+	h = hash_mix(h, (uint64_t) k->sub);
 	return h;
 }
 
-/* Keys are equal when every field is (interned strings compare by address). */
+/* Is the cell's key k?  Every field must match (interned strings compare by address). */
 static bool
-key_equal(const wprof_key *a, const wprof_key *b)
+cell_eq(const void *entry, const void *key)
 {
+	const wprof_key *a = &((const wprof_cell *) entry)->key;
+	const wprof_key *b = key;
+
 	return a->datname == b->datname && a->usename == b->usename &&
 		a->appname == b->appname && a->backend_type == b->backend_type &&
 		a->type == b->type && a->event == b->event &&
@@ -83,76 +76,23 @@ key_equal(const wprof_key *a, const wprof_key *b)
 		a->pid == b->pid && a->sub == b->sub;
 }
 
-/* An empty table. */
+/* An empty table of cells. */
 static void
-table_init(wprof_table *t)
+table_init(hash_table *t)
 {
-	t->cap = 64;
-	t->n = 0;
-	t->cells = xcalloc(t->cap, sizeof(wprof_cell));
-}
-
-/* Free a table's cells. */
-static void
-table_free(wprof_table *t)
-{
-	free(t->cells);
-	t->cells = NULL;
-	t->cap = t->n = 0;
-}
-
-/* Empty a table, keeping its size. */
-static void
-table_clear(wprof_table *t)
-{
-	memset(t->cells, 0, t->cap * sizeof(wprof_cell));
-	t->n = 0;
-}
-
-/* Double the table when it is 70 % full. */
-static void
-table_grow(wprof_table *t)
-{
-	size_t		ncap = t->cap * 2;
-	wprof_cell *ncells = xcalloc(ncap, sizeof(wprof_cell));
-
-	for (size_t i = 0; i < t->cap; i++)
-	{
-		size_t		j;
-
-		if (!t->cells[i].used)
-			continue;
-		j = t->cells[i].hash & (ncap - 1);
-		while (ncells[j].used)
-			j = (j + 1) & (ncap - 1);
-		ncells[j] = t->cells[i];
-	}
-	free(t->cells);
-	t->cells = ncells;
-	t->cap = ncap;
+	hash_table_init(t, sizeof(wprof_cell), 64);
 }
 
 /* The cell of key k, created (with zero counts) if it is not there. */
 static wprof_cell *
-table_get(wprof_table *t, const wprof_key *k)
+table_get(hash_table *t, const wprof_key *k)
 {
-	uint64_t	h = key_hash(k);
-	size_t		j;
+	bool		added;
+	wprof_cell *c = hash_table_insert(t, key_hash(k), k, cell_eq, &added);
 
-	if ((t->n + 1) * 10 > t->cap * 7)
-		table_grow(t);
-	j = h & (t->cap - 1);
-	while (t->cells[j].used)
-	{
-		if (t->cells[j].hash == h && key_equal(&t->cells[j].key, k))
-			return &t->cells[j];
-		j = (j + 1) & (t->cap - 1);
-	}
-	t->cells[j].used = true;
-	t->cells[j].hash = h;
-	t->cells[j].key = *k;
-	t->n++;
-	return &t->cells[j];
+	if (added)
+		c->key = *k;
+	return c;
 }
 
 /* ---------------------------------------------------------------- profile */
@@ -164,6 +104,7 @@ wprof_init(wprof *p, bool include_idle)
 	memset(p, 0, sizeof(*p));
 	table_init(&p->main);
 	table_init(&p->blockers);
+	hash_table_init(&p->texts, sizeof(wprof_text), 64);
 	p->include_idle = include_idle;
 }
 
@@ -171,11 +112,13 @@ wprof_init(wprof *p, bool include_idle)
 void
 wprof_free(wprof *p)
 {
-	table_free(&p->main);
-	table_free(&p->blockers);
-	for (size_t i = 0; i < p->texts_cap; i++)
-		free(p->texts[i].text);
-	free(p->texts);
+	size_t		pos = 0;
+
+	hash_table_free(&p->main);
+	hash_table_free(&p->blockers);
+	for (wprof_text *t; (t = hash_table_next(&p->texts, &pos)) != NULL;)
+		free(t->text);
+	hash_table_free(&p->texts);
 	for (int i = 0; i < p->ndurations; i++)
 		free(p->durations[i].us);
 	free(p->durations);
@@ -186,8 +129,8 @@ wprof_free(wprof *p)
 void
 wprof_reset(wprof *p)
 {
-	table_clear(&p->main);
-	table_clear(&p->blockers);
+	hash_table_clear(&p->main);
+	hash_table_clear(&p->blockers);
 	p->ticks = p->active = p->idle = p->hidden = 0;
 	p->measured_us = p->measured_count = 0;
 	/* has_measured stays: it says what the source can do, not what happened */
@@ -232,58 +175,36 @@ wprof_tick(wprof *p, uint64_t ts_us)
 	p->ticks++;
 }
 
-/* Remember the first text seen for a query id (open addressing on the id). */
+/* Is the entry the text of the query id key? */
+static bool
+text_eq(const void *entry, const void *key)
+{
+	return ((const wprof_text *) entry)->query_id == *(const int64_t *) key;
+}
+
+/* Remember the first text seen for a query id. */
 static void
 remember_text(wprof *p, int64_t query_id, const char *text)
 {
-	size_t		j;
+	bool		added;
+	wprof_text *t = hash_table_insert(&p->texts, hash_mix(0, (uint64_t) query_id), &query_id,
+									  text_eq, &added);
 
-	if (p->texts_cap == 0 || (p->ntexts + 1) * 2 > p->texts_cap)
+	if (added)
 	{
-		size_t		ncap = p->texts_cap ? p->texts_cap * 2 : 64;
-		wprof_text *nt = xcalloc(ncap, sizeof(wprof_text));
-
-		for (size_t i = 0; i < p->texts_cap; i++)
-		{
-			if (p->texts[i].text == NULL)
-				continue;
-			j = mix(0, (uint64_t) p->texts[i].query_id) & (ncap - 1);
-			while (nt[j].text != NULL)
-				j = (j + 1) & (ncap - 1);
-			nt[j] = p->texts[i];
-		}
-		free(p->texts);
-		p->texts = nt;
-		p->texts_cap = ncap;
+		t->query_id = query_id;
+		t->text = xstrdup(text);
 	}
-	j = mix(0, (uint64_t) query_id) & (p->texts_cap - 1);
-	while (p->texts[j].text != NULL)
-	{
-		if (p->texts[j].query_id == query_id)
-			return;
-		j = (j + 1) & (p->texts_cap - 1);
-	}
-	p->texts[j].query_id = query_id;
-	p->texts[j].text = xstrdup(text);
-	p->ntexts++;
 }
 
 /* The text first seen for a query id. */
 const char *
 wprof_query_text(const wprof *p, int64_t query_id)
 {
-	size_t		j;
+	const wprof_text *t = hash_table_find(&p->texts, hash_mix(0, (uint64_t) query_id),
+										  &query_id, text_eq);
 
-	if (p->texts_cap == 0)
-		return NULL;
-	j = mix(0, (uint64_t) query_id) & (p->texts_cap - 1);
-	while (p->texts[j].text != NULL)
-	{
-		if (p->texts[j].query_id == query_id)
-			return p->texts[j].text;
-		j = (j + 1) & (p->texts_cap - 1);
-	}
-	return NULL;
+	return t != NULL ? t->text : NULL;
 }
 
 /* Count a row under its fine key, its blockers and its query text. */
@@ -343,8 +264,10 @@ wprof_add(wprof *p, const sample_batch *b, const sample_row *r)
 bool
 wprof_has_query_ids(const wprof *p)
 {
-	for (size_t i = 0; i < p->main.cap; i++)
-		if (p->main.cells[i].used && p->main.cells[i].key.query_id != 0)
+	size_t		pos = 0;
+
+	for (const wprof_cell *c; (c = hash_table_next(&p->main, &pos)) != NULL;)
+		if (c->key.query_id != 0)
 			return true;
 	return false;
 }
@@ -467,21 +390,22 @@ sub_cmp(const void *pa, const void *pb)
  * (group, id) entries; returns the entries sorted by group, then largest.
  */
 static sub_entry *
-collect_subs(const wprof_table *src, bool use_query, const bool *dims,
-			 wprof_table *groups, size_t *nout)
+collect_subs(const hash_table *src, bool use_query, const bool *dims,
+			 hash_table *groups, size_t *nout)
 {
-	wprof_table acc;
+	hash_table	acc;
 	sub_entry  *out;
-	size_t		n = 0;
+	size_t		n = 0,
+				pos = 0;
+	const wprof_cell *c;
 
 	table_init(&acc);
-	for (size_t i = 0; i < src->cap; i++)
+	while ((c = hash_table_next(src, &pos)) != NULL)
 	{
-		const wprof_cell *c = &src->cells[i];
 		wprof_key gk;
 		wprof_cell *gc;
 
-		if (!c->used || c->samples == 0)
+		if (c->samples == 0)
 			continue;
 		if (use_query && c->key.query_id == 0)
 			continue;
@@ -495,18 +419,15 @@ collect_subs(const wprof_table *src, bool use_query, const bool *dims,
 		table_get(&acc, &gk)->samples += c->samples;
 	}
 	out = xcalloc(acc.n + 1, sizeof(sub_entry));
-	for (size_t i = 0; i < acc.cap; i++)
+	pos = 0;
+	while ((c = hash_table_next(&acc, &pos)) != NULL)
 	{
-		const wprof_cell *c = &acc.cells[i];
-
-		if (!c->used)
-			continue;
 		out[n].group = (int) c->key.sub;
 		out[n].sub.id = use_query ? c->key.query_id : c->key.pid;
 		out[n].sub.samples = c->samples;
 		n++;
 	}
-	table_free(&acc);
+	hash_table_free(&acc);
 	qsort(out, n, sizeof(sub_entry), sub_cmp);
 	*nout = n;
 	return out;
@@ -518,7 +439,10 @@ wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
 				 int maxsub, wprof_groups *out)
 {
 	bool		use[WPROF_DIM_COUNT] = {false};
-	wprof_table groups;
+	hash_table	groups;
+	const wprof_cell *c;
+	wprof_cell *gc;
+	size_t		pos = 0;
 	sub_entry  *qs,
 			   *bs;
 	size_t		nq,
@@ -533,15 +457,11 @@ wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
 
 	/* sum the cells into groups */
 	table_init(&groups);
-	for (size_t i = 0; i < p->main.cap; i++)
+	while ((c = hash_table_next(&p->main, &pos)) != NULL)
 	{
-		const wprof_cell *c = &p->main.cells[i];
-		wprof_key gk;
-		wprof_cell *gc;
+		wprof_key gk = project(&c->key, use);
 
-		if (!c->used)
-			continue;
-		gk = project(&c->key, use);
+
 		gc = table_get(&groups, &gk);
 		gc->samples += c->samples;
 		gc->measured_us += c->measured_us;
@@ -555,14 +475,11 @@ wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
 	memset(out, 0, sizeof(*out));
 	out->total = p->active;
 	out->g = xcalloc(groups.n + 1, sizeof(wprof_group));
-	for (size_t i = 0; i < groups.cap; i++)
+	pos = 0;
+	while ((gc = hash_table_next(&groups, &pos)) != NULL)
 	{
-		wprof_cell *gc = &groups.cells[i];
-		wprof_group *g;
+		wprof_group *g = &out->g[n++];
 
-		if (!gc->used)
-			continue;
-		g = &out->g[n++];
 		g->key = gc->key;
 		g->samples = gc->samples;
 		g->measured_us = gc->measured_us;
@@ -610,7 +527,7 @@ wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
 	}
 	free(qs);
 	free(bs);
-	table_free(&groups);
+	hash_table_free(&groups);
 }
 
 /* Free a grouping. */

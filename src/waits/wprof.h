@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pgtempo/hash.h"
 #include "pgtempo/hist.h"
 
 #include "sample.h"
@@ -51,6 +52,7 @@ typedef struct wprof_key
 	int64_t		sub;			/* blockers table: the blocking pid */
 } wprof_key;
 
+/* An entry of a profile's tables (core's hash table, keyed by key). */
 typedef struct wprof_cell
 {
 	wprof_key key;
@@ -59,17 +61,8 @@ typedef struct wprof_cell
 	uint64_t	measured_count;
 	uint64_t	blocked;		/* samples that had a blocking pid */
 	uint64_t	lock_samples;	/* grouping scratch: samples of heavyweight lock waits */
-	uint64_t	hash;
 	int			index;			/* scratch, for grouping */
-	bool		used;
 } wprof_cell;
-
-typedef struct wprof_table
-{
-	wprof_cell *cells;
-	size_t		cap;			/* a power of two */
-	size_t		n;
-} wprof_table;
 
 typedef struct wprof_text
 {
@@ -87,8 +80,8 @@ typedef struct wprof_duration
 
 typedef struct wprof
 {
-	wprof_table main;
-	wprof_table blockers;
+	hash_table	main;			/* wprof_cell by fine key */
+	hash_table	blockers;		/* wprof_cell by fine key and blocking pid (sub) */
 	uint64_t	ticks;			/* samples taken */
 	uint64_t	active;			/* backend samples counted (the N of the estimates) */
 	uint64_t	idle;			/* rows not counted: idle */
@@ -103,10 +96,7 @@ typedef struct wprof
 	wprof_duration *durations;	/* by event, in order of appearance */
 	int			ndurations;
 	int			durations_cap;
-	/* query texts by query id, first seen */
-	wprof_text *texts;
-	size_t		texts_cap;
-	size_t		ntexts;
+	hash_table	texts;			/* wprof_text by query id, the first text seen */
 } wprof;
 
 /* One line of a grouped profile. */
