@@ -462,22 +462,8 @@ send_sql(client *c, const command *cmd, int n)
 
 	if (s->mode == QUERY_SIMPLE)
 	{
-		int			pos = 0;
-
 		strbuf_reset(&c->th->sql);
-		for (int i = 0; i < cmd->nrefs; i++)
-		{
-			const sql_param *p = &cmd->params[i];
-			var		   *v = vars_lookup(c->ec.vars, p->name);
-
-			strbuf_append(&c->th->sql, cmd->sql + pos, p->start - pos);
-			if (v != NULL)
-				strbuf_puts(&c->th->sql, vars_get_string(c->ec.vars, v));
-			else
-				strbuf_append(&c->th->sql, cmd->sql + p->start, p->len);
-			pos = p->start + p->len;
-		}
-		strbuf_puts(&c->th->sql, cmd->sql + pos);
+		exec_sql_text(&c->th->sql, &c->ec, cmd);
 		if (s->debug)
 			debug_line("client %d sending %s", c->ec.id, c->th->sql.data);
 		ok = PQsendQuery(c->con, c->th->sql.data);
