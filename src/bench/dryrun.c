@@ -27,26 +27,11 @@ print_sql(FILE *out, const bench_settings *s, exec_client *c, const command *cmd
 		  int script_no, int cmd_no)
 {
 	strbuf		sql;
-	int			pos = 0;
 
 	strbuf_init(&sql);
 	fprintf(out, "-- client %d script %d command %d\n", c->id, script_no, cmd_no);
 	if (s->mode == QUERY_SIMPLE)
-	{
-		for (int i = 0; i < cmd->nrefs; i++)
-		{
-			const sql_param *p = &cmd->params[i];
-			var		   *v = vars_lookup(c->vars, p->name);
-
-			strbuf_append(&sql, cmd->sql + pos, p->start - pos);
-			if (v != NULL)
-				strbuf_puts(&sql, vars_get_string(c->vars, v));
-			else
-				strbuf_append(&sql, cmd->sql + p->start, p->len);	/* left as is */
-			pos = p->start + p->len;
-		}
-		strbuf_puts(&sql, cmd->sql + pos);
-	}
+		exec_sql_text(&sql, c, cmd);
 	else
 	{
 		strbuf_puts(&sql, cmd->sql_numbered);

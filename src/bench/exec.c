@@ -352,6 +352,26 @@ exec_meta(exec_client *c, const script *s, int script_no, int *pc, int64_t *slee
 }
 
 void
+exec_sql_text(strbuf *out, const exec_client *c, const command *cmd)
+{
+	int			pos = 0;
+
+	for (int i = 0; i < cmd->nrefs; i++)
+	{
+		const sql_param *p = &cmd->params[i];
+		var		   *v = vars_lookup(c->vars, p->name);
+
+		strbuf_append(out, cmd->sql + pos, p->start - pos);
+		if (v != NULL)
+			strbuf_puts(out, vars_get_string(c->vars, v));
+		else
+			strbuf_append(out, cmd->sql + p->start, p->len);
+		pos = p->start + p->len;
+	}
+	strbuf_puts(out, cmd->sql + pos);
+}
+
+void
 exec_report_abort(const exec_client *c, const script *s, int script_no, int cmd,
 				  const char *kind)
 {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pgtempo/strbuf.h"
 #include "prng.h"
 #include "script.h"
 #include "vars.h"
@@ -45,6 +46,12 @@ typedef enum exec_result
  */
 exec_result exec_meta(exec_client *c, const script *s, int script_no, int *pc,
 					  int64_t *sleep_us, const char **kind);
+
+/*
+ * Append SQL command cmd as -M simple sends it to out: each :variable
+ * replaced by the client's value, an undefined one left as written.
+ */
+void		exec_sql_text(strbuf *out, const exec_client *c, const command *cmd);
 
 /* Print pgbench's abort line for a client. */
 void		exec_report_abort(const exec_client *c, const script *s, int script_no, int cmd,

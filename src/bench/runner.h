@@ -19,10 +19,10 @@
  * The first SIGINT or SIGTERM stops new transactions and sends a cancel
  * request (from a thread of its own: PQcancel has no time limit) for each
  * statement in flight; clients whose backends have not answered within
- * RUNNER_CANCEL_WAIT_S seconds are abandoned (their connections closed)
+ * STOP_CANCEL_WAIT_S seconds are abandoned (their connections closed)
  * and counted.  A second signal abandons them at once.  Either way the
  * report and the logs are written and the exit status is 128 + the signal
- * number.  -T does the same RUNNER_DEADLINE_GRACE_S seconds after its
+ * number.  -T does the same STOP_DEADLINE_GRACE_S seconds after its
  * deadline to what is still in flight, so no backend can hold the run
  * past it; abandoned clients make the exit status 2.
  */
@@ -30,22 +30,6 @@
 #define PGTEMPO_BENCH_RUNNER_H
 
 #include "bench.h"
-
-/* -T: how long transactions in flight at the deadline may still take before they are cancelled */
-#define RUNNER_DEADLINE_GRACE_S 1
-/* how long backends get to answer a cancel request before their clients are abandoned */
-#define RUNNER_CANCEL_WAIT_S 1
-
-/*
- * Initial connections being opened at once per thread.  The postmaster
- * starts backends one after the other: more attempts in flight do not make
- * it faster, they only fill its listen queue (then a Unix socket refuses
- * with EAGAIN instead of letting the server say "too many clients") and
- * hold file descriptors; 32 keep it busy (see bench/bench.sh).
- */
-#define RUNNER_CONNECT_INFLIGHT 32
-/* how long a start refused with EAGAIN (a full listen queue) is tried again */
-#define RUNNER_CONNECT_RETRY_S 10
 
 /*
  * Run the benchmark and print the report.  Returns the exit status: 0,

@@ -1,0 +1,169 @@
+/*
+ * runstate.h — the state of a run that its threads and clients share:
+ * a client's state machine (client.c, clientio.c), a thread and its event
+ * loop (thread.c), and what the run gives them all (runner.c).
+ *
+ * A thread owns its clients and touches no other thread's; what crosses
+ * threads is in struct runner: read-only during the loops, or atomic.
+ */
+#ifndef PGTEMPO_BENCH_RUNSTATE_H
+#define PGTEMPO_BENCH_RUNSTATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+
+#include "bench.h"
+#include "exec.h"
+#include "pgtempo/clock.h"
+#include "pgtempo/hist.h"
+#include "pgtempo/strbuf.h"
+#include "setup.h"
+#include "stats.h"
+#include "stop.h"
+#include "txlog.h"
+
+typedef enum cstate
+{
+	CS_CONNECT,					/* a connection is being opened */
+	CS_CHOOSE,					/* choose the script of the next transaction */
+	CS_START_TX,
+	CS_START_CMD,
+	CS_WAIT,					/* waiting for the results of a command */
+	CS_THROTTLE,				/* -R: waiting for the transaction's scheduled start */
+	CS_SLEEP,					/* \sleep */
+	CS_END_CMD,
+	CS_ERROR,					/* clean up after a failed command */
+	CS_WAIT_ROLLBACK,
+	CS_END_TX,
+	CS_ABORTED,
+	CS_ABANDONED,				/* its backend did not answer the stop's cancel request */
+	CS_FINISHED
+} cstate;
+
+typedef enum estatus
+{
+	ES_OK,
+	ES_META,					/* \gset got no row, COPY, ... */
+	ES_CONN,					/* the connection broke */
+	ES_SERIALIZATION,
+	ES_DEADLOCK,
+	ES_OTHER
+} estatus;
+
+typedef struct runner runner;
+typedef struct bthread bthread;
+
+typedef struct client
+{
+	exec_client ec;				/* id, variables, random state, pipeline flag */
+	bthread    *th;
+	PGconn	   *con;
+	int			sock;			/* registered in the epoll set, or -1 */
+	uint32_t	events;			/* what it is registered for */
+	cstate		state;
+	int			script_no;
+	int			cmd;			/* the current command */
+	int			next_cmd;		/* where END_CMD goes on */
+	uint64_t	txn_scheduled;	/* -R: the slot; otherwise txn_begin */
+	uint64_t	txn_begin;
+	uint64_t	stmt_begin;
+	uint64_t	sleep_until;
+	uint64_t	conn_begin;
+	prng_state	saved_rs;		/* the random state at the start of the transaction */
+	estatus		es;
+	uint32_t	tries;
+	int64_t		cnt;			/* transactions ended, for -t */
+	bool	   *prepared;		/* -M prepared: per command (runner->cmd_base) */
+	int			num_syncs;
+	int			qrynum;
+	PGresult   *pending;		/* a result whose successor is not known yet */
+	bool		queued;			/* in the run queue */
+	bool		want_write;		/* libpq has unsent data */
+	bool		cancelled;		/* the stop sent a cancel request for its statement */
+	int			connect_tries;	/* the initial connection: attempts that got EAGAIN */
+} client;
+
+struct bthread
+{
+	runner	   *r;
+	int			id;
+	client	   *clients;
+	int			nclients;
+	setup_thread *setup;
+	int			epfd;
+	client	  **runq;			/* runnable now */
+	client	  **runq_next;		/* runnable at the next turn */
+	int			nrun;
+	int			nrun_next;
+	int			nsleeping;		/* clients in CS_SLEEP or CS_THROTTLE */
+	uint64_t	throttle_trigger;	/* -R: the thread's latest scheduled start */
+	double		throttle_delay_us;	/* -R: the mean gap between its starts */
+	txlog	   *log;			/* -l */
+	int			tick_fd;		/* -l: the log's timerfd, or -1 */
+	int64_t		log_lost;		/* lines lost to write errors */
+	int			remaining;		/* clients neither finished nor aborted */
+	stats		st;
+	stats	   *script_stats;	/* per script */
+	hist	   *lat_hist;		/* latencies of successful transactions (ns) */
+	hist	   *script_hist;	/* the same per script, when there are several */
+	/* scratch space for the command being sent or the result being read */
+	const char **params;		/* -M extended/prepared: $n values */
+	strbuf		sql;			/* -M simple: the query with variables substituted */
+	strbuf		varname;		/* \gset prefix + column name */
+	stats_command **cmd_stats;	/* [script][command] */
+	uint64_t	conn_ns;		/* -C: time spent connecting and disconnecting */
+	uint64_t	start;			/* before connecting */
+	uint64_t	bench_start;	/* after every thread has connected */
+	bool		failed;			/* could not open the initial connections */
+	int			deadline_fd;	/* -T: a timerfd that fires at cancel_at, or -1 */
+	bool		deadline_hit;	/* it fired */
+	uint64_t	cancel_at;		/* when the statements in flight get cancelled; 0: not yet known */
+	uint64_t	abandon_at;		/* when the clients still waiting are abandoned; 0: no cancel sent */
+	int			abandoned;		/* clients abandoned */
+	pthread_t	tid;
+};
+
+struct runner
+{
+	bench_settings *s;
+	bthread    *threads;
+	client	   *clients;
+	pthread_barrier_t barrier;
+	int			weights[SCRIPT_MAX_SCRIPTS];
+	int			cmd_base[SCRIPT_MAX_SCRIPTS + 1];	/* first command of each script, overall */
+	char	  **prepnames;		/* "P_n" for each command, overall */
+	uint64_t	end_time;		/* -T: when to stop; 0: never */
+	int64_t		epoch_shift_ns; /* wall clock minus monotonic clock */
+	atomic_bool setup_failed;
+	atomic_bool abort_all;		/* --exit-on-abort and a client aborted */
+	atomic_int	abort_thread;	/* the first thread that saw it, +1 */
+
+	/*
+	 * Thread 0 calls it at each progress interval (-P, or --chart alone):
+	 * last and *last_report are the totals and the time of the last call.
+	 */
+	void		(*on_progress) (runner *r, uint64_t now, uint64_t start, stats *last,
+								uint64_t *last_report);
+};
+
+static inline uint64_t
+lazy_now(uint64_t *now)
+{
+	if (*now == 0)
+		*now = clock_now_ns();
+	return *now;
+}
+
+/* Whether new transactions must not start: -T is over, a signal, or --exit-on-abort. */
+static inline bool
+time_is_up(runner *r, uint64_t now)
+{
+	return stop_signal != 0 || atomic_load_explicit(&r->abort_all, memory_order_relaxed) ||
+		(r->end_time != 0 && now >= r->end_time);
+}
+
+#endif

@@ -1,0 +1,586 @@
+/*
+ * thread.c — one thread's event loop over its clients.
+ *
+ * A thread owns an epoll set with one entry per client socket, kept
+ * registered for input while the connection lives (a client that is not
+ * waiting for a result gets no input, apart from the odd notice, which
+ * is consumed and dropped).  Output interest is added only while libpq
+ * has unsent data.  Clients that can move on without input sit in a run
+ * queue; sleeping clients are found by a scan that only happens while
+ * some client sleeps.  Timers (timerfds in the same set) push the -l log
+ * out and mark the end of -T; the stop's eventfd wakes the loop.
+ */
+#include "config.h"
+
+#include "thread.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "clientio.h"
+#include "pgtempo/msg.h"
+#include "pgtempo/xalloc.h"
+
+#define MAX_EVENTS 256
+
+/* Wait for events up to timeout_ns (-1: no limit), with sub-millisecond precision. */
+static int
+wait_events(bthread *th, struct epoll_event *ev, int64_t timeout_ns)
+{
+	static atomic_bool no_pwait2;
+
+	if (timeout_ns > 0 && !atomic_load_explicit(&no_pwait2, memory_order_relaxed))
+	{
+#ifdef SYS_epoll_pwait2
+		struct timespec ts = {.tv_sec = timeout_ns / (int64_t) NS_PER_S,
+		.tv_nsec = timeout_ns % (int64_t) NS_PER_S};
+		int			n = (int) syscall(SYS_epoll_pwait2, th->epfd, ev, MAX_EVENTS, &ts, NULL, 0);
+
+		if (n >= 0 || errno != ENOSYS)
+			return n;
+#endif
+		atomic_store(&no_pwait2, true);
+	}
+	if (timeout_ns > 0)
+		return epoll_wait(th->epfd, ev, MAX_EVENTS,
+						  (int) ((timeout_ns + (int64_t) NS_PER_MS - 1) / (int64_t) NS_PER_MS));
+	return epoll_wait(th->epfd, ev, MAX_EVENTS, timeout_ns < 0 ? -1 : 0);
+}
+
+/*
+ * Open every client's connection, THREAD_CONNECT_INFLIGHT at a time; false
+ * (the cause printed) if one fails.  A start refused with EAGAIN (the
+ * server's listen queue is full) is tried again after a short pause, for
+ * up to THREAD_CONNECT_RETRY_S seconds.
+ */
+static bool
+connect_all(bthread *th)
+{
+	struct epoll_event ev[MAX_EVENTS];
+	int			pending = th->nclients,
+				next = 0,
+				inflight = 0;
+	uint64_t	retry_at = 0,
+				retry_since = 0;
+
+	while (pending > 0)
+	{
+		int64_t		timeout = -1;
+		int			n;
+
+		while (inflight < THREAD_CONNECT_INFLIGHT && next < th->nclients)
+		{
+			client	   *c = &th->clients[next];
+			bool		again = false;
+			uint64_t	now;
+
+			if (retry_at != 0)
+			{
+				now = clock_now_ns();
+				if (now < retry_at)
+				{
+					timeout = (int64_t) (retry_at - now);
+					break;
+				}
+				retry_at = 0;
+			}
+			if (clientio_connect_start(c, retry_since == 0 ||
+							  clock_now_ns() - retry_since < (uint64_t) THREAD_CONNECT_RETRY_S * NS_PER_S
+							  ? &again : NULL))
+			{
+				next++;
+				inflight++;
+				retry_since = 0;
+				c->connect_tries = 0;
+				continue;
+			}
+			if (!again)
+			{
+				msg_error("could not create connection for client %d", c->ec.id);
+				return false;
+			}
+			/* back off: 1, 2, 4 ... 64 ms, while the server works through its queue */
+			now = clock_now_ns();
+			if (retry_since == 0)
+				retry_since = now;
+			retry_at = now + ((uint64_t) 1 << (c->connect_tries < 6 ? c->connect_tries : 6)) * NS_PER_MS;
+			c->connect_tries++;
+		}
+
+		n = wait_events(th, ev, timeout);
+
+		if (n < 0 && errno != EINTR)
+		{
+			msg_error("epoll_wait() failed: %s", strerror(errno));
+			return false;
+		}
+		if (stop_signal != 0)
+			return false;
+		for (int i = 0; i < n; i++)
+		{
+			client	   *c = ev[i].data.ptr;
+			int			rc;
+
+			if (c == NULL || c->state != CS_CONNECT)
+				continue;
+			rc = clientio_connect_poll(c);
+			if (rc < 0)
+			{
+				msg_error("could not create connection for client %d", c->ec.id);
+				return false;
+			}
+			if (rc > 0)
+			{
+				c->state = CS_CHOOSE;
+				pending--;
+				inflight--;
+			}
+		}
+	}
+	return true;
+}
+
+/* The interval of the progress timer: -P, or a second when only --chart needs points. */
+static int
+progress_interval_s(const bench_settings *s)
+{
+	if (s->progress > 0)
+		return s->progress;
+	return s->chart_path != NULL ? 1 : 0;
+}
+
+/*
+ * The stop reached the point of cancelling: send a cancel request for
+ * every statement in flight, end the clients that sleep (\sleep) or
+ * connect (-C), and let nothing more be sent.  The clients still waiting
+ * at th->abandon_at are abandoned.
+ */
+static void
+cancel_in_flight(bthread *th, uint64_t now)
+{
+	PGcancel  **pcs = xcalloc((size_t) th->nclients + 1, sizeof(PGcancel *));
+	int			n = 0;
+
+	th->abandon_at = now + (uint64_t) STOP_CANCEL_WAIT_S * NS_PER_S;
+	for (int i = 0; i < th->nclients; i++)
+	{
+		client	   *c = &th->clients[i];
+
+		if (c->state == CS_WAIT || c->state == CS_WAIT_ROLLBACK)
+		{
+			PGcancel   *pc = PQgetCancel(c->con);
+
+			if (pc != NULL)
+				pcs[n++] = pc;
+			c->cancelled = true;
+		}
+		else if (c->state == CS_SLEEP || c->state == CS_CONNECT)
+			clientio_finish(c, CS_FINISHED);
+	}
+	stop_send_cancels(pcs, n);
+}
+
+/* The stop's end: the clients still waiting for their backends are given up. */
+static void
+abandon_waiting(bthread *th)
+{
+	for (int i = 0; i < th->nclients; i++)
+	{
+		client	   *c = &th->clients[i];
+
+		if (c->state == CS_FINISHED || c->state == CS_ABORTED || c->state == CS_ABANDONED)
+			continue;
+		if (c->state == CS_WAIT || c->state == CS_WAIT_ROLLBACK)
+		{
+			th->abandoned++;
+			clientio_finish(c, CS_ABANDONED);
+		}
+		else
+			clientio_finish(c, CS_FINISHED);
+	}
+}
+
+/*
+ * Where the loop stands in a stop (a signal, or -T past its grace): sends
+ * the cancels when it is time, lowers *timeout to the next step, and
+ * returns true when the loop must end now (the clients left abandoned).
+ */
+static bool
+stopping_step(bthread *th, uint64_t *now, int64_t *timeout)
+{
+	int64_t		d;
+
+	lazy_now(now);
+	if (stop_signal != 0 && (th->cancel_at == 0 || th->cancel_at > *now))
+		th->cancel_at = *now;
+	if (th->abandon_at == 0 && *now >= th->cancel_at)
+		cancel_in_flight(th, *now);
+	if (th->remaining <= 0)
+		return false;
+	if (th->abandon_at == 0)
+		d = (int64_t) (th->cancel_at - *now);
+	else
+	{
+		if (stop_count >= 2 || *now >= th->abandon_at)
+		{
+			abandon_waiting(th);
+			return true;
+		}
+		d = (int64_t) (th->abandon_at - *now);
+	}
+	if (*timeout < 0 || d < *timeout)
+		*timeout = d;
+	return false;
+}
+
+/* The event loop of one thread, until its clients are done (or the run is stopped). */
+static void
+event_loop(bthread *th)
+{
+	runner	   *r = th->r;
+	const bench_settings *s = r->s;
+	struct epoll_event ev[MAX_EVENTS];
+	uint64_t	next_report = 0,
+				last_report = th->start;
+	stats		last;
+
+	stats_init(&last);
+	if (progress_interval_s(s) > 0 && th->id == 0)
+		next_report = th->start + (uint64_t) progress_interval_s(s) * NS_PER_S;
+
+	while (th->remaining > 0)
+	{
+		int64_t		timeout = -1;
+		int			n;
+		uint64_t	now;
+
+		/* the clients that can go on without input, each once per turn */
+		if (th->nrun_next > 0)
+		{
+			client	  **t = th->runq;
+
+			th->runq = th->runq_next;
+			th->runq_next = t;
+			th->nrun = th->nrun_next;
+			th->nrun_next = 0;
+			for (int i = 0; i < th->nrun; i++)
+			{
+				th->runq[i]->queued = false;
+				client_advance(th->runq[i]);
+			}
+		}
+		if (th->remaining <= 0)
+			break;
+		if (atomic_load_explicit(&r->abort_all, memory_order_relaxed))
+		{
+			/* --exit-on-abort: no backend goes on with a statement after the program */
+			if (th->abandon_at == 0)
+				cancel_in_flight(th, clock_now_ns());
+			break;
+		}
+
+		now = 0;
+		if (th->nrun_next > 0)
+			timeout = 0;
+		else
+		{
+			if (th->nsleeping > 0)
+			{
+				lazy_now(&now);
+				for (int i = 0; i < th->nclients; i++)
+				{
+					client	   *c = &th->clients[i];
+
+					if (c->state == CS_SLEEP || c->state == CS_THROTTLE)
+					{
+						int64_t		d = c->sleep_until > now ? (int64_t) (c->sleep_until - now) : 0;
+
+						if (timeout < 0 || d < timeout)
+							timeout = d;
+					}
+				}
+			}
+			if (next_report != 0)
+			{
+				int64_t		d = next_report > lazy_now(&now) ? (int64_t) (next_report - now) : 0;
+
+				if (timeout < 0 || d < timeout)
+					timeout = d;
+			}
+		}
+		if ((stop_signal != 0 || th->deadline_hit) && stopping_step(th, &now, &timeout))
+			break;
+		if (th->remaining <= 0)
+			break;
+
+		n = wait_events(th, ev, timeout);
+		if (n < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			msg_error("epoll_wait() failed: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < n; i++)
+		{
+			if (ev[i].data.ptr == &th->tick_fd)
+			{
+				uint64_t	expirations;
+
+				/* -l: push the lines and intervals that are due out */
+				if (read(th->tick_fd, &expirations, sizeof(expirations)) < 0)
+				{
+					/* a spurious wake-up: nothing expired */
+				}
+				txlog_tick(th->log, clock_now_ns());
+				continue;
+			}
+			if (ev[i].data.ptr == &th->deadline_fd)
+			{
+				uint64_t	expirations;
+
+				if (read(th->deadline_fd, &expirations, sizeof(expirations)) < 0)
+				{
+					/* a spurious wake-up: the check below reads the clock */
+				}
+				th->deadline_hit = true;
+				continue;
+			}
+			if (ev[i].data.ptr == NULL)
+			{
+				/* the wake-up: a signal or --exit-on-abort; idle clients stop now */
+				for (int k = 0; k < th->nclients; k++)
+				{
+					client	   *c = &th->clients[k];
+
+					if (c->state == CS_CHOOSE || c->state == CS_START_TX ||
+						c->state == CS_THROTTLE)
+						clientio_enqueue(c);
+				}
+				continue;
+			}
+			client_on_event(ev[i].data.ptr, ev[i].events);
+		}
+		if (th->nsleeping > 0)
+		{
+			for (int i = 0; i < th->nclients; i++)
+				if (th->clients[i].state == CS_SLEEP || th->clients[i].state == CS_THROTTLE)
+					client_advance(&th->clients[i]);
+		}
+		if (next_report != 0)
+		{
+			now = clock_now_ns();
+			if (now >= next_report)
+			{
+				r->on_progress(r, now, th->start, &last, &last_report);
+				do
+					next_report += (uint64_t) progress_interval_s(s) * NS_PER_S;
+				while (now >= next_report);
+			}
+		}
+	}
+}
+
+/*
+ * -l: a timerfd in the epoll set fires at each --aggregate-interval's end,
+ * or every second for per-transaction lines, so lines reach the file while
+ * no transaction ends, without a timeout on every epoll_wait (arming a
+ * timer at each wait cost about a microsecond per transaction).  Without
+ * one, lines are still written when the next transaction ends.
+ */
+static void
+start_tick_timer(bthread *th)
+{
+	uint64_t	next = txlog_next_tick(th->log);
+	uint64_t	now = clock_now_ns();
+	uint64_t	first = next > now ? next - now : 1;
+	uint64_t	every = txlog_tick_interval(th->log);
+	struct itimerspec its = {
+		.it_value = {.tv_sec = (time_t) (first / NS_PER_S),.tv_nsec = (long) (first % NS_PER_S)},
+		.it_interval = {.tv_sec = (time_t) (every / NS_PER_S),.tv_nsec = (long) (every % NS_PER_S)},
+	};
+	struct epoll_event ev = {.events = EPOLLIN,.data.ptr = &th->tick_fd};
+
+	if (next == 0 || every == 0)
+		return;
+	th->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (th->tick_fd < 0)
+		return;
+	if (timerfd_settime(th->tick_fd, 0, &its, NULL) < 0 ||
+		epoll_ctl(th->epfd, EPOLL_CTL_ADD, th->tick_fd, &ev) < 0)
+	{
+		close(th->tick_fd);
+		th->tick_fd = -1;
+	}
+}
+
+/*
+ * -T: a timerfd in the epoll set fires when the statements still in
+ * flight after the deadline's grace are to be cancelled, so the loop
+ * wakes even when no backend answers (and no wait needs a timeout before).
+ */
+static void
+start_deadline_timer(bthread *th)
+{
+	struct itimerspec its = {{0, 0}, {0, 0}};
+	struct epoll_event ev = {.events = EPOLLIN,.data.ptr = &th->deadline_fd};
+
+	th->cancel_at = th->r->end_time + (uint64_t) STOP_DEADLINE_GRACE_S * NS_PER_S;
+	its.it_value.tv_sec = (time_t) (th->cancel_at / NS_PER_S);
+	its.it_value.tv_nsec = (long) (th->cancel_at % NS_PER_S);
+	th->deadline_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (th->deadline_fd < 0 ||
+		timerfd_settime(th->deadline_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ||
+		epoll_ctl(th->epfd, EPOLL_CTL_ADD, th->deadline_fd, &ev) < 0)
+	{
+		msg_warning("could not set a timer for the end of -T: %s", strerror(errno));
+		if (th->deadline_fd >= 0)
+			close(th->deadline_fd);
+		th->deadline_fd = -1;
+	}
+}
+
+void *
+thread_main(void *arg)
+{
+	bthread    *th = arg;
+	runner	   *r = th->r;
+	struct epoll_event wake = {.events = EPOLLIN | EPOLLET,.data.ptr = NULL};
+
+	th->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (th->epfd < 0 || epoll_ctl(th->epfd, EPOLL_CTL_ADD, stop_wake_fd, &wake) < 0)
+	{
+		msg_error("could not create epoll set: %s", strerror(errno));
+		th->failed = true;
+	}
+
+	pthread_barrier_wait(&r->barrier);
+	th->start = clock_now_ns();
+	if (th->id == 0 && r->s->duration > 0)
+		r->end_time = th->start + (uint64_t) r->s->duration * NS_PER_S;
+	if (!th->failed && !r->s->is_connect && !connect_all(th))
+		th->failed = true;
+	if (th->failed)
+		atomic_store(&r->setup_failed, true);
+	for (int i = 0; i < th->nclients; i++)
+		th->clients[i].state = CS_CHOOSE;
+
+	pthread_barrier_wait(&r->barrier);
+	th->bench_start = clock_now_ns();
+	if (atomic_load(&r->setup_failed) || stop_signal != 0)
+		return NULL;
+	if (r->s->rate > 0 && th->nclients > 0)
+	{
+		/* the thread's share of the rate is its share of the clients */
+		th->throttle_trigger = th->bench_start;
+		th->throttle_delay_us = 1e6 * r->s->nclients / (r->s->rate * th->nclients);
+	}
+	if (th->log != NULL)
+	{
+		txlog_begin(th->log, th->bench_start, &th->setup->sample_rs);
+		start_tick_timer(th);
+	}
+
+	if (th->r->end_time != 0)
+		start_deadline_timer(th);
+	for (int i = 0; i < th->nclients; i++)
+		clientio_enqueue(&th->clients[i]);
+	event_loop(th);
+	return NULL;
+}
+
+/* Give each thread its clients, buffers and counters. */
+void
+thread_init_all(runner *r, setup_thread *setup)
+{
+	bench_settings *s = r->s;
+	int			ncmds = r->cmd_base[s->nscripts];
+
+	for (int t = 0; t < s->nthreads; t++)
+	{
+		bthread    *th = &r->threads[t];
+
+		th->r = r;
+		th->id = t;
+		th->setup = &setup[t];
+		th->clients = &r->clients[setup[t].first_client];
+		th->nclients = setup[t].nclients;
+		th->remaining = th->nclients;
+		th->runq = xcalloc((size_t) th->nclients, sizeof(client *));
+		th->runq_next = xcalloc((size_t) th->nclients, sizeof(client *));
+		th->epfd = -1;
+		th->tick_fd = -1;
+		th->deadline_fd = -1;
+		stats_init(&th->st);
+		th->script_stats = xcalloc((size_t) s->nscripts, sizeof(stats));
+		th->lat_hist = hist_new(1);
+		if (s->nscripts > 1)
+			th->script_hist = hist_new((size_t) s->nscripts);
+		if (s->mode != QUERY_SIMPLE)
+			th->params = xcalloc(SCRIPT_MAX_PARAMS, sizeof(char *));
+		th->cmd_stats = xcalloc((size_t) s->nscripts, sizeof(stats_command *));
+		for (int i = 0; i < s->nscripts; i++)
+			th->cmd_stats[i] = xcalloc((size_t) s->scripts[i]->ncommands + 1,
+									   sizeof(stats_command));
+		for (int i = 0; i < th->nclients; i++)
+		{
+			client	   *c = &th->clients[i];
+
+			c->th = th;
+			c->sock = -1;
+			c->ec.simple_protocol = s->mode == QUERY_SIMPLE;
+			if (s->mode == QUERY_PREPARED)
+				c->prepared = xcalloc((size_t) ncmds + 1, sizeof(bool));
+		}
+	}
+}
+
+void
+thread_free_all(runner *r)
+{
+	bench_settings *s = r->s;
+
+	for (int t = 0; t < s->nthreads; t++)
+	{
+		bthread    *th = &r->threads[t];
+
+		for (int i = 0; i < th->nclients; i++)
+		{
+			client	   *c = &th->clients[i];
+
+			if (c->con != NULL)
+			{
+				if (c->pending != NULL)
+					PQclear(c->pending);
+				PQfinish(c->con);
+			}
+			free(c->prepared);
+			vars_free(c->ec.vars);
+		}
+		if (th->epfd >= 0)
+			close(th->epfd);
+		if (th->tick_fd >= 0)
+			close(th->tick_fd);
+		if (th->deadline_fd >= 0)
+			close(th->deadline_fd);
+		for (int i = 0; i < s->nscripts; i++)
+			free(th->cmd_stats[i]);
+		free(th->cmd_stats);
+		free(th->script_stats);
+		free(th->lat_hist);
+		free(th->params);
+		strbuf_free(&th->sql);
+		strbuf_free(&th->varname);
+		free(th->script_hist);
+		free(th->runq);
+		free(th->runq_next);
+	}
+}
