@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "pgtempo/chart.h"
+#include "pgtempo/svg.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 
@@ -223,7 +224,7 @@ waits_chart(const char *dir)
 		char		note[64];
 		char		num[16];
 
-		chart_format_number(total[e], num, sizeof(num));
+		svg_format_number(total[e], num, sizeof(num));
 		snprintf(note, sizeof(note), "%s samples", num);
 		chart_add_bar(c, pb, e < NEV ? events[e] : "other (23 events)", total[e] / all * 100, note,
 					  e < NEV ? CHART_AUTO : CHART_GREY);

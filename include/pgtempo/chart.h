@@ -21,10 +21,9 @@
  *
  * The SVG has a fixed viewBox (CHART_WIDTH wide, as tall as the panels
  * need), inline presentation attributes only: no script, no style sheet,
- * no external font or link.  Text is XML-escaped; invalid UTF-8 becomes
- * U+FFFD and control characters are dropped, so any event name or command
- * line gives a well-formed document.  Numbers are formatted by hand, so
- * the locale never changes the output.
+ * no external font or link.  Text, numbers and coordinates are written
+ * through svg.h: any event name or command line gives a well-formed
+ * document, and the locale never changes the output.
  *
  * Points are kept as given (16 bytes each); rendering is O(n log n) at
  * worst and draws at most a few points per pixel column, so 100k points
@@ -152,15 +151,5 @@ void		chart_render(const chart *c, strbuf *out);
  */
 int			chart_nice_ticks(double lo, double hi, int target,
 							 double *first, double *last, double *step);
-
-/*
- * Format v compactly with three significant digits at most and a k/M/G/T
- * suffix: 0, 0.25, 12.3, 950, 1.5k, 2M; 1.2e-5 and 3e20 outside that.
- * Always a '.' for the decimal point.  buf should hold 16 bytes.
- */
-void		chart_format_number(double v, char *buf, size_t size);
-
-/* Append s escaped for XML text or a quoted attribute (see above). */
-void		chart_xml_escape(strbuf *out, const char *s);
 
 #endif

@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "tool.h"
+#include "report.h"
 
 #include <string.h>
 
@@ -22,6 +22,13 @@ static const struct
 }			percentiles[] = {
 	{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99},
 };
+
+/* The clock name a pass reports (the fake clock reports as "system"). */
+static const char *
+pass_clock_name(const timing_pass *p)
+{
+	return p->clock == TIMING_CLOCK_FAKE ? "system" : timing_clock_name(p->clock);
+}
 
 void
 report_header(FILE *out, const timing_settings *s)
@@ -154,13 +161,13 @@ report_pass_text(FILE *out, const timing_results *r, const timing_pass *p)
 		{
 			if (p->outcome == TIMING_UNAVAILABLE)
 			{
-				fprintf(out, "\nClock %s: unavailable: %s\n", tool_pass_clock_name(r, p),
+				fprintf(out, "\nClock %s: unavailable: %s\n", pass_clock_name(p),
 						p->why_not);
 				return;
 			}
 			describe_tsc(tsc, sizeof(tsc), &r->tsc);
 		}
-		fprintf(out, "\nClock %s: %s%s%s%s\n", tool_pass_clock_name(r, p),
+		fprintf(out, "\nClock %s: %s%s%s%s\n", pass_clock_name(p),
 				timing_clock_description(p->clock), tsc[0] ? " (" : "", tsc, tsc[0] ? ")" : "");
 	}
 	if (s->unit == TIMING_UNIT_US)
@@ -328,7 +335,7 @@ json_pass(json_writer *w, const timing_results *r, const timing_pass *p)
 	double		running = 0;
 
 	json_object_begin(w);
-	json_kv_string(w, "clock", tool_pass_clock_name(r, p));
+	json_kv_string(w, "clock", pass_clock_name(p));
 	json_kv_string(w, "description", timing_clock_description(p->clock));
 	json_kv_string(w, "outcome", outcome_name(p->outcome));
 	if (p->outcome == TIMING_UNAVAILABLE)

@@ -1,16 +1,20 @@
 /*
- * tool.c — run the passes pg_test_timing's settings ask for and report.
+ * tool.c — run the passes pg_test_timing's settings ask for, collect the
+ * results, and have report.c print them (report.c never calls back).
  */
 #include "config.h"
 
 #include "tool.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
+
+#include "report.h"
 
 static volatile sig_atomic_t caught_signal;
 
@@ -33,12 +37,6 @@ install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
-
-const char *
-tool_pass_clock_name(const timing_results *r, const timing_pass *p)
-{
-	return p->clock == TIMING_CLOCK_FAKE ? "system" : timing_clock_name(p->clock);
 }
 
 /* Install the test clock from $PGTEMPO_FAKE_CLOCK, if set; false on a bad value. */

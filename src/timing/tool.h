@@ -4,64 +4,12 @@
 #ifndef PGTEMPO_TIMING_TOOL_H
 #define PGTEMPO_TIMING_TOOL_H
 
-#include <stdbool.h>
-#include <stdio.h>
+#include "results.h"
 
-#include "pgtempo/strbuf.h"
-
-#include "clockenv.h"
-#include "crosscpu.h"
-#include "timing.h"
-
-typedef enum timing_unit
-{
-	TIMING_UNIT_US,				/* PostgreSQL 15's table: "< us" */
-	TIMING_UNIT_NS				/* PostgreSQL 19's tables: "<= ns" and exact durations */
-} timing_unit;
-
-typedef struct timing_settings
-{
-	unsigned int duration_s;	/* -d, 1..UINT_MAX */
-	double		cutoff;			/* -c, percent, 0..100 */
-	timing_unit unit;			/* --histogram */
-	bool		clocks[TIMING_CLOCK_COUNT]; /* --clock */
-	bool		cross_cpu;		/* --cross-cpu */
-	bool		json;			/* --json */
-} timing_settings;
-
-#define TIMING_SETTINGS_INIT { \
-	.duration_s = 3, .cutoff = 99.99, .unit = TIMING_UNIT_US, \
-	.clocks = {[TIMING_CLOCK_SYSTEM] = true}, .cross_cpu = false, .json = false }
-
-typedef struct timing_results
-{
-	const timing_settings *settings;
-	clockenv	env;
-	clock_tsc	tsc;
-	bool		fake;			/* the system clock was replaced by PGTEMPO_FAKE_CLOCK */
-	int			nclocks;		/* clocks asked for */
-	timing_pass *passes[TIMING_CLOCK_COUNT];	/* the passes run, in order */
-	int			npasses;
-	crosscpu_result cross[TIMING_CLOCK_COUNT];
-	bool		cross_ran[TIMING_CLOCK_COUNT];
-	int			ncross;
-	bool		backwards;		/* a pass saw time go backwards */
-	bool		cross_backwards;	/* the cross-CPU check did */
-	int			signo;			/* the signal that interrupted the run, or 0 */
-	int			exit_status;
-} timing_results;
-
-/* Run everything the settings ask for, print the report, return the exit status. */
+/*
+ * Run everything the settings ask for; print the report (report.h) as
+ * each pass ends; return the exit status.
+ */
 int			tool_run(const timing_settings *s);
-
-/* The clock name a pass reports (the fake clock reports as "system"). */
-const char *tool_pass_clock_name(const timing_results *r, const timing_pass *p);
-
-/* report.c */
-void		report_header(FILE *out, const timing_settings *s);
-void		report_pass_text(FILE *out, const timing_results *r, const timing_pass *p);
-void		report_env_text(FILE *out, const timing_results *r);
-void		report_cross_text(FILE *out, const timing_results *r, const crosscpu_result *c);
-void		report_json(strbuf *out, const timing_results *r);
 
 #endif

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "pgtempo/chart.h"
+#include "pgtempo/svg.h"
 
 #include <float.h>
 #include <locale.h>
@@ -440,7 +441,7 @@ START_TEST(test_format_number)
 {
 	char		buf[16];
 
-	chart_format_number(number_cases[_i].v, buf, sizeof(buf));
+	svg_format_number(number_cases[_i].v, buf, sizeof(buf));
 	ck_assert_str_eq(buf, number_cases[_i].want);
 }
 END_TEST
@@ -457,7 +458,7 @@ START_TEST(test_format_locale)
 	for (size_t i = 0; i < sizeof(locales) / sizeof(locales[0]); i++)
 		if (setlocale(LC_ALL, locales[i]) != NULL)
 			break;
-	chart_format_number(1.5, buf, sizeof(buf));
+	svg_format_number(1.5, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "1.5");
 	c = chart_new("t", NULL);
 	s = chart_add_series(c, chart_add_panel(c, NULL, 0), "s", CHART_LINE, CHART_LEFT, CHART_AUTO);
@@ -497,7 +498,7 @@ START_TEST(test_escape)
 	strbuf		sb;
 
 	strbuf_init(&sb);
-	chart_xml_escape(&sb, escape_cases[_i].in);
+	svg_text(&sb, escape_cases[_i].in, 0);
 	ck_assert_str_eq(sb.data, escape_cases[_i].want);
 	strbuf_free(&sb);
 }

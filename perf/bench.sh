@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/bench.sh — pgtempo-bench against the system's pgbench, side by side.
+# perf/bench.sh — pgtempo-bench against the system's pgbench, side by side.
 #
 # Starts a throwaway cluster (as PGTEMPO_TEST_USER, default pgtempo-test,
 # when run as root: PostgreSQL refuses root), initializes it with
@@ -20,7 +20,7 @@
 # at -c 500 <= 0.25; RSS at -c 500 <= 1.0; -i -s 50 wall <= 0.95 and client
 # CPU <= 0.5.
 #
-# usage: bench/bench.sh [RUNS [SECONDS]]     (defaults 5 and 10)
+# usage: perf/bench.sh [RUNS [SECONDS]]     (defaults 5 and 10)
 # env:   PGBENCH (reference binary), OURS (our binary), PG_BINDIR
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,9 +32,9 @@ bindir=$(pg_bindir)
 ref=${PGBENCH:-$bindir/pgbench}
 ours=${OURS:-$here/../pgtempo-bench}
 user=${PGTEMPO_TEST_USER:-pgtempo-test}
-[ -x "$ref" ] || { echo "bench/bench.sh: error: reference $ref not found" >&2; exit 1; }
-[ -x "$ours" ] || { echo "bench/bench.sh: error: $ours not found (build first)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "bench/bench.sh: error: /usr/bin/time (GNU time) is needed" >&2; exit 1; }
+[ -x "$ref" ] || { echo "perf/bench.sh: error: reference $ref not found" >&2; exit 1; }
+[ -x "$ours" ] || { echo "perf/bench.sh: error: $ours not found (build first)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "perf/bench.sh: error: /usr/bin/time (GNU time) is needed" >&2; exit 1; }
 
 # Run a command as the cluster owner.
 as_owner() {

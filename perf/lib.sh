@@ -1,4 +1,4 @@
-# bench/lib.sh — helpers shared by the side-by-side benchmarks.
+# perf/lib.sh — helpers shared by the side-by-side benchmarks.
 
 # The newest PostgreSQL server bin directory, or $PG_BINDIR.
 pg_bindir() {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/timing.sh — pg_test_timing's per-loop cost, ours against PostgreSQL's.
+# perf/timing.sh — pg_test_timing's per-loop cost, ours against PostgreSQL's.
 #
 # Runs the system's pg_test_timing and ours alternately, RUNS times each
 # for DURATION seconds, and prints the median "per loop" ns of each and
@@ -7,7 +7,7 @@
 # median per-loop cost of our TSC passes, for comparison with the clock
 # read they replace.
 #
-# usage: bench/timing.sh [RUNS [DURATION]]    (defaults 7 and 2)
+# usage: perf/timing.sh [RUNS [DURATION]]    (defaults 7 and 2)
 # env:   PG_TEST_TIMING (reference binary), OURS (our binary), PG_BINDIR
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,8 +17,8 @@ runs=${1:-7}
 duration=${2:-2}
 ref=${PG_TEST_TIMING:-$(pg_bindir)/pg_test_timing}
 ours=${OURS:-$here/../pg_test_timing}
-[ -x "$ref" ] || { echo "bench/timing.sh: error: reference $ref not found" >&2; exit 1; }
-[ -x "$ours" ] || { echo "bench/timing.sh: error: $ours not found (build first)" >&2; exit 1; }
+[ -x "$ref" ] || { echo "perf/timing.sh: error: reference $ref not found" >&2; exit 1; }
+[ -x "$ours" ] || { echo "perf/timing.sh: error: $ours not found (build first)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/waits.sh — what pgtempo-waits costs the server it samples, and how
+# perf/waits.sh — what pgtempo-waits costs the server it samples, and how
 # fast it can sample.
 #
 #  1. pgbench -S throughput with the sampler off and on at 100 Hz, in
@@ -26,7 +26,7 @@
 # The load average is printed before and after each part: anything else
 # running on the machine shows up in the numbers (tps most of all).
 #
-# usage: bench/waits.sh [RUNS [SECONDS]]     (defaults 5 and 10)
+# usage: perf/waits.sh [RUNS [SECONDS]]     (defaults 5 and 10)
 # env:   OURS (the pgtempo-waits binary), PG_BINDIR, CLIENTS (pgbench -c, default
 #        the number of CPUs), SCALE (pgbench -s, default 10), TRACE_CLIENTS
 #        (pgbench -c for part 4, default 8)
@@ -41,7 +41,7 @@ ours=${OURS:-$here/../pgtempo-waits}
 clients=${CLIENTS:-$(nproc 2>/dev/null || echo 2)}
 scale=${SCALE:-10}
 user=${PGTEMPO_TEST_USER:-pgtempo-test}
-me=bench/waits.sh
+me=perf/waits.sh
 
 die() {
 	echo "$me: error: $*" >&2
