@@ -501,7 +501,7 @@ thread_main(void *arg)
 void
 thread_init_all(runner *r, setup_thread *setup)
 {
-	bench_settings *s = r->s;
+	const bench_settings *s = r->s;
 	int			ncmds = r->cmd_base[s->nscripts];
 
 	for (int t = 0; t < s->nthreads; t++)
@@ -546,7 +546,7 @@ thread_init_all(runner *r, setup_thread *setup)
 void
 thread_free_all(runner *r)
 {
-	bench_settings *s = r->s;
+	const bench_settings *s = r->s;
 
 	for (int t = 0; t < s->nthreads; t++)
 	{
