@@ -75,11 +75,18 @@ typedef struct bench_settings
 	const char *hist_path;		/* --latency-histogram=FILE; NULL: none */
 	const char *chart_path;		/* --chart=FILE.svg; NULL: none */
 	char	   *command_line;	/* the arguments, for the chart's subtitle */
+} bench_settings;
 
-	/* found in the database when a builtin script runs */
+/*
+ * What a run learns from the server when a builtin script runs (the
+ * pgbench tables); the settings are not written to once parsed.
+ */
+typedef struct bench_server_facts
+{
+	int64_t		scale;			/* count(*) of pgbench_branches; otherwise -s */
 	int			partitions;
 	const char *partition_method;	/* "range", "hash", or NULL */
-} bench_settings;
+} bench_server_facts;
 
 /*
  * Run the scripts without a server: every client runs its transactions
@@ -87,6 +94,6 @@ typedef struct bench_settings
  * printed (with its variables substituted) instead of sent.  Returns the
  * exit status: 0, or 2 if a client aborted.
  */
-int			dryrun_run(bench_settings *s);
+int			dryrun_run(const bench_settings *s);
 
 #endif

@@ -45,7 +45,7 @@ static bool
 send_sql(client *c, const command *cmd, int n)
 {
 	runner	   *r = c->th->r;
-	bench_settings *s = r->s;
+	const bench_settings *s = r->s;
 	int			ok;
 
 	if (s->mode == QUERY_SIMPLE)

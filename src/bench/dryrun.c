@@ -60,7 +60,7 @@ print_sql(FILE *out, const bench_settings *s, exec_client *c, const command *cmd
 
 /* One transaction of one client; false if the client aborted. */
 static bool
-run_transaction(bench_settings *s, exec_client *c, setup_thread *t, const int *weights)
+run_transaction(const bench_settings *s, exec_client *c, setup_thread *t, const int *weights)
 {
 	int			script_no = setup_choose_script(&t->choose_rs, weights, s->nscripts,
 												s->total_weight);
@@ -95,8 +95,9 @@ run_transaction(bench_settings *s, exec_client *c, setup_thread *t, const int *w
 }
 
 int
-dryrun_run(bench_settings *s)
+dryrun_run(const bench_settings *s)
 {
+	prng_state	base = s->base;
 	exec_client *clients = xcalloc((size_t) s->nclients, sizeof(exec_client));
 	setup_thread *threads = xcalloc((size_t) s->nthreads, sizeof(setup_thread));
 	bool	   *aborted = xcalloc((size_t) s->nclients, sizeof(bool));
@@ -106,7 +107,7 @@ dryrun_run(bench_settings *s)
 	for (int i = 0; i < s->nscripts; i++)
 		weights[i] = s->scripts[i]->weight;
 	if (!setup_clients(clients, s->nclients, threads, s->nthreads, s->defines, s->scale,
-					   s->random_seed, &s->base))
+					   s->random_seed, &base))
 		status = 1;
 	for (int i = 0; i < s->nclients; i++)
 		clients[i].simple_protocol = s->mode == QUERY_SIMPLE;

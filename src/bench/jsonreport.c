@@ -156,7 +156,7 @@ json_lag(json_writer *w, const bench_settings *s, const stats *st)
 }
 
 static void
-json_settings(json_writer *w, const bench_settings *s)
+json_settings(json_writer *w, const bench_settings *s, const bench_server_facts *server)
 {
 	const double *pcts;
 	int			n = report_percentiles(s, &pcts);
@@ -175,9 +175,9 @@ json_settings(json_writer *w, const bench_settings *s)
 		json_object_end(w);
 	}
 	json_array_end(w);
-	json_kv_int(w, "scale", s->scale);
-	json_kv_string(w, "partition_method", s->partition_method);
-	json_kv_int(w, "partitions", s->partition_method != NULL ? s->partitions : 0);
+	json_kv_int(w, "scale", server->scale);
+	json_kv_string(w, "partition_method", server->partition_method);
+	json_kv_int(w, "partitions", server->partition_method != NULL ? server->partitions : 0);
 	json_kv_string(w, "query_mode", query_modes[s->mode]);
 	json_kv_int(w, "clients", s->nclients);
 	json_kv_int(w, "threads", s->nthreads);
@@ -392,7 +392,7 @@ jsonreport_build(strbuf *out, const bench_settings *s, const jsonreport_run *run
 				   run->stop_signal == SIGTERM ? "SIGTERM" : NULL);
 	json_kv_int(&w, "log_lines_lost", run->log_lines_lost);
 	json_kv_int(&w, "clients_abandoned", run->clients_abandoned);
-	json_settings(&w, s);
+	json_settings(&w, s, run->server);
 	json_results(&w, s, run->data);
 	json_progress(&w, s, run);
 	json_object_end(&w);

@@ -23,6 +23,7 @@
 /* What the document says about the run besides the settings. */
 typedef struct jsonreport_run
 {
+	const bench_server_facts *server;	/* scale and partitions */
 	const char *server_version;	/* the server's server_version; NULL: unknown */
 	int			server_version_num;	/* PQserverVersion(); 0: unknown */
 	double		start_epoch_s;	/* wall-clock start and end (Unix time) */

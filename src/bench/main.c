@@ -929,7 +929,17 @@ main(int argc, char **argv)
 	else if (!check_output_paths(&settings))
 		status = 1;
 	else
-		status = runner_run(&settings);
+	{
+		bench_results res;
+
+		if (!runner_run(&settings, &res))
+			status = 1;
+		else
+		{
+			status = results_finish(&settings, &res);
+			runner_end(&settings, &res);
+		}
+	}
 done:
 	/* every mode, --help and --version too: a lost report is a failure */
 	if (!msg_flush_stdout() && status == 0)

@@ -170,7 +170,8 @@ print_commands(FILE *out, const bench_settings *s, const report_data *d, int i, 
 }
 
 void
-report_print(FILE *out, const bench_settings *s, const report_data *d)
+report_print(FILE *out, const bench_settings *s, const bench_server_facts *server,
+			 const report_data *d)
 {
 	const stats *t = &d->total;
 	int64_t		failures = stats_failures(t);
@@ -180,10 +181,10 @@ report_print(FILE *out, const bench_settings *s, const report_data *d)
 
 	fprintf(out, "transaction type: %s\n",
 			s->nscripts == 1 ? s->scripts[0]->desc : "multiple scripts");
-	fprintf(out, "scaling factor: %lld\n", (long long) s->scale);
-	if (s->partition_method != NULL)
-		fprintf(out, "partition method: %s\npartitions: %d\n", s->partition_method,
-				s->partitions);
+	fprintf(out, "scaling factor: %lld\n", (long long) server->scale);
+	if (server->partition_method != NULL)
+		fprintf(out, "partition method: %s\npartitions: %d\n", server->partition_method,
+				server->partitions);
 	fprintf(out, "query mode: %s\n", query_modes[s->mode]);
 	fprintf(out, "number of clients: %d\n", s->nclients);
 	fprintf(out, "number of threads: %d\n", s->nthreads);

@@ -58,8 +58,9 @@ int			report_percentiles(const bench_settings *s, const double **list);
 /* "p50", "p99.9": how percentile p is named in the report and in JSON. */
 void		report_percentile_label(char *buf, size_t len, double p);
 
-/* Print the report from "transaction type:" on. */
-void		report_print(FILE *out, const bench_settings *s, const report_data *d);
+/* Print the report from "transaction type:" on; server: the scale and partitions. */
+void		report_print(FILE *out, const bench_settings *s, const bench_server_facts *server,
+						 const report_data *d);
 
 /* Free what report_data points to (when it was allocated by the runner). */
 void		report_data_free(report_data *d, int nscripts);

@@ -17,9 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "benchchart.h"
 #include "clientio.h"
-#include "jsonreport.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
@@ -33,23 +31,13 @@
 typedef struct run_state
 {
 	runner		r;				/* first: the threads see the run through it */
-
+	bench_results *res;			/* what the run hands back */
 	/* -P (thread 0): merged latency histograms at the last line and now, and the interval's */
 	hist	   *prog_last;
 	hist	   *prog_cur;
 	hist	   *prog_interval;
-	report_progress_point *progress;	/* --json: every progress line, in order */
-	int			nprogress;
-	int			maxprogress;
-	bench_chart_point *chart_pts;	/* --chart: a point per interval */
-	int			nchart;
-	int			maxchart;
-	/* the merged results, for --json and --latency-histogram after the report */
-	report_data rep;
-	bool		have_rep;
-	/* the server's version, for --json (set when the banner is printed) */
-	char	   *server_version;
-	int			server_version_num;
+	int			maxprogress;	/* allocated in res->progress */
+	int			maxchart;		/* allocated in res->chart */
 } run_state;
 
 /* --chart: keep the interval's numbers. */
@@ -59,12 +47,12 @@ add_chart_point(run_state *r, const report_progress_point *p, const hist *interv
 	bench_chart_point *cp;
 	bool		any = interval != NULL && interval->total > 0;
 
-	if (r->nchart == r->maxchart)
+	if (r->res->nchart == r->maxchart)
 	{
 		r->maxchart = r->maxchart > 0 ? 2 * r->maxchart : 64;
-		r->chart_pts = xrealloc(r->chart_pts, (size_t) r->maxchart * sizeof(*cp));
+		r->res->chart = xrealloc(r->res->chart, (size_t) r->maxchart * sizeof(*cp));
 	}
-	cp = &r->chart_pts[r->nchart++];
+	cp = &r->res->chart[r->res->nchart++];
 	cp->elapsed_s = p->elapsed_s;
 	cp->tps = p->tps;
 	cp->p50_ms = any ? (double) hist_percentile(interval, 50) / 1e6 : NAN;
@@ -122,12 +110,12 @@ progress_report(runner *shared, uint64_t now, uint64_t start, stats *last, uint6
 		add_chart_point(r, &p, interval);
 	if (s->json_path != NULL && s->progress > 0)
 	{
-		if (r->nprogress == r->maxprogress)
+		if (r->res->nprogress == r->maxprogress)
 		{
 			r->maxprogress = r->maxprogress > 0 ? 2 * r->maxprogress : 64;
-			r->progress = xrealloc(r->progress, (size_t) r->maxprogress * sizeof(p));
+			r->res->progress = xrealloc(r->res->progress, (size_t) r->maxprogress * sizeof(p));
 		}
-		r->progress[r->nprogress++] = p;
+		r->res->progress[r->res->nprogress++] = p;
 	}
 	*last = cur;
 	*last_report = now;
@@ -143,8 +131,8 @@ print_version(run_state *r, PGconn *con)
 	fprintf(out, "%s (pgtempo %s, server %s)\n", msg_progname(), PACKAGE_VERSION,
 			sv ? sv : "unknown");
 	fflush(out);
-	r->server_version = sv != NULL ? xstrdup(sv) : NULL;
-	r->server_version_num = PQserverVersion(con);
+	r->res->server_version = sv != NULL ? xstrdup(sv) : NULL;
+	r->res->server_version_num = PQserverVersion(con);
 }
 
 /* Run a statement whose failure does not matter (the vacuums), as pgbench does. */
@@ -163,7 +151,7 @@ try_execute(PGconn *con, const char *sql)
 
 /* With a builtin script: the scale from pgbench_branches and the partitioning of pgbench_accounts. */
 static bool
-table_info(PGconn *con, bench_settings *s)
+table_info(PGconn *con, const bench_settings *s, bench_server_facts *server)
 {
 	PGresult   *res = PQexec(con, "select count(*) from pgbench_branches");
 	int			scale;
@@ -189,7 +177,7 @@ table_info(PGconn *con, bench_settings *s)
 	PQclear(res);
 	if (s->scale_given)
 		msg_warning("scale option ignored, using count from pgbench_branches table (%d)", scale);
-	s->scale = scale;
+	server->scale = scale;
 
 	/* the pgbench_accounts that search_path finds first */
 	res = PQexec(con,
@@ -200,8 +188,8 @@ table_info(PGconn *con, bench_settings *s)
 				 "where c.oid = pg_catalog.to_regclass('pgbench_accounts')");
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
-		s->partition_method = NULL;
-		s->partitions = 0;
+		server->partition_method = NULL;
+		server->partitions = 0;
 	}
 	else if (PQntuples(res) == 0)
 	{
@@ -215,8 +203,8 @@ table_info(PGconn *con, bench_settings *s)
 	{
 		const char *m = PQgetisnull(res, 0, 0) ? "" : PQgetvalue(res, 0, 0);
 
-		s->partition_method = strcmp(m, "r") == 0 ? "range" : strcmp(m, "h") == 0 ? "hash" : NULL;
-		s->partitions = s->partition_method != NULL ? atoi(PQgetvalue(res, 0, 1)) : 0;
+		server->partition_method = strcmp(m, "r") == 0 ? "range" : strcmp(m, "h") == 0 ? "hash" : NULL;
+		server->partitions = server->partition_method != NULL ? atoi(PQgetvalue(res, 0, 1)) : 0;
 	}
 	PQclear(res);
 	return true;
@@ -275,15 +263,16 @@ close_logs(run_state *r, uint64_t now)
 	return lost;
 }
 
+
 /*
- * Merge the threads' counters and histograms into r->rep (kept for --json
- * and --latency-histogram) and, if print, print the report.
+ * Merge the threads' counters and histograms into res->data: the report,
+ * --json and --latency-histogram read them there.
  */
 static void
-report(run_state *r, uint64_t start_time, uint64_t end, bool print)
+merge_results(run_state *r, uint64_t start_time, uint64_t end)
 {
-	bench_settings *s = r->r.s;
-	report_data *d = &r->rep;
+	const bench_settings *s = r->r.s;
+	report_data *d = &r->res->data;
 	uint64_t	bench_start = 0,
 				conn_ns = 0;
 
@@ -322,149 +311,129 @@ report(run_state *r, uint64_t start_time, uint64_t end, bool print)
 	d->bench_duration_s = (double) (end - bench_start) / 1e9;
 	d->conn_total_ms = (double) conn_ns / 1e6;
 	d->conn_elapsed_ms = (double) (bench_start - start_time) / 1e6;
-	r->have_rep = true;
-	if (print)
-	{
-		FILE	   *out = report_stream(s);
+	r->res->merged = true;
+}
 
-		report_print(out, s, d);
-		fflush(out);
+/* The vacuums before the run (-n: none; -v: pgbench_accounts too). */
+static void
+vacuum(const bench_settings *s, PGconn *con)
+{
+	if (s->no_vacuum)
+		return;
+	fprintf(stderr, "starting vacuum...");
+	try_execute(con, "vacuum pgbench_branches");
+	try_execute(con, "vacuum pgbench_tellers");
+	try_execute(con, "truncate pgbench_history");
+	fprintf(stderr, "end.\n");
+	if (s->vacuum_all)
+	{
+		fprintf(stderr, "starting vacuum pgbench_accounts...");
+		try_execute(con, "vacuum analyze pgbench_accounts");
+		fprintf(stderr, "end.\n");
 	}
 }
 
 /*
- * An output file that could not be written after the run: the error, and
- * status 1 unless the run already failed.  A failed standard output ("-")
- * has been reported here: main()'s last check must not say it again.
+ * Seed the clients (their variables and random states) and deal them to
+ * the threads; false (the cause printed) if a -D value does not fit.
  */
-static void
-output_failed(const char *path, char **cause, int *status)
+static bool
+make_clients(run_state *r, setup_thread *setup)
 {
-	msg_error("%s", *cause);
-	free(*cause);
-	*cause = NULL;
-	if (strcmp(path, "-") == 0)
-		clearerr(stdout);
-	if (*status == 0)
-		*status = 1;
+	const bench_settings *s = r->r.s;
+	exec_client *ec = xcalloc((size_t) s->nclients, sizeof(exec_client));
+	prng_state	base = s->base;
+
+	r->r.clients = xcalloc((size_t) s->nclients, sizeof(client));
+	if (!setup_clients(ec, s->nclients, setup, s->nthreads, s->defines, r->res->server.scale,
+					   s->random_seed, &base))
+	{
+		free(ec);
+		return false;
+	}
+	for (int i = 0; i < s->nclients; i++)
+		r->r.clients[i].ec = ec[i];
+	free(ec);
+	return true;
 }
 
-int
-runner_run(bench_settings *s)
+/*
+ * Everything before the threads start: the -l logs (first, so that a bad
+ * path fails before any connection), the set-up connection with the
+ * banner and the tables' facts, the clients, the vacuum.  False (the
+ * cause printed, the logs removed) if the run cannot take place.
+ */
+static bool
+set_up(run_state *r, setup_thread *setup)
 {
-	run_state	r;
-	PGconn	   *con;
+	const bench_settings *s = r->r.s;
 	char	   *cause = NULL;
-	setup_thread *setup;
-	uint64_t	start_time,
-				end;
-	int			status = 0,
-				k = 0,
-				abandoned = 0;
-	int64_t		log_lost = 0;
+	PGconn	   *con;
 	struct timespec wall;
+	uint64_t	now;
 
-	memset(&r, 0, sizeof(r));
-	r.r.s = s;
-	r.r.on_progress = progress_report;
-	if (s->conn.application_name == NULL)
-		s->conn.application_name = msg_progname();
-
-	/* -l: the logs are opened first, so that a bad path fails before any connection */
-	r.r.threads = xcalloc((size_t) s->nthreads, sizeof(bthread));
 	clock_gettime(CLOCK_REALTIME, &wall);
-	start_time = clock_now_ns();
-	r.r.epoch_shift_ns = (int64_t) wall.tv_sec * (int64_t) NS_PER_S + wall.tv_nsec -
-		(int64_t) start_time;
-	if (s->use_log && !open_logs(&r, start_time))
-	{
-		drop_logs(&r);
-		return 1;
-	}
-
+	now = clock_now_ns();
+	r->r.epoch_shift_ns = (int64_t) wall.tv_sec * (int64_t) NS_PER_S + wall.tv_nsec - (int64_t) now;
+	if (s->use_log && !open_logs(r, now))
+		return false;
 	con = conn_open(&s->conn, &cause);
 	if (con == NULL)
 	{
 		msg_error("%s", cause);
 		msg_error("could not create connection for setup");
 		free(cause);
-		drop_logs(&r);
-		return 1;
+		return false;
 	}
-	print_version(&r, con);
+	print_version(r, con);
 	if (s->debug)
 		clientio_debug("pghost: %s pgport: %s nclients: %d %s: %lld dbName: %s", PQhost(con),
-				   PQport(con), s->nclients, s->duration <= 0 ? "nxacts" : "duration",
-				   s->duration <= 0 ? (long long) s->transactions : (long long) s->duration,
-				   PQdb(con));
-	if (s->builtin_used && !table_info(con, s))
+					   PQport(con), s->nclients, s->duration <= 0 ? "nxacts" : "duration",
+					   s->duration <= 0 ? (long long) s->transactions : (long long) s->duration,
+					   PQdb(con));
+	if ((s->builtin_used && !table_info(con, s, &r->res->server)) || !make_clients(r, setup))
 	{
 		PQfinish(con);
-		drop_logs(&r);
-		return 1;
+		return false;
 	}
-
-	r.r.clients = xcalloc((size_t) s->nclients, sizeof(client));
-	setup = xcalloc((size_t) s->nthreads, sizeof(setup_thread));
-	{
-		exec_client *ec = xcalloc((size_t) s->nclients, sizeof(exec_client));
-
-		if (!setup_clients(ec, s->nclients, setup, s->nthreads, s->defines, s->scale,
-						   s->random_seed, &s->base))
-		{
-			PQfinish(con);
-			free(ec);
-			free(r.r.clients);
-			free(setup);
-			drop_logs(&r);
-			return 1;
-		}
-		for (int i = 0; i < s->nclients; i++)
-			r.r.clients[i].ec = ec[i];
-		free(ec);
-	}
-
-	if (!s->no_vacuum)
-	{
-		fprintf(stderr, "starting vacuum...");
-		try_execute(con, "vacuum pgbench_branches");
-		try_execute(con, "vacuum pgbench_tellers");
-		try_execute(con, "truncate pgbench_history");
-		fprintf(stderr, "end.\n");
-		if (s->vacuum_all)
-		{
-			fprintf(stderr, "starting vacuum pgbench_accounts...");
-			try_execute(con, "vacuum analyze pgbench_accounts");
-			fprintf(stderr, "end.\n");
-		}
-	}
+	vacuum(s, con);
 	PQfinish(con);
+	return true;
+}
 
-	/* load-time resolution: weights, overall command numbers, statement names */
+/* Load-time resolution: weights, overall command numbers, statement names. */
+static void
+resolve_commands(run_state *r)
+{
+	const bench_settings *s = r->r.s;
+	int			k = 0;
+
 	for (int i = 0; i < s->nscripts; i++)
 	{
-		r.r.weights[i] = s->scripts[i]->weight;
-		r.r.cmd_base[i] = k;
+		r->r.weights[i] = s->scripts[i]->weight;
+		r->r.cmd_base[i] = k;
 		k += s->scripts[i]->ncommands;
 	}
-	r.r.cmd_base[s->nscripts] = k;
-	r.r.prepnames = xcalloc((size_t) k + 1, sizeof(char *));
+	r->r.cmd_base[s->nscripts] = k;
+	r->r.prepnames = xcalloc((size_t) k + 1, sizeof(char *));
 	for (int i = 0; i < k; i++)
-		r.r.prepnames[i] = xasprintf("P_%d", i);
+		r->r.prepnames[i] = xasprintf("P_%d", i);
+}
 
-	thread_init_all(&r.r, setup);
-
-	if (!stop_install())
-	{
-		status = 1;
-		goto cleanup;
-	}
+/* Start the threads (this one is thread 0), wait for them, and hand the outcome to res. */
+static void
+run_threads(run_state *r)
+{
+	const bench_settings *s = r->r.s;
+	bench_results *res = r->res;
+	uint64_t	start_time,
+				end;
 
 	start_time = clock_now_ns();
-	pthread_barrier_init(&r.r.barrier, NULL, (unsigned) s->nthreads);
+	pthread_barrier_init(&r->r.barrier, NULL, (unsigned) s->nthreads);
 	for (int t = 1; t < s->nthreads; t++)
 	{
-		int			e = pthread_create(&r.r.threads[t].tid, NULL, thread_main, &r.r.threads[t]);
+		int			e = pthread_create(&r->r.threads[t].tid, NULL, thread_main, &r->r.threads[t]);
 
 		if (e != 0)
 		{
@@ -472,115 +441,93 @@ runner_run(bench_settings *s)
 			_exit(1);
 		}
 	}
-	thread_main(&r.r.threads[0]);
+	thread_main(&r->r.threads[0]);
 	for (int t = 1; t < s->nthreads; t++)
-		pthread_join(r.r.threads[t].tid, NULL);
+		pthread_join(r->r.threads[t].tid, NULL);
 	end = clock_now_ns();
-	pthread_barrier_destroy(&r.r.barrier);
-	log_lost = close_logs(&r, end);
+	pthread_barrier_destroy(&r->r.barrier);
+
+	res->log_lines_lost = close_logs(r, end);
 	for (int t = 0; t < s->nthreads; t++)
-		abandoned += r.r.threads[t].abandoned;
-
-	if (atomic_load(&r.r.setup_failed) && stop_signal == 0)
-		status = 1;
-	else if (atomic_load(&r.r.abort_all))
-	{
-		msg_error("Run was aborted due to an error in thread %d",
-				  atomic_load(&r.r.abort_thread) - 1);
-		status = 2;
-		report(&r, start_time, end, false);	/* no text report, as pgbench; --json has it */
-	}
-	else
-	{
-		report(&r, start_time, end, true);
-		for (int i = 0; i < s->nclients; i++)
-			if (r.r.clients[i].state == CS_ABORTED)
-				status = 2;
-		if (stop_signal != 0)
-			msg_warning("interrupted by %s: the report covers the transactions that ended before the stop",
-						stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
-		if (abandoned > 0)
-		{
-			if (stop_count >= 2)
-				msg_warning("%d client(s) abandoned at the second signal: their backends had not answered the cancel request",
-							abandoned);
-			else
-				msg_warning("%d client(s) abandoned: their backends did not answer within %d s of the cancel request",
-							abandoned, STOP_CANCEL_WAIT_S);
-			msg_detail("Their connections were closed; a backend that resumes ends the statement.");
-			if (status == 0)
-				status = 2;
-		}
-		if (stop_signal != 0)
-			status = 128 + stop_signal;
-		else if (status == 2 && abandoned == 0)
-			msg_error("Run was aborted; the above results are incomplete.");
-	}
-
-	if (log_lost > 0)
-	{
-		msg_error("%lld log line(s) were lost: the -l log files are incomplete",
-				  (long long) log_lost);
-		if (status == 0)
-			status = 1;
-	}
-
-	/* --latency-histogram, then --json with the final exit status */
-	if (s->hist_path != NULL && r.have_rep)
-	{
-		strbuf		sb;
-
-		strbuf_init(&sb);
-		report_histogram_text(&sb, r.rep.lat_hist);
-		if (!strbuf_write_file(s->hist_path, sb.data, sb.len, &cause))
-			output_failed(s->hist_path, &cause, &status);
-		strbuf_free(&sb);
-	}
-	if (s->json_path != NULL)
-	{
-		jsonreport_run run = {
-			.server_version = r.server_version,
-			.server_version_num = r.server_version_num,
-			.start_epoch_s = (double) ((int64_t) start_time + r.r.epoch_shift_ns) / 1e9,
-			.end_epoch_s = (double) ((int64_t) end + r.r.epoch_shift_ns) / 1e9,
-			.stop_signal = stop_signal,
-			.log_lines_lost = log_lost,
-			.clients_abandoned = abandoned,
-			.data = r.have_rep ? &r.rep : NULL,
-			.progress = r.progress,
-			.nprogress = r.nprogress,
-			.exit_status = status,
-		};
-
-		if (!jsonreport_write(s->json_path, s, &run, &cause))
-			output_failed(s->json_path, &cause, &status);
-	}
-
-	if (s->chart_path != NULL && r.have_rep)
-	{
-		if (!bench_chart_write(s, s->command_line, r.chart_pts, r.nchart, &cause))
-			output_failed(s->chart_path, &cause, &status);
-	}
-
-	stop_finish();
-cleanup:
-	close_logs(&r, clock_now_ns());
-	if (r.have_rep)
-		report_data_free(&r.rep, s->nscripts);
-	free(r.prog_last);
-	free(r.prog_cur);
-	free(r.prog_interval);
-	free(r.progress);
-	free(r.server_version);
-	free(r.chart_pts);
-	thread_free_all(&r.r);
-	for (int i = 0; i < k; i++)
-		free(r.r.prepnames[i]);
-	free(r.r.prepnames);
-	free(r.r.threads);
-	free(r.r.clients);
-	free(setup);
-	stop_close();
-	return status;
+		res->abandoned += r->r.threads[t].abandoned;
+	for (int i = 0; i < s->nclients; i++)
+		if (r->r.clients[i].state == CS_ABORTED)
+			res->client_aborted = true;
+	res->setup_failed = atomic_load(&r->r.setup_failed);
+	res->aborted_all = atomic_load(&r->r.abort_all);
+	res->abort_thread = atomic_load(&r->r.abort_thread) - 1;
+	res->stop_signal = stop_signal;
+	res->second_signal = stop_count >= 2;
+	res->start_epoch_s = (double) ((int64_t) start_time + r->r.epoch_shift_ns) / 1e9;
+	res->end_epoch_s = (double) ((int64_t) end + r->r.epoch_shift_ns) / 1e9;
+	if (!res->setup_failed || res->stop_signal != 0)
+		merge_results(r, start_time, end);
 }
 
+/* Free what the run allocated (res aside). */
+static void
+free_run(run_state *r, setup_thread *setup)
+{
+	const bench_settings *s = r->r.s;
+
+	close_logs(r, clock_now_ns());
+	free(r->prog_last);
+	free(r->prog_cur);
+	free(r->prog_interval);
+	if (r->r.prepnames != NULL)
+	{
+		for (int i = 0; i < r->r.cmd_base[s->nscripts]; i++)
+			free(r->r.prepnames[i]);
+		free(r->r.prepnames);
+	}
+	free(r->r.threads);
+	free(r->r.clients);
+	free(setup);
+}
+
+bool
+runner_run(const bench_settings *s, bench_results *res)
+{
+	run_state	r;
+	setup_thread *setup;
+	bool		ok = true;
+
+	memset(&r, 0, sizeof(r));
+	memset(res, 0, sizeof(*res));
+	r.r.s = s;
+	r.r.on_progress = progress_report;
+	r.res = res;
+	res->server.scale = s->scale;
+	r.r.threads = xcalloc((size_t) s->nthreads, sizeof(bthread));
+	setup = xcalloc((size_t) s->nthreads, sizeof(setup_thread));
+	if (!set_up(&r, setup))
+	{
+		drop_logs(&r);
+		for (int i = 0; r.r.clients != NULL && i < s->nclients; i++)
+			vars_free(r.r.clients[i].ec.vars);
+		free(r.r.clients);
+		free(setup);
+		results_free(res, s->nscripts);
+		return false;
+	}
+	resolve_commands(&r);
+	thread_init_all(&r.r, setup);
+	if (stop_install())
+		run_threads(&r);
+	else
+	{
+		results_free(res, s->nscripts);
+		ok = false;
+	}
+	thread_free_all(&r.r);
+	free_run(&r, setup);
+	stop_close();
+	return ok;
+}
+
+void
+runner_end(const bench_settings *s, bench_results *res)
+{
+	stop_finish();
+	results_free(res, s->nscripts);
+}

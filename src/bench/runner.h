@@ -4,7 +4,7 @@
  * runner_run() does what pgbench does after reading its options: one
  * set-up connection (the version banner, the scale and partitions of the
  * pgbench tables when a builtin script runs, the vacuum), then one event
- * loop per thread over its clients, then the report.
+ * loop per thread over its clients, then the results for the caller.
  *
  * Each thread opens its clients' connections in parallel
  * (PQconnectStart/PQconnectPoll) and drives them with non-blocking libpq
@@ -29,13 +29,23 @@
 #ifndef PGTEMPO_BENCH_RUNNER_H
 #define PGTEMPO_BENCH_RUNNER_H
 
+#include <stdbool.h>
+
 #include "bench.h"
+#include "results.h"
 
 /*
- * Run the benchmark and print the report.  Returns the exit status: 0,
- * 1 (could not set up: the cause was printed), 2 (a client aborted or was
- * abandoned), or 128 + N (interrupted by signal N).
+ * Run the benchmark into *res (the report and the output files are
+ * results_finish()'s).  False if the run could not be set up: the cause
+ * was printed, the exit status is 1 and there is nothing to write.
+ * Otherwise, once the results are written, call runner_end().
  */
-int			runner_run(bench_settings *s);
+bool		runner_run(const bench_settings *s, bench_results *res);
+
+/*
+ * After the outputs: give the cancel requests sent at the stop their time
+ * to reach the server, restore SIGINT and SIGTERM, and free res.
+ */
+void		runner_end(const bench_settings *s, bench_results *res);
 
 #endif

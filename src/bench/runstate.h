@@ -129,7 +129,7 @@ struct bthread
 
 struct runner
 {
-	bench_settings *s;
+	const bench_settings *s;
 	bthread    *threads;
 	client	   *clients;
 	pthread_barrier_t barrier;

@@ -241,6 +241,66 @@ stopping_step(bthread *th, uint64_t *now, int64_t *timeout)
 	return false;
 }
 
+/* The clients that can go on without input, each once per turn. */
+static void
+run_queue(bthread *th)
+{
+	client	  **t = th->runq;
+
+	th->runq = th->runq_next;
+	th->runq_next = t;
+	th->nrun = th->nrun_next;
+	th->nrun_next = 0;
+	for (int i = 0; i < th->nrun; i++)
+	{
+		th->runq[i]->queued = false;
+		client_advance(th->runq[i]);
+	}
+}
+
+/* One event of the loop's epoll set: a timer, the stop's wake-up, or a client's socket. */
+static void
+on_loop_event(bthread *th, const struct epoll_event *e)
+{
+	if (e->data.ptr == &th->tick_fd)
+	{
+		uint64_t	expirations;
+
+		/* -l: push the lines and intervals that are due out */
+		if (read(th->tick_fd, &expirations, sizeof(expirations)) < 0)
+		{
+			/* a spurious wake-up: nothing expired */
+		}
+		txlog_tick(th->log, clock_now_ns());
+		return;
+	}
+	if (e->data.ptr == &th->deadline_fd)
+	{
+		uint64_t	expirations;
+
+		if (read(th->deadline_fd, &expirations, sizeof(expirations)) < 0)
+		{
+			/* a spurious wake-up: the check below reads the clock */
+		}
+		th->deadline_hit = true;
+		return;
+	}
+	if (e->data.ptr == NULL)
+	{
+		/* the wake-up: a signal or --exit-on-abort; idle clients stop now */
+		for (int k = 0; k < th->nclients; k++)
+		{
+			client	   *c = &th->clients[k];
+
+			if (c->state == CS_CHOOSE || c->state == CS_START_TX ||
+				c->state == CS_THROTTLE)
+				clientio_enqueue(c);
+		}
+		return;
+	}
+	client_on_event(e->data.ptr, e->events);
+}
+
 /* The event loop of one thread, until its clients are done (or the run is stopped). */
 static void
 event_loop(bthread *th)
@@ -262,21 +322,8 @@ event_loop(bthread *th)
 		int			n;
 		uint64_t	now;
 
-		/* the clients that can go on without input, each once per turn */
 		if (th->nrun_next > 0)
-		{
-			client	  **t = th->runq;
-
-			th->runq = th->runq_next;
-			th->runq_next = t;
-			th->nrun = th->nrun_next;
-			th->nrun_next = 0;
-			for (int i = 0; i < th->nrun; i++)
-			{
-				th->runq[i]->queued = false;
-				client_advance(th->runq[i]);
-			}
-		}
+			run_queue(th);
 		if (th->remaining <= 0)
 			break;
 		if (atomic_load_explicit(&r->abort_all, memory_order_relaxed))
@@ -330,45 +377,7 @@ event_loop(bthread *th)
 			break;
 		}
 		for (int i = 0; i < n; i++)
-		{
-			if (ev[i].data.ptr == &th->tick_fd)
-			{
-				uint64_t	expirations;
-
-				/* -l: push the lines and intervals that are due out */
-				if (read(th->tick_fd, &expirations, sizeof(expirations)) < 0)
-				{
-					/* a spurious wake-up: nothing expired */
-				}
-				txlog_tick(th->log, clock_now_ns());
-				continue;
-			}
-			if (ev[i].data.ptr == &th->deadline_fd)
-			{
-				uint64_t	expirations;
-
-				if (read(th->deadline_fd, &expirations, sizeof(expirations)) < 0)
-				{
-					/* a spurious wake-up: the check below reads the clock */
-				}
-				th->deadline_hit = true;
-				continue;
-			}
-			if (ev[i].data.ptr == NULL)
-			{
-				/* the wake-up: a signal or --exit-on-abort; idle clients stop now */
-				for (int k = 0; k < th->nclients; k++)
-				{
-					client	   *c = &th->clients[k];
-
-					if (c->state == CS_CHOOSE || c->state == CS_START_TX ||
-						c->state == CS_THROTTLE)
-						clientio_enqueue(c);
-				}
-				continue;
-			}
-			client_on_event(ev[i].data.ptr, ev[i].events);
-		}
+			on_loop_event(th, &ev[i]);
 		if (th->nsleeping > 0)
 		{
 			for (int i = 0; i < th->nclients; i++)
@@ -501,7 +510,7 @@ thread_main(void *arg)
 void
 thread_init_all(runner *r, setup_thread *setup)
 {
-	bench_settings *s = r->s;
+	const bench_settings *s = r->s;
 	int			ncmds = r->cmd_base[s->nscripts];
 
 	for (int t = 0; t < s->nthreads; t++)
@@ -546,7 +555,7 @@ thread_init_all(runner *r, setup_thread *setup)
 void
 thread_free_all(runner *r)
 {
-	bench_settings *s = r->s;
+	const bench_settings *s = r->s;
 
 	for (int t = 0; t < s->nthreads; t++)
 	{

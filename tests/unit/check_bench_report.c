@@ -20,17 +20,26 @@
 #include "stats.h"
 #include "unit.h"
 
-/* The report of d for settings s, as a string (caller frees). */
+/* The report of d for settings s and facts server, as a string (caller frees). */
 static char *
-render(const bench_settings *s, const report_data *d)
+render_facts(const bench_settings *s, const bench_server_facts *server, const report_data *d)
 {
 	char	   *buf = NULL;
 	size_t		len = 0;
 	FILE	   *f = open_memstream(&buf, &len);
 
-	report_print(f, s, d);
+	report_print(f, s, server, d);
 	fclose(f);
 	return buf;
+}
+
+/* The same with the scale of the settings and no partitions. */
+static char *
+render(const bench_settings *s, const report_data *d)
+{
+	bench_server_facts server = {.scale = s->scale};
+
+	return render_facts(s, &server, d);
 }
 
 static script *
@@ -103,8 +112,8 @@ END_TEST
 START_TEST(report_retries_failures_progress_connect)
 {
 	bench_settings s = {.nclients = 1,.nthreads = 1,.duration = 2,.scale = 5,.max_tries = 3,
-	.failures_detailed = true,.progress = 1,.is_connect = true,.mode = QUERY_PREPARED,
-	.partition_method = "hash",.partitions = 4};
+	.failures_detailed = true,.progress = 1,.is_connect = true,.mode = QUERY_PREPARED};
+	bench_server_facts server = {.scale = 5,.partition_method = "hash",.partitions = 4};
 	report_data d = {0};
 	char	   *out;
 
@@ -117,7 +126,7 @@ START_TEST(report_retries_failures_progress_connect)
 	stats_add_tx(&d.total, STATS_DEADLOCK, 1, 0, 0, false, false);
 	d.bench_duration_s = 2.0;
 	d.conn_total_ms = 8.0;
-	out = render(&s, &d);
+	out = render_facts(&s, &server, &d);
 	ck_assert_str_eq(out,
 					 "transaction type: x.sql\n"
 					 "scaling factor: 5\n"
@@ -596,7 +605,8 @@ START_TEST(json_document)
 	report_progress_point pts[1];
 	stats		cur,
 				last;
-	jsonreport_run run = {.server_version = "15.2",.server_version_num = 150002,
+	bench_server_facts server = {.scale = 1};
+	jsonreport_run run = {.server = &server,.server_version = "15.2",.server_version_num = 150002,
 		.start_epoch_s = 1700000000.25,.end_epoch_s = 1700000001.5,.exit_status = 0};
 	strbuf		sb;
 

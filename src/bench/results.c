@@ -1,0 +1,147 @@
+/*
+ * results.c — the report, the end-of-run messages and the output files.
+ */
+#include "config.h"
+
+#include "results.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonreport.h"
+#include "pgtempo/msg.h"
+#include "pgtempo/strbuf.h"
+#include "stop.h"
+
+/*
+ * An output file that could not be written after the run: the error, and
+ * status 1 unless the run already failed.  A failed standard output ("-")
+ * has been reported here: main()'s last check must not say it again.
+ */
+static void
+output_failed(const char *path, char **cause, int *status)
+{
+	msg_error("%s", *cause);
+	free(*cause);
+	*cause = NULL;
+	if (strcmp(path, "-") == 0)
+		clearerr(stdout);
+	if (*status == 0)
+		*status = 1;
+}
+
+/* The text report and the messages on how the run ended; returns the exit status so far. */
+static int
+print_outcome(const bench_settings *s, const bench_results *res)
+{
+	int			status = 0;
+
+	if (res->setup_failed && res->stop_signal == 0)
+		return 1;
+	if (res->aborted_all)
+	{
+		/* no text report, as pgbench; --json has it */
+		msg_error("Run was aborted due to an error in thread %d", res->abort_thread);
+		return 2;
+	}
+	{
+		FILE	   *out = report_stream(s);
+
+		report_print(out, s, &res->server, &res->data);
+		fflush(out);
+	}
+	if (res->client_aborted)
+		status = 2;
+	if (res->stop_signal != 0)
+		msg_warning("interrupted by %s: the report covers the transactions that ended before the stop",
+					res->stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+	if (res->abandoned > 0)
+	{
+		if (res->second_signal)
+			msg_warning("%d client(s) abandoned at the second signal: their backends had not answered the cancel request",
+						res->abandoned);
+		else
+			msg_warning("%d client(s) abandoned: their backends did not answer within %d s of the cancel request",
+						res->abandoned, STOP_CANCEL_WAIT_S);
+		msg_detail("Their connections were closed; a backend that resumes ends the statement.");
+		if (status == 0)
+			status = 2;
+	}
+	if (res->stop_signal != 0)
+		status = 128 + res->stop_signal;
+	else if (status == 2 && res->abandoned == 0)
+		msg_error("Run was aborted; the above results are incomplete.");
+	return status;
+}
+
+/* --latency-histogram, then --json with the final exit status, then --chart. */
+static void
+write_outputs(const bench_settings *s, const bench_results *res, int *status)
+{
+	char	   *cause = NULL;
+
+	if (s->hist_path != NULL && res->merged)
+	{
+		strbuf		sb;
+
+		strbuf_init(&sb);
+		report_histogram_text(&sb, res->data.lat_hist);
+		if (!strbuf_write_file(s->hist_path, sb.data, sb.len, &cause))
+			output_failed(s->hist_path, &cause, status);
+		strbuf_free(&sb);
+	}
+	if (s->json_path != NULL)
+	{
+		jsonreport_run run = {
+			.server = &res->server,
+			.server_version = res->server_version,
+			.server_version_num = res->server_version_num,
+			.start_epoch_s = res->start_epoch_s,
+			.end_epoch_s = res->end_epoch_s,
+			.stop_signal = res->stop_signal,
+			.log_lines_lost = res->log_lines_lost,
+			.clients_abandoned = res->abandoned,
+			.data = res->merged ? &res->data : NULL,
+			.progress = res->progress,
+			.nprogress = res->nprogress,
+			.exit_status = *status,
+		};
+
+		if (!jsonreport_write(s->json_path, s, &run, &cause))
+			output_failed(s->json_path, &cause, status);
+	}
+	if (s->chart_path != NULL && res->merged)
+	{
+		if (!bench_chart_write(s, s->command_line, res->chart, res->nchart, &cause))
+			output_failed(s->chart_path, &cause, status);
+	}
+}
+
+int
+results_finish(const bench_settings *s, const bench_results *res)
+{
+	int			status = print_outcome(s, res);
+
+	if (res->log_lines_lost > 0)
+	{
+		msg_error("%lld log line(s) were lost: the -l log files are incomplete",
+				  (long long) res->log_lines_lost);
+		if (status == 0)
+			status = 1;
+	}
+	write_outputs(s, res, &status);
+	return status;
+}
+
+void
+results_free(bench_results *res, int nscripts)
+{
+	if (res->merged)
+		report_data_free(&res->data, nscripts);
+	free(res->server_version);
+	free(res->progress);
+	free(res->chart);
+	memset(res, 0, sizeof(*res));
+}

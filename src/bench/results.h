@@ -1,0 +1,53 @@
+/*
+ * results.h — what a run hands back to its caller, and the writing of it:
+ * the text report and the messages on how the run ended, then every
+ * output file (--latency-histogram, --json, --chart).  The run itself
+ * (runner.c) writes only the logs that grow during it (-l).
+ */
+#ifndef PGTEMPO_BENCH_RESULTS_H
+#define PGTEMPO_BENCH_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench.h"
+#include "benchchart.h"
+#include "report.h"
+
+typedef struct bench_results
+{
+	bench_server_facts server;	/* scale and partitions (without a builtin script: -s) */
+	char	   *server_version;	/* the server's server_version; NULL: unknown */
+	int			server_version_num;	/* PQserverVersion(); 0: unknown */
+	bool		merged;			/* data holds the threads' merged counters */
+	report_data data;
+	double		start_epoch_s;	/* wall-clock start and end (Unix time) */
+	double		end_epoch_s;
+	report_progress_point *progress;	/* --json with -P: every progress line, in order */
+	int			nprogress;
+	bench_chart_point *chart;	/* --chart: a point per interval */
+	int			nchart;
+
+	/* how the run ended */
+	bool		setup_failed;	/* the threads could not open their connections */
+	bool		aborted_all;	/* --exit-on-abort: a client aborted... */
+	int			abort_thread;	/* ... in this thread */
+	bool		client_aborted; /* a client aborted */
+	int			stop_signal;	/* SIGINT or SIGTERM stopped the run; 0: none */
+	bool		second_signal;	/* a second one abandoned the clients still waiting */
+	int			abandoned;		/* clients whose backends did not answer the cancel */
+	int64_t		log_lines_lost; /* -l lines lost to write errors */
+} bench_results;
+
+/*
+ * Print the report and what went wrong, then write the output files.
+ * Returns the exit status: 0, 1 (set-up failed, or an output file or the
+ * -l logs were not written), 2 (a client aborted or was abandoned), or
+ * 128 + N (interrupted by signal N).
+ */
+int			results_finish(const bench_settings *s, const bench_results *res);
+
+/* Free what res points to. */
+void		results_free(bench_results *res, int nscripts);
+
+#endif
