@@ -11,17 +11,21 @@
 
 #include "pgtempo/msg.h"
 
+/* The start the TPC-B-like scripts share: the variables, the account update and read. */
+#define TPCB_START \
+	"\\set aid random(1, 100000 * :scale)\n" \
+	"\\set bid random(1, 1 * :scale)\n" \
+	"\\set tid random(1, 10 * :scale)\n" \
+	"\\set delta random(-5000, 5000)\n" \
+	"BEGIN;\n" \
+	"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n" \
+	"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+
 const builtin_script script_builtins[] = {
 	{
 		"tpcb-like",
 		"<builtin: TPC-B (sort of)>",
-		"\\set aid random(1, 100000 * :scale)\n"
-		"\\set bid random(1, 1 * :scale)\n"
-		"\\set tid random(1, 10 * :scale)\n"
-		"\\set delta random(-5000, 5000)\n"
-		"BEGIN;\n"
-		"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"
-		"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+		TPCB_START
 		"UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;\n"
 		"UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;\n"
 		"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n"
@@ -30,13 +34,7 @@ const builtin_script script_builtins[] = {
 	{
 		"simple-update",
 		"<builtin: simple update>",
-		"\\set aid random(1, 100000 * :scale)\n"
-		"\\set bid random(1, 1 * :scale)\n"
-		"\\set tid random(1, 10 * :scale)\n"
-		"\\set delta random(-5000, 5000)\n"
-		"BEGIN;\n"
-		"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"
-		"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+		TPCB_START
 		"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);\n"
 		"END;\n"
 	},

@@ -91,7 +91,8 @@ typedef enum expr_fn
 	EF_RANDOM_EXPONENTIAL,
 	EF_RANDOM_GAUSSIAN,
 	EF_RANDOM_ZIPFIAN,
-	EF_SQRT
+	EF_SQRT,
+	EF_COUNT					/* not a function: how many there are */
 } expr_fn;
 
 struct expr

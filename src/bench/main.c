@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,19 +21,13 @@
 #include "bench.h"
 #include "init.h"
 #include "pgtempo/msg.h"
+#include "pgtempo/opt.h"
 #include "pgtempo/parse.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 #include "report.h"
 #include "runner.h"
 #include "setup.h"
-
-typedef enum parse_status
-{
-	PARSE_OK,
-	PARSE_EXIT_OK,
-	PARSE_ERROR
-} parse_status;
 
 /* --help: pgbench's options and ours. */
 static void
@@ -285,15 +280,6 @@ parse_percentiles(const char *arg, bench_settings *s)
 	return true;
 }
 
-/* What the command line asks for besides the settings. */
-typedef struct cmdline
-{
-	bool		init_mode;		/* -i */
-	bool		bench_option;	/* an option only a benchmark takes */
-	bool		init_option;	/* an option only -i takes */
-	init_settings init;
-} cmdline;
-
 /* -c needs a file descriptor per client: raise the soft limit as pgbench does. */
 static bool
 check_open_files(int nclients)
@@ -368,404 +354,293 @@ check_log_options(bench_settings *s)
 	return false;
 }
 
-static parse_status
-parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
+/* The command line: the settings and what it asks for besides them. */
+typedef struct cmdline
 {
-	enum
+	bench_settings s;
+	bool		init_mode;		/* -i */
+	init_settings init;
+} cmdline;
+
+/* The classes of options (opt_def.flags): -i refuses the one, a run the other. */
+#define BENCH_ONLY	1u
+#define INIT_ONLY	2u
+
+/* -b NAME[@W], or -b list. */
+static opt_status
+handle_builtin(const opt_def *def, void *ctx, const char *arg)
+{
+	cmdline    *cl = ctx;
+
+	(void) def;
+	if (strcmp(arg, "list") == 0)
 	{
-		OPT_RANDOM_SEED = 256, OPT_SHOW_SCRIPT, OPT_DRY_RUN, OPT_UNLOGGED, OPT_TABLESPACE,
-		OPT_INDEX_TABLESPACE, OPT_FOREIGN_KEYS, OPT_PARTITIONS, OPT_PARTITION_METHOD,
-		OPT_PROGRESS_TIMESTAMP, OPT_FAILURES_DETAILED, OPT_MAX_TRIES, OPT_VERBOSE_ERRORS,
-		OPT_EXIT_ON_ABORT, OPT_DEBUG, OPT_CONTINUE_ON_ERROR,
-		OPT_SAMPLING_RATE, OPT_AGGREGATE_INTERVAL, OPT_LOG_PREFIX, OPT_AGGREGATE_PER_SCRIPT,
-		OPT_PERCENTILES, OPT_PROGRESS_PERCENTILES, OPT_JSON, OPT_LATENCY_HISTOGRAM, OPT_CHART
-	};
-	static const struct option long_options[] = {
-		{"builtin", required_argument, NULL, 'b'},
-		{"client", required_argument, NULL, 'c'},
-		{"connect", no_argument, NULL, 'C'},
-		{"dbname", required_argument, NULL, 'd'},
-		{"define", required_argument, NULL, 'D'},
-		{"file", required_argument, NULL, 'f'},
-		{"fillfactor", required_argument, NULL, 'F'},
-		{"host", required_argument, NULL, 'h'},
-		{"initialize", no_argument, NULL, 'i'},
-		{"init-steps", required_argument, NULL, 'I'},
-		{"jobs", required_argument, NULL, 'j'},
-		{"log", no_argument, NULL, 'l'},
-		{"latency-limit", required_argument, NULL, 'L'},
-		{"no-vacuum", no_argument, NULL, 'n'},
-		{"port", required_argument, NULL, 'p'},
-		{"progress", required_argument, NULL, 'P'},
-		{"protocol", required_argument, NULL, 'M'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"report-per-command", no_argument, NULL, 'r'},
-		{"rate", required_argument, NULL, 'R'},
-		{"scale", required_argument, NULL, 's'},
-		{"select-only", no_argument, NULL, 'S'},
-		{"skip-some-updates", no_argument, NULL, 'N'},
-		{"time", required_argument, NULL, 'T'},
-		{"transactions", required_argument, NULL, 't'},
-		{"username", required_argument, NULL, 'U'},
-		{"vacuum-all", no_argument, NULL, 'v'},
-		{"unlogged-tables", no_argument, NULL, OPT_UNLOGGED},
-		{"tablespace", required_argument, NULL, OPT_TABLESPACE},
-		{"index-tablespace", required_argument, NULL, OPT_INDEX_TABLESPACE},
-		{"sampling-rate", required_argument, NULL, OPT_SAMPLING_RATE},
-		{"aggregate-interval", required_argument, NULL, OPT_AGGREGATE_INTERVAL},
-		{"progress-timestamp", no_argument, NULL, OPT_PROGRESS_TIMESTAMP},
-		{"log-prefix", required_argument, NULL, OPT_LOG_PREFIX},
-		{"aggregate-per-script", no_argument, NULL, OPT_AGGREGATE_PER_SCRIPT},
-		{"percentiles", required_argument, NULL, OPT_PERCENTILES},
-		{"progress-percentiles", no_argument, NULL, OPT_PROGRESS_PERCENTILES},
-		{"json", required_argument, NULL, OPT_JSON},
-		{"chart", required_argument, NULL, OPT_CHART},
-		{"latency-histogram", required_argument, NULL, OPT_LATENCY_HISTOGRAM},
-		{"foreign-keys", no_argument, NULL, OPT_FOREIGN_KEYS},
-		{"random-seed", required_argument, NULL, OPT_RANDOM_SEED},
-		{"show-script", required_argument, NULL, OPT_SHOW_SCRIPT},
-		{"partitions", required_argument, NULL, OPT_PARTITIONS},
-		{"partition-method", required_argument, NULL, OPT_PARTITION_METHOD},
-		{"failures-detailed", no_argument, NULL, OPT_FAILURES_DETAILED},
-		{"max-tries", required_argument, NULL, OPT_MAX_TRIES},
-		{"verbose-errors", no_argument, NULL, OPT_VERBOSE_ERRORS},
-		{"exit-on-abort", no_argument, NULL, OPT_EXIT_ON_ABORT},
-		{"debug", no_argument, NULL, OPT_DEBUG},
-		{"continue-on-error", no_argument, NULL, OPT_CONTINUE_ON_ERROR},
-		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
-		{"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, '?'},
-		{NULL, 0, NULL, 0}
-	};
-	int			c;
-	int			longindex;
+		script_list_builtins();
+		return OPT_EXIT_OK;
+	}
+	if (!add_builtin(&cl->s, arg))
+		return OPT_ERROR;
+	cl->s.builtin_used = true;
+	return OPT_OK;
+}
+
+/* -N and -S: the builtin script named by the label. */
+static opt_status
+handle_builtin_alias(const opt_def *def, void *ctx, const char *arg)
+{
+	(void) arg;
+	return handle_builtin(def, ctx, def->label);
+}
+
+static opt_status
+handle_file(const opt_def *def, void *ctx, const char *arg)
+{
+	(void) def;
+	return add_file(&((cmdline *) ctx)->s, arg) ? OPT_OK : OPT_ERROR;
+}
+
+static opt_status
+handle_define(const opt_def *def, void *ctx, const char *arg)
+{
+	(void) def;
+	return add_define(&((cmdline *) ctx)->s, arg) ? OPT_OK : OPT_ERROR;
+}
+
+/* -c: a number, and a file descriptor for each client. */
+static opt_status
+handle_clients(const opt_def *def, void *ctx, const char *arg)
+{
+	if (opt_int(def, ctx, arg) != OPT_OK)
+		return OPT_ERROR;
+	return check_open_files(((cmdline *) ctx)->s.nclients) ? OPT_OK : OPT_ERROR;
+}
+
+static opt_status
+handle_transactions(const opt_def *def, void *ctx, const char *arg)
+{
 	int64_t		v;
 
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-?") == 0))
-	{
-		usage();
-		return PARSE_EXIT_OK;
-	}
-	if (argc > 1 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0))
-	{
-		printf("pgtempo-bench (pgtempo) " PACKAGE_VERSION "\n");
-		return PARSE_EXIT_OK;
-	}
+	if (!int_option(arg, def->label, def->min, def->max, &v))
+		return OPT_ERROR;
+	((cmdline *) ctx)->s.transactions = v;
+	return OPT_OK;
+}
 
-	/* pgbench seeds from the environment first; --random-seed reseeds */
-	if (!setup_random_seed_env(s))
-		return PARSE_ERROR;
+/* -s: the scale to initialize, or to report. */
+static opt_status
+handle_scale(const opt_def *def, void *ctx, const char *arg)
+{
+	cmdline    *cl = ctx;
+	int64_t		v;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:c:Cd:D:f:F:h:iI:j:lL:M:nNp:P:qrR:s:St:T:U:vV",
-							long_options, &longindex)) != -1)
-	{
-		switch (c)
+	if (!int_option(arg, def->label, def->min, def->max, &v))
+		return OPT_ERROR;
+	cl->s.scale = v;
+	cl->s.scale_given = true;
+	cl->init.scale = (int) v;
+	return OPT_OK;
+}
+
+static opt_status
+handle_protocol(const opt_def *def, void *ctx, const char *arg)
+{
+	static const char *const names[] = {
+		[QUERY_SIMPLE] = "simple", [QUERY_EXTENDED] = "extended", [QUERY_PREPARED] = "prepared"
+	};
+
+	(void) def;
+	for (size_t i = 0; i < OPT_COUNT(names); i++)
+		if (strcmp(arg, names[i]) == 0)
 		{
-			case 'b':
-				if (strcmp(optarg, "list") == 0)
-				{
-					script_list_builtins();
-					return PARSE_EXIT_OK;
-				}
-				if (!add_builtin(s, optarg))
-					return PARSE_ERROR;
-				cl->bench_option = true;
-				s->builtin_used = true;
-				break;
-			case 'N':
-				if (!add_builtin(s, "simple-update"))
-					return PARSE_ERROR;
-				cl->bench_option = true;
-				s->builtin_used = true;
-				break;
-			case 'S':
-				if (!add_builtin(s, "select-only"))
-					return PARSE_ERROR;
-				cl->bench_option = true;
-				s->builtin_used = true;
-				break;
-			case 'f':
-				if (!add_file(s, optarg))
-					return PARSE_ERROR;
-				cl->bench_option = true;
-				break;
-			case 'D':
-				if (!add_define(s, optarg))
-					return PARSE_ERROR;
-				cl->bench_option = true;
-				break;
-			case 'c':
-				if (!int_option(optarg, "-c/--clients", 1, INT_MAX, &v))
-					return PARSE_ERROR;
-				s->nclients = (int) v;
-				cl->bench_option = true;
-				if (!check_open_files(s->nclients))
-					return PARSE_ERROR;
-				break;
-			case 'C':
-				s->is_connect = true;
-				cl->bench_option = true;
-				break;
-			case 'j':
-				if (!int_option(optarg, "-j/--jobs", 1, INT_MAX, &v))
-					return PARSE_ERROR;
-				s->nthreads = (int) v;
-				cl->bench_option = true;
-				break;
-			case 't':
-				if (!int_option(optarg, "-t/--transactions", 1, INT_MAX, &v))
-					return PARSE_ERROR;
-				s->transactions = v;
-				cl->bench_option = true;
-				break;
-			case 'T':
-				if (!int_option(optarg, "-T/--time", 1, INT_MAX, &v))
-					return PARSE_ERROR;
-				s->duration = (int) v;
-				cl->bench_option = true;
-				break;
-			case 's':
-				if (!int_option(optarg, "-s/--scale", 1, INT_MAX, &v))
-					return PARSE_ERROR;
-				s->scale = v;
-				s->scale_given = true;
-				cl->init.scale = (int) v;
-				break;
-			case 'M':
-				if (strcmp(optarg, "simple") == 0)
-					s->mode = QUERY_SIMPLE;
-				else if (strcmp(optarg, "extended") == 0)
-					s->mode = QUERY_EXTENDED;
-				else if (strcmp(optarg, "prepared") == 0)
-					s->mode = QUERY_PREPARED;
-				else
-				{
-					msg_error("invalid query mode (-M): \"%s\"", optarg);
-					return PARSE_ERROR;
-				}
-				cl->bench_option = true;
-				break;
-			case 'n':
-				s->no_vacuum = true;
-				cl->init.no_vacuum = true;
-				break;
-			case 'v':
-				s->vacuum_all = true;
-				cl->bench_option = true;
-				break;
-			case 'r':
-				s->per_command = true;
-				cl->bench_option = true;
-				break;
-			case 'P':
-				if (!int_option(optarg, "-P/--progress", 1, INT_MAX, &v))
-					return PARSE_ERROR;
-				s->progress = (int) v;
-				cl->bench_option = true;
-				break;
-			case OPT_PROGRESS_TIMESTAMP:
-				s->progress_timestamp = true;
-				cl->bench_option = true;
-				break;
-			case OPT_FAILURES_DETAILED:
-				s->failures_detailed = true;
-				cl->bench_option = true;
-				break;
-			case OPT_MAX_TRIES:
-				{
-					int64_t		n;
-					char	   *cause = NULL;
-
-					/* strict: pgbench's atoi() takes "abc" as 0, no limit at all */
-					if (!parse_int64(optarg, "--max-tries", 0, INT_MAX, &n, &cause))
-					{
-						free(cause);
-						msg_error("invalid number of maximum tries: \"%s\"", optarg);
-						return PARSE_ERROR;
-					}
-					s->max_tries = (uint32_t) n;
-					cl->bench_option = true;
-				}
-				break;
-			case OPT_VERBOSE_ERRORS:
-				s->verbose_errors = true;
-				cl->bench_option = true;
-				break;
-			case OPT_EXIT_ON_ABORT:
-				s->exit_on_abort = true;
-				cl->bench_option = true;
-				break;
-			case OPT_CONTINUE_ON_ERROR:
-				s->continue_on_error = true;
-				cl->bench_option = true;
-				break;
-			case OPT_DEBUG:
-				s->debug = true;
-				break;
-			case 'i':
-				cl->init_mode = true;
-				break;
-			case 'I':
-				if (!init_set_steps(&cl->init, optarg))
-					return PARSE_ERROR;
-				cl->init_option = true;
-				break;
-			case 'F':
-				if (!int_option(optarg, "-F/--fillfactor", 10, 100, &v))
-					return PARSE_ERROR;
-				cl->init.fillfactor = (int) v;
-				cl->init_option = true;
-				break;
-			case 'q':
-				cl->init.quiet = true;
-				cl->init_option = true;
-				break;
-			case OPT_UNLOGGED:
-				cl->init.unlogged_tables = true;
-				cl->init_option = true;
-				break;
-			case OPT_TABLESPACE:
-				cl->init.tablespace = optarg;
-				cl->init_option = true;
-				break;
-			case OPT_INDEX_TABLESPACE:
-				cl->init.index_tablespace = optarg;
-				cl->init_option = true;
-				break;
-			case OPT_FOREIGN_KEYS:
-				cl->init.foreign_keys = true;
-				cl->init_option = true;
-				break;
-			case OPT_PARTITIONS:
-				if (!int_option(optarg, "--partitions", 0, INT_MAX, &v))
-					return PARSE_ERROR;
-				cl->init.partitions = (int) v;
-				cl->init_option = true;
-				break;
-			case OPT_PARTITION_METHOD:
-				if (!init_set_partition_method(&cl->init, optarg))
-					return PARSE_ERROR;
-				cl->init_option = true;
-				break;
-			case 'l':
-				s->use_log = true;
-				cl->bench_option = true;
-				break;
-			case 'L':
-				{
-					double		ms;
-
-					/* strict, unlike pgbench's atof(): "5x" or "nan" is not 5 or a limit */
-					if (!positive_double(optarg, 1e9, &ms))
-					{
-						msg_error("invalid latency limit: \"%s\"", optarg);
-						return PARSE_ERROR;
-					}
-					s->latency_limit_ns = (int64_t) (ms * 1e6);
-					if (s->latency_limit_ns <= 0)
-						s->latency_limit_ns = 1;
-					cl->bench_option = true;
-					break;
-				}
-			case 'R':
-				if (!positive_double(optarg, 1e9, &s->rate))
-				{
-					msg_error("invalid rate limit: \"%s\"", optarg);
-					return PARSE_ERROR;
-				}
-				cl->bench_option = true;
-				break;
-			case OPT_SAMPLING_RATE:
-				if (!positive_double(optarg, 1.0, &s->sampling_rate))
-				{
-					msg_error("invalid sampling rate: \"%s\"", optarg);
-					return PARSE_ERROR;
-				}
-				cl->bench_option = true;
-				break;
-			case OPT_AGGREGATE_INTERVAL:
-				if (!int_option(optarg, "--aggregate-interval", 1, INT_MAX, &v))
-					return PARSE_ERROR;
-				s->agg_interval = (int) v;
-				cl->bench_option = true;
-				break;
-			case OPT_AGGREGATE_PER_SCRIPT:
-				s->agg_per_script = true;
-				cl->bench_option = true;
-				break;
-			case OPT_LOG_PREFIX:
-				s->log_prefix = optarg;
-				cl->bench_option = true;
-				break;
-			case OPT_PERCENTILES:
-				if (!parse_percentiles(optarg, s))
-					return PARSE_ERROR;
-				cl->bench_option = true;
-				break;
-			case OPT_PROGRESS_PERCENTILES:
-				s->progress_percentiles = true;
-				cl->bench_option = true;
-				break;
-			case OPT_JSON:
-				s->json_path = optarg;
-				cl->bench_option = true;
-				break;
-			case OPT_LATENCY_HISTOGRAM:
-				s->hist_path = optarg;
-				cl->bench_option = true;
-				break;
-			case OPT_CHART:
-				s->chart_path = optarg;
-				cl->bench_option = true;
-				break;
-			case OPT_RANDOM_SEED:
-				if (!setup_random_seed(optarg, &s->random_seed, &s->base))
-				{
-					msg_error("error while setting random seed from --random-seed option");
-					return PARSE_ERROR;
-				}
-				cl->bench_option = true;
-				break;
-			case OPT_SHOW_SCRIPT:
-				{
-					const builtin_script *b = script_find_builtin(optarg);
-
-					if (b == NULL)
-						return PARSE_ERROR;
-					fprintf(stderr, "-- %s: %s\n%s\n", b->name, b->desc, b->text);
-					return PARSE_EXIT_OK;
-				}
-			case OPT_DRY_RUN:
-				s->dry_run = true;
-				break;
-			case 'V':
-				printf("pgtempo-bench (pgtempo) " PACKAGE_VERSION "\n");
-				return PARSE_EXIT_OK;
-			case '?':
-			case ':':
-				if (parse_getopt_error(c, argv))
-				{
-					usage();
-					return PARSE_EXIT_OK;
-				}
-				msg_try_help();
-				return PARSE_ERROR;
-			default:
-				/* -d -h -p -U */
-				if (conn_option(&s->conn, c, optarg))
-					break;
-				return PARSE_ERROR;
+			((cmdline *) ctx)->s.mode = (query_mode) i;
+			return OPT_OK;
 		}
-	}
+	msg_error("invalid query mode (-M): \"%s\"", arg);
+	return OPT_ERROR;
+}
 
-	/* the default script, unless initializing */
+/* -n: no vacuum, before a run or in -i. */
+static opt_status
+handle_no_vacuum(const opt_def *def, void *ctx, const char *arg)
+{
+	cmdline    *cl = ctx;
+
+	(void) def;
+	(void) arg;
+	cl->s.no_vacuum = true;
+	cl->init.no_vacuum = true;
+	return OPT_OK;
+}
+
+static opt_status
+handle_max_tries(const opt_def *def, void *ctx, const char *arg)
+{
+	int64_t		n;
+	char	   *cause = NULL;
+
+	/* strict: pgbench's atoi() takes "abc" as 0, no limit at all */
+	if (!parse_int64(arg, def->label, def->min, def->max, &n, &cause))
+	{
+		free(cause);
+		msg_error("invalid number of maximum tries: \"%s\"", arg);
+		return OPT_ERROR;
+	}
+	((cmdline *) ctx)->s.max_tries = (uint32_t) n;
+	return OPT_OK;
+}
+
+static opt_status
+handle_init_steps(const opt_def *def, void *ctx, const char *arg)
+{
+	(void) def;
+	return init_set_steps(&((cmdline *) ctx)->init, arg) ? OPT_OK : OPT_ERROR;
+}
+
+static opt_status
+handle_partition_method(const opt_def *def, void *ctx, const char *arg)
+{
+	(void) def;
+	return init_set_partition_method(&((cmdline *) ctx)->init, arg) ? OPT_OK : OPT_ERROR;
+}
+
+/* -R and --sampling-rate: a double in (0, max]; the label names it in the message. */
+static opt_status
+handle_positive(const opt_def *def, void *ctx, const char *arg)
+{
+	if (positive_double(arg, (double) def->max, (double *) ((char *) ctx + def->field)))
+		return OPT_OK;
+	msg_error("invalid %s: \"%s\"", def->label, arg);
+	return OPT_ERROR;
+}
+
+/* -L, in milliseconds, kept in nanoseconds (at least 1). */
+static opt_status
+handle_latency_limit(const opt_def *def, void *ctx, const char *arg)
+{
+	bench_settings *s = &((cmdline *) ctx)->s;
+	double		ms;
+
+	/* strict, unlike pgbench's atof(): "5x" or "nan" is not 5 or a limit */
+	if (!positive_double(arg, (double) def->max, &ms))
+	{
+		msg_error("invalid %s: \"%s\"", def->label, arg);
+		return OPT_ERROR;
+	}
+	s->latency_limit_ns = (int64_t) (ms * 1e6);
+	if (s->latency_limit_ns <= 0)
+		s->latency_limit_ns = 1;
+	return OPT_OK;
+}
+
+static opt_status
+handle_percentiles(const opt_def *def, void *ctx, const char *arg)
+{
+	(void) def;
+	return parse_percentiles(arg, &((cmdline *) ctx)->s) ? OPT_OK : OPT_ERROR;
+}
+
+static opt_status
+handle_random_seed(const opt_def *def, void *ctx, const char *arg)
+{
+	bench_settings *s = &((cmdline *) ctx)->s;
+
+	(void) def;
+	if (setup_random_seed(arg, &s->random_seed, &s->base))
+		return OPT_OK;
+	msg_error("error while setting random seed from --random-seed option");
+	return OPT_ERROR;
+}
+
+static opt_status
+handle_show_script(const opt_def *def, void *ctx, const char *arg)
+{
+	const builtin_script *b = script_find_builtin(arg);
+
+	(void) def;
+	(void) ctx;
+	if (b == NULL)
+		return OPT_ERROR;
+	fprintf(stderr, "-- %s: %s\n%s\n", b->name, b->desc, b->text);
+	return OPT_EXIT_OK;
+}
+
+#define S(f)	offsetof(cmdline, s.f)
+#define I(f)	offsetof(cmdline, init.f)
+#define VERSION_LINE	"pgtempo-bench (pgtempo) " PACKAGE_VERSION
+
+/* pgbench's options and ours, in pgbench's order of its long options. */
+static const opt_def options[] = {
+	{"builtin", 'b', required_argument, handle_builtin, .flags = BENCH_ONLY},
+	{"client", 'c', required_argument, handle_clients, S(nclients), 1, INT_MAX, "-c/--clients", .flags = BENCH_ONLY},
+	{"connect", 'C', no_argument, opt_true, S(is_connect), .flags = BENCH_ONLY},
+	{"dbname", 'd', required_argument, opt_conn, S(conn)},
+	{"define", 'D', required_argument, handle_define, .flags = BENCH_ONLY},
+	{"file", 'f', required_argument, handle_file, .flags = BENCH_ONLY},
+	{"fillfactor", 'F', required_argument, opt_int, I(fillfactor), 10, 100, "-F/--fillfactor", .flags = INIT_ONLY},
+	{"host", 'h', required_argument, opt_conn, S(conn)},
+	{"initialize", 'i', no_argument, opt_true, offsetof(cmdline, init_mode)},
+	{"init-steps", 'I', required_argument, handle_init_steps, .flags = INIT_ONLY},
+	{"jobs", 'j', required_argument, opt_int, S(nthreads), 1, INT_MAX, "-j/--jobs", .flags = BENCH_ONLY},
+	{"log", 'l', no_argument, opt_true, S(use_log), .flags = BENCH_ONLY},
+	{"latency-limit", 'L', required_argument, handle_latency_limit, 0, 0, 1000000000, "latency limit", .flags = BENCH_ONLY},
+	{"no-vacuum", 'n', no_argument, handle_no_vacuum},
+	{"port", 'p', required_argument, opt_conn, S(conn)},
+	{"progress", 'P', required_argument, opt_int, S(progress), 1, INT_MAX, "-P/--progress", .flags = BENCH_ONLY},
+	{"protocol", 'M', required_argument, handle_protocol, .flags = BENCH_ONLY},
+	{"quiet", 'q', no_argument, opt_true, I(quiet), .flags = INIT_ONLY},
+	{"report-per-command", 'r', no_argument, opt_true, S(per_command), .flags = BENCH_ONLY},
+	{"rate", 'R', required_argument, handle_positive, S(rate), 0, 1000000000, "rate limit", .flags = BENCH_ONLY},
+	{"scale", 's', required_argument, handle_scale, 0, 1, INT_MAX, "-s/--scale"},
+	{"select-only", 'S', no_argument, handle_builtin_alias, .label = "select-only", .flags = BENCH_ONLY},
+	{"skip-some-updates", 'N', no_argument, handle_builtin_alias, .label = "simple-update", .flags = BENCH_ONLY},
+	{"time", 'T', required_argument, opt_int, S(duration), 1, INT_MAX, "-T/--time", .flags = BENCH_ONLY},
+	{"transactions", 't', required_argument, handle_transactions, 0, 1, INT_MAX, "-t/--transactions", .flags = BENCH_ONLY},
+	{"username", 'U', required_argument, opt_conn, S(conn)},
+	{"vacuum-all", 'v', no_argument, opt_true, S(vacuum_all), .flags = BENCH_ONLY},
+	{"unlogged-tables", 0, no_argument, opt_true, I(unlogged_tables), .flags = INIT_ONLY},
+	{"tablespace", 0, required_argument, opt_string, I(tablespace), .flags = INIT_ONLY},
+	{"index-tablespace", 0, required_argument, opt_string, I(index_tablespace), .flags = INIT_ONLY},
+	{"sampling-rate", 0, required_argument, handle_positive, S(sampling_rate), 0, 1, "sampling rate", .flags = BENCH_ONLY},
+	{"aggregate-interval", 0, required_argument, opt_int, S(agg_interval), 1, INT_MAX, "--aggregate-interval", .flags = BENCH_ONLY},
+	{"progress-timestamp", 0, no_argument, opt_true, S(progress_timestamp), .flags = BENCH_ONLY},
+	{"log-prefix", 0, required_argument, opt_string, S(log_prefix), .flags = BENCH_ONLY},
+	{"aggregate-per-script", 0, no_argument, opt_true, S(agg_per_script), .flags = BENCH_ONLY},
+	{"percentiles", 0, required_argument, handle_percentiles, .flags = BENCH_ONLY},
+	{"progress-percentiles", 0, no_argument, opt_true, S(progress_percentiles), .flags = BENCH_ONLY},
+	{"json", 0, required_argument, opt_string, S(json_path), .flags = BENCH_ONLY},
+	{"chart", 0, required_argument, opt_string, S(chart_path), .flags = BENCH_ONLY},
+	{"latency-histogram", 0, required_argument, opt_string, S(hist_path), .flags = BENCH_ONLY},
+	{"foreign-keys", 0, no_argument, opt_true, I(foreign_keys), .flags = INIT_ONLY},
+	{"random-seed", 0, required_argument, handle_random_seed, .flags = BENCH_ONLY},
+	{"show-script", 0, required_argument, handle_show_script},
+	{"partitions", 0, required_argument, opt_int, I(partitions), 0, INT_MAX, "--partitions", .flags = INIT_ONLY},
+	{"partition-method", 0, required_argument, handle_partition_method, .flags = INIT_ONLY},
+	{"failures-detailed", 0, no_argument, opt_true, S(failures_detailed), .flags = BENCH_ONLY},
+	{"max-tries", 0, required_argument, handle_max_tries, 0, 0, INT_MAX, "--max-tries", .flags = BENCH_ONLY},
+	{"verbose-errors", 0, no_argument, opt_true, S(verbose_errors), .flags = BENCH_ONLY},
+	{"exit-on-abort", 0, no_argument, opt_true, S(exit_on_abort), .flags = BENCH_ONLY},
+	{"debug", 0, no_argument, opt_true, S(debug)},
+	{"continue-on-error", 0, no_argument, opt_true, S(continue_on_error), .flags = BENCH_ONLY},
+	{"dry-run", 0, no_argument, opt_true, S(dry_run)},
+	{"version", 'V', no_argument, opt_version, .label = VERSION_LINE},
+	{"help", '?', no_argument, NULL},
+};
+
+#undef S
+#undef I
+
+/* The scripts to run: those given, or the default one; their weights. */
+static bool
+finish_scripts(cmdline *cl, unsigned *seen)
+{
+	bench_settings *s = &cl->s;
+
 	if (s->nscripts == 0 && !cl->init_mode)
 	{
 		if (!add_builtin(s, "tpcb-like"))
-			return PARSE_ERROR;
+			return false;
 		s->builtin_used = true;
-		cl->bench_option = true;
+		*seen |= BENCH_ONLY;
 	}
 	s->total_weight = 0;
 	for (int i = 0; i < s->nscripts; i++)
@@ -773,71 +648,98 @@ parse_arguments(int argc, char **argv, bench_settings *s, cmdline *cl)
 	if (s->total_weight == 0 && !cl->init_mode)
 	{
 		msg_error("total script weight must not be zero");
-		return PARSE_ERROR;
+		return false;
 	}
 	if (s->nthreads > s->nclients)
 		s->nthreads = s->nclients;
+	return true;
+}
 
-	/* DBNAME: -d wins, as in pgbench 17 and later */
-	if (optind < argc)
-	{
-		if (s->conn.dbname == NULL)
-			s->conn.dbname = argv[optind];
-		optind++;
-	}
-	if (optind < argc)
-	{
-		msg_error("too many command-line arguments (first is \"%s\")", argv[optind]);
-		msg_try_help();
-		return PARSE_ERROR;
-	}
-
-	if (cl->init_mode)
-	{
-		if (cl->bench_option || s->dry_run)
-		{
-			msg_error("some of the specified options cannot be used in initialization (-i) mode");
-			return PARSE_ERROR;
-		}
-		if (!init_settings_finish(&cl->init))
-			return PARSE_ERROR;
-		return PARSE_OK;
-	}
-	if (cl->init_option)
-	{
-		msg_error("some of the specified options cannot be used in benchmarking mode");
-		return PARSE_ERROR;
-	}
+/* The checks of a benchmark's settings taken together, in pgbench's order. */
+static bool
+check_bench_settings(bench_settings *s)
+{
 	if (s->transactions > 0 && s->duration > 0)
 	{
 		msg_error("specify either a number of transactions (-t) or a duration (-T), not both");
-		return PARSE_ERROR;
+		return false;
 	}
 	if (s->transactions <= 0 && s->duration <= 0)
 		s->transactions = 10;
 	if (!check_log_options(s))
-		return PARSE_ERROR;
+		return false;
 	if (s->dry_run && s->duration > 0)
 	{
 		msg_error("--dry-run runs a number of transactions (-t), not a duration (-T)");
-		return PARSE_ERROR;
+		return false;
 	}
 	if (s->progress_timestamp && s->progress == 0)
 	{
 		msg_error("--progress-timestamp is allowed only under --progress");
-		return PARSE_ERROR;
+		return false;
 	}
 	if (s->max_tries == 0 && s->duration <= 0 && s->latency_limit_ns == 0)
 	{
 		msg_error("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)");
-		return PARSE_ERROR;
+		return false;
 	}
 	/* extended and prepared mode send :variables as parameters: at most 255 */
 	if (s->mode != QUERY_SIMPLE)
 		for (int i = 0; i < s->nscripts; i++)
 			if (!script_check_params(s->scripts[i]))
-				return PARSE_ERROR;
-	return PARSE_OK;
+				return false;
+	return true;
+}
+
+/* Fill cl from the command line, with pgbench's messages in pgbench's order. */
+static opt_status
+parse_arguments(int argc, char **argv, cmdline *cl)
+{
+	static const opt_parser parser = {options, OPT_COUNT(options), usage, false};
+	unsigned	seen = 0;
+	opt_status	st;
+
+	if (opt_help_first(&parser, argc, argv))
+		return OPT_EXIT_OK;
+	if (argc > 1 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0))
+	{
+		printf("%s\n", VERSION_LINE);
+		return OPT_EXIT_OK;
+	}
+
+	/* pgbench seeds from the environment first; --random-seed reseeds */
+	if (!setup_random_seed_env(&cl->s))
+		return OPT_ERROR;
+	if ((st = opt_parse(&parser, argc, argv, cl, &seen)) != OPT_OK)
+		return st;
+	if (!finish_scripts(cl, &seen))
+		return OPT_ERROR;
+
+	/* DBNAME: -d wins, as in pgbench 17 and later */
+	if (optind < argc)
+	{
+		if (cl->s.conn.dbname == NULL)
+			cl->s.conn.dbname = argv[optind];
+		optind++;
+	}
+	if (!opt_no_more_args(argc, argv))
+		return OPT_ERROR;
+
+	if (cl->init_mode)
+	{
+		if ((seen & BENCH_ONLY) || cl->s.dry_run)
+		{
+			msg_error("some of the specified options cannot be used in initialization (-i) mode");
+			return OPT_ERROR;
+		}
+		return init_settings_finish(&cl->init) ? OPT_OK : OPT_ERROR;
+	}
+	if (seen & INIT_ONLY)
+	{
+		msg_error("some of the specified options cannot be used in benchmarking mode");
+		return OPT_ERROR;
+	}
+	return check_bench_settings(&cl->s) ? OPT_OK : OPT_ERROR;
 }
 
 /* A connection string with a password in it: not shown in the chart's subtitle. */
@@ -857,6 +759,22 @@ may_hold_password(const char *arg)
 		return at != NULL && colon != NULL && colon < at;
 	}
 	return false;
+}
+
+/* The command line for the chart's subtitle, passwords left out. */
+static char *
+command_line_text(int argc, char **argv)
+{
+	strbuf		b;
+	char	   *text;
+
+	strbuf_init(&b);
+	strbuf_puts(&b, msg_progname());
+	for (int i = 1; i < argc; i++)
+		strbuf_printf(&b, " %s", may_hold_password(argv[i]) ? "<conninfo>" : argv[i]);
+	text = strbuf_detach(&b);
+	strbuf_free(&b);
+	return text;
 }
 
 /*
@@ -887,67 +805,61 @@ check_output_paths(const bench_settings *s)
 int
 main(int argc, char **argv)
 {
-	bench_settings settings = {
-		.nclients = 1,
-		.nthreads = 1,
-		.transactions = 0,
-		.mode = QUERY_SIMPLE,
-		.scale = 1,
-		.max_tries = 1,
+	cmdline		cl = {
+		.s = {
+			.nclients = 1,
+			.nthreads = 1,
+			.transactions = 0,
+			.mode = QUERY_SIMPLE,
+			.scale = 1,
+			.max_tries = 1,
+		},
+		.init = INIT_SETTINGS_DEFAULT,
 	};
-	cmdline		cl = {.init = INIT_SETTINGS_DEFAULT};
+	bench_settings *settings = &cl.s;
 	int			status;
 
 	msg_set_progname(argv[0]);
-	settings.defines = vars_new();
-	switch (parse_arguments(argc, argv, &settings, &cl))
+	settings->defines = vars_new();
+	switch (parse_arguments(argc, argv, &cl))
 	{
-		case PARSE_EXIT_OK:
+		case OPT_EXIT_OK:
 			status = 0;
 			goto done;
-		case PARSE_ERROR:
+		case OPT_ERROR:
 			status = 1;
 			goto done;
-		case PARSE_OK:
+		case OPT_OK:
 			break;
 	}
-	settings.conn.application_name = msg_progname();
-	{
-		strbuf		b;
-
-		strbuf_init(&b);
-		strbuf_puts(&b, msg_progname());
-		for (int i = 1; i < argc; i++)
-			strbuf_printf(&b, " %s", may_hold_password(argv[i]) ? "<conninfo>" : argv[i]);
-		settings.command_line = strbuf_detach(&b);
-		strbuf_free(&b);
-	}
+	settings->conn.application_name = msg_progname();
+	settings->command_line = command_line_text(argc, argv);
 	if (cl.init_mode)
-		status = init_run(&cl.init, &settings.conn);
-	else if (settings.dry_run)
-		status = dryrun_run(&settings);
-	else if (!check_output_paths(&settings))
+		status = init_run(&cl.init, &settings->conn);
+	else if (settings->dry_run)
+		status = dryrun_run(settings);
+	else if (!check_output_paths(settings))
 		status = 1;
 	else
 	{
 		bench_results res;
 
-		if (!runner_run(&settings, &res))
+		if (!runner_run(settings, &res))
 			status = 1;
 		else
 		{
-			status = results_finish(&settings, &res);
-			runner_end(&settings, &res);
+			status = results_finish(settings, &res);
+			runner_end(settings, &res);
 		}
 	}
 done:
 	/* every mode, --help and --version too: a lost report is a failure */
 	if (!msg_flush_stdout() && status == 0)
 		status = 1;
-	for (int i = 0; i < settings.nscripts; i++)
-		script_free(settings.scripts[i]);
-	vars_free(settings.defines);
-	free(settings.command_line);
+	for (int i = 0; i < settings->nscripts; i++)
+		script_free(settings->scripts[i]);
+	vars_free(settings->defines);
+	free(settings->command_line);
 	init_settings_free(&cl.init);
 	return status;
 }

@@ -6,21 +6,16 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgtempo/msg.h"
+#include "pgtempo/opt.h"
 #include "pgtempo/parse.h"
 #include "tool.h"
-
-typedef enum parse_status
-{
-	PARSE_OK,					/* run with these settings */
-	PARSE_EXIT_OK,				/* --help or --version was printed */
-	PARSE_ERROR					/* a usage error was reported */
-} parse_status;
 
 /*
  * The --help text, kept in step with the man page.  The page is in section
@@ -89,99 +84,76 @@ parse_clocks(const char *arg, timing_settings *s)
 	return ok;
 }
 
-static parse_status
-parse_arguments(int argc, char **argv, timing_settings *s)
+static opt_status
+handle_duration(const opt_def *def, void *ctx, const char *arg)
 {
-	enum
-	{
-		OPT_HISTOGRAM = 256, OPT_CLOCK, OPT_CROSS_CPU, OPT_JSON
-	};
-	static const struct option long_options[] = {
-		{"duration", required_argument, NULL, 'd'},
-		{"cutoff", required_argument, NULL, 'c'},
-		{"histogram", required_argument, NULL, OPT_HISTOGRAM},
-		{"clock", required_argument, NULL, OPT_CLOCK},
-		{"cross-cpu", no_argument, NULL, OPT_CROSS_CPU},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, '?'},
-		{NULL, 0, NULL, 0}
-	};
-	int			c;
-	int64_t		ival;
+	int64_t		v;
 	char	   *cause = NULL;
 
-	/* -? is also getopt's error return, so take --help/-? first, as PostgreSQL does */
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-?") == 0))
-	{
-		usage();
-		return PARSE_EXIT_OK;
-	}
+	if (!parse_int64(arg, def->label, def->min, def->max, &v, &cause))
+		return opt_fail(cause);
+	((timing_settings *) ctx)->duration_s = (unsigned int) v;
+	return OPT_OK;
+}
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:c:V", long_options, NULL)) != -1)
-	{
-		switch (c)
-		{
-			case 'd':
-				if (!parse_int64(optarg, "-d/--duration", 1, UINT_MAX, &ival, &cause))
-					goto bad_value;
-				s->duration_s = (unsigned int) ival;
-				break;
-			case 'c':
-				if (!parse_double(optarg, "-c/--cutoff", 0, 100, &s->cutoff, &cause))
-					goto bad_value;
-				break;
-			case OPT_HISTOGRAM:
-				if (strcmp(optarg, "us") == 0)
-					s->unit = TIMING_UNIT_US;
-				else if (strcmp(optarg, "ns") == 0)
-					s->unit = TIMING_UNIT_NS;
-				else
-				{
-					msg_error("invalid value \"%s\" for option --histogram: must be us or ns",
-							  optarg);
-					goto usage_error;
-				}
-				break;
-			case OPT_CLOCK:
-				if (!parse_clocks(optarg, s))
-					goto usage_error;
-				break;
-			case OPT_CROSS_CPU:
-				s->cross_cpu = true;
-				break;
-			case OPT_JSON:
-				s->json = true;
-				break;
-			case 'V':
-				printf("pg_test_timing (pgtempo) " PACKAGE_VERSION "\n");
-				return PARSE_EXIT_OK;
-			case '?':
-			case ':':
-				if (parse_getopt_error(c, argv))
-				{
-					usage();
-					return PARSE_EXIT_OK;
-				}
-				goto usage_error;
-			default:
-				goto usage_error;
-		}
-	}
-	if (optind < argc)
-	{
-		msg_error("too many command-line arguments (first is \"%s\")", argv[optind]);
-		goto usage_error;
-	}
-	return PARSE_OK;
+static opt_status
+handle_cutoff(const opt_def *def, void *ctx, const char *arg)
+{
+	char	   *cause = NULL;
 
-bad_value:
-	msg_error("%s", cause);
-	free(cause);
-usage_error:
-	msg_try_help();
-	return PARSE_ERROR;
+	if (!parse_double(arg, def->label, (double) def->min, (double) def->max,
+					  &((timing_settings *) ctx)->cutoff, &cause))
+		return opt_fail(cause);
+	return OPT_OK;
+}
+
+static opt_status
+handle_histogram(const opt_def *def, void *ctx, const char *arg)
+{
+	timing_settings *s = ctx;
+
+	(void) def;
+	if (strcmp(arg, "us") == 0)
+		s->unit = TIMING_UNIT_US;
+	else if (strcmp(arg, "ns") == 0)
+		s->unit = TIMING_UNIT_NS;
+	else
+	{
+		msg_error("invalid value \"%s\" for option --histogram: must be us or ns", arg);
+		return OPT_ERROR;
+	}
+	return OPT_OK;
+}
+
+static opt_status
+handle_clock(const opt_def *def, void *ctx, const char *arg)
+{
+	(void) def;
+	return parse_clocks(arg, ctx) ? OPT_OK : OPT_ERROR;
+}
+
+static const opt_def options[] = {
+	{"duration", 'd', required_argument, handle_duration, 0, 1, UINT_MAX, "-d/--duration"},
+	{"cutoff", 'c', required_argument, handle_cutoff, 0, 0, 100, "-c/--cutoff"},
+	{"histogram", 0, required_argument, handle_histogram},
+	{"clock", 0, required_argument, handle_clock},
+	{"cross-cpu", 0, no_argument, opt_true, offsetof(timing_settings, cross_cpu)},
+	{"json", 0, no_argument, opt_true, offsetof(timing_settings, json)},
+	{"version", 'V', no_argument, opt_version, .label = "pg_test_timing (pgtempo) " PACKAGE_VERSION},
+	{"help", '?', no_argument, NULL},
+};
+
+static opt_status
+parse_arguments(int argc, char **argv, timing_settings *s)
+{
+	static const opt_parser parser = {options, OPT_COUNT(options), usage, true};
+	opt_status	st;
+
+	if (opt_help_first(&parser, argc, argv))
+		return OPT_EXIT_OK;
+	if ((st = opt_parse(&parser, argc, argv, s, NULL)) != OPT_OK)
+		return st;
+	return opt_no_more_args(argc, argv) ? OPT_OK : OPT_ERROR;
 }
 
 int
@@ -192,12 +164,12 @@ main(int argc, char **argv)
 	msg_set_progname(argv[0]);
 	switch (parse_arguments(argc, argv, &settings))
 	{
-		case PARSE_EXIT_OK:
+		case OPT_EXIT_OK:
 			/* --help and --version to a full disk fail too */
 			return msg_flush_stdout() ? 0 : 1;
-		case PARSE_ERROR:
+		case OPT_ERROR:
 			return 1;
-		case PARSE_OK:
+		case OPT_OK:
 			break;
 	}
 	return tool_run(&settings);

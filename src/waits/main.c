@@ -7,23 +7,18 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgtempo/msg.h"
+#include "pgtempo/opt.h"
 #include "pgtempo/parse.h"
 #include "pgtempo/xalloc.h"
 
 #include "options.h"
 #include "waits.h"
-
-typedef enum parse_status
-{
-	PARSE_OK,					/* run with these settings */
-	PARSE_EXIT_OK,				/* --help or --version was printed */
-	PARSE_ERROR					/* a usage error was reported */
-} parse_status;
 
 /* The --help text, kept in step with the man page. */
 static void
@@ -198,201 +193,178 @@ trace_options_ok(const waits_settings *s)
 	return true;
 }
 
-/* Fill the settings from the command line; report usage errors the PostgreSQL way. */
-static parse_status
-parse_arguments(int argc, char **argv, waits_settings *s)
+/* -i, -T, --log-interval, --store-interval: a duration in [min, max] ns. */
+static opt_status
+handle_duration(const opt_def *def, void *ctx, const char *arg)
 {
-	enum
-	{
-		OPT_SOURCE = 256, OPT_INCLUDE_IDLE, OPT_QUERY_TEXT, OPT_PID, OPT_DB, OPT_USER,
-		OPT_APP, OPT_BACKEND_TYPE, OPT_BY, OPT_JSON, OPT_LOG, OPT_LOG_FORMAT,
-		OPT_LOG_INTERVAL, OPT_FOLDED, OPT_CHART, OPT_TOP, OPT_STORE, OPT_STORE_INTERVAL, OPT_STORE_LABEL,
-		OPT_TRACE, OPT_TRACE_FILE,
-		OPT_BLOCKERS
-	};
-	static const struct option long_options[] = {
-		{"interval", required_argument, NULL, 'i'},
-		{"duration", required_argument, NULL, 'T'},
-		{"source", required_argument, NULL, OPT_SOURCE},
-		{"include-idle", no_argument, NULL, OPT_INCLUDE_IDLE},
-		{"query-text", optional_argument, NULL, OPT_QUERY_TEXT},
-		{"pid", required_argument, NULL, OPT_PID},
-		{"db", required_argument, NULL, OPT_DB},
-		{"user", required_argument, NULL, OPT_USER},
-		{"application-name", required_argument, NULL, OPT_APP},
-		{"backend-type", required_argument, NULL, OPT_BACKEND_TYPE},
-		{"by", required_argument, NULL, OPT_BY},
-		{"blockers", required_argument, NULL, OPT_BLOCKERS},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"log", required_argument, NULL, OPT_LOG},
-		{"log-format", required_argument, NULL, OPT_LOG_FORMAT},
-		{"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
-		{"folded", required_argument, NULL, OPT_FOLDED},
-		{"chart", required_argument, NULL, OPT_CHART},
-		{"top", no_argument, NULL, OPT_TOP},
-		{"store", required_argument, NULL, OPT_STORE},
-		{"store-interval", required_argument, NULL, OPT_STORE_INTERVAL},
-		{"store-label", required_argument, NULL, OPT_STORE_LABEL},
-		{"trace", required_argument, NULL, OPT_TRACE},
-		{"trace-file", required_argument, NULL, OPT_TRACE_FILE},
-		{"dbname", required_argument, NULL, 'd'},
-		{"host", required_argument, NULL, 'h'},
-		{"port", required_argument, NULL, 'p'},
-		{"username", required_argument, NULL, 'U'},
-		{"no-password", no_argument, NULL, 'w'},
-		{"password", no_argument, NULL, 'W'},
-		{"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, '?'},
-		{NULL, 0, NULL, 0}
-	};
-	int			c;
-	int64_t		ival;
+	int64_t    *out = (int64_t *) ((char *) ctx + def->field);
+
+	return duration_opt(arg, def->label, def->unit, def->min, def->max, out) ? OPT_OK : OPT_ERROR;
+}
+
+/* --blockers, --query-text=N: a count in [min, max] of def->unit. */
+static opt_status
+handle_count(const opt_def *def, void *ctx, const char *arg)
+{
+	int64_t		v;
+
+	if (arg == NULL)
+		v = WAITS_DEFAULT_QUERY_TEXT;	/* --query-text without a value */
+	else if (!count_opt(arg, def->label, def->unit, def->min, def->max, &v))
+		return OPT_ERROR;
+	*(int *) ((char *) ctx + def->field) = (int) v;
+	return OPT_OK;
+}
+
+/* --db, --user, --application-name: one more value for the filter. */
+static opt_status
+handle_strlist(const opt_def *def, void *ctx, const char *arg)
+{
+	options_strlist_add((waits_strlist *) ((char *) ctx + def->field), arg);
+	return OPT_OK;
+}
+
+static opt_status
+handle_source(const opt_def *def, void *ctx, const char *arg)
+{
 	char	   *cause = NULL;
-	bool		format_given = false;
 
-	/* -? is also getopt's error return, so take --help/-? first, as PostgreSQL does */
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-?") == 0))
-	{
-		usage();
-		return PARSE_EXIT_OK;
-	}
+	(void) def;
+	if (!options_parse_source(arg, &((waits_settings *) ctx)->source, &cause))
+		return opt_fail(cause);
+	return OPT_OK;
+}
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:T:d:h:p:U:wWV", long_options, NULL)) != -1)
+static opt_status
+handle_pids(const opt_def *def, void *ctx, const char *arg)
+{
+	waits_settings *s = ctx;
+	char	   *cause = NULL;
+
+	(void) def;
+	if (!options_parse_pids(arg, &s->pids, &s->npids, &cause))
+		return opt_fail(cause);
+	return OPT_OK;
+}
+
+static opt_status
+handle_backend_types(const opt_def *def, void *ctx, const char *arg)
+{
+	waits_settings *s = ctx;
+	char	   *cause = NULL;
+
+	(void) def;
+	if (!options_parse_backend_types(arg, &s->backend_types, &s->backend_types_all, &cause))
+		return opt_fail(cause);
+	return OPT_OK;
+}
+
+static opt_status
+handle_by(const opt_def *def, void *ctx, const char *arg)
+{
+	waits_settings *s = ctx;
+	char	   *cause = NULL;
+
+	(void) def;
+	if (!options_parse_by(arg, s->by, &s->nby, &cause))
+		return opt_fail(cause);
+	return OPT_OK;
+}
+
+static opt_status
+handle_log_format(const opt_def *def, void *ctx, const char *arg)
+{
+	char	   *cause = NULL;
+
+	(void) def;
+	if (!options_parse_log_format(arg, &((waits_settings *) ctx)->log_format, &cause))
+		return opt_fail(cause);
+	return OPT_OK;
+}
+
+static opt_status
+handle_trace(const opt_def *def, void *ctx, const char *arg)
+{
+	waits_settings *s = ctx;
+	char	   *cause = NULL;
+
+	(void) def;
+	if (!options_parse_trace_pids(arg, &s->trace_pids, &s->ntrace_pids, &cause))
+		return opt_fail(cause);
+	return OPT_OK;
+}
+
+/* opt_def.flags: options whose presence counts later. */
+#define FORMAT_GIVEN	1u			/* --log-format: it needs --log */
+#define INTERVAL_GIVEN	2u			/* -i: the trace polls at it, not every 1ms */
+
+#define F(f)	offsetof(waits_settings, f)
+#define NS_S	((int64_t) NS_PER_S)
+
+static const opt_def options[] = {
+	{"interval", 'i', required_argument, handle_duration, F(interval_ns), 10 * (int64_t) NS_PER_US, 60 * NS_S, "-i/--interval", "ms", INTERVAL_GIVEN},
+	/* a week; a longer run is one without -T, ended by a signal */
+	{"duration", 'T', required_argument, handle_duration, F(duration_ns), (int64_t) NS_PER_MS, 604800 * NS_S, "-T/--duration", "s"},
+	{"source", 0, required_argument, handle_source},
+	{"include-idle", 0, no_argument, opt_true, F(include_idle)},
+	{"query-text", 0, optional_argument, handle_count, F(query_text), 1, 1000000, "--query-text", "characters"},
+	{"pid", 0, required_argument, handle_pids},
+	{"db", 0, required_argument, handle_strlist, F(dbs)},
+	{"user", 0, required_argument, handle_strlist, F(users)},
+	{"application-name", 0, required_argument, handle_strlist, F(apps)},
+	{"backend-type", 0, required_argument, handle_backend_types},
+	{"by", 0, required_argument, handle_by},
+	{"blockers", 0, required_argument, handle_count, F(blockers), 0, 100, "--blockers", "pids"},
+	{"json", 0, no_argument, opt_true, F(json)},
+	{"log", 0, required_argument, opt_strdup, F(log_path)},
+	{"log-format", 0, required_argument, handle_log_format, .flags = FORMAT_GIVEN},
+	{"log-interval", 0, required_argument, handle_duration, F(log_interval_ns), NS_S, 86400 * NS_S, "--log-interval", "s"},
+	{"folded", 0, required_argument, opt_strdup, F(folded_path)},
+	{"chart", 0, required_argument, opt_strdup, F(chart_path)},
+	{"top", 0, no_argument, opt_true, F(top)},
+	{"store", 0, required_argument, opt_strdup, F(store)},
+	{"store-interval", 0, required_argument, handle_duration, F(store_interval_ns), NS_S, 86400 * NS_S, "--store-interval", "s"},
+	{"store-label", 0, required_argument, opt_strdup, F(store_label)},
+	{"trace", 0, required_argument, handle_trace},
+	{"trace-file", 0, required_argument, opt_strdup, F(trace_path)},
+	{"dbname", 'd', required_argument, opt_conn, F(conn)},
+	{"host", 'h', required_argument, opt_conn, F(conn)},
+	{"port", 'p', required_argument, opt_conn, F(conn)},
+	{"username", 'U', required_argument, opt_conn, F(conn)},
+	{"no-password", 'w', no_argument, opt_conn, F(conn)},
+	{"password", 'W', no_argument, opt_conn, F(conn)},
+	{"version", 'V', no_argument, opt_version, .label = "pgtempo-waits (pgtempo) " PACKAGE_VERSION},
+	{"help", '?', no_argument, NULL},
+};
+
+#undef F
+#undef NS_S
+
+/* An output path given as "": the option's error. */
+static bool
+paths_ok(const waits_settings *s)
+{
+	const struct
 	{
-		switch (c)
+		const char *path;
+		const char *name;
+	}			paths[] = {
+		{s->log_path, "--log"}, {s->folded_path, "--folded"}, {s->chart_path, "--chart"},
+	};
+
+	for (size_t i = 0; i < OPT_COUNT(paths); i++)
+		if (paths[i].path != NULL && paths[i].path[0] == '\0')
 		{
-			case 'i':
-				if (!duration_opt(optarg, "-i/--interval", "ms", 10 * (int64_t) NS_PER_US,
-								  60 * (int64_t) NS_PER_S, &s->interval_ns))
-					goto usage_error;
-				s->interval_given = true;
-				break;
-			case 'T':
-				/* a week; a longer run is one without -T, ended by a signal */
-				if (!duration_opt(optarg, "-T/--duration", "s", (int64_t) NS_PER_MS,
-								  604800 * (int64_t) NS_PER_S, &s->duration_ns))
-					goto usage_error;
-				break;
-			case OPT_SOURCE:
-				if (!options_parse_source(optarg, &s->source, &cause))
-					goto bad_value;
-				break;
-			case OPT_INCLUDE_IDLE:
-				s->include_idle = true;
-				break;
-			case OPT_QUERY_TEXT:
-				if (optarg == NULL)
-					s->query_text = WAITS_DEFAULT_QUERY_TEXT;
-				else
-				{
-					if (!count_opt(optarg, "--query-text", "characters", 1, 1000000, &ival))
-						goto usage_error;
-					s->query_text = (int) ival;
-				}
-				break;
-			case OPT_PID:
-				if (!options_parse_pids(optarg, &s->pids, &s->npids, &cause))
-					goto bad_value;
-				break;
-			case OPT_DB:
-				options_strlist_add(&s->dbs, optarg);
-				break;
-			case OPT_USER:
-				options_strlist_add(&s->users, optarg);
-				break;
-			case OPT_APP:
-				options_strlist_add(&s->apps, optarg);
-				break;
-			case OPT_BACKEND_TYPE:
-				if (!options_parse_backend_types(optarg, &s->backend_types,
-												 &s->backend_types_all, &cause))
-					goto bad_value;
-				break;
-			case OPT_BLOCKERS:
-				if (!count_opt(optarg, "--blockers", "pids", 0, 100, &ival))
-					goto usage_error;
-				s->blockers = (int) ival;
-				break;
-			case OPT_BY:
-				if (!options_parse_by(optarg, s->by, &s->nby, &cause))
-					goto bad_value;
-				break;
-			case OPT_JSON:
-				s->json = true;
-				break;
-			case OPT_LOG:
-				free(s->log_path);
-				s->log_path = xstrdup(optarg);
-				break;
-			case OPT_LOG_FORMAT:
-				if (!options_parse_log_format(optarg, &s->log_format, &cause))
-					goto bad_value;
-				format_given = true;
-				break;
-			case OPT_LOG_INTERVAL:
-				if (!duration_opt(optarg, "--log-interval", "s", (int64_t) NS_PER_S,
-								  86400 * (int64_t) NS_PER_S, &s->log_interval_ns))
-					goto usage_error;
-				break;
-			case OPT_FOLDED:
-				free(s->folded_path);
-				s->folded_path = xstrdup(optarg);
-				break;
-			case OPT_CHART:
-				free(s->chart_path);
-				s->chart_path = xstrdup(optarg);
-				break;
-			case OPT_TOP:
-				s->top = true;
-				break;
-			case OPT_STORE:
-				free(s->store);
-				s->store = xstrdup(optarg);
-				break;
-			case OPT_STORE_INTERVAL:
-				if (!duration_opt(optarg, "--store-interval", "s", (int64_t) NS_PER_S,
-								  86400 * (int64_t) NS_PER_S, &s->store_interval_ns))
-					goto usage_error;
-				break;
-			case OPT_STORE_LABEL:
-				free(s->store_label);
-				s->store_label = xstrdup(optarg);
-				break;
-			case OPT_TRACE:
-				if (!options_parse_trace_pids(optarg, &s->trace_pids, &s->ntrace_pids, &cause))
-					goto bad_value;
-				break;
-			case OPT_TRACE_FILE:
-				free(s->trace_path);
-				s->trace_path = xstrdup(optarg);
-				break;
-			case 'V':
-				printf("pgtempo-waits (pgtempo) " PACKAGE_VERSION "\n");
-				return PARSE_EXIT_OK;
-			case '?':
-			case ':':
-				if (parse_getopt_error(c, argv))
-				{
-					usage();
-					return PARSE_EXIT_OK;
-				}
-				goto usage_error;
-			default:
-				/* -d -h -p -U -w -W */
-				if (conn_option(&s->conn, c, optarg))
-					break;
-				goto usage_error;
+			msg_error("invalid value \"\" for option %s", paths[i].name);
+			return false;
 		}
-	}
-	/* a database name may also come as the one argument, as in psql */
-	if (optind < argc && s->conn.dbname == NULL)
-		s->conn.dbname = argv[optind++];
-	if (optind < argc)
-	{
-		msg_error("too many command-line arguments (first is \"%s\")", argv[optind]);
-		goto usage_error;
-	}
+	return true;
+}
+
+/* The options taken together: what needs what. */
+static bool
+check_settings(waits_settings *s, bool format_given)
+{
 	/* all: no filter; none given: the sessions' processes */
 	s->backend_types_given = s->backend_types.n > 0 && !s->backend_types_all;
 	if (s->backend_types_all)
@@ -402,39 +374,41 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 	if (s->log_path == NULL && (format_given || s->log_interval_ns > 0))
 	{
 		msg_error("%s needs --log", format_given ? "--log-format" : "--log-interval");
-		goto usage_error;
+		return false;
 	}
 	if (s->store == NULL && (s->store_interval_ns > 0 || s->store_label != NULL))
 	{
 		msg_error("%s needs --store",
 				  s->store_interval_ns > 0 ? "--store-interval" : "--store-label");
-		goto usage_error;
+		return false;
 	}
-	if (s->log_path != NULL && s->log_path[0] == '\0')
-	{
-		msg_error("invalid value \"\" for option --log");
-		goto usage_error;
-	}
-	if (s->folded_path != NULL && s->folded_path[0] == '\0')
-	{
-		msg_error("invalid value \"\" for option --folded");
-		goto usage_error;
-	}
-	if (s->chart_path != NULL && s->chart_path[0] == '\0')
-	{
-		msg_error("invalid value \"\" for option --chart");
-		goto usage_error;
-	}
-	if (!trace_options_ok(s))
-		goto usage_error;
-	return PARSE_OK;
+	return paths_ok(s) && trace_options_ok(s);
+}
 
-bad_value:
-	msg_error("%s", cause);
-	free(cause);
-usage_error:
-	msg_try_help();
-	return PARSE_ERROR;
+/* Fill the settings from the command line; report usage errors the PostgreSQL way. */
+static opt_status
+parse_arguments(int argc, char **argv, waits_settings *s)
+{
+	static const opt_parser parser = {options, OPT_COUNT(options), usage, true};
+	unsigned	seen = 0;
+	opt_status	st;
+
+	if (opt_help_first(&parser, argc, argv))
+		return OPT_EXIT_OK;
+	if ((st = opt_parse(&parser, argc, argv, s, &seen)) != OPT_OK)
+		return st;
+	s->interval_given = (seen & INTERVAL_GIVEN) != 0;
+	/* a database name may also come as the one argument, as in psql */
+	if (optind < argc && s->conn.dbname == NULL)
+		s->conn.dbname = argv[optind++];
+	if (!opt_no_more_args(argc, argv))
+		return OPT_ERROR;
+	if (!check_settings(s, (seen & FORMAT_GIVEN) != 0))
+	{
+		msg_try_help();
+		return OPT_ERROR;
+	}
+	return OPT_OK;
 }
 
 /* Parse, run, map the outcome to the exit status. */
@@ -448,14 +422,14 @@ main(int argc, char **argv)
 	settings.conn.application_name = "pgtempo-waits";
 	switch (parse_arguments(argc, argv, &settings))
 	{
-		case PARSE_EXIT_OK:
+		case OPT_EXIT_OK:
 			waits_settings_free(&settings);
 			/* --help or --version that did not get out is no success */
 			return msg_flush_stdout() ? WAITS_EXIT_OK : WAITS_EXIT_ERROR;
-		case PARSE_ERROR:
+		case OPT_ERROR:
 			waits_settings_free(&settings);
 			return WAITS_EXIT_ERROR;
-		case PARSE_OK:
+		case OPT_OK:
 			break;
 	}
 	status = waits_run(&settings);

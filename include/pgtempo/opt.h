@@ -1,0 +1,88 @@
+/*
+ * opt.h — command lines as tables.
+ *
+ * A tool describes each option once (long name, short letter, argument,
+ * a small handler, and for the generic handlers the field it fills and
+ * the range it allows); opt_parse() runs getopt_long() over the table
+ * and reports mistakes in PostgreSQL's words (parse.h).  Handlers report
+ * their own errors with msg_error() and return OPT_ERROR.
+ */
+#ifndef PGTEMPO_OPT_H
+#define PGTEMPO_OPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum opt_status
+{
+	OPT_OK,						/* go on */
+	OPT_EXIT_OK,				/* done, with success: --help, --version, -b list */
+	OPT_ERROR					/* a usage error, already reported */
+} opt_status;
+
+typedef struct opt_def opt_def;
+
+/* Handle one option; ctx is the tool's context, arg the value (NULL if none). */
+typedef opt_status (*opt_handler) (const opt_def *def, void *ctx, const char *arg);
+
+struct opt_def
+{
+	const char *name;			/* the long name, without "--" */
+	int			letter;			/* the short letter, or 0 for a long option only */
+	int			has_arg;		/* getopt's no_argument, required_argument, ... */
+	opt_handler handle;			/* NULL only for help ('?'): getopt returns it */
+	size_t		field;			/* generic handlers: offsetof() the field in ctx */
+	int64_t		min;			/* numbers: the range allowed */
+	int64_t		max;
+	const char *label;			/* the option in messages ("-c/--client"); opt_version: its line */
+	const char *unit;			/* the tool's own handlers: a unit for messages */
+	unsigned	flags;			/* the tool's own classes of options, see opt_parse */
+};
+
+typedef struct opt_parser
+{
+	const opt_def *defs;
+	size_t		ndefs;
+	void		(*usage) (void);	/* --help */
+	bool		hint_on_error;	/* a handler's error too ends with "Try ... --help" */
+} opt_parser;
+
+/* The number of elements of a table. */
+#define OPT_COUNT(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * When argv[1] is --help or -?, print the usage and return true.  The
+ * tools look at their first argument for help before anything else, as
+ * PostgreSQL's do, since -? is also getopt's error return.
+ */
+bool		opt_help_first(const opt_parser *p, int argc, char **argv);
+
+/*
+ * Run getopt_long() over argv with the table, calling each option's
+ * handler in command-line order; stops at the first status that is not
+ * OPT_OK.  A bad option, a missing value or --help anywhere is handled
+ * as PostgreSQL's tools do (usage() and OPT_EXIT_OK for help).  The
+ * flags of every option handled are ORed into *seen (when not NULL).
+ * optind is left at the first argument that is not an option.
+ */
+opt_status	opt_parse(const opt_parser *p, int argc, char **argv, void *ctx, unsigned *seen);
+
+/*
+ * Arguments left after the options and the positional ones taken: report
+ * the first with the "Try ... --help" line and return false.
+ */
+bool		opt_no_more_args(int argc, char **argv);
+
+/* Report cause (allocated; freed here) as the error and return OPT_ERROR. */
+opt_status	opt_fail(char *cause);
+
+/* Generic handlers: they work on the field at def->field in ctx. */
+opt_status	opt_true(const opt_def *def, void *ctx, const char *arg);	/* bool = true */
+opt_status	opt_string(const opt_def *def, void *ctx, const char *arg); /* const char * = arg */
+opt_status	opt_strdup(const opt_def *def, void *ctx, const char *arg); /* char * = copy */
+opt_status	opt_int(const opt_def *def, void *ctx, const char *arg);	/* int in [min, max] */
+opt_status	opt_conn(const opt_def *def, void *ctx, const char *arg);	/* conn_opts: -d -h -p -U -w -W */
+opt_status	opt_version(const opt_def *def, void *ctx, const char *arg);	/* prints label */
+
+#endif
