@@ -363,7 +363,7 @@ draw_bar(int y, int x, int w, double frac)
 
 /* Average active sessions of a profile (as report_avg_active). */
 static double
-avg_active(const live_info *info, const wprof *p)
+avg_active(const report_source *info, const wprof *p)
 {
 	if (p->ticks == 0 || info->interval_s <= 0)
 		return 0;
@@ -514,7 +514,7 @@ draw_queries(int y, int maxrows, const wprof *run)
 
 /* Redraw everything once a second; when paused, only the status word. */
 void
-live_draw(const live_info *info, const wprof *run, const wprof *last,
+live_draw(const report_source *info, const wprof *run, const wprof *last,
 		  const sample_health *h)
 {
 	time_t		now = time(NULL);

@@ -35,21 +35,10 @@ typedef enum live_action
 	LIVE_QUIT
 } live_action;
 
-typedef struct live_info
-{
-	const char *server;
-	const char *server_version;
-	const char *source;
-	double		interval_s;
-	double		period_s;
-	report_describe_fn describe;
-	const void *describe_arg;
-} live_info;
-
 /* Take over the terminal; false with *cause if there is none. */
 bool		live_begin(const waits_settings *s, char **cause);
 /* Redraw from the whole run's profile and the last second's. */
-void		live_draw(const live_info *info, const wprof *run, const wprof *last,
+void		live_draw(const report_source *info, const wprof *run, const wprof *last,
 					  const sample_health *h);
 /* Wait for a key or until the monotonic time until_ns; handle keys. */
 live_action live_wait(uint64_t until_ns);

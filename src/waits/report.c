@@ -108,10 +108,10 @@ report_avg_active(const report_info *ri)
 {
 	const wprof *p = ri->p;
 
-	if (p->ticks == 0 || ri->interval_s <= 0)
+	if (p->ticks == 0 || ri->src.interval_s <= 0)
 		return 0;
 	/* backend time sampled over the time the samples cover */
-	return (double) p->active * ri->period_s / ((double) p->ticks * ri->interval_s);
+	return (double) p->active * ri->src.period_s / ((double) p->ticks * ri->src.interval_s);
 }
 
 /* k as a percentage of n (0 when n is 0). */
@@ -161,9 +161,9 @@ text_header(FILE *out, const report_info *ri)
 	char		a[FORMAT_TS_LEN],
 				b[FORMAT_TS_LEN];
 
-	format_seconds(a, ri->interval_s);
+	format_seconds(a, ri->src.interval_s);
 	fprintf(out, "source: %s on PostgreSQL %s (%s), %s %s\n",
-			ri->source, ri->server_version, ri->server,
+			ri->src.source, ri->src.server_version, ri->src.server,
 			ri->in_server ? "read every" : "interval", a);
 	fprintf(out, "sampling: %" PRIu64 " samples in %.2f s (%.2f/s), %" PRIu64 " missed ticks, "
 			"%" PRIu64 " failed; sample query latency p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
@@ -323,8 +323,8 @@ report_text(FILE *out, const report_info *ri)
 	for (int i = 0; i < shown; i++)
 	{
 		int			n = snprintf(est, sizeof(est), "%.3f ± %.3f",
-								 (double) g.g[i].samples * ri->period_s,
-								 wprof_error_s(g.g[i].samples, g.total, ri->period_s));
+								 (double) g.g[i].samples * ri->src.period_s,
+								 wprof_error_s(g.g[i].samples, g.total, ri->src.period_s));
 
 		/* "±" is two bytes and one column */
 		if (n - 1 > west)
@@ -358,8 +358,8 @@ report_text(FILE *out, const report_info *ri)
 
 		for (int c = 0; c < ncols; c++)
 			fprintf(out, "%-*s  ", w[c], report_col_value(gr, &cols[c], buf, sizeof(buf)));
-		snprintf(est, sizeof(est), "%.3f ± %.3f", (double) gr->samples * ri->period_s,
-				 wprof_error_s(gr->samples, g.total, ri->period_s));
+		snprintf(est, sizeof(est), "%.3f ± %.3f", (double) gr->samples * ri->src.period_s,
+				 wprof_error_s(gr->samples, g.total, ri->src.period_s));
 		/* one more byte for the two-byte "±" */
 		fprintf(out, "%*" PRIu64 "  %8.2f  %*s", wsamples, gr->samples, pct(gr->samples, g.total),
 				west + 1, est);
@@ -368,8 +368,8 @@ report_text(FILE *out, const report_info *ri)
 					gr->measured_count);
 		fputc('\n', out);
 
-		if (ri->describe != NULL && gr->key.type != NULL)
-			desc = ri->describe(ri->describe_arg, gr->key.type, gr->key.event);
+		if (ri->src.describe != NULL && gr->key.type != NULL)
+			desc = ri->src.describe(ri->src.describe_arg, gr->key.type, gr->key.event);
 		if (desc != NULL)
 			fprintf(out, "%*s%s\n", indent, "", desc);
 		for (int k = 0; k < gr->nblockers && k < ri->s->blockers; k++)
@@ -464,11 +464,11 @@ report_json(FILE *out, const report_info *ri)
 	json_object_begin(&w);
 	json_kv_string(&w, "tool", "pgtempo-waits");
 	json_kv_string(&w, "version", PACKAGE_VERSION);
-	json_kv_string(&w, "source", ri->source);
-	json_kv_string(&w, "server_version", ri->server_version);
-	json_kv_string(&w, "server", ri->server);
-	json_kv_double(&w, "interval_s", ri->interval_s);
-	json_kv_double(&w, "period_s", ri->period_s);
+	json_kv_string(&w, "source", ri->src.source);
+	json_kv_string(&w, "server_version", ri->src.server_version);
+	json_kv_string(&w, "server", ri->src.server);
+	json_kv_double(&w, "interval_s", ri->src.interval_s);
+	json_kv_double(&w, "period_s", ri->src.period_s);
 	json_kv_bool(&w, "include_idle", ri->s->include_idle);
 	json_key(&w, "backend_types");
 	if (ri->s->backend_types.n == 0)
@@ -573,15 +573,15 @@ report_json(FILE *out, const report_info *ri)
 		json_group_key(&w, ri, gr);
 		json_kv_uint(&w, "samples", gr->samples);
 		json_kv_double(&w, "pct", pct(gr->samples, g.total));
-		json_kv_double(&w, "est_seconds", (double) gr->samples * ri->period_s);
-		json_kv_double(&w, "error_seconds", wprof_error_s(gr->samples, g.total, ri->period_s));
+		json_kv_double(&w, "est_seconds", (double) gr->samples * ri->src.period_s);
+		json_kv_double(&w, "error_seconds", wprof_error_s(gr->samples, g.total, ri->src.period_s));
 		if (p->has_measured)
 		{
 			json_kv_double(&w, "measured_seconds", (double) gr->measured_us / 1e6);
 			json_kv_uint(&w, "measured_count", gr->measured_count);
 		}
-		if (ri->describe != NULL && gr->key.type != NULL)
-			desc = ri->describe(ri->describe_arg, gr->key.type, gr->key.event);
+		if (ri->src.describe != NULL && gr->key.type != NULL)
+			desc = ri->src.describe(ri->src.describe_arg, gr->key.type, gr->key.event);
 		if (desc != NULL)
 			json_kv_string(&w, "description", desc);
 		json_key(&w, "blockers");

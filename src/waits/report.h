@@ -28,21 +28,27 @@
 /* The description of a wait event, or NULL. */
 typedef const char *(*report_describe_fn) (const void *arg, const char *type, const char *event);
 
+/* What was sampled, and how: the heading of the report and of the live view. */
+typedef struct report_source
+{
+	const char *server;			/* host:port */
+	const char *server_version;
+	const char *source;			/* e.g. "pg_stat_activity" */
+	double		interval_s;		/* between samples */
+	double		period_s;		/* backend time one sample stands for */
+	report_describe_fn describe;
+	const void *describe_arg;
+} report_source;
+
 typedef struct report_info
 {
 	const waits_settings *s;
-	const char *source;			/* e.g. "pg_stat_activity" */
-	const char *server_version;
-	const char *server;			/* host:port */
-	double		interval_s;		/* between samples */
-	double		period_s;		/* backend time one sample stands for */
+	report_source src;
 	bool		in_server;		/* the source samples by itself; we read its profile */
 	const sample_health *health;
 	const sample_gap *gaps;
 	int			ngaps;
 	const wprof *p;
-	report_describe_fn describe;
-	const void *describe_arg;
 	bool		gave_up;		/* ended without a connection */
 	const format_store_counts *store;	/* --store's rows, or NULL */
 } report_info;

@@ -1,51 +1,152 @@
 /*
- * sink.h — the history written to files: the --log file (raw rows or
- * interval aggregates, CSV or JSON Lines, with health and gap records)
- * and the --folded flame-graph stacks.
+ * sink.h — every output of a sampling run behind one interface: the
+ * --log file, the --store database, the --folded stacks, the --chart and
+ * the --top live view.  The run (tool.c) keeps a list of the sinks the
+ * settings ask for and drives them all the same way:
+ *
+ *   open     in stages: before connecting (prove a path writable, open
+ *            the log), once connected (the store), just before sampling
+ *            (the live view takes the terminal), once it has started
+ *   rows     each sample's rows: counted in the sink's own profile, and
+ *            handed over raw (batch) once per tick
+ *   interval the sink's interval is over: its profile is handed over and
+ *            reset (--log-interval, --store-interval, a second of chart
+ *            or live view)
+ *   second   once a second: write out, rotate, redraw
+ *   flush    write out now, before something that may take seconds
+ *   close    in stages: sampling is over (the terminal is given back),
+ *            the last interval, then close or write the file; or give up
+ *            (an error before sampling started: nothing is written)
+ *
+ * A sink implements only the calls it needs; the rest are NULL.
  */
 #ifndef PGTEMPO_WAITS_SINK_H
 #define PGTEMPO_WAITS_SINK_H
 
 #include <stdbool.h>
-#include <time.h>
+#include <stdint.h>
 
 #include "format.h"
-#include "logfile.h"
-#include "wprof.h"
+#include "report.h"
 #include "sample.h"
+#include "strpool.h"
 #include "waits.h"
+#include "wprof.h"
 
-typedef struct sink_log
+/* When open is called. */
+typedef enum sink_open_stage
 {
-	bool		active;
-	logfile		lf;
-	waits_log_format fmt;		/* CSV or JSONL */
-	bool		intervals;		/* aggregated interval lines instead of raw rows */
-	bool		include_idle;
-	strbuf		line;
-} sink_log;
+	SINK_CHECK,					/* before connecting: prove a path writable */
+	SINK_OPEN,					/* before connecting: open what is written as it goes */
+	SINK_CONNECTED,				/* the sampled server is known */
+	SINK_BEGIN,					/* sampling is about to start */
+	SINK_STARTED				/* sampling has started */
+} sink_open_stage;
 
-/* Open the log file; false with *cause if it cannot be opened. */
-bool		sink_log_open(sink_log *s, const waits_settings *st, time_t now, char **cause);
-/* Raw mode: one line per counted row of the batch. */
-void		sink_log_batch(sink_log *s, const sample_batch *b);
-/* Interval mode: one line per group of the interval's profile. */
-void		sink_log_interval(sink_log *s, const format_interval *iv, const wprof *p);
-void		sink_log_health(sink_log *s, const sample_health *h);
-void		sink_log_gap(sink_log *s, const sample_gap *g);
-/* --store's row counts, at the end. */
-void		sink_log_store(sink_log *s, const format_store_counts *c);
-/* Once a second: write out, rotate on reopen or when the name's expansion changes. */
-void		sink_log_tick(sink_log *s, time_t now, bool reopen);
-/* Write out what is queued (before something that may take seconds). */
-void		sink_log_flush(sink_log *s);
-/* Close; false if records were lost (reported). */
-bool		sink_log_close(sink_log *s);
+/* When close is called. */
+typedef enum sink_close_stage
+{
+	SINK_STOP,					/* sampling is over */
+	SINK_END,					/* after the last interval: the final records */
+	SINK_CLOSE,					/* close, or write the file */
+	SINK_ABORT					/* no run: close without writing more */
+} sink_close_stage;
 
-/*
- * Write the folded stacks of the profile (sorted lines); false with *cause
- * on an error, the file then ending on a whole line.
- */
-bool		sink_folded_write(const char *path, const wprof *p, char **cause);
+/* What a sleep with the live view up ended with. */
+typedef enum sink_wait_result
+{
+	SINK_WAIT_NONE,				/* no sink waits: the caller sleeps */
+	SINK_WAIT_DONE,
+	SINK_WAIT_QUIT				/* the user asked to end the run */
+} sink_wait_result;
+
+/* What every sink may read: the settings, the whole run, the sampled server. */
+typedef struct sink_run
+{
+	const waits_settings *s;
+	strpool    *pool;
+	const wprof *prof;			/* the whole run's profile */
+	report_source src;			/* set once connected */
+	uint64_t	interval_ns;	/* between samples */
+	uint64_t	t0_ns;			/* monotonic time sampling started */
+	/* the sampler's health now */
+	void		(*health) (void *arg, sample_health *h);
+	void	   *health_arg;
+	/* --store's row counts, set when the store is closed */
+	format_store_counts stored;
+} sink_run;
+
+typedef struct sink sink;
+
+typedef struct sink_ops
+{
+	/* False with *cause when the run cannot go on. */
+	bool		(*open) (sink *k, sink_open_stage stage, char **cause);
+	/* The raw rows of one tick. */
+	void		(*batch) (sink *k, const sample_batch *b);
+	/* The sink's interval is over: iv says which, p holds its rows. */
+	void		(*interval) (sink *k, const format_interval *iv, wprof *p);
+	/* Once a second; reopen: SIGHUP came. */
+	void		(*second) (sink *k, uint64_t now_ns, bool reopen);
+	/* Sampling had a gap, now over (or over at the end). */
+	void		(*gap) (sink *k, const sample_gap *g);
+	void		(*flush) (sink *k);
+	/* Sleep until the monotonic time until_ns, doing the sink's own work meanwhile. */
+	sink_wait_result (*wait) (sink *k, uint64_t until_ns);
+	/* False if the output failed (reported). */
+	bool		(*close) (sink *k, sink_close_stage stage);
+	void		(*free) (sink *k);
+} sink_ops;
+
+struct sink
+{
+	const sink_ops *ops;
+	sink_run   *run;
+	bool		counts_rows;	/* prof counts the rows of every sample */
+	wprof		prof;			/* the rows since the interval began */
+	uint64_t	interval_ns;	/* 0: no intervals */
+	uint64_t	iv_start_us;
+	uint64_t	next_iv_ns;
+};
+
+typedef struct sink_list
+{
+	sink_run	run;
+	sink	  **v;
+	int			n;
+} sink_list;
+
+/* An empty list for these settings and this run profile. */
+void		sinks_init(sink_list *l, const waits_settings *s, strpool *pool, const wprof *prof);
+/* Add every sink the settings ask for, in the order they are opened and closed. */
+void		sinks_add_all(sink_list *l);
+/* Open every sink at this stage; false with *cause at the first that fails. */
+bool		sinks_open(sink_list *l, sink_open_stage stage, char **cause);
+/* Sampling starts at monotonic t0_ns, wall clock t0_us: the intervals begin. */
+void		sinks_start(sink_list *l, uint64_t t0_ns, uint64_t t0_us, bool measured);
+/* Count the rows of a batch; tick: it is a sample (raw rows are written). */
+void		sinks_rows(sink_list *l, const sample_batch *b, bool tick);
+/* Once a second: end the intervals that are due, then each sink's second. */
+void		sinks_second(sink_list *l, uint64_t now_ns, uint64_t now_us, bool reopen);
+void		sinks_gap(sink_list *l, const sample_gap *g);
+void		sinks_flush(sink_list *l);
+sink_wait_result sinks_wait(sink_list *l, uint64_t until_ns);
+/* The end of the run at end_us: the last intervals and records, then close; false if any failed. */
+bool		sinks_finish(sink_list *l, uint64_t end_us);
+/* Sampling is over. */
+void		sinks_stop(sink_list *l);
+/* Close without a run (an error before sampling). */
+void		sinks_abort(sink_list *l);
+void		sinks_free(sink_list *l);
+
+/* For the sinks: a new sink of size bytes (its struct starts with a sink). */
+sink	   *sink_new(sink_list *l, const sink_ops *ops, size_t size);
+
+/* The sinks, each added only when the settings ask for it. */
+void		sink_log_add(sink_list *l);
+void		sink_store_add(sink_list *l);
+void		sink_folded_add(sink_list *l);
+void		sink_chart_add(sink_list *l);
+void		sink_live_add(sink_list *l);
 
 #endif

@@ -26,22 +26,18 @@
 #include "pgtempo/xalloc.h"
 
 #include "format.h"
-#include "live.h"
 #include "options.h"
-#include "waitschart.h"
-#include "wprof.h"
 #include "report.h"
 #include "sample.h"
 #include "sampler.h"
+#include "sink.h"
+#include "strpool.h"
 #include "ticker.h"
 #include "trace.h"
-#include "sink.h"
-#include "store.h"
-#include "strpool.h"
+#include "wprof.h"
 
 #define RECONNECT_FIRST_NS	(100 * NS_PER_MS)
 #define RECONNECT_MAX_NS	(5 * NS_PER_S)
-#define RAW_HEALTH_EVERY_NS	(60 * NS_PER_S)
 
 static volatile sig_atomic_t stop_flag;
 static volatile sig_atomic_t reopen_flag;
@@ -92,30 +88,14 @@ typedef struct run_state
 	sampler		sm;
 	bool		connected;
 	wprof		run;			/* the whole run */
-	wprof		iv_log;			/* the current --log-interval */
-	wprof		iv_store;		/* the current --store-interval */
-	wprof		live_cur;		/* the current second, for the live view */
-	wprof		live_last;		/* the last whole second */
-	wprof		iv_chart;		/* --chart: the current second */
-	wchart		chart;
-	uint64_t	iv_chart_start_us;
-	uint64_t	next_chart_ns;
+	sink_list	out;			/* every output */
 	sample_batch batch;
-	sink_log	log;
-	store		st;
-	bool		live;
-	live_info	linfo;
 	ticker		sc;
 	sample_gap *gaps;
 	int			ngaps;
 	bool		gap_open;
 	uint64_t	t0_ns;
 	uint64_t	last_sample_us;	/* wall clock of the last good sample */
-	uint64_t	iv_log_start_us;
-	uint64_t	iv_store_start_us;
-	uint64_t	next_log_iv_ns;
-	uint64_t	next_store_iv_ns;
-	uint64_t	next_health_ns;
 	struct rusage ru0;
 	double		backend_cpu0;	/* of the current connection */
 	uint64_t	backend_samples0;
@@ -181,6 +161,13 @@ fill_health(run_state *r, sample_health *h)
 			(double) (r->sm.samples - r->backend_samples0);
 }
 
+/* fill_health for the sinks. */
+static void
+sink_health(void *arg, sample_health *h)
+{
+	fill_health(arg, h);
+}
+
 /* Remember where the new connection's backend CPU time starts. */
 static void
 mark_backend_cpu(run_state *r)
@@ -189,7 +176,7 @@ mark_backend_cpu(run_state *r)
 	r->backend_samples0 = r->sm.samples;
 }
 
-/* Count a batch in every profile that wants it, and write it to the raw sinks. */
+/* Count a batch in the run's profile and every sink's, and write it to the raw sinks. */
 static void
 consume(run_state *r, const sample_batch *b, bool tick)
 {
@@ -205,25 +192,10 @@ consume(run_state *r, const sample_batch *b, bool tick)
 		for (int k = 0; k < s->apps.n; k++)
 			r->app_seen[k] |= row->application_name == r->match_apps[k];
 		wprof_add(&r->run, b, row);
-		if (s->log_interval_ns > 0 && s->log_path != NULL)
-			wprof_add(&r->iv_log, b, row);
-		if (s->store_interval_ns > 0 && s->store != NULL)
-			wprof_add(&r->iv_store, b, row);
-		if (r->live)
-			wprof_add(&r->live_cur, b, row);
-		if (s->chart_path != NULL)
-			wprof_add(&r->iv_chart, b, row);
 	}
 	if (tick)
-	{
 		wprof_tick(&r->run, b->ts_us);
-		wprof_tick(&r->iv_log, b->ts_us);
-		wprof_tick(&r->iv_store, b->ts_us);
-		wprof_tick(&r->live_cur, b->ts_us);
-		wprof_tick(&r->iv_chart, b->ts_us);
-		sink_log_batch(&r->log, b);
-		store_add_batch(&r->st, b);
-	}
+	sinks_rows(&r->out, b, tick);
 }
 
 static void
@@ -255,53 +227,6 @@ measure(run_state *r, uint64_t now_us)
 	sampler_history(&r->sm, add_history_wait, r);
 }
 
-/* Write the --log-interval aggregate that ends now, and a health record. */
-static void
-flush_log_interval(run_state *r, uint64_t end_us)
-{
-	format_interval iv;
-	sample_health h;
-
-	iv.start_us = r->iv_log_start_us;
-	iv.end_us = end_us;
-	iv.ticks = r->iv_log.ticks;
-	iv.total = r->iv_log.active;
-	iv.period_s = r->sm.period_s;
-	iv.measured = r->iv_log.has_measured;
-	sink_log_interval(&r->log, &iv, &r->iv_log);
-	fill_health(r, &h);
-	sink_log_health(&r->log, &h);
-	wprof_reset(&r->iv_log);
-	r->iv_log_start_us = end_us;
-}
-
-/* Hand the --store-interval aggregate that ends now to the store. */
-static void
-flush_store_interval(run_state *r, uint64_t end_us)
-{
-	format_interval iv;
-
-	iv.start_us = r->iv_store_start_us;
-	iv.end_us = end_us;
-	iv.ticks = r->iv_store.ticks;
-	iv.total = r->iv_store.active;
-	iv.period_s = r->sm.period_s;
-	iv.measured = r->iv_store.has_measured;
-	store_add_interval(&r->st, &iv, &r->iv_store);
-	wprof_reset(&r->iv_store);
-	r->iv_store_start_us = end_us;
-}
-
-/* Keep the --chart second that ends now. */
-static void
-flush_chart_interval(run_state *r, uint64_t end_us)
-{
-	if (r->iv_chart.ticks > 0 || r->iv_chart.active > 0)
-		wchart_add_interval(&r->chart, (double) end_us / 1e6, &r->iv_chart);
-	wprof_reset(&r->iv_chart);
-	r->iv_chart_start_us = end_us;
-}
-
 /* The connection is gone: start a gap at the last good sample. */
 static void
 open_gap(run_state *r)
@@ -326,7 +251,7 @@ close_gap(run_state *r, uint64_t now_us)
 
 	g->end_us = now_us;
 	r->gap_open = false;
-	sink_log_gap(&r->log, g);
+	sinks_gap(&r->out, g);
 	msg_info("connection restored: sampling resumed after a gap of %.3f s",
 			 (double) (g->end_us - g->start_us) / 1e6);
 }
@@ -367,11 +292,10 @@ take_sample(run_state *r)
 	ticker_done(&r->sc, clock_now_ns());
 }
 
-/* Once a second: logs, intervals, the store, the live view. */
+/* Once a second: the server's names, its measured waits, every sink's second. */
 static void
 housekeeping(run_state *r, uint64_t now_ns)
 {
-	const waits_settings *s = r->s;
 	uint64_t	now_us = clock_wall_us();
 	bool		reopen = reopen_flag != 0;
 
@@ -385,70 +309,24 @@ housekeeping(run_state *r, uint64_t now_ns)
 			free(cause);
 	}
 	measure(r, now_us);
-	if (s->log_interval_ns > 0 && now_ns >= r->next_log_iv_ns)
-	{
-		flush_log_interval(r, now_us);
-		while (r->next_log_iv_ns <= now_ns)
-			r->next_log_iv_ns += (uint64_t) s->log_interval_ns;
-	}
-	else if (s->log_interval_ns == 0 && now_ns >= r->next_health_ns)
-	{
-		sample_health h;
-
-		fill_health(r, &h);
-		sink_log_health(&r->log, &h);
-		r->next_health_ns += RAW_HEALTH_EVERY_NS;
-	}
-	if (s->store_interval_ns > 0 && now_ns >= r->next_store_iv_ns)
-	{
-		flush_store_interval(r, now_us);
-		while (r->next_store_iv_ns <= now_ns)
-			r->next_store_iv_ns += (uint64_t) s->store_interval_ns;
-	}
-	if (s->chart_path != NULL && now_ns >= r->next_chart_ns)
-	{
-		flush_chart_interval(r, now_us);
-		while (r->next_chart_ns <= now_ns)
-			r->next_chart_ns += NS_PER_S;
-	}
-	sink_log_tick(&r->log, time(NULL), reopen);
-	store_kick(&r->st);
-	if (r->live)
-	{
-		wprof		tmp = r->live_last;
-		sample_health h;
-
-		r->live_last = r->live_cur;
-		r->live_cur = tmp;
-		wprof_reset(&r->live_cur);
-		fill_health(r, &h);
-		live_draw(&r->linfo, &r->run, &r->live_last, &h);
-	}
+	sinks_second(&r->out, now_ns, now_us, reopen);
 }
 
-/* Sleep until the monotonic time until_ns, or a key, or a signal. */
+/* Sleep until the monotonic time until_ns, or a key (the live view), or a signal. */
 static void
 wait_until(run_state *r, uint64_t until_ns)
 {
 	struct timespec ts;
 
-	if (r->live)
+	switch (sinks_wait(&r->out, until_ns))
 	{
-		sample_health h;
-
-		switch (live_wait(until_ns))
-		{
-			case LIVE_QUIT:
-				stop_flag = -1;
-				break;
-			case LIVE_REDRAW:
-				fill_health(r, &h);
-				live_draw(&r->linfo, &r->run, &r->live_last, &h);
-				break;
-			case LIVE_NONE:
-				break;
-		}
-		return;
+		case SINK_WAIT_QUIT:
+			stop_flag = -1;
+			return;
+		case SINK_WAIT_DONE:
+			return;
+		case SINK_WAIT_NONE:
+			break;
 	}
 	ts.tv_sec = (time_t) (until_ns / NS_PER_S);
 	ts.tv_nsec = (long) (until_ns % NS_PER_S);
@@ -498,7 +376,7 @@ sample_loop(run_state *r)
 			if (give_up > end_ns)
 				give_up = end_ns;
 			/* reconnecting may take seconds: what the log has queued goes out first */
-			sink_log_flush(&r->log);
+			sinks_flush(&r->out);
 
 			if (sampler_reconnect(&r->sm, give_up, &cause))
 			{
@@ -542,18 +420,12 @@ sample_loop(run_state *r)
 static bool
 open_outputs(run_state *r, char **cause)
 {
-	const waits_settings *s = r->s;
-
 	if (fcntl(STDOUT_FILENO, F_GETFL) < 0)
 	{
 		*cause = xasprintf("standard output is not open: the report could not be written");
 		return false;
 	}
-	if (s->folded_path != NULL && !strbuf_check_writable(s->folded_path, cause))
-		return false;
-	if (s->chart_path != NULL && !strbuf_check_writable(s->chart_path, cause))
-		return false;
-	return sink_log_open(&r->log, s, time(NULL), cause);
+	return sinks_open(&r->out, SINK_CHECK, cause) && sinks_open(&r->out, SINK_OPEN, cause);
 }
 
 /* Intern the --user and --application-name values, to see at the end which matched nothing. */
@@ -630,15 +502,12 @@ finish(run_state *r)
 	uint64_t	end_us;
 	sample_health h;
 	report_info ri;
-	char	   *cause = NULL;
-	bool		outputs_ok = true;
+	bool		outputs_ok;
 	bool		gave_up = r->gap_open;
-	format_store_counts stored;
 	uint64_t	stop_ns;
 
 	measure(r, clock_wall_us());
-	if (r->live)
-		live_end();
+	sinks_stop(&r->out);
 	end_us = clock_wall_us();
 	/* every tick due by the end is accounted for: sampled, missed or in a gap */
 	stop_ns = clock_now_ns();
@@ -649,78 +518,30 @@ finish(run_state *r)
 		/* the gap lasts to the end: its ticks count as gap ticks, in the log and the report */
 		r->gaps[r->ngaps - 1].end_us = end_us;
 		ticker_resume(&r->sc, stop_ns);
-		sink_log_gap(&r->log, &r->gaps[r->ngaps - 1]);
+		sinks_gap(&r->out, &r->gaps[r->ngaps - 1]);
 	}
 	else
 		r->sc.missed += ticker_overdue(&r->sc, stop_ns);
 	/* from here on every health record is this one: elapsed time stops with sampling */
 	fill_health(r, &r->final_health);
 	r->ended = true;
-	if (s->log_interval_ns > 0)
-		flush_log_interval(r, end_us);
-	else
-	{
-		fill_health(r, &h);
-		sink_log_health(&r->log, &h);
-	}
-	if (s->store_interval_ns > 0 && s->store != NULL)
-		flush_store_interval(r, end_us);
-	/* the store's last rows (at most STORE_FINAL_TIMEOUT_NS), and what became of them, in the log */
-	if (!store_close(&r->st))
-		outputs_ok = false;
-	stored.stored = r->st.rows_stored;
-	stored.rejected = r->st.rows_rejected;
-	stored.dropped = r->st.rows_dropped;
-	stored.unsent = r->st.rows_lost;
-	if (s->store != NULL)
-		sink_log_store(&r->log, &stored);
-	if (!sink_log_close(&r->log))
-		outputs_ok = false;
-	if (s->folded_path != NULL && !sink_folded_write(s->folded_path, &r->run, &cause))
-	{
-		msg_error("%s", cause);
-		free(cause);
-		outputs_ok = false;
-	}
-	if (s->chart_path != NULL)
-	{
-		char	   *subtitle = xasprintf("%s, PostgreSQL %s, %s every %.3g ms", r->sm.label,
-										 r->sm.server_version, r->sm.source_detail,
-										 (double) r->sm.interval_ns / 1e6);
-		bool		written;
-
-		flush_chart_interval(r, end_us);
-		written = wchart_write(&r->chart, &r->run, s->chart_path, subtitle, &cause);
-		free(subtitle);
-		if (!written)
-		{
-			msg_error("%s", cause);
-			free(cause);
-			cause = NULL;
-			outputs_ok = false;
-		}
-	}
+	/* the store's last rows get at most STORE_FINAL_TIMEOUT_NS; the log says what became of them */
+	outputs_ok = sinks_finish(&r->out, end_us);
 
 	fill_health(r, &h);
 	memset(&ri, 0, sizeof(ri));
 	ri.s = s;
-	ri.source = r->sm.source_detail;
-	ri.server_version = r->sm.server_version;
-	ri.server = r->sm.label;
-	ri.interval_s = (double) r->sm.interval_ns / 1e9;
+	ri.src = r->out.run.src;
 	ri.in_server = r->sm.source == WAITS_SOURCE_PG_WAIT_SAMPLING;
-	ri.period_s = r->sm.period_s;
 	/* a polled sample after missed ticks stands for the ticks it missed too */
 	if (r->sm.source != WAITS_SOURCE_PG_WAIT_SAMPLING && h.samples > 0 && h.missed > 0)
-		ri.period_s *= (double) (h.samples + h.missed) / (double) h.samples;
+		ri.src.period_s *= (double) (h.samples + h.missed) / (double) h.samples;
 	ri.health = &h;
 	ri.gaps = r->gaps;
 	ri.ngaps = r->ngaps;
 	ri.p = &r->run;
-	ri.describe = describe;
-	ri.describe_arg = &r->sm;
 	ri.gave_up = gave_up;
-	ri.store = s->store != NULL ? &stored : NULL;
+	ri.store = s->store != NULL ? &r->out.run.stored : NULL;
 	if (s->json)
 		report_json(stdout, &ri);
 	else
@@ -762,12 +583,7 @@ free_state(run_state *r)
 {
 	sampler_close(&r->sm);
 	wprof_free(&r->run);
-	wprof_free(&r->iv_log);
-	wprof_free(&r->iv_store);
-	wprof_free(&r->live_cur);
-	wprof_free(&r->live_last);
-	wprof_free(&r->iv_chart);
-	wchart_free(&r->chart);
+	sinks_free(&r->out);
 	sample_batch_free(&r->batch);
 	for (int i = 0; i < r->ngaps; i++)
 		free(r->gaps[i].reason);
@@ -779,6 +595,35 @@ free_state(run_state *r)
 	free(r->match_apps);
 	free(r->app_seen);
 	strpool_free(&r->pool);
+}
+
+/* An error before sampling started: say it, close what was opened; the exit status. */
+static int
+fail_start(run_state *r, char *cause)
+{
+	msg_error("%s", cause);
+	free(cause);
+	sinks_abort(&r->out);
+	free_state(r);
+	return WAITS_EXIT_ERROR;
+}
+
+/* What the sinks and the report say about the sampled server. */
+static void
+describe_source(run_state *r)
+{
+	report_source *src = &r->out.run.src;
+
+	src->server = r->sm.label;
+	src->server_version = r->sm.server_version;
+	src->source = r->sm.source_detail;
+	src->interval_s = (double) r->sm.interval_ns / 1e9;
+	src->period_s = r->sm.period_s;
+	src->describe = describe;
+	src->describe_arg = &r->sm;
+	r->out.run.interval_ns = r->sm.interval_ns;
+	if (r->sm.source == WAITS_SOURCE_PG_STAT_WAIT)
+		r->run.has_measured = true;
 }
 
 /* The whole run: open outputs, connect, sample, finish; returns the exit status. */
@@ -802,76 +647,31 @@ waits_run(const waits_settings *s)
 	install_signals(true);
 	strpool_init(&r.pool);
 	wprof_init(&r.run, s->include_idle);
-	wprof_init(&r.iv_log, s->include_idle);
-	wprof_init(&r.iv_store, s->include_idle);
-	wprof_init(&r.live_cur, s->include_idle);
-	wprof_init(&r.live_last, s->include_idle);
-	wprof_init(&r.iv_chart, s->include_idle);
-	wchart_init(&r.chart, &r.pool);
+	sinks_init(&r.out, s, &r.pool, &r.run);
+	r.out.run.health = sink_health;
+	r.out.run.health_arg = &r;
+	sinks_add_all(&r.out);
 	sample_batch_init(&r.batch);
 	init_matches(&r);
 
 	if (!open_outputs(&r, &cause))
-	{
-		msg_error("%s", cause);
-		free(cause);
-		sink_log_close(&r.log);
-		free_state(&r);
-		return WAITS_EXIT_ERROR;
-	}
+		return fail_start(&r, cause);
 	if (!sampler_open(&r.sm, s, &r.pool, &stop_flag, &cause) ||
 		!check_databases(&r, &cause))
-	{
-		msg_error("%s", cause);
-		free(cause);
-		sink_log_close(&r.log);
-		free_state(&r);
-		return WAITS_EXIT_ERROR;
-	}
+		return fail_start(&r, cause);
 	r.connected = true;
-	if (r.sm.source == WAITS_SOURCE_PG_STAT_WAIT)
-		r.run.has_measured = r.iv_log.has_measured = r.iv_store.has_measured =
-			r.live_cur.has_measured = r.live_last.has_measured = true;
-	if (!store_open(&r.st, s, r.sm.label, &cause))
-	{
-		msg_error("%s", cause);
-		free(cause);
-		sink_log_close(&r.log);
-		free_state(&r);
-		return WAITS_EXIT_ERROR;
-	}
+	describe_source(&r);
+	if (!sinks_open(&r.out, SINK_CONNECTED, &cause))
+		return fail_start(&r, cause);
 	if (stop_flag)
 	{
 		/* interrupted while connecting (a password prompt, a slow server) */
-		msg_error("interrupted before sampling started");
-		store_close(&r.st);
-		sink_log_close(&r.log);
-		free_state(&r);
-		return WAITS_EXIT_ERROR;
+		return fail_start(&r, xstrdup("interrupted before sampling started"));
 	}
 	install_signals(false);
 	announce(&r);
-
-	if (s->top)
-	{
-		if (!live_begin(s, &cause))
-		{
-			msg_error("%s", cause);
-			free(cause);
-			store_close(&r.st);
-			sink_log_close(&r.log);
-			free_state(&r);
-			return WAITS_EXIT_ERROR;
-		}
-		r.live = true;
-		r.linfo.server = r.sm.label;
-		r.linfo.server_version = r.sm.server_version;
-		r.linfo.source = r.sm.source_detail;
-		r.linfo.interval_s = (double) r.sm.interval_ns / 1e9;
-		r.linfo.period_s = r.sm.period_s;
-		r.linfo.describe = describe;
-		r.linfo.describe_arg = &r.sm;
-	}
+	if (!sinks_open(&r.out, SINK_BEGIN, &cause))
+		return fail_start(&r, cause);
 
 #ifdef PR_SET_TIMERSLACK
 	/* a sleeper may wake up to 50 us late by default: much, at thousands of samples a second */
@@ -881,21 +681,11 @@ waits_run(const waits_settings *s)
 	getrusage(RUSAGE_SELF, &r.ru0);
 	r.t0_ns = clock_now_ns();
 	r.last_sample_us = clock_wall_us();
-	r.iv_log_start_us = r.iv_store_start_us = r.last_sample_us;
-	r.next_log_iv_ns = r.t0_ns + (uint64_t) s->log_interval_ns;
-	r.next_store_iv_ns = r.t0_ns + (uint64_t) s->store_interval_ns;
-	r.next_health_ns = r.t0_ns + RAW_HEALTH_EVERY_NS;
-	r.iv_chart_start_us = r.last_sample_us;
-	r.next_chart_ns = r.t0_ns + NS_PER_S;
 	mark_backend_cpu(&r);
 	ticker_init(&r.sc, r.t0_ns, r.sm.interval_ns);
-	if (r.live)
-	{
-		sample_health h;
-
-		fill_health(&r, &h);
-		live_draw(&r.linfo, &r.run, &r.live_last, &h);
-	}
+	sinks_start(&r.out, r.t0_ns, r.last_sample_us, r.run.has_measured);
+	/* nothing fails here: the live view draws, the log's health schedule starts */
+	sinks_open(&r.out, SINK_STARTED, &cause);
 
 	sample_loop(&r);
 	status = finish(&r);

@@ -4,9 +4,9 @@
  *
  * Data flow: one connection → a sample every interval at absolute
  * deadlines (sched) → rows read with libpqtypes (sampler) and classified
- * (sample) → aggregated (profile) and written to the history sinks (sink:
- * log files and folded stacks; store: a PostgreSQL table; live: the
- * ncurses view) → the report at the end (report).
+ * (sample) → aggregated (wprof) and handed to every output through one
+ * interface (sink.h: the log, the store, the folded stacks, the chart,
+ * the live view) → the report at the end (report).
  */
 #ifndef PGTEMPO_WAITS_WAITS_H
 #define PGTEMPO_WAITS_WAITS_H

@@ -1,0 +1,216 @@
+/*
+ * sink_log.c — the --log sink: raw rows or interval aggregates, as CSV
+ * or JSON Lines, with health, gap and store records, written through a
+ * logfile (rotation, write errors, lost-record counts).
+ */
+#include "config.h"
+
+#include "sink.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pgtempo/xalloc.h"
+
+#include "logfile.h"
+#include "options.h"
+
+/* Raw mode: a health record this often (interval mode: one per interval). */
+#define SINK_LOG_HEALTH_EVERY_NS	(60 * NS_PER_S)
+
+typedef struct sink_log
+{
+	sink		base;
+	logfile		lf;
+	waits_log_format fmt;		/* CSV or JSONL */
+	bool		intervals;		/* aggregated interval lines instead of raw rows */
+	bool		include_idle;
+	bool		active;
+	uint64_t	next_health_ns;	/* raw mode: the next health record */
+	strbuf		line;
+} sink_log;
+
+/* Queue the record in the line buffer: the log counts what it loses by record. */
+static void
+emit(sink_log *s)
+{
+	logfile_add(&s->lf, s->line.data, s->line.len);
+	strbuf_reset(&s->line);
+}
+
+/* A health record of the sampler now. */
+static void
+log_health(sink_log *s)
+{
+	sample_health h;
+
+	s->base.run->health(s->base.run->health_arg, &h);
+	if (s->fmt == WAITS_LOG_JSONL)
+		format_health_jsonl(&s->line, &h);
+	else
+		format_health_csv(&s->line, &h);
+	emit(s);
+}
+
+/* Open --log with the header of its format; the raw health records begin. */
+static bool
+log_open(sink *k, sink_open_stage stage, char **cause)
+{
+	sink_log   *s = (sink_log *) k;
+	const waits_settings *st = k->run->s;
+	char	   *line = NULL;
+	bool		ok;
+
+	if (stage == SINK_STARTED)
+		s->next_health_ns = k->run->t0_ns + SINK_LOG_HEALTH_EVERY_NS;
+	if (stage != SINK_OPEN)
+		return true;
+	if (s->fmt == WAITS_LOG_CSV)
+		line = xasprintf("%s\n", s->intervals ? FORMAT_CSV_INTERVAL_HEADER :
+						 FORMAT_CSV_SAMPLE_HEADER);
+	ok = logfile_open(&s->lf, st->log_path, line, time(NULL), cause);
+	free(line);
+	s->active = ok;
+	return ok;
+}
+
+/* Raw mode: one line per counted row. */
+static void
+log_batch(sink *k, const sample_batch *b)
+{
+	sink_log   *s = (sink_log *) k;
+
+	if (s->intervals)
+		return;
+	for (int i = 0; i < b->nrows; i++)
+	{
+		const sample_row *r = &b->rows[i];
+
+		if (!sample_row_counted(r, s->include_idle) || r->samples == 0)
+			continue;
+		if (s->fmt == WAITS_LOG_JSONL)
+			format_sample_jsonl(&s->line, b, r);
+		else
+			format_sample_csv(&s->line, b, r);
+		emit(s);
+	}
+}
+
+/* Interval mode: one line per group of the interval, then a health record. */
+static void
+log_interval(sink *k, const format_interval *iv, wprof *p)
+{
+	sink_log   *s = (sink_log *) k;
+	wprof_groups g;
+
+	wprof_group_by(p, format_interval_dims, format_interval_ndims, 0, &g);
+	for (int i = 0; i < g.n; i++)
+	{
+		if (s->fmt == WAITS_LOG_JSONL)
+			format_interval_jsonl(&s->line, iv, &g.g[i]);
+		else
+			format_interval_csv(&s->line, iv, &g.g[i]);
+		emit(s);
+	}
+	wprof_groups_free(&g);
+	log_health(s);
+}
+
+/* Once a second: raw mode's health record when due; write out, rotate. */
+static void
+log_second(sink *k, uint64_t now_ns, bool reopen)
+{
+	sink_log   *s = (sink_log *) k;
+
+	if (!s->intervals && now_ns >= s->next_health_ns)
+	{
+		log_health(s);
+		s->next_health_ns += SINK_LOG_HEALTH_EVERY_NS;
+	}
+	logfile_tick(&s->lf, time(NULL), reopen);
+}
+
+/* A gap record. */
+static void
+log_gap(sink *k, const sample_gap *g)
+{
+	sink_log   *s = (sink_log *) k;
+
+	if (s->fmt == WAITS_LOG_JSONL)
+		format_gap_jsonl(&s->line, g);
+	else
+		format_gap_csv(&s->line, g);
+	emit(s);
+}
+
+/* Write out what is queued now. */
+static void
+log_flush(sink *k)
+{
+	logfile_flush(&((sink_log *) k)->lf);
+}
+
+/*
+ * The end: raw mode's last health record; then the store's row counts,
+ * and close.  False (and said how many) if records were lost.
+ */
+static bool
+log_close(sink *k, sink_close_stage stage)
+{
+	sink_log   *s = (sink_log *) k;
+	bool		ok;
+
+	if (!s->active)
+		return true;
+	if (stage == SINK_END && !s->intervals)
+		log_health(s);
+	if (stage == SINK_CLOSE && k->run->s->store != NULL)
+	{
+		if (s->fmt == WAITS_LOG_JSONL)
+			format_store_jsonl(&s->line, &k->run->stored);
+		else
+			format_store_csv(&s->line, &k->run->stored);
+		emit(s);
+	}
+	if (stage != SINK_CLOSE && stage != SINK_ABORT)
+		return true;
+	ok = logfile_close(&s->lf);
+	s->active = false;
+	return ok;
+}
+
+static void
+log_free(sink *k)
+{
+	strbuf_free(&((sink_log *) k)->line);
+}
+
+static const sink_ops log_ops = {
+	.open = log_open,
+	.batch = log_batch,
+	.interval = log_interval,
+	.second = log_second,
+	.gap = log_gap,
+	.flush = log_flush,
+	.close = log_close,
+	.free = log_free,
+};
+
+/* --log: raw rows or interval aggregates, with health, gap and store records. */
+void
+sink_log_add(sink_list *l)
+{
+	const waits_settings *st = l->run.s;
+	sink_log   *s;
+
+	if (st->log_path == NULL)
+		return;
+	s = (sink_log *) sink_new(l, &log_ops, sizeof(sink_log));
+	s->fmt = options_log_format_for(st->log_path, st->log_format);
+	s->intervals = st->log_interval_ns > 0;
+	s->include_idle = st->include_idle;
+	s->base.counts_rows = s->intervals;
+	s->base.interval_ns = (uint64_t) st->log_interval_ns;
+	strbuf_init(&s->line);
+}

@@ -1,0 +1,82 @@
+/*
+ * sink_store.c — the --store sink: raw rows or interval aggregates
+ * handed to the store's thread (store.h), its counts kept for the log
+ * and the report.
+ */
+#include "config.h"
+
+#include "sink.h"
+
+#include "store.h"
+
+typedef struct sink_store
+{
+	sink		base;
+	store		st;
+} sink_store;
+
+/* Connect to the store database once the sampled server (the default label) is known. */
+static bool
+store_sink_open(sink *k, sink_open_stage stage, char **cause)
+{
+	if (stage != SINK_CONNECTED)
+		return true;
+	return store_open(&((sink_store *) k)->st, k->run->s, k->run->src.server, cause);
+}
+
+static void
+store_sink_batch(sink *k, const sample_batch *b)
+{
+	store_add_batch(&((sink_store *) k)->st, b);
+}
+
+static void
+store_sink_interval(sink *k, const format_interval *iv, wprof *p)
+{
+	store_add_interval(&((sink_store *) k)->st, iv, p);
+}
+
+/* Once a second the thread sends what is queued. */
+static void
+store_sink_second(sink *k, uint64_t now_ns, bool reopen)
+{
+	store_kick(&((sink_store *) k)->st);
+}
+
+/* Send the last rows (at most STORE_FINAL_TIMEOUT_NS) and keep what became of them. */
+static bool
+store_sink_close(sink *k, sink_close_stage stage)
+{
+	store	   *st = &((sink_store *) k)->st;
+	bool		ok;
+
+	if (stage != SINK_CLOSE && stage != SINK_ABORT)
+		return true;
+	ok = store_close(st);
+	k->run->stored.stored = st->rows_stored;
+	k->run->stored.rejected = st->rows_rejected;
+	k->run->stored.dropped = st->rows_dropped;
+	k->run->stored.unsent = st->rows_lost;
+	return ok;
+}
+
+static const sink_ops store_ops = {
+	.open = store_sink_open,
+	.batch = store_sink_batch,
+	.interval = store_sink_interval,
+	.second = store_sink_second,
+	.close = store_sink_close,
+};
+
+/* --store: rows into a PostgreSQL table, from a thread of its own. */
+void
+sink_store_add(sink_list *l)
+{
+	sink_store *s;
+
+	if (l->run.s->store == NULL)
+		return;
+	s = (sink_store *) sink_new(l, &store_ops, sizeof(sink_store));
+	s->base.interval_ns = (uint64_t) l->run.s->store_interval_ns;
+	s->base.counts_rows = s->base.interval_ns > 0;
+}
