@@ -576,9 +576,9 @@ init_matches(run_state *r)
 static bool
 database_exists(const sampler *sm, const char *name)
 {
-	for (size_t i = 0; i < sm->dbs.cap; i++)
-		if (sm->dbs.slots[i].oid != 0 && sm->dbs.slots[i].name != NULL &&
-			strcmp(sm->dbs.slots[i].name, name) == 0)
+	for (size_t i = 0; i < sm->names.dbs.cap; i++)
+		if (sm->names.dbs.slots[i].oid != 0 && sm->names.dbs.slots[i].name != NULL &&
+			strcmp(sm->names.dbs.slots[i].name, name) == 0)
 			return true;
 	return false;
 }
