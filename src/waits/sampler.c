@@ -30,6 +30,30 @@ synced(sampler *sm, stmt_status st)
 	return (sampler_status) st;
 }
 
+/*
+ * Another statement is to run: read the result of a sample in flight
+ * first, and keep it for sampler_collect().
+ */
+static void
+drain(sampler *sm)
+{
+	if (sm->in_flight && !sm->held)
+	{
+		sm->held_st = stmt_await(&sm->sc, &sm->held_res);
+		sm->held = true;
+	}
+}
+
+/* Forget a sample in flight (the connection is dropped). */
+static void
+forget_flight(sampler *sm)
+{
+	PQclear(sm->held_res);
+	sm->held_res = NULL;
+	sm->held = false;
+	sm->in_flight = false;
+}
+
 /* ---------------------------------------------------------------- statements */
 
 /* A text[] parameter from a string list. */
@@ -121,7 +145,10 @@ build_params(sampler *sm, char **cause)
 bool
 sampler_refresh_names(sampler *sm, char **cause)
 {
-	bool		ok = names_refresh(&sm->names, &sm->sc, sm->pool, cause);
+	bool		ok;
+
+	drain(sm);
+	ok = names_refresh(&sm->names, &sm->sc, sm->pool, cause);
 
 	synced(sm, STMT_OK);
 	return ok;
@@ -535,6 +562,7 @@ void
 sampler_disconnect(sampler *sm)
 {
 	sampler_release(sm);
+	forget_flight(sm);
 	stmt_drop(&sm->sc);
 }
 
@@ -554,17 +582,13 @@ sampler_close(sampler *sm)
 	memset(sm, 0, sizeof(*sm));
 }
 
-/* Run a statement and read its rows in the given mode. */
+/* Read the rows of a sample statement's result (sm->res), count it; t0: when it was sent. */
 static sampler_status
-sample_with(sampler *sm, const char *stmt, rowread_mode mode, sample_batch *b, uint64_t ts_us)
+finish_sample(sampler *sm, stmt_status st, rowread_mode mode, sample_batch *b, uint64_t t0,
+			  bool timed)
 {
-	uint64_t	t0 = clock_now_ns();
-	stmt_status st;
 	char	   *cause = NULL;
 
-	sampler_release(sm);
-	sample_batch_reset(b, ts_us);
-	st = stmt_run(&sm->sc, stmt, NULL, &sm->res);
 	if (st == STMT_OK && !read_rows(sm, sm->res, b, mode, &cause))
 	{
 		stmt_set_error(&sm->sc, cause);
@@ -577,10 +601,64 @@ sample_with(sampler *sm, const char *stmt, rowread_mode mode, sample_batch *b, u
 		sm->failed++;
 	if (st == STMT_OK && mode != ROWREAD_MEASURE_DELTAS)
 	{
-		hist_record(&sm->latency, clock_now_ns() - t0);
+		if (timed)
+			hist_record(&sm->latency, clock_now_ns() - t0);
 		sm->samples++;
 	}
 	return synced(sm, st);
+}
+
+/* Run a statement and read its rows in the given mode. */
+static sampler_status
+sample_with(sampler *sm, const char *stmt, rowread_mode mode, sample_batch *b, uint64_t ts_us)
+{
+	uint64_t	t0 = clock_now_ns();
+	stmt_status st;
+
+	drain(sm);
+	sampler_release(sm);
+	sample_batch_reset(b, ts_us);
+	st = stmt_run(&sm->sc, stmt, NULL, &sm->res);
+	return finish_sample(sm, st, mode, b, t0, true);
+}
+
+/* Send the sample of one tick; sampler_collect() reads it. */
+sampler_status
+sampler_send(sampler *sm, uint64_t ts_us)
+{
+	stmt_status st;
+
+	drain(sm);
+	if (sm->in_flight)
+		return SAMPLER_OK;		/* the caller collects first; never two in flight */
+	st = stmt_send(&sm->sc, SAMPLE_STMT, NULL);
+	if (st == STMT_OK)
+	{
+		sm->in_flight = true;
+		sm->flight_ts_us = ts_us;
+	}
+	else if (st == STMT_ERROR)
+		sm->failed++;
+	return synced(sm, st);
+}
+
+/* Collect the sample sent last (not timed: when its rows came is not known). */
+sampler_status
+sampler_collect(sampler *sm, sample_batch *b)
+{
+	stmt_status st;
+
+	sampler_release(sm);
+	sample_batch_reset(b, sm->flight_ts_us);
+	if (!sm->in_flight)
+		return SAMPLER_OK;
+	drain(sm);
+	st = sm->held_st;
+	sm->res = sm->held_res;
+	sm->held_res = NULL;
+	sm->held = false;
+	sm->in_flight = false;
+	return finish_sample(sm, st, sm->src->mode, b, 0, false);
 }
 
 /* Take the sample of one tick. */
@@ -598,6 +676,7 @@ sampler_history(sampler *sm, sampler_wait_fn fn, void *arg)
 
 	if (!sm->history)
 		return SAMPLER_OK;
+	drain(sm);
 	st = source_psw_history(&sm->sc, &sm->caps, &sm->opts, sm->pool, &sm->history_since_us,
 							fn, arg);
 	if (st == STMT_ERROR)

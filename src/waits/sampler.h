@@ -74,6 +74,11 @@ typedef struct sampler
 	bool		history;		/* pg_stat_wait_history is read */
 	bool		history_baseline;	/* history_since_us has been set */
 	int64_t		history_since_us;	/* its newest sample_ts read so far; -1: none */
+	bool		in_flight;		/* a sample was sent (sampler_send) and not collected */
+	bool		held;			/* its result was read, to run another statement */
+	stmt_status held_st;
+	PGresult   *held_res;
+	uint64_t	flight_ts_us;	/* the wall clock it was sent at: its timestamp */
 	hist		latency;		/* sample statement latency, ns */
 	uint64_t	samples;
 	uint64_t	failed;
@@ -133,6 +138,24 @@ sampler_connected(const sampler *sm)
  * point into the result, valid until the next call or sampler_release().
  */
 sampler_status sampler_sample(sampler *sm, sample_batch *b, uint64_t ts_us);
+
+/*
+ * The same in two steps, so that the sampler wakes once per sample: send
+ * the sampling statement at the tick (ts_us, the sample's time), and at
+ * the next wake-up collect its rows into b (reset to ts_us).  Collecting
+ * waits for the result if it is not there yet; statements run in between
+ * (names, measures, history) read it first and keep it.  Only samples
+ * taken with sampler_sample() count in the latency.
+ */
+sampler_status sampler_send(sampler *sm, uint64_t ts_us);
+sampler_status sampler_collect(sampler *sm, sample_batch *b);
+
+/* Is a sample sent and not collected? */
+static inline bool
+sampler_in_flight(const sampler *sm)
+{
+	return sm->in_flight;
+}
 
 /* pg_stat_wait only: the measured wait time and counts since the last call, as rows of b. */
 sampler_status sampler_measure(sampler *sm, sample_batch *b, uint64_t ts_us);
