@@ -6,6 +6,7 @@
 #include "query.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "options.h"
 #include "waits.h"
@@ -17,18 +18,6 @@ const char	query_detect_sql[] =
 " AND to_regclass('pg_stat_wait_profile') IS NOT NULL,"
 " current_user::text,"
 " to_regclass('pg_stat_wait_history') IS NOT NULL";
-
-/* exact: epoch seconds are numeric from PostgreSQL 14, and doubles with microsecond room before */
-#define EPOCH_US(ts) "round(extract(epoch FROM " ts ") * 1000000)::int8"
-
-const char	query_pg_stat_wait_history_last_sql[] =
-"SELECT " EPOCH_US("max(sample_ts)") " FROM pg_stat_wait_history";
-
-const char	query_pws_period_sql[] =
-"SELECT current_setting('pg_wait_sampling.profile_period', true)";
-
-const char	query_pws_probe_sql[] =
-"SELECT count(*) FROM pg_wait_sampling_profile";
 
 const char	query_wait_events_sql[] =
 "SELECT type, name, description FROM pg_catalog.pg_wait_events";
@@ -122,8 +111,8 @@ backend_type_expr(const query_caps *c)
  * The session context columns (backend_start .. client_addr, and state)
  * of activity row "a"; without with_addr, client_addr is NULL.
  */
-static void
-context_columns(strbuf *sb, const query_caps *c, const query_opts *o, bool with_addr)
+void
+query_context_columns(strbuf *sb, const query_caps *c, const query_opts *o, bool with_addr)
 {
 	strbuf_printf(sb, " %s, %s, %s, %s, %s, %s, a.state,",
 				  col(o, QUERY_OMIT_BACKEND_START, "a.backend_start", "NULL::timestamptz"),
@@ -136,8 +125,8 @@ context_columns(strbuf *sb, const query_caps *c, const query_opts *o, bool with_
 }
 
 /* The leader_pid column of activity row "a". */
-static const char *
-leader_column(const query_caps *c, const query_opts *o)
+const char *
+query_leader_column(const query_caps *c, const query_opts *o)
 {
 	return c->leader_pid ? col(o, QUERY_OMIT_LEADER_PID, "a.leader_pid", "NULL::int4") :
 		"NULL::int4";
@@ -148,8 +137,8 @@ leader_column(const query_caps *c, const query_opts *o)
  * query text: always with all_cols, else only when asked for (the
  * statement may end there).
  */
-static void
-activity_tail_columns(strbuf *sb, const query_caps *c, const query_opts *o,
+void
+query_activity_tail_columns(strbuf *sb, const query_caps *c, const query_opts *o,
 					  const char *wait_type, bool all_cols)
 {
 	query_params p;
@@ -160,7 +149,7 @@ activity_tail_columns(strbuf *sb, const query_caps *c, const query_opts *o,
 				  " CASE WHEN %s = 'Lock' THEN pg_catalog.pg_blocking_pids(a.pid) END,"
 				  " a.query = '<insufficient privilege>'",
 				  c->query_id ? "a.query_id" : "NULL::int8",
-				  leader_column(c, o),
+				  query_leader_column(c, o),
 				  wait_type);
 	if (p.query_len > 0)
 		strbuf_printf(sb, ", left(a.query, $%d::int4)", p.query_len);
@@ -169,8 +158,8 @@ activity_tail_columns(strbuf *sb, const query_caps *c, const query_opts *o,
 }
 
 /* The query text column of a source without query texts. */
-static void
-no_query_column(strbuf *sb, const query_opts *o)
+void
+query_no_query_column(strbuf *sb, const query_opts *o)
 {
 	query_params p;
 
@@ -188,8 +177,8 @@ no_query_column(strbuf *sb, const query_opts *o)
  * only the filters in use appear.  Databases and users are matched by
  * name through the catalogs, so one created during the run is found.
  */
-static void
-filters(strbuf *sb, const query_caps *c, const query_opts *o, const char *pid_expr,
+void
+query_filters(strbuf *sb, const query_caps *c, const query_opts *o, const char *pid_expr,
 		const char *keep_cond)
 {
 	query_params p;
@@ -228,104 +217,31 @@ filters(strbuf *sb, const query_caps *c, const query_opts *o, const char *pid_ex
 		strbuf_printf(sb, " AND %s", keep_cond);
 }
 
-/*
- * The statement that samples pg_stat_activity, from the function under
- * the view.  Before 10 the view joined the catalogs with inner joins,
- * which hid processes without a database (the autovacuum launcher):
- * they are left out the same way.
- */
+/* Not idle: the keep condition of a source whose rows have no state. */
 void
-query_activity_sql(strbuf *sb, const query_caps *c, const query_opts *o)
+query_keep_waiting(char *buf, size_t size, const char *type_col, const char *event_col)
 {
-	strbuf_puts(sb, "SELECT a.pid,");
-	context_columns(sb, c, o, true);
-	strbuf_puts(sb, " a.wait_event_type, a.wait_event,");
-	/* one sample per row, no measured time: the last columns are left out */
-	activity_tail_columns(sb, c, o, "a.wait_event_type", false);
-	strbuf_puts(sb, " FROM pg_catalog.pg_stat_get_activity(NULL) a");
-	filters(sb, c, o, "a.pid",
-			"a.state IS DISTINCT FROM 'idle' AND a.wait_event_type IS DISTINCT FROM 'Activity'");
-	if (!c->backend_type)
-		strbuf_puts(sb, " AND a.datid <> 0");
+	snprintf(buf, size, "NOT coalesce(%s = 'Activity' OR (%s = 'Client' AND %s = 'ClientRead'),"
+			 " false)", type_col, type_col, event_col);
 }
 
-/* The statement that reads pg_wait_sampling's cumulative profile. */
+/* A cumulative in-server profile joined with the session context. */
 void
-query_pg_wait_sampling_sql(strbuf *sb, const query_caps *c, const query_opts *o)
+query_cumulative_sql(strbuf *sb, const query_caps *c, const query_opts *o,
+					 const query_cumulative *q)
 {
-	strbuf_puts(sb, "SELECT p.pid,");
-	context_columns(sb, c, o, true);
-	strbuf_printf(sb,
-				  " p.event_type::text, p.event::text, p.queryid::int8, %s,"
-				  " NULL::int4[], false,",
-				  leader_column(c, o));
-	no_query_column(sb, o);
-	strbuf_puts(sb, " p.count::int8, NULL::int8"
-				" FROM pg_wait_sampling_profile p"
-				" LEFT JOIN pg_catalog.pg_stat_get_activity(NULL) a ON a.pid = p.pid");
-	/* the profile has no state: waiting for the client counts as idle */
-	filters(sb, c, o, "p.pid",
-			"NOT coalesce(p.event_type = 'Activity'"
-			" OR (p.event_type = 'Client' AND p.event = 'ClientRead'), false)");
-}
+	char		keep[256];
+	char		pid[64];
 
-/* The statement that samples pg_stat_activity with the current waits of pg_stat_wait_current. */
-void
-query_pg_stat_wait_current_sql(strbuf *sb, const query_caps *c, const query_opts *o)
-{
-	const char *type = "CASE WHEN w.class_name IS NOT NULL THEN w.class_name::text"
-		" ELSE a.wait_event_type END";
-
-	strbuf_puts(sb, "SELECT a.pid,");
-	context_columns(sb, c, o, true);
-	strbuf_printf(sb, " %s, CASE WHEN w.class_name IS NOT NULL THEN w.event_name::text"
-				  " ELSE a.wait_event END,", type);
-	activity_tail_columns(sb, c, o, type, true);
-	strbuf_puts(sb, ", 1::int8, w.wait_time::int8 FROM pg_catalog.pg_stat_get_activity(NULL) a"
-				" LEFT JOIN pg_stat_wait_current w ON w.pid = a.pid");
-	filters(sb, c, o, "a.pid",
-			"NOT coalesce(a.state = 'idle' OR (w.class_name IS NULL AND a.wait_event_type = 'Activity'),"
-			" false)");
-	if (!c->backend_type)
-		strbuf_puts(sb, " AND a.datid <> 0");
-}
-
-/* The statement that reads the waits pg_stat_wait_history recorded since since_us. */
-void
-query_pg_stat_wait_history_sql(strbuf *sb, const query_caps *c, const query_opts *o,
-							   int64_t since_us)
-{
-	strbuf_puts(sb, "SELECT h.class_name::text, h.event_name::text, h.wait_time::int8, "
-				EPOCH_US("h.sample_ts")
-				" FROM pg_stat_wait_history h"
-				" LEFT JOIN pg_catalog.pg_stat_get_activity(NULL) a ON a.pid = h.pid");
-	filters(sb, c, o, "h.pid",
-			"NOT coalesce(h.class_name = 'Activity'"
-			" OR (h.class_name = 'Client' AND h.event_name = 'ClientRead'), false)");
-	/* our own number, not user input: exact as an interval of microseconds */
-	if (since_us >= 0)
-		strbuf_printf(sb, " AND h.sample_ts > 'epoch'::timestamptz + %" PRId64
-					  " * interval '1 microsecond'", since_us);
-	else
-		strbuf_puts(sb, " AND h.sample_ts IS NOT NULL");	/* it would be read every time */
-	strbuf_puts(sb, " ORDER BY h.sample_ts");
-}
-
-/* The statement that reads pg_stat_wait_profile's cumulative time and counts. */
-void
-query_pg_stat_wait_profile_sql(strbuf *sb, const query_caps *c, const query_opts *o)
-{
-	strbuf_puts(sb, "SELECT s.pid::int4,");
-	context_columns(sb, c, o, false);
-	strbuf_printf(sb,
-				  " s.class_name::text, s.event_name::text, NULL::int8, %s,"
-				  " NULL::int4[], false,",
-				  leader_column(c, o));
-	no_query_column(sb, o);
-	strbuf_puts(sb, " s.wait_count::int8, s.wait_time::int8"
-				" FROM pg_stat_wait_profile s"
-				" LEFT JOIN pg_catalog.pg_stat_get_activity(NULL) a ON a.pid = s.pid");
-	filters(sb, c, o, "s.pid",
-			"NOT coalesce(s.class_name = 'Activity'"
-			" OR (s.class_name = 'Client' AND s.event_name = 'ClientRead'), false)");
+	strbuf_printf(sb, "SELECT %s,", q->pid);
+	query_context_columns(sb, c, o, q->with_addr);
+	strbuf_printf(sb, " %s::text, %s::text, %s, %s, NULL::int4[], false,",
+				  q->type_col, q->event_col, q->query_id, query_leader_column(c, o));
+	query_no_query_column(sb, o);
+	strbuf_printf(sb, " %s, %s FROM %s %s"
+				  " LEFT JOIN pg_catalog.pg_stat_get_activity(NULL) a ON a.pid = %s.pid",
+				  q->count, q->time, q->table, q->alias, q->alias);
+	snprintf(pid, sizeof(pid), "%s.pid", q->alias);
+	query_keep_waiting(keep, sizeof(keep), q->type_col, q->event_col);
+	query_filters(sb, c, o, pid, keep);
 }

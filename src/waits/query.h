@@ -32,6 +32,7 @@
 #define PGTEMPO_WAITS_QUERY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pgtempo/strbuf.h"
@@ -121,32 +122,53 @@ typedef struct query_caps
 
 void		query_caps_init(query_caps *c, int server_version);
 
-/* Poll pg_stat_activity. */
-void		query_activity_sql(strbuf *sb, const query_caps *c, const query_opts *o);
-/* Read pg_wait_sampling's cumulative profile (QUERY_COL_COUNT), with session context. */
-void		query_pg_wait_sampling_sql(strbuf *sb, const query_caps *c, const query_opts *o);
-/* Poll pg_stat_activity with the current waits of pg_stat_wait_current. */
-void		query_pg_stat_wait_current_sql(strbuf *sb, const query_caps *c, const query_opts *o);
-/* Read pg_stat_wait_profile: cumulative wait_count (QUERY_COL_COUNT) and wait_time. */
-void		query_pg_stat_wait_profile_sql(strbuf *sb, const query_caps *c, const query_opts *o);
-
 /*
- * Read the waits pg_stat_wait_history recorded after since_us (microseconds
- * since the Unix epoch; < 0: all of them), oldest first: class_name,
- * event_name, wait_time (int8, microseconds), sample_ts (int8, microseconds
- * since the epoch).  The filters' parameters are the sampling statement's.
+ * Pieces of the sources' statements (source.h), over activity row "a" =
+ * pg_stat_get_activity(NULL): the session context columns (backend_start
+ * .. client_addr, and state; without with_addr, client_addr is NULL) ...
  */
-void		query_pg_stat_wait_history_sql(strbuf *sb, const query_caps *c, const query_opts *o,
-										   int64_t since_us);
-/* The newest sample_ts of pg_stat_wait_history (int8 microseconds), NULL if it is empty. */
-extern const char query_pg_stat_wait_history_last_sql[];
+void		query_context_columns(strbuf *sb, const query_caps *c, const query_opts *o,
+								  bool with_addr);
+/* ... the leader_pid column ... */
+const char *query_leader_column(const query_caps *c, const query_opts *o);
+/*
+ * ... query_id, leader_pid, blockers and hidden, and the query text: always
+ * with all_cols, else only when asked for (the statement may end there) ...
+ */
+void		query_activity_tail_columns(strbuf *sb, const query_caps *c, const query_opts *o,
+										const char *wait_type, bool all_cols);
+/* ... the query text column of a source without query texts ... */
+void		query_no_query_column(strbuf *sb, const query_opts *o);
+/*
+ * ... and the WHERE clause: pid_expr is the pid column to filter on,
+ * keep_cond says which rows are not idle (added unless idle rows are
+ * wanted), and only the filters in use appear.
+ */
+void		query_filters(strbuf *sb, const query_caps *c, const query_opts *o,
+						  const char *pid_expr, const char *keep_cond);
+
+/* The keep condition of rows without a state: not an Activity or Client/ClientRead wait. */
+void		query_keep_waiting(char *buf, size_t size, const char *type_col, const char *event_col);
+
+/* A cumulative in-server profile (table alias) read with the session context of its pids. */
+typedef struct query_cumulative
+{
+	const char *table;			/* e.g. "pg_wait_sampling_profile" */
+	const char *alias;			/* its alias, e.g. "p" */
+	const char *pid;			/* the pid column as selected, e.g. "p.pid" */
+	bool		with_addr;		/* client_addr from the activity row */
+	const char *type_col;		/* wait event type, e.g. "p.event_type" */
+	const char *event_col;
+	const char *query_id;		/* an int8 expression */
+	const char *count;			/* int8: cumulative samples or waits */
+	const char *time;			/* int8: cumulative µs, or NULL::int8 */
+} query_cumulative;
+
+void		query_cumulative_sql(strbuf *sb, const query_caps *c, const query_opts *o,
+								 const query_cumulative *q);
 
 /* What the server offers: version, pg_wait_sampling's version, the pg_stat_wait views. */
 extern const char query_detect_sql[];
-/* pg_wait_sampling's profile period in ms (text), or NULL. */
-extern const char query_pws_period_sql[];
-/* Does pg_wait_sampling work (is it loaded)? */
-extern const char query_pws_probe_sql[];
 /* Wait event descriptions (17+): type, name, description. */
 extern const char query_wait_events_sql[];
 /* The names of databases ('d') and roles ('u'): kind, oid, name. */

@@ -8,10 +8,9 @@
  * connection; the filters are bound as parameters and results are read
  * in binary with libpqtypes (int4 pids, timestamptz, text, int4[]).
  *
- * Sources: pg_stat_activity (polled), pg_wait_sampling's profile (its
- * cumulative counts are turned into deltas per poll) or the pg_stat_wait
- * views of patched servers (current waits polled; measured wait time and
- * counts from pg_stat_wait_profile as deltas).
+ * The sources (source.h) build the statements; the statements run through
+ * stmt.h with a deadline each, their rows are read by rowread.h, and
+ * database and user oids are named by names.h.
  */
 #ifndef PGTEMPO_WAITS_SAMPLER_H
 #define PGTEMPO_WAITS_SAMPLER_H
@@ -26,53 +25,22 @@
 #include "pgtempo/clock.h"
 #include "pgtempo/hist.h"
 
+#include "names.h"
 #include "query.h"
+#include "rowread.h"
 #include "sample.h"
+#include "source.h"
+#include "stmt.h"
 #include "strpool.h"
 #include "waits.h"
 
 typedef enum sampler_status
 {
-	SAMPLER_OK,
-	SAMPLER_ERROR,				/* the statement failed; the connection is fine */
-	SAMPLER_LOST,				/* the connection is gone, or was dropped: no answer in time */
-	SAMPLER_INTERRUPTED			/* a stop was requested while waiting */
+	SAMPLER_OK = STMT_OK,
+	SAMPLER_ERROR = STMT_ERROR, /* the statement failed; the connection is fine */
+	SAMPLER_LOST = STMT_LOST,	/* the connection is gone, or was dropped: no answer in time */
+	SAMPLER_INTERRUPTED = STMT_INTERRUPTED	/* a stop was requested while waiting */
 } sampler_status;
-
-/* Cumulative counters of an in-server profile, to turn them into deltas. */
-typedef struct sampler_cum
-{
-	int32_t		pid;
-	const char *type;
-	const char *event;
-	int64_t		query_id;
-	int64_t		count;
-	int64_t		time_us;
-	bool		used;
-} sampler_cum;
-
-typedef struct sampler_cums
-{
-	sampler_cum *cells;
-	size_t		cap;
-	size_t		n;
-	bool		baseline;		/* the first read has been taken */
-} sampler_cums;
-
-/* The name of a database or role by oid, NULL if it has none (dropped). */
-typedef struct sampler_name
-{
-	uint32_t	oid;			/* 0: free slot */
-	const char *name;			/* interned */
-} sampler_name;
-
-/* Names by oid, filled from the catalogs when an oid is not known yet. */
-typedef struct sampler_names
-{
-	sampler_name *slots;
-	size_t		cap;			/* a power of two */
-	size_t		n;
-} sampler_names;
 
 typedef struct sampler_desc
 {
@@ -85,11 +53,8 @@ typedef struct sampler
 {
 	const waits_settings *s;
 	strpool    *pool;
-	volatile sig_atomic_t *stop;	/* set by a signal handler: give up waiting */
-	uint64_t	end_ns;			/* the run's end (monotonic): no statement waits past it */
-	uint64_t	sent_ns;		/* when the statement in flight was sent */
-	PGconn	   *conn;
-	PGparam    *param;			/* NULL when the statements take no parameters */
+	stmt_conn	sc;				/* the connection and the statement in flight */
+	const source_ops *src;		/* the source in use */
 	query_caps	caps;
 	query_opts	opts;
 	waits_source source;		/* resolved: never AUTO after sampler_open() */
@@ -102,21 +67,24 @@ typedef struct sampler
 	int			backend_pid;
 	bool		backend_local;	/* our backend's /proc entry is readable */
 	PGresult   *res;			/* the last sample's rows point into it */
-	sampler_cums cum;			/* pg_wait_sampling_profile / pg_stat_wait_profile */
-	sampler_names dbs;			/* database names by oid */
-	sampler_names roles;		/* user names by oid */
-	uint64_t	names_loaded_ns;	/* when the names were last read */
+	rowread_cums cum;			/* pg_wait_sampling_profile / pg_stat_wait_profile */
+	names_cache names;			/* database and user names by oid */
 	sampler_desc *descs;		/* pg_wait_events (17+) */
 	int			ndescs;
 	bool		history;		/* pg_stat_wait_history is read */
 	bool		history_baseline;	/* history_since_us has been set */
 	int64_t		history_since_us;	/* its newest sample_ts read so far; -1: none */
+	bool		in_flight;		/* a sample was sent (sampler_send) and not collected */
+	bool		held;			/* its result was read, to run another statement */
+	stmt_status held_st;
+	PGresult   *held_res;
+	uint64_t	flight_ts_us;	/* the wall clock it was sent at: its timestamp */
 	hist		latency;		/* sample statement latency, ns */
 	uint64_t	samples;
 	uint64_t	failed;
 	uint64_t	hidden_rows;
 	bool		hidden_warned;
-	char	   *last_error;		/* of the last failed statement */
+	const char *last_error;		/* of the last failed statement (sc's) */
 } sampler;
 
 /*
@@ -128,10 +96,10 @@ typedef struct sampler
  * second after its end whatever the server does.  After a stop request a
  * statement in flight gets SAMPLER_MIN_WAIT_NS more.
  */
-#define SAMPLER_STATEMENT_TIMEOUT_NS	(10 * NS_PER_S)
+#define SAMPLER_STATEMENT_TIMEOUT_NS	STMT_TIMEOUT_NS
 #define SAMPLER_CONNECT_TIMEOUT_NS		(10 * NS_PER_S)
-#define SAMPLER_MIN_WAIT_NS				(500 * NS_PER_MS)
-#define SAMPLER_CANCEL_NS				(500 * NS_PER_MS)
+#define SAMPLER_MIN_WAIT_NS				STMT_MIN_WAIT_NS
+#define SAMPLER_CANCEL_NS				STMT_CANCEL_NS
 
 /*
  * Connect (prompting for a password if needed), find the server's
@@ -145,7 +113,7 @@ bool		sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
 static inline void
 sampler_set_end(sampler *sm, uint64_t end_ns)
 {
-	sm->end_ns = end_ns;
+	sm->sc.end_ns = end_ns;
 }
 
 /*
@@ -162,7 +130,7 @@ void		sampler_close(sampler *sm);
 static inline bool
 sampler_connected(const sampler *sm)
 {
-	return sm->conn != NULL;
+	return sm->sc.conn != NULL;
 }
 
 /*
@@ -170,6 +138,24 @@ sampler_connected(const sampler *sm)
  * point into the result, valid until the next call or sampler_release().
  */
 sampler_status sampler_sample(sampler *sm, sample_batch *b, uint64_t ts_us);
+
+/*
+ * The same in two steps, so that the sampler wakes once per sample: send
+ * the sampling statement at the tick (ts_us, the sample's time), and at
+ * the next wake-up collect its rows into b (reset to ts_us).  Collecting
+ * waits for the result if it is not there yet; statements run in between
+ * (names, measures, history) read it first and keep it.  Only samples
+ * taken with sampler_sample() count in the latency.
+ */
+sampler_status sampler_send(sampler *sm, uint64_t ts_us);
+sampler_status sampler_collect(sampler *sm, sample_batch *b);
+
+/* Is a sample sent and not collected? */
+static inline bool
+sampler_in_flight(const sampler *sm)
+{
+	return sm->in_flight;
+}
 
 /* pg_stat_wait only: the measured wait time and counts since the last call, as rows of b. */
 sampler_status sampler_measure(sampler *sm, sample_batch *b, uint64_t ts_us);
@@ -187,7 +173,7 @@ const char *sampler_describe(const sampler *sm, const char *type, const char *ev
 bool		sampler_refresh_names(sampler *sm, char **cause);
 
 /* A wait read from pg_stat_wait_history: its type and event (interned) and duration. */
-typedef void (*sampler_wait_fn) (void *arg, const char *type, const char *event, uint64_t wait_us);
+typedef source_wait_fn sampler_wait_fn;
 
 /*
  * pg_stat_wait only, when the server has pg_stat_wait_history: call fn for

@@ -97,6 +97,7 @@ typedef struct run_state
 	uint64_t	t0_ns;
 	uint64_t	last_sample_us;	/* wall clock of the last good sample */
 	struct rusage ru0;
+	bool		time_next_sample;	/* take the next sample at once, to time it */
 	double		backend_cpu0;	/* of the current connection */
 	uint64_t	backend_samples0;
 	const char **match_users;	/* --user values, interned, and whether a row had them */
@@ -256,19 +257,16 @@ close_gap(run_state *r, uint64_t now_us)
 			 (double) (g->end_us - g->start_us) / 1e6);
 }
 
-/* Take the sample that is due and pass it on. */
+/* Pass on what a sample statement returned. */
 static void
-take_sample(run_state *r)
+handle_sample(run_state *r, sampler_status st)
 {
-	uint64_t	ts = clock_wall_us();
-	sampler_status st = sampler_sample(&r->sm, &r->batch, ts);
-
 	switch (st)
 	{
 		case SAMPLER_OK:
 			if (r->gap_open)
-				close_gap(r, ts);
-			r->last_sample_us = ts;
+				close_gap(r, r->batch.ts_us);
+			r->last_sample_us = r->batch.ts_us;
 			consume(r, &r->batch, true);
 			sampler_release(&r->sm);
 			break;
@@ -289,6 +287,27 @@ take_sample(run_state *r)
 		case SAMPLER_INTERRUPTED:
 			break;
 	}
+}
+
+/*
+ * Take the sample that is due: pass on the one sent at the last tick, and
+ * send this tick's, so that the sampler wakes once per sample.  Once a
+ * second the sample is awaited at once instead, to time the statement on
+ * samples chosen whatever their latency.
+ */
+static void
+take_sample(run_state *r)
+{
+	uint64_t	ts = clock_wall_us();
+	sampler_status st;
+
+	if (sampler_in_flight(&r->sm))
+		handle_sample(r, sampler_collect(&r->sm, &r->batch));
+	if (r->connected && r->time_next_sample)
+		handle_sample(r, sampler_sample(&r->sm, &r->batch, ts));
+	else if (r->connected && (st = sampler_send(&r->sm, ts)) != SAMPLER_OK)
+		handle_sample(r, st);
+	r->time_next_sample = false;
 	ticker_done(&r->sc, clock_now_ns());
 }
 
@@ -300,6 +319,10 @@ housekeeping(run_state *r, uint64_t now_ns)
 	bool		reopen = reopen_flag != 0;
 
 	reopen_flag = 0;
+	/* the sample in flight belongs before the intervals that end now */
+	if (r->connected && sampler_in_flight(&r->sm))
+		handle_sample(r, sampler_collect(&r->sm, &r->batch));
+	r->time_next_sample = true;
 	if (r->connected)
 	{
 		char	   *cause = NULL;
@@ -352,6 +375,7 @@ sample_loop(run_state *r)
 
 	/* no statement waits past the end: a server that stops answering cannot hold the run */
 	sampler_set_end(&r->sm, end_ns);
+	r->time_next_sample = true;
 	for (;;)
 	{
 		uint64_t	now = clock_now_ns();
@@ -410,6 +434,9 @@ sample_loop(run_state *r)
 		if (wake > clock_now_ns())
 			wait_until(r, wake);
 	}
+	/* the sample sent at the last tick */
+	if (r->connected && sampler_in_flight(&r->sm))
+		handle_sample(r, sampler_collect(&r->sm, &r->batch));
 }
 
 /*
@@ -448,9 +475,9 @@ init_matches(run_state *r)
 static bool
 database_exists(const sampler *sm, const char *name)
 {
-	for (size_t i = 0; i < sm->dbs.cap; i++)
-		if (sm->dbs.slots[i].oid != 0 && sm->dbs.slots[i].name != NULL &&
-			strcmp(sm->dbs.slots[i].name, name) == 0)
+	for (size_t i = 0; i < sm->names.dbs.cap; i++)
+		if (sm->names.dbs.slots[i].oid != 0 && sm->names.dbs.slots[i].name != NULL &&
+			strcmp(sm->names.dbs.slots[i].name, name) == 0)
 			return true;
 	return false;
 }

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "query.h"
+#include "source.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -112,7 +113,7 @@ START_TEST(activity_columns)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 	{
-		char	   *sql = build(query_activity_sql, cases[i].version);
+		char	   *sql = build(source_activity_sql, cases[i].version);
 
 		for (int j = 0; cases[i].want[j]; j++)
 			ck_assert_msg(has(sql, cases[i].want[j]), "%d: missing %s in %s",
@@ -191,8 +192,8 @@ max_param(const char *sql)
 START_TEST(parameters)
 {
 	static const builder builders[] = {
-		query_activity_sql, query_pg_wait_sampling_sql,
-		query_pg_stat_wait_current_sql, query_pg_stat_wait_profile_sql
+		source_activity_sql, source_pws_sql,
+		source_psw_current_sql, source_psw_profile_sql
 	};
 	static const int versions[] = {90600, 100000, 130000, 140000, 170000, 190000};
 	static const query_opts opts[] = {
@@ -256,7 +257,7 @@ END_TEST
 /* Filters by name go through the catalogs, with the values as parameters. */
 START_TEST(name_filters)
 {
-	char	   *sql = build_with(query_activity_sql, 150000, &all_opts);
+	char	   *sql = build_with(source_activity_sql, 150000, &all_opts);
 
 	ck_assert(has(sql, "a.pid = ANY ($1::int4[])"));
 	ck_assert(has(sql, "a.datid IN (SELECT d.oid FROM pg_catalog.pg_database d"
@@ -272,7 +273,7 @@ START_TEST(name_filters)
 		query_opts	o = all_opts;
 
 		o.backend_type_other = true;
-		sql = build_with(query_activity_sql, 150000, &o);
+		sql = build_with(source_activity_sql, 150000, &o);
 		ck_assert(has(sql, "AND (a.backend_type = ANY ($5::text[]) OR a.backend_type IS NULL"
 					  " OR a.backend_type <> ALL "
 					  "(ARRAY['client backend', 'parallel worker', "));
@@ -280,11 +281,11 @@ START_TEST(name_filters)
 		free(sql);
 	}
 	/* a source with measured time has every column */
-	sql = build_with(query_pg_stat_wait_current_sql, 150000, &no_opts);
+	sql = build_with(source_psw_current_sql, 150000, &no_opts);
 	ck_assert(has(sql, "a.query = '<insufficient privilege>', NULL::text, 1::int8, w.wait_time::int8 FROM"));
 	free(sql);
 	/* before 10 every row is a client backend */
-	sql = build_with(query_activity_sql, 90600, &all_opts);
+	sql = build_with(source_activity_sql, 90600, &all_opts);
 	ck_assert(has(sql, "('client backend'::text = ANY ($5::text[])"));
 	free(sql);
 	/* the catalogs every user may read */
@@ -302,13 +303,13 @@ START_TEST(omitted_columns)
 
 	o.omit = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID |
 		QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR | QUERY_OMIT_LEADER_PID;
-	sql = build_with(query_activity_sql, 150000, &o);
+	sql = build_with(source_activity_sql, 150000, &o);
 	ck_assert(has(sql, "SELECT a.pid, NULL::timestamptz, a.backend_type, NULL::oid, NULL::oid,"
 				  " NULL::text, NULL::inet, a.state, a.wait_event_type, a.wait_event,"
 				  " a.query_id, NULL::int4,"));
 	free(sql);
 	o.omit = QUERY_OMIT_CLIENT_ADDR;
-	sql = build_with(query_activity_sql, 150000, &o);
+	sql = build_with(source_activity_sql, 150000, &o);
 	ck_assert(has(sql, "SELECT a.pid, a.backend_start, a.backend_type, a.datid, a.usesysid,"
 				  " a.application_name, NULL::inet, a.state,"));
 	ck_assert(has(sql, "a.query_id, a.leader_pid,"));
@@ -342,7 +343,7 @@ END_TEST
 /* pg_blocking_pids() is called only for rows waiting on a heavyweight lock. */
 START_TEST(blocking_pids_only_for_locks)
 {
-	char	   *sql = build(query_activity_sql, 150000);
+	char	   *sql = build(source_activity_sql, 150000);
 	const char *p = strstr(sql, "pg_blocking_pids");
 
 	ck_assert_ptr_nonnull(p);
@@ -350,7 +351,7 @@ START_TEST(blocking_pids_only_for_locks)
 	ck_assert_ptr_null(strstr(p + 1, "pg_blocking_pids"));
 	free(sql);
 	/* the in-server profiles have no current lock wait to ask about */
-	sql = build(query_pg_wait_sampling_sql, 150000);
+	sql = build(source_pws_sql, 150000);
 	ck_assert(!has(sql, "pg_blocking_pids"));
 	free(sql);
 }
@@ -359,17 +360,17 @@ END_TEST
 /* The other sources read their views, with the same column list. */
 START_TEST(other_sources)
 {
-	char	   *sql = build(query_pg_wait_sampling_sql, 150000);
+	char	   *sql = build(source_pws_sql, 150000);
 
 	ck_assert(has(sql, "FROM pg_wait_sampling_profile p"));
 	ck_assert(has(sql, "p.count::int8"));
 	ck_assert(has(sql, "(p.event_type = 'Client' AND p.event = 'ClientRead')"));
 	free(sql);
-	sql = build(query_pg_stat_wait_current_sql, 150000);
+	sql = build(source_psw_current_sql, 150000);
 	ck_assert(has(sql, "LEFT JOIN pg_stat_wait_current w ON w.pid = a.pid"));
 	ck_assert(has(sql, "w.wait_time::int8"));
 	free(sql);
-	sql = build(query_pg_stat_wait_profile_sql, 150000);
+	sql = build(source_psw_profile_sql, 150000);
 	ck_assert(has(sql, "FROM pg_stat_wait_profile s"));
 	ck_assert(has(sql, "s.wait_count::int8, s.wait_time::int8"));
 	free(sql);
@@ -388,7 +389,7 @@ START_TEST(history_since)
 
 	query_caps_init(&c, 150000);
 	strbuf_init(&sb);
-	query_pg_stat_wait_history_sql(&sb, &c, &no_opts, -1);
+	source_psw_history_sql(&sb, &c, &no_opts, -1);
 	ck_assert(has(sb.data, "FROM pg_stat_wait_history h"));
 	ck_assert(has(sb.data, "round(extract(epoch FROM h.sample_ts) * 1000000)::int8"));
 	ck_assert(has(sb.data, "WHERE h.pid <> pg_catalog.pg_backend_pid()"));
@@ -396,7 +397,7 @@ START_TEST(history_since)
 	ck_assert(has(sb.data, " AND h.sample_ts IS NOT NULL"));
 	ck_assert(has(sb.data, " ORDER BY h.sample_ts"));
 	strbuf_reset(&sb);
-	query_pg_stat_wait_history_sql(&sb, &c, &all_opts, INT64_C(1732400000123456));
+	source_psw_history_sql(&sb, &c, &all_opts, INT64_C(1732400000123456));
 	ck_assert(has(sb.data, " AND h.sample_ts > 'epoch'::timestamptz + 1732400000123456"
 				  " * interval '1 microsecond' ORDER BY h.sample_ts"));
 	/* the filters take the sampling statement's parameters */
@@ -404,7 +405,7 @@ START_TEST(history_since)
 	ck_assert(has(sb.data, "a.application_name = ANY ($4::text[])"));
 	ck_assert(!has(sb.data, "ClientRead"));	/* --include-idle */
 	strbuf_free(&sb);
-	ck_assert(has(query_pg_stat_wait_history_last_sql, "max(sample_ts)"));
+	ck_assert(has(source_psw_history_last_sql, "max(sample_ts)"));
 }
 END_TEST
 

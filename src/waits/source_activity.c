@@ -1,0 +1,36 @@
+/*
+ * source_activity.c — samples from pg_stat_activity, polled.
+ */
+#include "config.h"
+
+#include "source.h"
+
+/*
+ * The statement that samples pg_stat_activity, from the function under
+ * the view.  Before 10 the view joined the catalogs with inner joins,
+ * which hid processes without a database (the autovacuum launcher):
+ * they are left out the same way.
+ */
+void
+source_activity_sql(strbuf *sb, const query_caps *c, const query_opts *o)
+{
+	strbuf_puts(sb, "SELECT a.pid,");
+	query_context_columns(sb, c, o, true);
+	strbuf_puts(sb, " a.wait_event_type, a.wait_event,");
+	/* one sample per row, no measured time: the last columns are left out */
+	query_activity_tail_columns(sb, c, o, "a.wait_event_type", false);
+	strbuf_puts(sb, " FROM pg_catalog.pg_stat_get_activity(NULL) a");
+	query_filters(sb, c, o, "a.pid",
+				  "a.state IS DISTINCT FROM 'idle' AND a.wait_event_type IS DISTINCT FROM 'Activity'");
+	if (!c->backend_type)
+		strbuf_puts(sb, " AND a.datid <> 0");
+}
+
+const source_ops source_activity = {
+	.kind = WAITS_SOURCE_ACTIVITY,
+	.mode = ROWREAD_SAMPLES,
+	.sample_sql = source_activity_sql,
+	.measure_sql = NULL,
+	.name = "pg_stat_activity",
+	.detail = NULL,
+};

@@ -1,0 +1,207 @@
+/*
+ * stmt.c — statements on the sampler's connection, each bounded in time.
+ */
+#include "config.h"
+
+#include "stmt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/conn.h"
+#include "pgtempo/xalloc.h"
+
+/* A copy of libpq's or libpqtypes' message without the trailing newline. */
+char *
+stmt_trimmed(const char *m)
+{
+	size_t		n;
+
+	if (m == NULL)
+		m = "unknown error";
+	n = strlen(m);
+	while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
+		n--;
+	return xstrndup(m, n);
+}
+
+void
+stmt_set_error(stmt_conn *sc, char *msg)
+{
+	free(sc->last_error);
+	sc->last_error = msg;
+}
+
+/* The server's message for a failed result: the primary text, else libpq's. */
+static char *
+result_message(const PGresult *res, const PGconn *conn)
+{
+	const char *m = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+
+	if (m != NULL && m[0] != '\0')
+		return stmt_trimmed(m);
+	m = res ? PQresultErrorMessage(res) : NULL;
+	if (m != NULL && m[0] != '\0')
+		return stmt_trimmed(m);
+	return stmt_trimmed(PQerrorMessage(conn));
+}
+
+/* How long the statement sent last may take: see STMT_TIMEOUT_NS. */
+static uint64_t
+statement_deadline(const stmt_conn *sc)
+{
+	uint64_t	deadline = sc->sent_ns + STMT_TIMEOUT_NS;
+
+	if (sc->end_ns < deadline)
+		deadline = sc->end_ns;
+	if (deadline < sc->sent_ns + STMT_MIN_WAIT_NS)
+		deadline = sc->sent_ns + STMT_MIN_WAIT_NS;
+	return deadline;
+}
+
+/*
+ * Close the connection (a result already read stays: its rows may be
+ * being read).  A statement still in flight did not answer in time:
+ * cancel it first.
+ */
+void
+stmt_drop(stmt_conn *sc)
+{
+	if (sc->param != NULL)
+		PQparamClear(sc->param);
+	sc->param = NULL;
+	conn_abandon(sc->conn, STMT_CANCEL_NS);
+	sc->conn = NULL;
+}
+
+/* The server did not answer in time: cancel, drop the connection, say why. */
+static stmt_status
+give_up_statement(stmt_conn *sc)
+{
+	stmt_set_error(sc, xasprintf("no answer from the server for %.1f s",
+								 (double) (clock_now_ns() - sc->sent_ns) / 1e9));
+	stmt_drop(sc);
+	return STMT_LOST;
+}
+
+stmt_status
+stmt_await(stmt_conn *sc, PGresult **out)
+{
+	PGconn	   *conn = sc->conn;
+	PGresult   *res = NULL;
+	ExecStatusType st;
+	uint64_t	deadline = statement_deadline(sc);
+	conn_wait	w = conn_await(conn, deadline, sc->stop);
+
+	*out = NULL;
+	if (w == CONN_WAIT_STOPPED)
+	{
+		/* a stop request: a server that answers gets a moment to, to end on a whole sample */
+		uint64_t	grace = clock_now_ns() + STMT_MIN_WAIT_NS;
+
+		deadline = grace < deadline ? grace : deadline;
+		w = conn_await(conn, deadline, NULL);
+	}
+	if (w == CONN_WAIT_READY)
+		w = conn_result(conn, deadline, NULL, &res);
+	if (w == CONN_WAIT_LOST && res != NULL)
+	{
+		/* the server said why before it went ("terminating connection ...") */
+		stmt_set_error(sc, result_message(res, conn));
+		PQclear(res);
+		return STMT_LOST;
+	}
+	PQclear(w == CONN_WAIT_READY ? NULL : res);
+	if (w == CONN_WAIT_TIMEOUT || w == CONN_WAIT_STOPPED)
+		return give_up_statement(sc);
+	if (w == CONN_WAIT_LOST)
+	{
+		stmt_set_error(sc, conn_error(conn));
+		return STMT_LOST;
+	}
+	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
+	{
+		*out = res;
+		return STMT_OK;
+	}
+	stmt_set_error(sc, result_message(res, conn));
+	PQclear(res);
+	return PQstatus(conn) == CONNECTION_BAD ? STMT_LOST : STMT_ERROR;
+}
+
+/* A statement could not be sent: why, and whether the connection is still there. */
+static stmt_status
+send_failed(stmt_conn *sc, const char *why)
+{
+	stmt_set_error(sc, stmt_trimmed(why != NULL && why[0] != '\0' ? why :
+									PQerrorMessage(sc->conn)));
+	return PQstatus(sc->conn) == CONNECTION_BAD ? STMT_LOST : STMT_ERROR;
+}
+
+stmt_status
+stmt_send(stmt_conn *sc, const char *stmt, const char *sql)
+{
+	if (sc->conn == NULL)
+	{
+		stmt_set_error(sc, xstrdup("no connection to the server"));
+		return STMT_LOST;
+	}
+	sc->sent_ns = clock_now_ns();
+	/* without parameters libpqtypes has nothing to add to libpq */
+	if (sc->param == NULL)
+	{
+		if (stmt != NULL ? !PQsendQueryPrepared(sc->conn, stmt, 0, NULL, NULL, NULL, 1) :
+			!PQsendQueryParams(sc->conn, sql, 0, NULL, NULL, NULL, NULL, 1))
+			return send_failed(sc, NULL);
+	}
+	else if (stmt != NULL ? !PQparamSendQueryPrepared(sc->conn, sc->param, stmt, 1) :
+			 !PQparamSendQuery(sc->conn, sc->param, sql, 1))
+		return send_failed(sc, PQgeterror());
+	return STMT_OK;
+}
+
+stmt_status
+stmt_run(stmt_conn *sc, const char *stmt, const char *sql, PGresult **out)
+{
+	stmt_status st = stmt_send(sc, stmt, sql);
+
+	*out = NULL;
+	return st == STMT_OK ? stmt_await(sc, out) : st;
+}
+
+PGresult *
+stmt_exec(stmt_conn *sc, const char *sql, char **cause)
+{
+	PGresult   *res = NULL;
+
+	if (sc->conn == NULL)
+	{
+		*cause = xstrdup("no connection to the server");
+		return NULL;
+	}
+	sc->sent_ns = clock_now_ns();
+	if (!PQsendQueryParams(sc->conn, sql, 0, NULL, NULL, NULL, NULL, 1))
+		send_failed(sc, NULL);
+	else if (stmt_await(sc, &res) == STMT_OK)
+		return res;
+	*cause = xstrdup(sc->last_error);
+	return NULL;
+}
+
+bool
+stmt_prepare(stmt_conn *sc, const char *name, const char *sql, char **cause)
+{
+	PGresult   *res = NULL;
+
+	sc->sent_ns = clock_now_ns();
+	if (!PQsendPrepare(sc->conn, name, sql, 0, NULL))
+		send_failed(sc, NULL);
+	else if (stmt_await(sc, &res) == STMT_OK)
+	{
+		PQclear(res);
+		return true;
+	}
+	*cause = xasprintf("could not prepare the sampling statement: %s", sc->last_error);
+	return false;
+}

@@ -1,0 +1,76 @@
+/*
+ * stmt.h — statements on the sampler's connection, each bounded in time.
+ *
+ * A statement is sent asynchronously and its result awaited until a
+ * deadline: STMT_TIMEOUT_NS after it was sent, cut at the run's end
+ * (end_ns) but never below STMT_MIN_WAIT_NS.  A server that has not
+ * answered by then is sent a cancel and its connection dropped
+ * (STMT_LOST): a hung server cannot hold the run.
+ */
+#ifndef PGTEMPO_WAITS_STMT_H
+#define PGTEMPO_WAITS_STMT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+#include <libpqtypes.h>
+
+#include "pgtempo/clock.h"
+
+typedef enum stmt_status
+{
+	STMT_OK,
+	STMT_ERROR,					/* the statement failed; the connection is fine */
+	STMT_LOST,					/* the connection is gone, or was dropped: no answer in time */
+	STMT_INTERRUPTED			/* a stop was requested while waiting */
+} stmt_status;
+
+/* A connection and the statement in flight on it. */
+typedef struct stmt_conn
+{
+	PGconn	   *conn;
+	PGparam    *param;			/* the statements' parameters; NULL: none */
+	volatile sig_atomic_t *stop;	/* set by a signal handler: give up waiting */
+	uint64_t	end_ns;			/* the run's end (monotonic): no statement waits past it */
+	uint64_t	sent_ns;		/* when the statement in flight was sent */
+	char	   *last_error;		/* of the last failed statement */
+} stmt_conn;
+
+#define STMT_TIMEOUT_NS		(10 * NS_PER_S)
+#define STMT_MIN_WAIT_NS	(500 * NS_PER_MS)
+#define STMT_CANCEL_NS		(500 * NS_PER_MS)
+
+/* A copy of libpq's or libpqtypes' message without the trailing newline. */
+char	   *stmt_trimmed(const char *m);
+
+/* Set last_error (taking the string). */
+void		stmt_set_error(stmt_conn *sc, char *msg);
+
+/*
+ * Send the statement named stmt (prepared), or the SQL text sql when stmt
+ * is NULL, with sc->param, binary results.  stmt_await() reads its result.
+ */
+stmt_status stmt_send(stmt_conn *sc, const char *stmt, const char *sql);
+
+/*
+ * Wait for the result of the statement in flight; *out is NULL unless
+ * STMT_OK.  Never past the statement's deadline: then the connection is
+ * dropped (STMT_LOST).
+ */
+stmt_status stmt_await(stmt_conn *sc, PGresult **out);
+
+/* stmt_send() and stmt_await(). */
+stmt_status stmt_run(stmt_conn *sc, const char *stmt, const char *sql, PGresult **out);
+
+/* Run sql without parameters; NULL with *cause on error. */
+PGresult   *stmt_exec(stmt_conn *sc, const char *sql, char **cause);
+
+/* Prepare a statement; false with *cause on error. */
+bool		stmt_prepare(stmt_conn *sc, const char *name, const char *sql, char **cause);
+
+/* Close the connection, cancelling a statement still in flight. */
+void		stmt_drop(stmt_conn *sc);
+
+#endif
