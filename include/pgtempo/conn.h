@@ -17,6 +17,8 @@
 
 #include <libpq-fe.h>
 
+#include "pgtempo/opt.h"
+
 typedef enum conn_prompt
 {
 	CONN_PROMPT_AUTO,			/* prompt if the server asks and there is a terminal */
@@ -57,6 +59,12 @@ char	   *conn_prompt_password(const char *prompt);
  * first).  True when c was one of them and arg is stored in o.
  */
 bool		conn_option(conn_opts *o, int c, const char *arg);
+/*
+ * The same as an opt.h handler for the conn_opts at def->field (-d -h -p -U
+ * -w -W).  It lives here, not in opt.c, so that a tool without libpq
+ * (pg_test_timing) can use opt.c without pulling in conn.o.
+ */
+opt_status	opt_conn(const opt_def *def, void *ctx, const char *arg);
 
 /* libpq's error message of conn, without the trailing newline (allocated). */
 char	   *conn_error(const PGconn *conn);

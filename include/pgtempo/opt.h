@@ -82,7 +82,6 @@ opt_status	opt_true(const opt_def *def, void *ctx, const char *arg);	/* bool = t
 opt_status	opt_string(const opt_def *def, void *ctx, const char *arg); /* const char * = arg */
 opt_status	opt_strdup(const opt_def *def, void *ctx, const char *arg); /* char * = copy */
 opt_status	opt_int(const opt_def *def, void *ctx, const char *arg);	/* int in [min, max] */
-opt_status	opt_conn(const opt_def *def, void *ctx, const char *arg);	/* conn_opts: -d -h -p -U -w -W */
 opt_status	opt_version(const opt_def *def, void *ctx, const char *arg);	/* prints label */
 
 #endif

@@ -66,6 +66,12 @@ conn_option(conn_opts *o, int c, const char *arg)
 	}
 }
 
+opt_status
+opt_conn(const opt_def *def, void *ctx, const char *arg)
+{
+	return conn_option((conn_opts *) ((char *) ctx + def->field), def->letter, arg) ? OPT_OK : OPT_ERROR;
+}
+
 char *
 conn_prompt_password(const char *prompt)
 {

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgtempo/conn.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/parse.h"
 #include "pgtempo/xalloc.h"
@@ -170,12 +169,6 @@ opt_int(const opt_def *def, void *ctx, const char *arg)
 		return opt_fail(cause);
 	*(int *) field(def, ctx) = (int) v;
 	return OPT_OK;
-}
-
-opt_status
-opt_conn(const opt_def *def, void *ctx, const char *arg)
-{
-	return conn_option(field(def, ctx), def->letter, arg) ? OPT_OK : OPT_ERROR;
 }
 
 opt_status
