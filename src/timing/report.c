@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pgtempo/json.h"
+#include "pgtempo/table.h"
 
 /* Percentiles of every pass, in the JSON report. */
 static const struct
@@ -44,6 +45,38 @@ pct_of(uint64_t n, uint64_t total)
 	return total ? (double) n * 100.0 / (double) total : 0.0;
 }
 
+/*
+ * PostgreSQL's columns: 15's microsecond table (a share is at most
+ * "100.00000", so it fills its column as PostgreSQL's "%9.5f" after four
+ * spaces does), and 19's nanosecond tables.
+ */
+static const table_col us_cols[] = {
+	{"< us", 6, "", false}, {"% of total", 10, "   ", false}, {"count", 10, " ", false},
+};
+static const table_col ns_cols[] = {
+	{"<= ns", 8, "", false}, {"% of total", 10, "   ", false},
+	{"running %", 10, " ", false}, {"count", 10, " ", false},
+};
+static const table_col observed_cols[] = {
+	{"ns", 8, "", false}, {"% of total", 10, "   ", false},
+	{"running %", 10, " ", false}, {"count", 10, " ", false},
+};
+
+#define NCOLS(cols) ((int) (sizeof(cols) / sizeof((cols)[0])))
+
+/* A row of the nanosecond tables: duration, share, running share, count. */
+static void
+ns_row(FILE *out, const table_col *cols, uint64_t ns, double pct, double running, uint64_t count)
+{
+	char		c[4][32];
+
+	snprintf(c[0], sizeof(c[0]), "%llu", (unsigned long long) ns);
+	snprintf(c[1], sizeof(c[1]), "%.4f", pct);
+	snprintf(c[2], sizeof(c[2]), "%.4f", running);
+	snprintf(c[3], sizeof(c[3]), "%llu", (unsigned long long) count);
+	table_row(out, cols, 4, (const char *const[]) {c[0], c[1], c[2], c[3]});
+}
+
 /* PostgreSQL 15: "< us" rows from bucket 0 up to the highest non-empty one. */
 static void
 print_us_table(FILE *out, const timing_pass *p)
@@ -54,10 +87,16 @@ print_us_table(FILE *out, const timing_pass *p)
 	timing_hist_us(p, &h);
 	top = hlog2_top(&h);
 	fprintf(out, "Histogram of timing durations:\n");
-	fprintf(out, "%6s   %10s %10s\n", "< us", "% of total", "count");
+	table_header(out, us_cols, NCOLS(us_cols));
 	for (int b = 0; b <= top; b++)
-		fprintf(out, "%6llu    %9.5f %10llu\n", 1ULL << b,
-				pct_of(h.count[b], p->loops), (unsigned long long) h.count[b]);
+	{
+		char		c[3][32];
+
+		snprintf(c[0], sizeof(c[0]), "%llu", 1ULL << b);
+		snprintf(c[1], sizeof(c[1]), "%.5f", pct_of(h.count[b], p->loops));
+		snprintf(c[2], sizeof(c[2]), "%llu", (unsigned long long) h.count[b]);
+		table_row(out, us_cols, NCOLS(us_cols), (const char *const[]) {c[0], c[1], c[2]});
+	}
 }
 
 /*
@@ -110,8 +149,7 @@ observed_text(void *arg, uint64_t ns, uint64_t count, double pct, double running
 	if (count == 0)
 		fprintf(out, "...\n");
 	else
-		fprintf(out, "%8llu   %10.4f %10.4f %10llu\n", (unsigned long long) ns, pct, running,
-				(unsigned long long) count);
+		ns_row(out, observed_cols, ns, pct, running, count);
 }
 
 /* PostgreSQL 19: "<= ns" rows with running percentages, then the exact durations. */
@@ -125,18 +163,16 @@ print_ns_tables(FILE *out, const timing_pass *p, double cutoff)
 	timing_hist_ns(p, &h);
 	top = hlog2_top(&h);
 	fprintf(out, "Histogram of timing durations:\n");
-	fprintf(out, "%8s   %10s %10s %10s\n", "<= ns", "% of total", "running %", "count");
+	table_header(out, ns_cols, NCOLS(ns_cols));
 	for (int b = 0; b <= top; b++)
 	{
 		double		pct = pct_of(h.count[b], p->loops);
 
 		running += pct;
-		fprintf(out, "%8llu   %10.4f %10.4f %10llu\n",
-				(unsigned long long) hlog2_bucket_max(b), pct, running,
-				(unsigned long long) h.count[b]);
+		ns_row(out, ns_cols, hlog2_bucket_max(b), pct, running, h.count[b]);
 	}
 	fprintf(out, "\nObserved timing durations up to %.4f%%:\n", cutoff);
-	fprintf(out, "%8s   %10s %10s %10s\n", "ns", "% of total", "running %", "count");
+	table_header(out, observed_cols, NCOLS(observed_cols));
 	walk_observed(p, cutoff, observed_text, out);
 }
 
