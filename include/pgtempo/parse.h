@@ -32,6 +32,14 @@ bool		parse_duration_ns(const char *s, const char *optname, const char *default_
 							  int64_t min_ns, int64_t max_ns, int64_t *out, char **cause);
 
 /*
+ * A duration option's value in [min, max] ns: false with the message
+ * printed (msg_error); a range error names the bounds in whole units
+ * ("-i/--interval must be between 10 us and 1 min").
+ */
+bool		parse_duration_opt(const char *arg, const char *name, const char *unit,
+							   int64_t min, int64_t max, int64_t *out);
+
+/*
  * After getopt_long() returned '?' or ':' (with ':' first in its option
  * string and opterr = 0): true when the user asked for help with -?;
  * otherwise reports the bad option in PostgreSQL's words ("invalid

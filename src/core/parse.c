@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/clock.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
@@ -270,5 +271,49 @@ parse_getopt_error(int c, char *const argv[])
 		msg_error("invalid option -- '%c'", optopt);
 	else
 		msg_error("unrecognized option \"%s\"", arg);
+	return false;
+}
+
+/* A duration of whole units as text with its unit: "10 us", "60 s", "1 h". */
+static void
+duration_text(char *buf, size_t len, int64_t ns)
+{
+	static const struct
+	{
+		int64_t		ns;
+		const char *name;
+	}			units[] = {
+		{3600 * NS_PER_S, "h"}, {60 * NS_PER_S, "min"}, {NS_PER_S, "s"},
+		{NS_PER_MS, "ms"}, {NS_PER_US, "us"}, {1, "ns"},
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (ns % units[i].ns == 0 || units[i].ns == 1)
+		{
+			snprintf(buf, len, "%lld %s", (long long) (ns / units[i].ns), units[i].name);
+			return;
+		}
+}
+
+/* A duration option: false with the message reported; a range error names its units. */
+bool
+parse_duration_opt(const char *arg, const char *name, const char *unit, int64_t min,
+				   int64_t max, int64_t *out)
+{
+	char	   *cause = NULL;
+	char		lo[32],
+				hi[32];
+
+	if (!parse_duration_ns(arg, name, unit, INT64_MIN, INT64_MAX, out, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		return false;
+	}
+	if (*out >= min && *out <= max)
+		return true;
+	duration_text(lo, sizeof(lo), min);
+	duration_text(hi, sizeof(hi), max);
+	msg_error("%s must be between %s and %s", name, lo, hi);
 	return false;
 }

@@ -82,50 +82,6 @@ usage(void)
 		   "See 'man pgtempo-waits' for more information.\n");
 }
 
-/* A duration of whole units as text with its unit: "10 us", "60 s", "1 h". */
-static void
-duration_text(char *buf, size_t len, int64_t ns)
-{
-	static const struct
-	{
-		int64_t		ns;
-		const char *name;
-	}			units[] = {
-		{3600 * NS_PER_S, "h"}, {60 * NS_PER_S, "min"}, {NS_PER_S, "s"},
-		{NS_PER_MS, "ms"}, {NS_PER_US, "us"}, {1, "ns"},
-	};
-
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (ns % units[i].ns == 0 || units[i].ns == 1)
-		{
-			snprintf(buf, len, "%lld %s", (long long) (ns / units[i].ns), units[i].name);
-			return;
-		}
-}
-
-/* A duration option: false with the message reported; a range error names its units. */
-static bool
-duration_opt(const char *arg, const char *name, const char *unit, int64_t min, int64_t max,
-			 int64_t *out)
-{
-	char	   *cause = NULL;
-	char		lo[32],
-				hi[32];
-
-	if (!parse_duration_ns(arg, name, unit, INT64_MIN, INT64_MAX, out, &cause))
-	{
-		msg_error("%s", cause);
-		free(cause);
-		return false;
-	}
-	if (*out >= min && *out <= max)
-		return true;
-	duration_text(lo, sizeof(lo), min);
-	duration_text(hi, sizeof(hi), max);
-	msg_error("%s must be between %s and %s", name, lo, hi);
-	return false;
-}
-
 /* A whole-number option: false with the message reported; a range error names its unit. */
 static bool
 count_opt(const char *arg, const char *name, const char *unit, int64_t min, int64_t max,
@@ -199,7 +155,7 @@ handle_duration(const opt_def *def, void *ctx, const char *arg)
 {
 	int64_t    *out = (int64_t *) ((char *) ctx + def->field);
 
-	return duration_opt(arg, def->label, def->unit, def->min, def->max, out) ? OPT_OK : OPT_ERROR;
+	return parse_duration_opt(arg, def->label, def->unit, def->min, def->max, out) ? OPT_OK : OPT_ERROR;
 }
 
 /* --blockers, --query-text=N: a count in [min, max] of def->unit. */

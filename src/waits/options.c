@@ -117,20 +117,6 @@ options_parse_trace_pids(const char *arg, int32_t **pids, int *npids, char **cau
 	return parse_pid_list(arg, "--trace", pids, npids, cause);
 }
 
-/*
- * The values of pg_stat_activity.backend_type that PostgreSQL itself sets
- * (10 to 18); extension workers name their own.
- */
-const char *const options_backend_type_names[] = {
-	"client backend", "parallel worker", "autovacuum worker", "walsender",
-	"autovacuum launcher", "background writer", "checkpointer", "walwriter",
-	"archiver", "startup", "walreceiver", "logical replication launcher",
-	"logical replication worker", "logical replication apply worker",
-	"logical replication parallel worker", "logical replication tablesync worker",
-	"slotsync worker", "walsummarizer", "io worker",
-	NULL
-};
-
 /* The sessions: client backends and the processes that work for them. */
 const char *const options_default_backend_types[] = {
 	"client backend", "parallel worker", "autovacuum worker", "walsender", NULL
@@ -143,9 +129,9 @@ known_backend_type(const char *name, size_t len)
 	if (strlen(OPTIONS_OTHER_BACKEND_TYPE) == len &&
 		memcmp(name, OPTIONS_OTHER_BACKEND_TYPE, len) == 0)
 		return true;
-	for (int i = 0; options_backend_type_names[i] != NULL; i++)
-		if (strlen(options_backend_type_names[i]) == len &&
-			memcmp(options_backend_type_names[i], name, len) == 0)
+	for (int i = 0; query_backend_type_names[i] != NULL; i++)
+		if (strlen(query_backend_type_names[i]) == len &&
+			memcmp(query_backend_type_names[i], name, len) == 0)
 			return true;
 	return false;
 }
@@ -167,8 +153,8 @@ options_parse_backend_types(const char *arg, waits_strlist *l, bool *all, char *
 			strbuf		sb;
 
 			strbuf_init(&sb);
-			for (int i = 0; options_backend_type_names[i] != NULL; i++)
-				strbuf_printf(&sb, "\"%s\", ", options_backend_type_names[i]);
+			for (int i = 0; query_backend_type_names[i] != NULL; i++)
+				strbuf_printf(&sb, "\"%s\", ", query_backend_type_names[i]);
 			*cause = xasprintf("invalid value \"%s\" for option --backend-type: "
 							   "\"%.*s\" is not a backend type; valid are all, %s"
 							   "and \"%s\" (extension workers)",
@@ -253,4 +239,24 @@ options_strlist_free(waits_strlist *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+}
+
+/* The sampler's part of the settings. */
+void
+options_sampler_config(const waits_settings *s, sampler_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->conn = &s->conn;
+	cfg->interval_ns = s->interval_ns;
+	cfg->interval_given = s->interval_given;
+	cfg->source = s->source;
+	cfg->pids = s->pids;
+	cfg->npids = s->npids;
+	cfg->dbs = s->dbs;
+	cfg->users = s->users;
+	cfg->apps = s->apps;
+	cfg->backend_types = s->backend_types;
+	cfg->include_idle = s->include_idle;
+	cfg->query_text = s->query_text;
+	cfg->omit = query_omit_for(s);
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "sampler.h"
 #include "waits.h"
 
 /* --by=event,pid,...: a comma-separated list of dimensions, no repeats. */
@@ -22,20 +23,21 @@ bool		options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cau
 bool		options_parse_trace_pids(const char *arg, int32_t **pids, int *npids, char **cause);
 /*
  * --backend-type=TYPE[,TYPE...] or all: appended to *l; "all" sets *all.
- * A type must be one of PostgreSQL's (options_backend_type_names), or
+ * A type must be one of PostgreSQL's (query_backend_type_names), or
  * "background worker" for any other process (extension workers, which
  * take their own names).
  */
 bool		options_parse_backend_types(const char *arg, waits_strlist *l, bool *all,
 										char **cause);
-/* PostgreSQL's backend types, NULL-terminated (9.6 .. 18). */
-extern const char *const options_backend_type_names[];
 /* The catch-all type for processes whose type is not among them. */
-#define OPTIONS_OTHER_BACKEND_TYPE "background worker"
+#define OPTIONS_OTHER_BACKEND_TYPE QUERY_OTHER_BACKEND_TYPE
 /* The sessions' processes, counted when --backend-type is not given. */
 extern const char *const options_default_backend_types[];
 /* Replace an empty list with the default one. */
 void		options_default_backend_types_fill(waits_strlist *l);
+
+/* The sampler's configuration for these settings (the lists stay s's). */
+void		options_sampler_config(const waits_settings *s, sampler_config *cfg);
 
 /* --log-format=csv|jsonl */
 bool		options_parse_log_format(const char *arg, waits_log_format *out, char **cause);

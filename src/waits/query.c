@@ -8,7 +8,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "options.h"
 #include "waits.h"
 
 const char	query_detect_sql[] =
@@ -53,6 +52,20 @@ query_number_params(const query_opts *o, query_params *p)
 	p->query_len = o->query_text ? ++n : 0;
 	p->n = n;
 }
+
+/*
+ * The values of pg_stat_activity.backend_type that PostgreSQL itself sets
+ * (10 to 18); extension workers name their own.
+ */
+const char *const query_backend_type_names[] = {
+	"client backend", "parallel worker", "autovacuum worker", "walsender",
+	"autovacuum launcher", "background writer", "checkpointer", "walwriter",
+	"archiver", "startup", "walreceiver", "logical replication launcher",
+	"logical replication worker", "logical replication apply worker",
+	"logical replication parallel worker", "logical replication tablesync worker",
+	"slotsync worker", "walsummarizer", "io worker",
+	NULL
+};
 
 /* What the history outputs, the live view, the report's --by keys and the filters use. */
 unsigned
@@ -207,8 +220,8 @@ query_filters(strbuf *sb, const query_caps *c, const query_opts *o, const char *
 		if (o->backend_type_other)
 		{
 			strbuf_printf(sb, " OR %s <> ALL (ARRAY[", backend_type_expr(c));
-			for (int i = 0; options_backend_type_names[i] != NULL; i++)
-				strbuf_printf(sb, "%s'%s'", i > 0 ? ", " : "", options_backend_type_names[i]);
+			for (int i = 0; query_backend_type_names[i] != NULL; i++)
+				strbuf_printf(sb, "%s'%s'", i > 0 ? ", " : "", query_backend_type_names[i]);
 			strbuf_puts(sb, "])");
 		}
 		strbuf_puts(sb, ")");

@@ -64,6 +64,11 @@ typedef struct query_opts
 
 struct waits_settings;
 
+/* PostgreSQL's backend types, NULL-terminated (9.6 .. 18). */
+extern const char *const query_backend_type_names[];
+/* The catch-all type for processes whose type is not among them. */
+#define QUERY_OTHER_BACKEND_TYPE "background worker"
+
 /*
  * The columns a run with these settings does not use: the history outputs
  * and the live view use all; the report only those of its --by keys.

@@ -17,7 +17,6 @@
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
-#include "options.h"
 
 #define SAMPLE_STMT		"pgtempo_waits_sample"
 #define MEASURE_STMT	"pgtempo_waits_measure"
@@ -78,18 +77,18 @@ put_text_array(sampler *sm, const waits_strlist *l)
 static void
 set_opts(sampler *sm)
 {
-	const waits_settings *s = sm->s;
+	const sampler_config *s = &sm->cfg;
 
 	memset(&sm->opts, 0, sizeof(sm->opts));
-	sm->opts.pids = s->npids > 0;
+	sm->opts.pids = s->npids > 0 || s->filter_pids;
 	sm->opts.dbs = s->dbs.n > 0;
 	sm->opts.users = s->users.n > 0;
 	sm->opts.apps = s->apps.n > 0;
 	sm->opts.backend_types = s->backend_types.n > 0;
 	for (int i = 0; i < s->backend_types.n; i++)
-		if (strcmp(s->backend_types.v[i], OPTIONS_OTHER_BACKEND_TYPE) == 0)
+		if (strcmp(s->backend_types.v[i], QUERY_OTHER_BACKEND_TYPE) == 0)
 			sm->opts.backend_type_other = true;
-	sm->opts.omit = query_omit_for(s);
+	sm->opts.omit = s->omit;
 	sm->opts.include_idle = s->include_idle;
 	sm->opts.query_text = s->query_text > 0;
 }
@@ -102,7 +101,7 @@ set_opts(sampler *sm)
 static bool
 build_params(sampler *sm, char **cause)
 {
-	const waits_settings *s = sm->s;
+	const sampler_config *s = &sm->cfg;
 	query_params p;
 	bool		ok = true;
 
@@ -285,8 +284,8 @@ choose_source(sampler *sm, const char *pws_version, bool have_psw, char **cause)
 
 	sm->source = want;
 	/* pg_wait_sampling samples by itself: reading its profile once a second will do */
-	sm->interval_ns = (uint64_t) sm->s->interval_ns;
-	if (want == WAITS_SOURCE_PG_WAIT_SAMPLING && !sm->s->interval_given)
+	sm->interval_ns = (uint64_t) sm->cfg.interval_ns;
+	if (want == WAITS_SOURCE_PG_WAIT_SAMPLING && !sm->cfg.interval_given)
 		sm->interval_ns = WAITS_DEFAULT_SERVER_SOURCE_INTERVAL_NS;
 	sm->src = want == WAITS_SOURCE_PG_WAIT_SAMPLING ? &source_pws :
 		want == WAITS_SOURCE_PG_STAT_WAIT ? &source_psw : &source_activity;
@@ -510,7 +509,7 @@ connect_and_setup(sampler *sm, uint64_t give_up_ns, char **cause)
 {
 	bool		ok;
 
-	sm->sc.conn = conn_connect(&sm->s->conn, give_up_ns, sm->sc.stop, cause);
+	sm->sc.conn = conn_connect(sm->cfg.conn, give_up_ns, sm->sc.stop, cause);
 	if (sm->sc.conn == NULL)
 		return false;
 	ok = setup(sm, cause);
@@ -520,18 +519,29 @@ connect_and_setup(sampler *sm, uint64_t give_up_ns, char **cause)
 	return ok;
 }
 
+/* Rebuild the parameters with the new pid list; the statement stays prepared. */
+bool
+sampler_set_pids(sampler *sm, const int32_t *pids, int npids, char **cause)
+{
+	sm->cfg.pids = pids;
+	sm->cfg.npids = npids;
+	if (sm->sc.conn == NULL)
+		return true;			/* set up with them on reconnecting */
+	return build_params(sm, cause);
+}
+
 /* The first connection: prompts for a password if needed; any failure ends the run. */
 bool
-sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
+sampler_open(sampler *sm, const sampler_config *cfg, strpool *pool,
 			 volatile sig_atomic_t *stop, char **cause)
 {
 	uint64_t	give_up;
 
 	memset(sm, 0, sizeof(*sm));
-	sm->s = s;
+	sm->cfg = *cfg;
 	sm->pool = pool;
 	sm->sc.stop = stop;
-	sm->source = s->source;
+	sm->source = cfg->source;
 	hist_init(&sm->latency);
 	/*
 	 * Connecting and setting up are bounded by the connect timeout, not by

@@ -49,9 +49,34 @@ typedef struct sampler_desc
 	const char *description;
 } sampler_desc;
 
+/*
+ * What to sample and how: filled by the tool that samples (pgtempo-waits
+ * from its options, pgtempo-bench for its own sessions).  The lists are
+ * the caller's and must outlive the sampler; the pid list may change
+ * between samples (sampler_set_pids).
+ */
+typedef struct sampler_config
+{
+	const conn_opts *conn;
+	int64_t		interval_ns;
+	bool		interval_given;	/* else a server-side source picks its own */
+	waits_source source;
+	/* filters, sent to the server as parameters */
+	const int32_t *pids;
+	int			npids;
+	bool		filter_pids;	/* filter by pids even while the list is empty */
+	waits_strlist dbs;
+	waits_strlist users;
+	waits_strlist apps;
+	waits_strlist backend_types;
+	bool		include_idle;
+	int			query_text;		/* characters of query text kept; 0: none */
+	unsigned	omit;			/* QUERY_OMIT_*: columns not needed */
+} sampler_config;
+
 typedef struct sampler
 {
-	const waits_settings *s;
+	sampler_config cfg;
 	strpool    *pool;
 	stmt_conn	sc;				/* the connection and the statement in flight */
 	const source_ops *src;		/* the source in use */
@@ -106,8 +131,15 @@ typedef struct sampler
  * version and the source to use, and prepare, all within
  * SAMPLER_CONNECT_TIMEOUT_NS.  False with *cause on failure.
  */
-bool		sampler_open(sampler *sm, const waits_settings *s, strpool *pool,
+bool		sampler_open(sampler *sm, const sampler_config *cfg, strpool *pool,
 						 volatile sig_atomic_t *stop, char **cause);
+
+/*
+ * Sample these pids from the next statement on (cfg.filter_pids); the
+ * list stays the caller's.  False with *cause if the parameters cannot
+ * be built.
+ */
+bool		sampler_set_pids(sampler *sm, const int32_t *pids, int npids, char **cause);
 
 /* Set the run's end (monotonic ns), once sampling starts. */
 static inline void

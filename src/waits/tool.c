@@ -659,6 +659,7 @@ waits_run(const waits_settings *s)
 {
 	run_state	r;
 	char	   *cause = NULL;
+	sampler_config cfg;
 	int			status;
 
 	stop_flag = 0;
@@ -683,7 +684,8 @@ waits_run(const waits_settings *s)
 
 	if (!open_outputs(&r, &cause))
 		return fail_start(&r, cause);
-	if (!sampler_open(&r.sm, s, &r.pool, &stop_flag, &cause) ||
+	options_sampler_config(s, &cfg);
+	if (!sampler_open(&r.sm, &cfg, &r.pool, &stop_flag, &cause) ||
 		!check_databases(&r, &cause))
 		return fail_start(&r, cause);
 	r.connected = true;
