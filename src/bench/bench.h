@@ -54,6 +54,7 @@ typedef struct bench_settings
 	bool		exit_on_abort;	/* --exit-on-abort */
 	bool		continue_on_error;	/* --continue-on-error */
 	bool		debug;			/* --debug */
+	int64_t		waits_ns;		/* --waits: the sampling interval; 0: no sampling */
 
 	/* rate and latency limits */
 	double		rate;			/* -R, transactions per second for the whole run; 0: none */

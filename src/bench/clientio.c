@@ -75,6 +75,7 @@ clientio_close(client *c)
 			epoll_ctl(c->th->epfd, EPOLL_CTL_DEL, c->sock, NULL);
 		PQfinish(c->con);
 		c->con = NULL;
+		bwaits_set_pid(c->th->r->waits, c->ec.id, 0);
 	}
 	c->sock = -1;
 	c->events = 0;
@@ -158,6 +159,7 @@ clientio_connect_poll(client *c)
 			return 0;
 		case PGRES_POLLING_OK:
 			PQsetnonblocking(c->con, 1);
+			bwaits_set_pid(c->th->r->waits, c->ec.id, PQbackendPID(c->con));
 			ep_set(c, EPOLLIN);
 			return 1;
 		default:

@@ -394,6 +394,12 @@ jsonreport_build(strbuf *out, const bench_settings *s, const jsonreport_run *run
 	json_kv_int(&w, "clients_abandoned", run->clients_abandoned);
 	json_settings(&w, s, run->server);
 	json_results(&w, s, run->data);
+	if (s->waits_ns > 0)
+	{
+		bwaits_report none = {0};
+
+		bwaits_report_json(&w, run->waits != NULL ? run->waits : &none);
+	}
 	json_progress(&w, s, run);
 	json_object_end(&w);
 	strbuf_putc(out, '\n');

@@ -33,6 +33,7 @@ typedef struct jsonreport_run
 	int64_t		log_lines_lost;	/* -l lines lost to write errors */
 	int			clients_abandoned;	/* backends that did not answer the stop's cancel */
 	const report_data *data;	/* the merged results; NULL: the run did not start */
+	const bwaits_report *waits; /* --waits: the sessions' wait events; NULL: none */
 	const report_progress_point *progress;	/* the -P lines, in order */
 	int			nprogress;
 } jsonreport_run;

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 
 #include "bench.h"
+#include "benchwaits.h"
 #include "init.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
@@ -106,7 +107,9 @@ usage(void)
 		   "  --random-seed=SEED       set random seed (\"time\", \"rand\", integer)\n"
 		   "  --sampling-rate=NUM      share of transactions to log, e.g. 0.01 for 1%%\n"
 		   "  --show-script=NAME       show builtin script code, then exit\n"
-		   "  --verbose-errors         print messages of all errors\n\n"
+		   "  --verbose-errors         print messages of all errors\n"
+		   "  --waits[=INTERVAL]       sample the sessions' wait events every INTERVAL\n"
+		   "                           (default 10ms; units us, ms, s) and report them\n\n"
 		   "Common options:\n"
 		   "  --debug                  print debugging output\n"
 		   "  -d, --dbname=DBNAME      database name to connect to\n"
@@ -513,6 +516,21 @@ handle_positive(const opt_def *def, void *ctx, const char *arg)
 	return OPT_ERROR;
 }
 
+/* --waits[=INTERVAL]: pgtempo-waits -i's syntax and range. */
+static opt_status
+handle_waits(const opt_def *def, void *ctx, const char *arg)
+{
+	int64_t    *out = (int64_t *) ((char *) ctx + def->field);
+
+	if (arg == NULL)
+	{
+		*out = BWAITS_DEFAULT_INTERVAL_NS;
+		return OPT_OK;
+	}
+	return parse_duration_opt(arg, def->label, "ms", def->min, def->max, out) ?
+		OPT_OK : OPT_ERROR;
+}
+
 /* -L, in milliseconds, kept in nanoseconds (at least 1). */
 static opt_status
 handle_latency_limit(const opt_def *def, void *ctx, const char *arg)
@@ -620,6 +638,7 @@ static const opt_def options[] = {
 	{"verbose-errors", 0, no_argument, opt_true, S(verbose_errors), .flags = BENCH_ONLY},
 	{"exit-on-abort", 0, no_argument, opt_true, S(exit_on_abort), .flags = BENCH_ONLY},
 	{"debug", 0, no_argument, opt_true, S(debug)},
+	{"waits", 0, optional_argument, handle_waits, S(waits_ns), BWAITS_MIN_INTERVAL_NS, BWAITS_MAX_INTERVAL_NS, "--waits", .flags = BENCH_ONLY},
 	{"continue-on-error", 0, no_argument, opt_true, S(continue_on_error), .flags = BENCH_ONLY},
 	{"dry-run", 0, no_argument, opt_true, S(dry_run)},
 	{"version", 'V', no_argument, opt_version, .label = VERSION_LINE},

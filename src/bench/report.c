@@ -234,6 +234,8 @@ report_print(FILE *out, const bench_settings *s, const bench_server_facts *serve
 		fprintf(out, "initial connection time = %.3f ms\n", d->conn_elapsed_ms);
 		fprintf(out, "tps = %f (without initial connection time)\n", tps);
 	}
+	if (d->waits != NULL)
+		bwaits_report_print(out, d->waits);
 
 	if (!per_script && !s->per_command)
 		return;
@@ -352,6 +354,7 @@ report_progress_print(FILE *out, const bench_settings *s, const report_progress_
 		}
 		fprintf(out, " max %.3f ms", p->max_ms);
 	}
+	fputs(p->top_wait, out);
 	fputc('\n', out);
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "bench.h"
+#include "benchwaits.h"
 #include "pgtempo/hist.h"
 #include "pgtempo/strbuf.h"
 #include "stats.h"
@@ -24,6 +25,7 @@ typedef struct report_data
 	double		bench_duration_s;	/* first thread's start to the end */
 	double		conn_total_ms;	/* -C: time spent connecting and disconnecting */
 	double		conn_elapsed_ms;	/* otherwise: time to open the connections */
+	const bwaits_report *waits; /* --waits: the sessions' wait events; NULL: none */
 } report_data;
 
 /* The numbers of one -P line (kept in memory for --json). */
@@ -44,6 +46,7 @@ typedef struct report_progress_point
 	bool		has_percentiles;	/* an interval histogram was given */
 	double		percentiles_ms[BENCH_MAX_PERCENTILES];	/* in report_percentiles() order */
 	double		max_ms;			/* the highest bucket's midpoint */
+	char		top_wait[96];	/* --waits: ", top wait TYPE/EVENT N%", or empty */
 } report_progress_point;
 
 /* How many of --json, --latency-histogram and --chart are "-" (stdout). */

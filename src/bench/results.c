@@ -106,6 +106,7 @@ write_outputs(const bench_settings *s, const bench_results *res, int *status)
 			.data = res->merged ? &res->data : NULL,
 			.progress = res->progress,
 			.nprogress = res->nprogress,
+			.waits = res->waits,
 			.exit_status = *status,
 		};
 
@@ -143,5 +144,6 @@ results_free(bench_results *res, int nscripts)
 	free(res->server_version);
 	free(res->progress);
 	free(res->chart);
+	bwaits_report_free(res->waits);
 	memset(res, 0, sizeof(*res));
 }

@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "benchchart.h"
+#include "benchwaits.h"
 #include "report.h"
 
 typedef struct bench_results
@@ -37,6 +38,7 @@ typedef struct bench_results
 	bool		second_signal;	/* a second one abandoned the clients still waiting */
 	int			abandoned;		/* clients whose backends did not answer the cancel */
 	int64_t		log_lines_lost; /* -l lines lost to write errors */
+	bwaits_report *waits;		/* --waits: what the sessions waited on; NULL: none */
 } bench_results;
 
 /*

@@ -104,6 +104,7 @@ progress_report(runner *shared, uint64_t now, uint64_t start, stats *last, uint6
 	report_progress_compute(&p, s, &cur, last, interval, (double) (now - *last_report) / 1e9,
 							(double) (now - start) / 1e9,
 							(double) ((int64_t) now + r->r.epoch_shift_ns) / 1e9);
+	bwaits_interval_top(r->r.waits, p.top_wait, sizeof(p.top_wait));
 	if (s->progress > 0)
 		report_progress_print(stderr, s, &p);
 	if (s->chart_path != NULL)
@@ -429,6 +430,8 @@ run_threads(run_state *r)
 	uint64_t	start_time,
 				end;
 
+	if (s->waits_ns > 0)
+		r->r.waits = bwaits_start(s, s->nclients);
 	start_time = clock_now_ns();
 	pthread_barrier_init(&r->r.barrier, NULL, (unsigned) s->nthreads);
 	for (int t = 1; t < s->nthreads; t++)
@@ -446,6 +449,8 @@ run_threads(run_state *r)
 		pthread_join(r->r.threads[t].tid, NULL);
 	end = clock_now_ns();
 	pthread_barrier_destroy(&r->r.barrier);
+	res->waits = bwaits_stop(r->r.waits);
+	r->r.waits = NULL;
 
 	res->log_lines_lost = close_logs(r, end);
 	for (int t = 0; t < s->nthreads; t++)
@@ -462,6 +467,7 @@ run_threads(run_state *r)
 	res->end_epoch_s = (double) ((int64_t) end + r->r.epoch_shift_ns) / 1e9;
 	if (!res->setup_failed || res->stop_signal != 0)
 		merge_results(r, start_time, end);
+	res->data.waits = res->waits;
 }
 
 /* Free what the run allocated (res aside). */

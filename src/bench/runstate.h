@@ -17,6 +17,7 @@
 #include <libpq-fe.h>
 
 #include "bench.h"
+#include "benchwaits.h"
 #include "exec.h"
 #include "pgtempo/clock.h"
 #include "pgtempo/hist.h"
@@ -141,6 +142,7 @@ struct runner
 	atomic_bool setup_failed;
 	atomic_bool abort_all;		/* --exit-on-abort and a client aborted */
 	atomic_int	abort_thread;	/* the first thread that saw it, +1 */
+	bwaits	   *waits;			/* --waits: the sampler of the clients' sessions; NULL: none */
 
 	/*
 	 * Thread 0 calls it at each progress interval (-P, or --chart alone):

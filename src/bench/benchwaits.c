@@ -1,0 +1,369 @@
+/*
+ * benchwaits.c — --waits: the benchmark's own sessions sampled by the
+ * waits tool's sampler, in a thread of its own.
+ */
+#include "config.h"
+
+#include "benchwaits.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/msg.h"
+#include "pgtempo/xalloc.h"
+
+#ifdef HAVE_SAMPLER
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "pgtempo/clock.h"
+#include "sample.h"
+#include "sampler.h"
+#include "strpool.h"
+#include "wprof.h"
+
+struct bwaits
+{
+	sampler_config cfg;
+	int			nslots;
+	atomic_int *slots;			/* each client's backend pid; 0: none */
+	int32_t    *pids;			/* the list the sampler filters by */
+	int			npids;
+	int32_t    *next;			/* scratch: the slots read at a tick */
+	sampler		sm;
+	strpool		pool;
+	sample_batch batch;
+	pthread_t	tid;
+	pthread_mutex_t mu;			/* the profiles, stop_req */
+	pthread_cond_t cv;
+	bool		stop_req;
+	volatile sig_atomic_t stop; /* the sampler's: cut a statement in flight */
+	wprof		total;
+	wprof		interval;		/* since the last -P line */
+};
+
+/* Wall-clock microseconds: the samples' timestamps. */
+static uint64_t
+wall_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* Read the clients' slots; tell the sampler when the list changed.  False with *cause. */
+static bool
+refresh_pids(bwaits *w, char **cause)
+{
+	int			n = 0;
+
+	for (int i = 0; i < w->nslots; i++)
+	{
+		int			pid = atomic_load_explicit(&w->slots[i], memory_order_relaxed);
+
+		if (pid != 0)
+			w->next[n++] = pid;
+	}
+	if (n == w->npids && memcmp(w->next, w->pids, (size_t) n * sizeof(int32_t)) == 0)
+		return true;
+	memcpy(w->pids, w->next, (size_t) n * sizeof(int32_t));
+	w->npids = n;
+	return sampler_set_pids(&w->sm, w->pids, w->npids, cause);
+}
+
+/* Take one sample and count it in both profiles; false when sampling must end. */
+static bool
+take_sample(bwaits *w, bool *warned)
+{
+	char	   *cause = NULL;
+	sampler_status st;
+
+	if (!refresh_pids(w, &cause))
+	{
+		msg_warning("wait sampling stopped: %s", cause);
+		free(cause);
+		return false;
+	}
+	st = sampler_sample(&w->sm, &w->batch, wall_us());
+	if (st == SAMPLER_OK)
+	{
+		pthread_mutex_lock(&w->mu);
+		wprof_tick(&w->total, w->batch.ts_us);
+		wprof_tick(&w->interval, w->batch.ts_us);
+		for (int i = 0; i < w->batch.nrows; i++)
+		{
+			wprof_add(&w->total, &w->batch, &w->batch.rows[i]);
+			wprof_add(&w->interval, &w->batch, &w->batch.rows[i]);
+		}
+		pthread_mutex_unlock(&w->mu);
+		sampler_release(&w->sm);
+		return true;
+	}
+	sampler_release(&w->sm);
+	if (st == SAMPLER_INTERRUPTED)
+		return false;
+	if (st == SAMPLER_LOST)
+	{
+		msg_warning("wait sampling stopped: %s",
+					w->sm.last_error != NULL ? w->sm.last_error : "the connection was lost");
+		return false;
+	}
+	if (!*warned)
+		msg_warning("a wait sample failed: %s",
+					w->sm.last_error != NULL ? w->sm.last_error : "unknown error");
+	*warned = true;
+	return true;
+}
+
+/* The sampler thread: a sample at every interval, on an absolute schedule, until stopped. */
+static void *
+sampler_main(void *arg)
+{
+	bwaits	   *w = arg;
+	uint64_t	interval = (uint64_t) w->cfg.interval_ns;
+	uint64_t	next = clock_now_ns();
+	bool		warned = false;
+
+	for (;;)
+	{
+		struct timespec ts = {(time_t) (next / NS_PER_S), (long) (next % NS_PER_S)};
+		bool		stop;
+		uint64_t	now;
+
+		pthread_mutex_lock(&w->mu);
+		while (!w->stop_req &&
+			   pthread_cond_timedwait(&w->cv, &w->mu, &ts) != ETIMEDOUT)
+			;
+		stop = w->stop_req;
+		pthread_mutex_unlock(&w->mu);
+		if (stop || !take_sample(w, &warned))
+			break;
+		/* a sample that ran late skips the ticks it missed */
+		now = clock_now_ns();
+		next += interval;
+		if (next <= now)
+			next += (now - next) / interval * interval + interval;
+	}
+	return NULL;
+}
+
+bwaits *
+bwaits_start(const bench_settings *s, int nclients)
+{
+	bwaits	   *w = xcalloc(1, sizeof(*w));
+	pthread_condattr_t ca;
+	char	   *cause = NULL;
+	int			e;
+
+	w->cfg.conn = &s->conn;
+	w->cfg.interval_ns = s->waits_ns;
+	w->cfg.interval_given = true;
+	w->cfg.source = WAITS_SOURCE_ACTIVITY;
+	w->cfg.filter_pids = true;
+	/* the report is by event: the sessions' other columns are not read */
+	w->cfg.omit = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID |
+		QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR | QUERY_OMIT_LEADER_PID;
+	w->nslots = nclients;
+	w->slots = xcalloc((size_t) nclients, sizeof(atomic_int));
+	w->pids = xcalloc((size_t) nclients + 1, sizeof(int32_t));
+	w->next = xcalloc((size_t) nclients + 1, sizeof(int32_t));
+	strpool_init(&w->pool);
+	sample_batch_init(&w->batch);
+	wprof_init(&w->total, false);
+	wprof_init(&w->interval, false);
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (!sampler_open(&w->sm, &w->cfg, &w->pool, &w->stop, &cause))
+	{
+		msg_warning("could not sample wait events: %s", cause);
+		free(cause);
+		bwaits_report_free(bwaits_stop(w));
+		return NULL;
+	}
+	/* the stop request bounds the statements from here on: no run end of its own */
+	sampler_set_end(&w->sm, UINT64_MAX);
+	e = pthread_create(&w->tid, NULL, sampler_main, w);
+	if (e != 0)
+	{
+		msg_warning("could not sample wait events: could not create thread: %s", strerror(e));
+		sampler_close(&w->sm);
+		bwaits_report_free(bwaits_stop(w));
+		return NULL;
+	}
+	return w;
+}
+
+void
+bwaits_set_pid(bwaits *w, int n, int pid)
+{
+	if (w != NULL && n >= 0 && n < w->nslots)
+		atomic_store_explicit(&w->slots[n], pid, memory_order_relaxed);
+}
+
+/* A group's event for the report: none for CPU, which has no wait event. */
+static const char *
+event_of(const wprof_group *g)
+{
+	return strcmp(g->key.type, SAMPLE_CPU_TYPE) == 0 ? NULL : g->key.event;
+}
+
+void
+bwaits_interval_top(bwaits *w, char *buf, size_t len)
+{
+	wprof_groups g;
+
+	buf[0] = '\0';
+	if (w == NULL)
+		return;
+	pthread_mutex_lock(&w->mu);
+	wprof_group_by(&w->interval, NULL, 0, 0, &g);
+	if (g.n > 0 && g.total > 0)
+	{
+		const char *ev = event_of(&g.g[0]);
+
+		snprintf(buf, len, ", top wait %s%s%s %.0f%%", g.g[0].key.type, ev != NULL ? "/" : "",
+				 ev != NULL ? ev : "", 100.0 * (double) g.g[0].samples / (double) g.total);
+	}
+	wprof_groups_free(&g);
+	wprof_reset(&w->interval);
+	pthread_mutex_unlock(&w->mu);
+}
+
+bwaits_report *
+bwaits_stop(bwaits *w)
+{
+	bwaits_report *rep;
+	wprof_groups g;
+	bool		running;
+
+	if (w == NULL)
+		return NULL;
+	running = w->sm.sc.conn != NULL;
+	pthread_mutex_lock(&w->mu);
+	w->stop_req = true;
+	w->stop = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	if (running)
+		pthread_join(w->tid, NULL);
+
+	rep = xcalloc(1, sizeof(*rep));
+	rep->interval_ns = w->cfg.interval_ns;
+	rep->ticks = w->total.ticks;
+	rep->sessions = w->nslots;
+	wprof_group_by(&w->total, NULL, 0, 0, &g);
+	rep->counted = g.total;
+	rep->ev = xcalloc((size_t) g.n + 1, sizeof(bwaits_event));
+	for (int i = 0; i < g.n; i++)
+	{
+		const char *ev = event_of(&g.g[i]);
+		bwaits_event *e = &rep->ev[rep->nev++];
+
+		e->type = xstrdup(g.g[i].key.type);
+		e->event = ev != NULL ? xstrdup(ev) : NULL;
+		e->samples = g.g[i].samples;
+		e->pct = g.total > 0 ? 100.0 * (double) e->samples / (double) g.total : 0;
+	}
+	wprof_groups_free(&g);
+
+	sampler_close(&w->sm);
+	wprof_free(&w->total);
+	wprof_free(&w->interval);
+	sample_batch_free(&w->batch);
+	strpool_free(&w->pool);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w->slots);
+	free(w->pids);
+	free(w->next);
+	free(w);
+	return rep;
+}
+
+#else							/* !HAVE_SAMPLER */
+
+bwaits *
+bwaits_start(const bench_settings *s, int nclients)
+{
+	(void) s;
+	(void) nclients;
+	msg_warning("could not sample wait events: this build has no sampler (libpqtypes was not found)");
+	return NULL;
+}
+
+void
+bwaits_set_pid(bwaits *w, int n, int pid)
+{
+	(void) w;
+	(void) n;
+	(void) pid;
+}
+
+void
+bwaits_interval_top(bwaits *w, char *buf, size_t len)
+{
+	(void) w;
+	if (len > 0)
+		buf[0] = '\0';
+}
+
+bwaits_report *
+bwaits_stop(bwaits *w)
+{
+	(void) w;
+	return NULL;
+}
+#endif
+
+void
+bwaits_report_print(FILE *out, const bwaits_report *rep)
+{
+	int			n = rep->nev < BWAITS_REPORT_TOP ? rep->nev : BWAITS_REPORT_TOP;
+
+	fprintf(out, "wait events (sampled every %g ms, %llu samples of %d sessions):\n",
+			(double) rep->interval_ns / 1e6, (unsigned long long) rep->ticks, rep->sessions);
+	fprintf(out, "  %-16s %-20s %10s %6s\n", "wait_event_type", "wait_event", "samples", "%");
+	for (int i = 0; i < n; i++)
+		fprintf(out, "  %-16s %-20s %10llu %6.1f\n", rep->ev[i].type,
+				rep->ev[i].event != NULL ? rep->ev[i].event : "-",
+				(unsigned long long) rep->ev[i].samples, rep->ev[i].pct);
+}
+
+void
+bwaits_report_json(json_writer *jw, const bwaits_report *rep)
+{
+	json_key(jw, "waits");
+	json_array_begin(jw);
+	for (int i = 0; i < rep->nev; i++)
+	{
+		json_object_begin(jw);
+		json_kv_string(jw, "wait_event_type", rep->ev[i].type);
+		json_kv_string(jw, "wait_event", rep->ev[i].event);
+		json_kv_uint(jw, "samples", rep->ev[i].samples);
+		json_kv_double(jw, "pct", rep->ev[i].pct);
+		json_object_end(jw);
+	}
+	json_array_end(jw);
+}
+
+void
+bwaits_report_free(bwaits_report *rep)
+{
+	if (rep == NULL)
+		return;
+	for (int i = 0; i < rep->nev; i++)
+	{
+		free(rep->ev[i].type);
+		free(rep->ev[i].event);
+	}
+	free(rep->ev);
+	free(rep);
+}

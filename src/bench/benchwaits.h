@@ -1,0 +1,74 @@
+/*
+ * benchwaits.h — --waits: what the benchmark's own sessions wait on.
+ *
+ * A thread of its own, over a connection of its own, samples
+ * pg_stat_activity for the clients' backends only (pid = ANY($1)) with
+ * the waits tool's sampler (src/waits/sampler.h), every --waits interval
+ * until the run stops.  The clients publish their backend pids in slots
+ * (one per client, 0: no connection) that the sampler reads each tick,
+ * so -C's new connections are followed.  A sampler that cannot connect
+ * or loses its connection is a warning: the run goes on without it.
+ */
+#ifndef PGTEMPO_BENCH_BENCHWAITS_H
+#define PGTEMPO_BENCH_BENCHWAITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench.h"
+#include "pgtempo/json.h"
+
+/* --waits: pgtempo-waits -i's default and range (ns) */
+#define BWAITS_DEFAULT_INTERVAL_NS	(10 * (int64_t) 1000000)
+#define BWAITS_MIN_INTERVAL_NS		(10 * (int64_t) 1000)
+#define BWAITS_MAX_INTERVAL_NS		(60 * (int64_t) 1000000000)
+/* The report's table: the events with the largest shares. */
+#define BWAITS_REPORT_TOP	10
+
+/* One event's share of the sampled session time. */
+typedef struct bwaits_event
+{
+	char	   *type;			/* "CPU" for running without a wait event */
+	char	   *event;			/* NULL for CPU */
+	uint64_t	samples;
+	double		pct;
+} bwaits_event;
+
+/* What the run's report shows. */
+typedef struct bwaits_report
+{
+	int64_t		interval_ns;
+	uint64_t	ticks;			/* samples taken */
+	int			sessions;		/* the clients */
+	uint64_t	counted;		/* session samples counted (the 100 %) */
+	bwaits_event *ev;			/* largest share first */
+	int			nev;
+} bwaits_report;
+
+typedef struct bwaits bwaits;
+
+/*
+ * Connect and start sampling for nclients clients; NULL (with a warning)
+ * if the sampler cannot connect, or if this build has no sampler.
+ */
+bwaits	   *bwaits_start(const bench_settings *s, int nclients);
+
+/* Client n's backend pid (0: none); w may be NULL.  Any thread. */
+void		bwaits_set_pid(bwaits *w, int n, int pid);
+
+/*
+ * -P: the top wait of the interval since the last call, as
+ * ", top wait Lock/transactionid 41%" in buf (empty if none).
+ */
+void		bwaits_interval_top(bwaits *w, char *buf, size_t len);
+
+/* Stop sampling, free the sampler, and return the run's report (NULL if w is). */
+bwaits_report *bwaits_stop(bwaits *w);
+
+void		bwaits_report_print(FILE *out, const bwaits_report *rep);
+/* "waits": [ ... ], largest share first. */
+void		bwaits_report_json(json_writer *jw, const bwaits_report *rep);
+void		bwaits_report_free(bwaits_report *rep);
+
+#endif
