@@ -198,6 +198,8 @@ bwaits_start(const bench_settings *s, int nclients)
 		bwaits_report_free(bwaits_stop(w));
 		return NULL;
 	}
+	/* so that top -H and /proc name it (15 characters at most) */
+	pthread_setname_np(w->tid, "bench-waits");
 	return w;
 }
 
