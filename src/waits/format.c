@@ -226,23 +226,37 @@ format_sample_csv(strbuf *sb, const sample_batch *b, const sample_row *r)
 	strbuf_putc(sb, '\n');
 }
 
+/* Begin the JSON line of a record of this type. */
+static void
+jsonl_begin(json_writer *w, strbuf *sb, const char *type)
+{
+	json_init(w, sb, false);
+	json_object_begin(w);
+	json_kv_string(w, "type", type);
+}
+
+/* A timestamp member (ISO 8601 UTC). */
+static void
+kv_ts(json_writer *w, const char *key, int64_t us)
+{
+	char		ts[FORMAT_TS_LEN];
+
+	format_ts(ts, us);
+	json_kv_string(w, key, ts);
+}
+
 /* One raw JSON line; absent values are null so every line has every key. */
 void
 format_sample_jsonl(strbuf *sb, const sample_batch *b, const sample_row *r)
 {
 	json_writer w;
-	char		ts[FORMAT_TS_LEN];
 
-	json_init(&w, sb, false);
-	json_object_begin(&w);
-	json_kv_string(&w, "type", "sample");
-	format_ts(ts, (int64_t) b->ts_us);
-	json_kv_string(&w, "ts", ts);
+	jsonl_begin(&w, sb, "sample");
+	kv_ts(&w, "ts", (int64_t) b->ts_us);
 	json_kv_int(&w, "pid", r->pid);
 	if (r->backend_start_us != INT64_MIN)
 	{
-		format_ts(ts, r->backend_start_us);
-		json_kv_string(&w, "backend_start", ts);
+		kv_ts(&w, "backend_start", r->backend_start_us);
 	}
 	else
 		json_kv_string(&w, "backend_start", NULL);
@@ -385,15 +399,10 @@ void
 format_interval_jsonl(strbuf *sb, const format_interval *iv, const wprof_group *g)
 {
 	json_writer w;
-	char		ts[FORMAT_TS_LEN];
 
-	json_init(&w, sb, false);
-	json_object_begin(&w);
-	json_kv_string(&w, "type", "interval");
-	format_ts(ts, (int64_t) iv->start_us);
-	json_kv_string(&w, "interval_start", ts);
-	format_ts(ts, (int64_t) iv->end_us);
-	json_kv_string(&w, "interval_end", ts);
+	jsonl_begin(&w, sb, "interval");
+	kv_ts(&w, "interval_start", (int64_t) iv->start_us);
+	kv_ts(&w, "interval_end", (int64_t) iv->end_us);
 	json_kv_uint(&w, "ticks", iv->ticks);
 	json_kv_string(&w, "datname", g->key.datname);
 	json_kv_string(&w, "usename", g->key.usename);
@@ -443,27 +452,30 @@ format_interval_copy(strbuf *sb, const char *label, const format_interval *iv,
 	strbuf_putc(sb, '\n');
 }
 
+/* The counts and latencies of the sampler's health, as JSON members. */
+void
+format_health_members(json_writer *w, const sample_health *h)
+{
+	json_kv_uint(w, "samples", h->samples);
+	json_kv_double(w, "elapsed_s", h->elapsed_s);
+	json_kv_double(w, "rate_hz", h->rate_hz);
+	json_kv_uint(w, "missed_ticks", h->missed);
+	json_kv_uint(w, "gap_ticks", h->gap_ticks);
+	json_kv_uint(w, "failed_samples", h->failed);
+	json_kv_double(w, "latency_p50_ms", h->p50_ms);
+	json_kv_double(w, "latency_p99_ms", h->p99_ms);
+	json_kv_double(w, "latency_max_ms", h->max_ms);
+}
+
 /* The sampler's health as a JSON line. */
 void
 format_health_jsonl(strbuf *sb, const sample_health *h)
 {
 	json_writer w;
-	char		ts[FORMAT_TS_LEN];
 
-	json_init(&w, sb, false);
-	json_object_begin(&w);
-	json_kv_string(&w, "type", "health");
-	format_ts(ts, (int64_t) h->ts_us);
-	json_kv_string(&w, "ts", ts);
-	json_kv_uint(&w, "samples", h->samples);
-	json_kv_double(&w, "elapsed_s", h->elapsed_s);
-	json_kv_double(&w, "rate_hz", h->rate_hz);
-	json_kv_uint(&w, "missed_ticks", h->missed);
-	json_kv_uint(&w, "gap_ticks", h->gap_ticks);
-	json_kv_uint(&w, "failed_samples", h->failed);
-	json_kv_double(&w, "latency_p50_ms", h->p50_ms);
-	json_kv_double(&w, "latency_p99_ms", h->p99_ms);
-	json_kv_double(&w, "latency_max_ms", h->max_ms);
+	jsonl_begin(&w, sb, "health");
+	kv_ts(&w, "ts", (int64_t) h->ts_us);
+	format_health_members(&w, h);
 	json_kv_int(&w, "gaps", h->ngaps);
 	json_kv_double(&w, "gap_seconds", h->gap_s);
 	json_kv_uint(&w, "hidden_rows", h->hidden);
@@ -486,22 +498,33 @@ format_health_csv(strbuf *sb, const sample_health *h)
 				  h->p50_ms, h->p99_ms, h->max_ms, h->ngaps, h->gap_s, h->hidden);
 }
 
+/* A connection gap as JSON members: start, end and seconds (null while open), reason. */
+void
+format_gap_members(json_writer *w, const sample_gap *g)
+{
+	kv_ts(w, "start", (int64_t) g->start_us);
+	if (g->end_us != 0)
+	{
+		kv_ts(w, "end", (int64_t) g->end_us);
+		json_kv_double(w, "seconds", (double) (g->end_us - g->start_us) / 1e6);
+	}
+	else
+	{
+		json_kv_string(w, "end", NULL);
+		json_key(w, "seconds");
+		json_null(w);
+	}
+	json_kv_string(w, "reason", g->reason);
+}
+
 /* A connection gap as a JSON line. */
 void
 format_gap_jsonl(strbuf *sb, const sample_gap *g)
 {
 	json_writer w;
-	char		ts[FORMAT_TS_LEN];
 
-	json_init(&w, sb, false);
-	json_object_begin(&w);
-	json_kv_string(&w, "type", "gap");
-	format_ts(ts, (int64_t) g->start_us);
-	json_kv_string(&w, "start", ts);
-	format_ts(ts, (int64_t) g->end_us);
-	json_kv_string(&w, "end", ts);
-	json_kv_double(&w, "seconds", (double) (g->end_us - g->start_us) / 1e6);
-	json_kv_string(&w, "reason", g->reason);
+	jsonl_begin(&w, sb, "gap");
+	format_gap_members(&w, g);
 	json_object_end(&w);
 	strbuf_putc(sb, '\n');
 }
@@ -528,9 +551,7 @@ format_store_jsonl(strbuf *sb, const format_store_counts *c)
 {
 	json_writer w;
 
-	json_init(&w, sb, false);
-	json_object_begin(&w);
-	json_kv_string(&w, "type", "store");
+	jsonl_begin(&w, sb, "store");
 	json_kv_uint(&w, "rows_stored", c->stored);
 	json_kv_uint(&w, "rows_rejected", c->rejected);
 	json_kv_uint(&w, "rows_dropped", c->dropped);
