@@ -54,14 +54,16 @@ typedef struct opt_parser
 /*
  * When argv[1] is --help or -?, print the usage and return true.  The
  * tools look at their first argument for help before anything else, as
- * PostgreSQL's do, since -? is also getopt's error return.
+ * PostgreSQL's do, since -? is also getopt's error return.  opt_parse()
+ * starts with it; a tool that has work before opt_parse() calls it first.
  */
 bool		opt_help_first(const opt_parser *p, int argc, char **argv);
 
 /*
  * Run getopt_long() over argv with the table, calling each option's
  * handler in command-line order; stops at the first status that is not
- * OPT_OK.  A bad option, a missing value or --help anywhere is handled
+ * OPT_OK.  --help or -? as the first argument is taken first
+ * (opt_help_first), before any handler runs.  A bad option, a missing value or --help anywhere is handled
  * as PostgreSQL's tools do (usage() and OPT_EXIT_OK for help).  The
  * flags of every option handled are ORed into *seen (when not NULL).
  * optind is left at the first argument that is not an option.

@@ -645,6 +645,9 @@ static const opt_def options[] = {
 	{"help", '?', no_argument, NULL},
 };
 
+/* The table, --help, and: a bad value is not followed by the --help hint, as in pgbench. */
+static const opt_parser parser = {options, OPT_COUNT(options), usage, false};
+
 #undef S
 #undef I
 
@@ -714,7 +717,6 @@ check_bench_settings(bench_settings *s)
 static opt_status
 parse_arguments(int argc, char **argv, cmdline *cl)
 {
-	static const opt_parser parser = {options, OPT_COUNT(options), usage, false};
 	unsigned	seen = 0;
 	opt_status	st;
 

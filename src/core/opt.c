@@ -85,6 +85,8 @@ opt_parse(const opt_parser *p, int argc, char **argv, void *ctx, unsigned *seen)
 	opt_status	st = OPT_OK;
 	int			c;
 
+	if (opt_help_first(p, argc, argv))
+		return OPT_EXIT_OK;
 	build_getopt_tables(p, &longs, &shorts);
 	opterr = 0;
 	while (st == OPT_OK && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1)

@@ -143,14 +143,15 @@ static const opt_def options[] = {
 	{"help", '?', no_argument, NULL},
 };
 
+/* The table, --help, and: every usage error ends with the --help hint. */
+static const opt_parser parser = {options, OPT_COUNT(options), usage, true};
+
+/* Fill the settings from the command line; report usage errors the PostgreSQL way. */
 static opt_status
 parse_arguments(int argc, char **argv, timing_settings *s)
 {
-	static const opt_parser parser = {options, OPT_COUNT(options), usage, true};
 	opt_status	st;
 
-	if (opt_help_first(&parser, argc, argv))
-		return OPT_EXIT_OK;
 	if ((st = opt_parse(&parser, argc, argv, s, NULL)) != OPT_OK)
 		return st;
 	return opt_no_more_args(argc, argv) ? OPT_OK : OPT_ERROR;

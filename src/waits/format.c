@@ -170,21 +170,86 @@ format_blockers(strbuf *sb, const int32_t *pids, int n)
 	strbuf_putc(sb, '}');
 }
 
-/* Append a CSV separator, then an optional integer (empty when absent). */
-static void
-csv_int(strbuf *sb, bool present, int64_t v)
+/*
+ * How a delimited row is written: a CSV log line, or a row in COPY's text
+ * format for --store.  The two hold the same fields in the same order.
+ */
+typedef struct row_style
 {
-	strbuf_putc(sb, ',');
+	char		sep;
+	const char *null;			/* an absent value */
+	void		(*field) (strbuf *sb, const char *s);	/* text, NULL is absent */
+	const char *quote;			/* around the blockers array, which holds commas */
+	bool		pct;			/* interval rows have a pct column */
+} row_style;
+
+static const row_style csv_style = {',', "", format_csv_field, "\"", true};
+static const row_style copy_style = {'\t', "\\N", format_copy_field, "", false};
+
+/* A separator, then an integer or the absent value. */
+static void
+row_int(strbuf *sb, const row_style *st, bool present, int64_t v)
+{
+	strbuf_putc(sb, st->sep);
 	if (present)
 		strbuf_printf(sb, "%" PRId64, v);
+	else
+		strbuf_puts(sb, st->null);
 }
 
-/* Append a CSV separator, then a field. */
+/* A separator, then a text field. */
 static void
-csv_str(strbuf *sb, const char *s)
+row_str(strbuf *sb, const row_style *st, const char *s)
 {
-	strbuf_putc(sb, ',');
-	format_csv_field(sb, s);
+	strbuf_putc(sb, st->sep);
+	st->field(sb, s);
+}
+
+/* A separator, then a timestamp or the absent value. */
+static void
+row_ts(strbuf *sb, const row_style *st, bool present, int64_t us)
+{
+	char		ts[FORMAT_TS_LEN];
+
+	strbuf_putc(sb, st->sep);
+	if (!present)
+	{
+		strbuf_puts(sb, st->null);
+		return;
+	}
+	format_ts(ts, us);
+	strbuf_puts(sb, ts);
+}
+
+/* A sample row after its timestamp, each field after a separator. */
+static void
+sample_fields(strbuf *sb, const row_style *st, const sample_batch *b, const sample_row *r)
+{
+	row_int(sb, st, true, r->pid);
+	row_ts(sb, st, r->backend_start_us != INT64_MIN, r->backend_start_us);
+	row_str(sb, st, r->backend_type);
+	row_str(sb, st, r->datname);
+	row_str(sb, st, r->usename);
+	row_str(sb, st, r->application_name);
+	row_str(sb, st, r->client_addr);
+	row_str(sb, st, r->state);
+	row_str(sb, st, r->wait_event_type);
+	row_str(sb, st, r->wait_event);
+	row_int(sb, st, r->query_id != 0, r->query_id);
+	row_int(sb, st, r->leader_pid != 0, r->leader_pid);
+	strbuf_putc(sb, st->sep);
+	if (r->nblockers > 0)
+	{
+		strbuf_puts(sb, st->quote);
+		format_blockers(sb, sample_blockers(b, r), r->nblockers);
+		strbuf_puts(sb, st->quote);
+	}
+	else
+		strbuf_puts(sb, st->null);
+	row_int(sb, st, true, r->samples);
+	row_int(sb, st, r->wait_time_us >= 0, r->wait_time_us);
+	row_str(sb, st, r->query);
+	strbuf_putc(sb, '\n');
 }
 
 /* One raw CSV line, in the order of FORMAT_CSV_SAMPLE_HEADER. */
@@ -195,35 +260,90 @@ format_sample_csv(strbuf *sb, const sample_batch *b, const sample_row *r)
 
 	format_ts(ts, (int64_t) b->ts_us);
 	strbuf_puts(sb, ts);
-	csv_int(sb, true, r->pid);
-	strbuf_putc(sb, ',');
-	if (r->backend_start_us != INT64_MIN)
-	{
-		format_ts(ts, r->backend_start_us);
-		strbuf_puts(sb, ts);
-	}
-	csv_str(sb, r->backend_type);
-	csv_str(sb, r->datname);
-	csv_str(sb, r->usename);
-	csv_str(sb, r->application_name);
-	csv_str(sb, r->client_addr);
-	csv_str(sb, r->state);
-	csv_str(sb, r->wait_event_type);
-	csv_str(sb, r->wait_event);
-	csv_int(sb, r->query_id != 0, r->query_id);
-	csv_int(sb, r->leader_pid != 0, r->leader_pid);
-	strbuf_putc(sb, ',');
-	if (r->nblockers > 0)
-	{
-		/* "{1,2}" holds a comma: quoted */
-		strbuf_putc(sb, '"');
-		format_blockers(sb, sample_blockers(b, r), r->nblockers);
-		strbuf_putc(sb, '"');
-	}
-	csv_int(sb, true, r->samples);
-	csv_int(sb, r->wait_time_us >= 0, r->wait_time_us);
-	csv_str(sb, r->query);
+	sample_fields(sb, &csv_style, b, r);
+}
+
+/* One COPY row of the samples table, in the order of STORE_SAMPLES_COLUMNS. */
+void
+format_sample_copy(strbuf *sb, const char *label, const sample_batch *b, const sample_row *r)
+{
+	format_copy_field(sb, label);
+	row_ts(sb, &copy_style, true, (int64_t) b->ts_us);
+	sample_fields(sb, &copy_style, b, r);
+}
+
+/* k as a percentage of n (0 when n is 0). */
+static double
+pct_of(uint64_t k, uint64_t n)
+{
+	return n > 0 ? 100.0 * (double) k / (double) n : 0.0;
+}
+
+/* An interval row after its end, each field after a separator. */
+static void
+interval_fields(strbuf *sb, const row_style *st, const format_interval *iv,
+				const wprof_group *g)
+{
+	row_int(sb, st, true, (int64_t) iv->ticks);
+	row_str(sb, st, g->key.datname);
+	row_str(sb, st, g->key.usename);
+	row_str(sb, st, g->key.appname);
+	row_str(sb, st, g->key.backend_type);
+	row_str(sb, st, g->key.type);
+	row_str(sb, st, g->key.event);
+	row_int(sb, st, g->key.query_id != 0, g->key.query_id);
+	row_int(sb, st, true, (int64_t) g->samples);
+	if (st->pct)
+		strbuf_printf(sb, "%c%.2f", st->sep, pct_of(g->samples, iv->total));
+	strbuf_printf(sb, "%c%.6f", st->sep, (double) g->samples * iv->period_s);
+	if (iv->measured)
+		strbuf_printf(sb, "%c%.6f%c%" PRIu64, st->sep, (double) g->measured_us / 1e6, st->sep,
+					  g->measured_count);
+	else
+		strbuf_printf(sb, "%c%s%c%s", st->sep, st->null, st->sep, st->null);
 	strbuf_putc(sb, '\n');
+}
+
+/* One aggregated CSV line, in the order of FORMAT_CSV_INTERVAL_HEADER. */
+void
+format_interval_csv(strbuf *sb, const format_interval *iv, const wprof_group *g)
+{
+	char		ts[FORMAT_TS_LEN];
+
+	format_ts(ts, (int64_t) iv->start_us);
+	strbuf_puts(sb, ts);
+	row_ts(sb, &csv_style, true, (int64_t) iv->end_us);
+	interval_fields(sb, &csv_style, iv, g);
+}
+
+/* One COPY row of the profile table, in the order of STORE_PROFILE_COLUMNS. */
+void
+format_interval_copy(strbuf *sb, const char *label, const format_interval *iv,
+					 const wprof_group *g)
+{
+	format_copy_field(sb, label);
+	row_ts(sb, &copy_style, true, (int64_t) iv->start_us);
+	row_ts(sb, &copy_style, true, (int64_t) iv->end_us);
+	interval_fields(sb, &copy_style, iv, g);
+}
+
+/* Begin the JSON line of a record of this type. */
+static void
+jsonl_begin(json_writer *w, strbuf *sb, const char *type)
+{
+	json_init(w, sb, false);
+	json_object_begin(w);
+	json_kv_string(w, "type", type);
+}
+
+/* A timestamp member (ISO 8601 UTC). */
+static void
+kv_ts(json_writer *w, const char *key, int64_t us)
+{
+	char		ts[FORMAT_TS_LEN];
+
+	format_ts(ts, us);
+	json_kv_string(w, key, ts);
 }
 
 /* One raw JSON line; absent values are null so every line has every key. */
@@ -231,18 +351,13 @@ void
 format_sample_jsonl(strbuf *sb, const sample_batch *b, const sample_row *r)
 {
 	json_writer w;
-	char		ts[FORMAT_TS_LEN];
 
-	json_init(&w, sb, false);
-	json_object_begin(&w);
-	json_kv_string(&w, "type", "sample");
-	format_ts(ts, (int64_t) b->ts_us);
-	json_kv_string(&w, "ts", ts);
+	jsonl_begin(&w, sb, "sample");
+	kv_ts(&w, "ts", (int64_t) b->ts_us);
 	json_kv_int(&w, "pid", r->pid);
 	if (r->backend_start_us != INT64_MIN)
 	{
-		format_ts(ts, r->backend_start_us);
-		json_kv_string(&w, "backend_start", ts);
+		kv_ts(&w, "backend_start", r->backend_start_us);
 	}
 	else
 		json_kv_string(&w, "backend_start", NULL);
@@ -280,120 +395,15 @@ format_sample_jsonl(strbuf *sb, const sample_batch *b, const sample_row *r)
 	strbuf_putc(sb, '\n');
 }
 
-/* Append a tab, then an integer or \N. */
-static void
-copy_int(strbuf *sb, bool present, int64_t v)
-{
-	strbuf_putc(sb, '\t');
-	if (present)
-		strbuf_printf(sb, "%" PRId64, v);
-	else
-		strbuf_puts(sb, "\\N");
-}
-
-/* Append a tab, then a COPY field. */
-static void
-copy_str(strbuf *sb, const char *s)
-{
-	strbuf_putc(sb, '\t');
-	format_copy_field(sb, s);
-}
-
-/* Append a tab, then a timestamp or \N. */
-static void
-copy_ts(strbuf *sb, bool present, int64_t us)
-{
-	char		ts[FORMAT_TS_LEN];
-
-	strbuf_putc(sb, '\t');
-	if (!present)
-	{
-		strbuf_puts(sb, "\\N");
-		return;
-	}
-	format_ts(ts, us);
-	strbuf_puts(sb, ts);
-}
-
-/* One COPY row of the samples table, in the order of STORE_SAMPLES_COLUMNS. */
-void
-format_sample_copy(strbuf *sb, const char *label, const sample_batch *b, const sample_row *r)
-{
-	format_copy_field(sb, label);
-	copy_ts(sb, true, (int64_t) b->ts_us);
-	copy_int(sb, true, r->pid);
-	copy_ts(sb, r->backend_start_us != INT64_MIN, r->backend_start_us);
-	copy_str(sb, r->backend_type);
-	copy_str(sb, r->datname);
-	copy_str(sb, r->usename);
-	copy_str(sb, r->application_name);
-	copy_str(sb, r->client_addr);
-	copy_str(sb, r->state);
-	copy_str(sb, r->wait_event_type);
-	copy_str(sb, r->wait_event);
-	copy_int(sb, r->query_id != 0, r->query_id);
-	copy_int(sb, r->leader_pid != 0, r->leader_pid);
-	strbuf_putc(sb, '\t');
-	if (r->nblockers > 0)
-		format_blockers(sb, sample_blockers(b, r), r->nblockers);
-	else
-		strbuf_puts(sb, "\\N");
-	copy_int(sb, true, r->samples);
-	copy_int(sb, r->wait_time_us >= 0, r->wait_time_us);
-	copy_str(sb, r->query);
-	strbuf_putc(sb, '\n');
-}
-
-/* k as a percentage of n (0 when n is 0). */
-static double
-pct_of(uint64_t k, uint64_t n)
-{
-	return n > 0 ? 100.0 * (double) k / (double) n : 0.0;
-}
-
-/* One aggregated CSV line, in the order of FORMAT_CSV_INTERVAL_HEADER. */
-void
-format_interval_csv(strbuf *sb, const format_interval *iv, const wprof_group *g)
-{
-	char		ts[FORMAT_TS_LEN];
-
-	format_ts(ts, (int64_t) iv->start_us);
-	strbuf_puts(sb, ts);
-	strbuf_putc(sb, ',');
-	format_ts(ts, (int64_t) iv->end_us);
-	strbuf_puts(sb, ts);
-	csv_int(sb, true, (int64_t) iv->ticks);
-	csv_str(sb, g->key.datname);
-	csv_str(sb, g->key.usename);
-	csv_str(sb, g->key.appname);
-	csv_str(sb, g->key.backend_type);
-	csv_str(sb, g->key.type);
-	csv_str(sb, g->key.event);
-	csv_int(sb, g->key.query_id != 0, g->key.query_id);
-	csv_int(sb, true, (int64_t) g->samples);
-	strbuf_printf(sb, ",%.2f,%.6f", pct_of(g->samples, iv->total),
-				  (double) g->samples * iv->period_s);
-	if (iv->measured)
-		strbuf_printf(sb, ",%.6f,%" PRIu64, (double) g->measured_us / 1e6, g->measured_count);
-	else
-		strbuf_puts(sb, ",,");
-	strbuf_putc(sb, '\n');
-}
-
 /* One aggregated JSON line. */
 void
 format_interval_jsonl(strbuf *sb, const format_interval *iv, const wprof_group *g)
 {
 	json_writer w;
-	char		ts[FORMAT_TS_LEN];
 
-	json_init(&w, sb, false);
-	json_object_begin(&w);
-	json_kv_string(&w, "type", "interval");
-	format_ts(ts, (int64_t) iv->start_us);
-	json_kv_string(&w, "interval_start", ts);
-	format_ts(ts, (int64_t) iv->end_us);
-	json_kv_string(&w, "interval_end", ts);
+	jsonl_begin(&w, sb, "interval");
+	kv_ts(&w, "interval_start", (int64_t) iv->start_us);
+	kv_ts(&w, "interval_end", (int64_t) iv->end_us);
 	json_kv_uint(&w, "ticks", iv->ticks);
 	json_kv_string(&w, "datname", g->key.datname);
 	json_kv_string(&w, "usename", g->key.usename);
@@ -418,29 +428,19 @@ format_interval_jsonl(strbuf *sb, const format_interval *iv, const wprof_group *
 	strbuf_putc(sb, '\n');
 }
 
-/* One COPY row of the profile table, in the order of STORE_PROFILE_COLUMNS. */
+/* The counts and latencies of the sampler's health, as JSON members. */
 void
-format_interval_copy(strbuf *sb, const char *label, const format_interval *iv,
-					 const wprof_group *g)
+format_health_members(json_writer *w, const sample_health *h)
 {
-	format_copy_field(sb, label);
-	copy_ts(sb, true, (int64_t) iv->start_us);
-	copy_ts(sb, true, (int64_t) iv->end_us);
-	copy_int(sb, true, (int64_t) iv->ticks);
-	copy_str(sb, g->key.datname);
-	copy_str(sb, g->key.usename);
-	copy_str(sb, g->key.appname);
-	copy_str(sb, g->key.backend_type);
-	copy_str(sb, g->key.type);
-	copy_str(sb, g->key.event);
-	copy_int(sb, g->key.query_id != 0, g->key.query_id);
-	copy_int(sb, true, (int64_t) g->samples);
-	strbuf_printf(sb, "\t%.6f", (double) g->samples * iv->period_s);
-	if (iv->measured)
-		strbuf_printf(sb, "\t%.6f\t%" PRIu64, (double) g->measured_us / 1e6, g->measured_count);
-	else
-		strbuf_puts(sb, "\t\\N\t\\N");
-	strbuf_putc(sb, '\n');
+	json_kv_uint(w, "samples", h->samples);
+	json_kv_double(w, "elapsed_s", h->elapsed_s);
+	json_kv_double(w, "rate_hz", h->rate_hz);
+	json_kv_uint(w, "missed_ticks", h->missed);
+	json_kv_uint(w, "gap_ticks", h->gap_ticks);
+	json_kv_uint(w, "failed_samples", h->failed);
+	json_kv_double(w, "latency_p50_ms", h->p50_ms);
+	json_kv_double(w, "latency_p99_ms", h->p99_ms);
+	json_kv_double(w, "latency_max_ms", h->max_ms);
 }
 
 /* The sampler's health as a JSON line. */
@@ -448,22 +448,10 @@ void
 format_health_jsonl(strbuf *sb, const sample_health *h)
 {
 	json_writer w;
-	char		ts[FORMAT_TS_LEN];
 
-	json_init(&w, sb, false);
-	json_object_begin(&w);
-	json_kv_string(&w, "type", "health");
-	format_ts(ts, (int64_t) h->ts_us);
-	json_kv_string(&w, "ts", ts);
-	json_kv_uint(&w, "samples", h->samples);
-	json_kv_double(&w, "elapsed_s", h->elapsed_s);
-	json_kv_double(&w, "rate_hz", h->rate_hz);
-	json_kv_uint(&w, "missed_ticks", h->missed);
-	json_kv_uint(&w, "gap_ticks", h->gap_ticks);
-	json_kv_uint(&w, "failed_samples", h->failed);
-	json_kv_double(&w, "latency_p50_ms", h->p50_ms);
-	json_kv_double(&w, "latency_p99_ms", h->p99_ms);
-	json_kv_double(&w, "latency_max_ms", h->max_ms);
+	jsonl_begin(&w, sb, "health");
+	kv_ts(&w, "ts", (int64_t) h->ts_us);
+	format_health_members(&w, h);
 	json_kv_int(&w, "gaps", h->ngaps);
 	json_kv_double(&w, "gap_seconds", h->gap_s);
 	json_kv_uint(&w, "hidden_rows", h->hidden);
@@ -486,22 +474,33 @@ format_health_csv(strbuf *sb, const sample_health *h)
 				  h->p50_ms, h->p99_ms, h->max_ms, h->ngaps, h->gap_s, h->hidden);
 }
 
+/* A connection gap as JSON members: start, end and seconds (null while open), reason. */
+void
+format_gap_members(json_writer *w, const sample_gap *g)
+{
+	kv_ts(w, "start", (int64_t) g->start_us);
+	if (g->end_us != 0)
+	{
+		kv_ts(w, "end", (int64_t) g->end_us);
+		json_kv_double(w, "seconds", (double) (g->end_us - g->start_us) / 1e6);
+	}
+	else
+	{
+		json_kv_string(w, "end", NULL);
+		json_key(w, "seconds");
+		json_null(w);
+	}
+	json_kv_string(w, "reason", g->reason);
+}
+
 /* A connection gap as a JSON line. */
 void
 format_gap_jsonl(strbuf *sb, const sample_gap *g)
 {
 	json_writer w;
-	char		ts[FORMAT_TS_LEN];
 
-	json_init(&w, sb, false);
-	json_object_begin(&w);
-	json_kv_string(&w, "type", "gap");
-	format_ts(ts, (int64_t) g->start_us);
-	json_kv_string(&w, "start", ts);
-	format_ts(ts, (int64_t) g->end_us);
-	json_kv_string(&w, "end", ts);
-	json_kv_double(&w, "seconds", (double) (g->end_us - g->start_us) / 1e6);
-	json_kv_string(&w, "reason", g->reason);
+	jsonl_begin(&w, sb, "gap");
+	format_gap_members(&w, g);
 	json_object_end(&w);
 	strbuf_putc(sb, '\n');
 }
@@ -528,9 +527,7 @@ format_store_jsonl(strbuf *sb, const format_store_counts *c)
 {
 	json_writer w;
 
-	json_init(&w, sb, false);
-	json_object_begin(&w);
-	json_kv_string(&w, "type", "store");
+	jsonl_begin(&w, sb, "store");
 	json_kv_uint(&w, "rows_stored", c->stored);
 	json_kv_uint(&w, "rows_rejected", c->rejected);
 	json_kv_uint(&w, "rows_dropped", c->dropped);

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "pgtempo/json.h"
 #include "pgtempo/strbuf.h"
 
 #include "wprof.h"
@@ -77,6 +78,9 @@ void		format_health_jsonl(strbuf *sb, const sample_health *h);
 void		format_health_csv(strbuf *sb, const sample_health *h);
 void		format_gap_jsonl(strbuf *sb, const sample_gap *g);
 void		format_gap_csv(strbuf *sb, const sample_gap *g);
+/* The same facts as members of a JSON object (the log's records and the --json report). */
+void		format_health_members(json_writer *w, const sample_health *h);
+void		format_gap_members(json_writer *w, const sample_gap *g);
 
 /* --store's rows at the end of a run. */
 typedef struct format_store_counts

@@ -293,6 +293,9 @@ static const opt_def options[] = {
 	{"help", '?', no_argument, NULL},
 };
 
+/* The table, --help, and: every usage error ends with the --help hint. */
+static const opt_parser parser = {options, OPT_COUNT(options), usage, true};
+
 #undef F
 #undef NS_S
 
@@ -345,12 +348,9 @@ check_settings(waits_settings *s, bool format_given)
 static opt_status
 parse_arguments(int argc, char **argv, waits_settings *s)
 {
-	static const opt_parser parser = {options, OPT_COUNT(options), usage, true};
 	unsigned	seen = 0;
 	opt_status	st;
 
-	if (opt_help_first(&parser, argc, argv))
-		return OPT_EXIT_OK;
 	if ((st = opt_parse(&parser, argc, argv, s, &seen)) != OPT_OK)
 		return st;
 	s->interval_given = (seen & INTERVAL_GIVEN) != 0;

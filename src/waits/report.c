@@ -448,196 +448,215 @@ json_group_key(json_writer *w, const report_info *ri, const wprof_group *gr)
 		json_kv_string(w, "backend_type", gr->key.backend_type);
 }
 
-/* The report as one pretty-printed JSON document. */
-void
-report_json(FILE *out, const report_info *ri)
+/* What was sampled, how, with what filters, and what became of --store's rows. */
+static void
+json_heading(json_writer *w, const report_info *ri)
 {
 	const wprof *p = ri->p;
-	const sample_health *h = ri->health;
-	strbuf		sb;
-	json_writer w;
-	wprof_groups g;
 	char		ts[FORMAT_TS_LEN];
 
-	strbuf_init(&sb);
-	json_init(&w, &sb, true);
-	json_object_begin(&w);
-	json_kv_string(&w, "tool", "pgtempo-waits");
-	json_kv_string(&w, "version", PACKAGE_VERSION);
-	json_kv_string(&w, "source", ri->src.source);
-	json_kv_string(&w, "server_version", ri->src.server_version);
-	json_kv_string(&w, "server", ri->src.server);
-	json_kv_double(&w, "interval_s", ri->src.interval_s);
-	json_kv_double(&w, "period_s", ri->src.period_s);
-	json_kv_bool(&w, "include_idle", ri->s->include_idle);
-	json_key(&w, "backend_types");
+	json_kv_string(w, "tool", "pgtempo-waits");
+	json_kv_string(w, "version", PACKAGE_VERSION);
+	json_kv_string(w, "source", ri->src.source);
+	json_kv_string(w, "server_version", ri->src.server_version);
+	json_kv_string(w, "server", ri->src.server);
+	json_kv_double(w, "interval_s", ri->src.interval_s);
+	json_kv_double(w, "period_s", ri->src.period_s);
+	json_kv_bool(w, "include_idle", ri->s->include_idle);
+	json_key(w, "backend_types");
 	if (ri->s->backend_types.n == 0)
-		json_string(&w, "all");
+		json_string(w, "all");
 	else
 	{
-		json_array_begin(&w);
+		json_array_begin(w);
 		for (int i = 0; i < ri->s->backend_types.n; i++)
-			json_string(&w, ri->s->backend_types.v[i]);
-		json_array_end(&w);
+			json_string(w, ri->s->backend_types.v[i]);
+		json_array_end(w);
 	}
-	json_kv_bool(&w, "backend_types_default", !ri->s->backend_types_given &&
+	json_kv_bool(w, "backend_types_default", !ri->s->backend_types_given &&
 				 ri->s->backend_types.n > 0);
-	json_kv_bool(&w, "gave_up", ri->gave_up);
+	json_kv_bool(w, "gave_up", ri->gave_up);
 	if (ri->store != NULL)
 	{
-		json_key(&w, "store");
-		json_object_begin(&w);
-		json_kv_uint(&w, "rows_stored", ri->store->stored);
-		json_kv_uint(&w, "rows_rejected", ri->store->rejected);
-		json_kv_uint(&w, "rows_dropped", ri->store->dropped);
-		json_kv_uint(&w, "rows_unsent", ri->store->unsent);
-		json_object_end(&w);
+		json_key(w, "store");
+		json_object_begin(w);
+		json_kv_uint(w, "rows_stored", ri->store->stored);
+		json_kv_uint(w, "rows_rejected", ri->store->rejected);
+		json_kv_uint(w, "rows_dropped", ri->store->dropped);
+		json_kv_uint(w, "rows_unsent", ri->store->unsent);
+		json_object_end(w);
 	}
 	if (p->ticks > 0)
 	{
 		format_ts(ts, (int64_t) p->first_us);
-		json_kv_string(&w, "first_sample", ts);
+		json_kv_string(w, "first_sample", ts);
 		format_ts(ts, (int64_t) p->last_us);
-		json_kv_string(&w, "last_sample", ts);
+		json_kv_string(w, "last_sample", ts);
 	}
+}
 
-	json_key(&w, "health");
-	json_object_begin(&w);
-	json_kv_uint(&w, "samples", h->samples);
-	json_kv_double(&w, "elapsed_s", h->elapsed_s);
-	json_kv_double(&w, "rate_hz", h->rate_hz);
-	json_kv_uint(&w, "missed_ticks", h->missed);
-	json_kv_uint(&w, "gap_ticks", h->gap_ticks);
-	json_kv_uint(&w, "failed_samples", h->failed);
-	json_kv_double(&w, "latency_p50_ms", h->p50_ms);
-	json_kv_double(&w, "latency_p99_ms", h->p99_ms);
-	json_kv_double(&w, "latency_max_ms", h->max_ms);
-	json_kv_uint(&w, "hidden_rows", h->hidden);
+/* The sampler's health and its gaps. */
+static void
+json_health(json_writer *w, const report_info *ri)
+{
+	const sample_health *h = ri->health;
+
+	json_key(w, "health");
+	json_object_begin(w);
+	format_health_members(w, h);
+	json_kv_uint(w, "hidden_rows", h->hidden);
 	if (h->cpu_us_per_sample >= 0)
-		json_kv_double(&w, "cpu_us_per_sample", h->cpu_us_per_sample);
+		json_kv_double(w, "cpu_us_per_sample", h->cpu_us_per_sample);
 	if (h->backend_cpu_us_per_sample >= 0)
-		json_kv_double(&w, "backend_cpu_us_per_sample", h->backend_cpu_us_per_sample);
-	json_object_end(&w);
+		json_kv_double(w, "backend_cpu_us_per_sample", h->backend_cpu_us_per_sample);
+	json_object_end(w);
 
-	json_key(&w, "gaps");
-	json_array_begin(&w);
+	json_key(w, "gaps");
+	json_array_begin(w);
 	for (int i = 0; i < ri->ngaps; i++)
 	{
-		const sample_gap *gp = &ri->gaps[i];
-
-		json_object_begin(&w);
-		format_ts(ts, (int64_t) gp->start_us);
-		json_kv_string(&w, "start", ts);
-		if (gp->end_us != 0)
-		{
-			format_ts(ts, (int64_t) gp->end_us);
-			json_kv_string(&w, "end", ts);
-			json_kv_double(&w, "seconds", (double) (gp->end_us - gp->start_us) / 1e6);
-		}
-		else
-		{
-			json_kv_string(&w, "end", NULL);
-			json_key(&w, "seconds");
-			json_null(&w);
-		}
-		json_kv_string(&w, "reason", gp->reason);
-		json_object_end(&w);
+		json_object_begin(w);
+		format_gap_members(w, &ri->gaps[i]);
+		json_object_end(w);
 	}
-	json_array_end(&w);
+	json_array_end(w);
+}
 
-	json_kv_uint(&w, "ticks", p->ticks);
-	json_kv_uint(&w, "active_samples", p->active);
-	json_kv_uint(&w, "idle_rows", p->idle);
-	json_kv_uint(&w, "hidden_rows", p->hidden);
-	json_kv_double(&w, "avg_active_sessions", report_avg_active(ri));
+/* The whole run's totals, and the --by list. */
+static void
+json_totals(json_writer *w, const report_info *ri)
+{
+	const wprof *p = ri->p;
+
+	json_kv_uint(w, "ticks", p->ticks);
+	json_kv_uint(w, "active_samples", p->active);
+	json_kv_uint(w, "idle_rows", p->idle);
+	json_kv_uint(w, "hidden_rows", p->hidden);
+	json_kv_double(w, "avg_active_sessions", report_avg_active(ri));
 	if (p->has_measured)
 	{
-		json_kv_double(&w, "measured_seconds", (double) p->measured_us / 1e6);
-		json_kv_uint(&w, "measured_count", p->measured_count);
+		json_kv_double(w, "measured_seconds", (double) p->measured_us / 1e6);
+		json_kv_uint(w, "measured_count", p->measured_count);
 	}
-	json_key(&w, "by");
-	json_array_begin(&w);
+	json_key(w, "by");
+	json_array_begin(w);
 	for (int i = 0; i < ri->s->nby; i++)
-		json_string(&w, wprof_dim_name(ri->s->by[i]));
-	json_array_end(&w);
+		json_string(w, wprof_dim_name(ri->s->by[i]));
+	json_array_end(w);
+}
+
+/* A group's blockers and top queries. */
+static void
+json_group_subs(json_writer *w, const report_info *ri, const wprof_group *gr)
+{
+	json_key(w, "blockers");
+	json_array_begin(w);
+	for (int k = 0; k < gr->nblockers && k < ri->s->blockers; k++)
+	{
+		json_object_begin(w);
+		json_kv_int(w, "pid", gr->blockers[k].id);
+		json_kv_uint(w, "samples", gr->blockers[k].samples);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	if (shows_blockers(ri) && gr->lock_samples > 0)
+	{
+		json_kv_uint(w, "lock_samples", gr->lock_samples);
+		json_kv_uint(w, "no_blocker_samples", gr->lock_samples - gr->blocked);
+	}
+	json_key(w, "top_queries");
+	json_array_begin(w);
+	for (int k = 0; k < gr->nqueries && k < REPORT_MAX_SUB; k++)
+	{
+		json_object_begin(w);
+		json_kv_int(w, "query_id", gr->queries[k].id);
+		json_kv_uint(w, "samples", gr->queries[k].samples);
+		json_kv_string(w, "query", wprof_query_text(ri->p, gr->queries[k].id));
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
+/* The groups of the --by list, largest first. */
+static void
+json_profile(json_writer *w, const report_info *ri)
+{
+	const wprof *p = ri->p;
+	wprof_groups g;
 
 	wprof_group_by(p, ri->s->by, ri->s->nby, max_sub(ri->s), &g);
-	json_key(&w, "profile");
-	json_array_begin(&w);
+	json_key(w, "profile");
+	json_array_begin(w);
 	for (int i = 0; i < g.n; i++)
 	{
 		const wprof_group *gr = &g.g[i];
 		const char *desc = NULL;
 
-		json_object_begin(&w);
-		json_group_key(&w, ri, gr);
-		json_kv_uint(&w, "samples", gr->samples);
-		json_kv_double(&w, "pct", pct(gr->samples, g.total));
-		json_kv_double(&w, "est_seconds", (double) gr->samples * ri->src.period_s);
-		json_kv_double(&w, "error_seconds", wprof_error_s(gr->samples, g.total, ri->src.period_s));
+		json_object_begin(w);
+		json_group_key(w, ri, gr);
+		json_kv_uint(w, "samples", gr->samples);
+		json_kv_double(w, "pct", pct(gr->samples, g.total));
+		json_kv_double(w, "est_seconds", (double) gr->samples * ri->src.period_s);
+		json_kv_double(w, "error_seconds", wprof_error_s(gr->samples, g.total, ri->src.period_s));
 		if (p->has_measured)
 		{
-			json_kv_double(&w, "measured_seconds", (double) gr->measured_us / 1e6);
-			json_kv_uint(&w, "measured_count", gr->measured_count);
+			json_kv_double(w, "measured_seconds", (double) gr->measured_us / 1e6);
+			json_kv_uint(w, "measured_count", gr->measured_count);
 		}
 		if (ri->src.describe != NULL && gr->key.type != NULL)
 			desc = ri->src.describe(ri->src.describe_arg, gr->key.type, gr->key.event);
 		if (desc != NULL)
-			json_kv_string(&w, "description", desc);
-		json_key(&w, "blockers");
-		json_array_begin(&w);
-		for (int k = 0; k < gr->nblockers && k < ri->s->blockers; k++)
-		{
-			json_object_begin(&w);
-			json_kv_int(&w, "pid", gr->blockers[k].id);
-			json_kv_uint(&w, "samples", gr->blockers[k].samples);
-			json_object_end(&w);
-		}
-		json_array_end(&w);
-		if (shows_blockers(ri) && gr->lock_samples > 0)
-		{
-			json_kv_uint(&w, "lock_samples", gr->lock_samples);
-			json_kv_uint(&w, "no_blocker_samples", gr->lock_samples - gr->blocked);
-		}
-		json_key(&w, "top_queries");
-		json_array_begin(&w);
-		for (int k = 0; k < gr->nqueries && k < REPORT_MAX_SUB; k++)
-		{
-			json_object_begin(&w);
-			json_kv_int(&w, "query_id", gr->queries[k].id);
-			json_kv_uint(&w, "samples", gr->queries[k].samples);
-			json_kv_string(&w, "query", wprof_query_text(p, gr->queries[k].id));
-			json_object_end(&w);
-		}
-		json_array_end(&w);
-		json_object_end(&w);
+			json_kv_string(w, "description", desc);
+		json_group_subs(w, ri, gr);
+		json_object_end(w);
 	}
-	json_array_end(&w);
+	json_array_end(w);
 	wprof_groups_free(&g);
-	if (p->has_measured)
+}
+
+/* The durations the server measured, by event (pg_stat_wait). */
+static void
+json_durations(json_writer *w, const wprof *p)
+{
+	const wprof_duration **d = sorted_durations(p);
+
+	json_key(w, "wait_durations");
+	json_array_begin(w);
+	for (int i = 0; i < p->ndurations; i++)
 	{
-		const wprof_duration **d = sorted_durations(p);
+		const hist *us = d[i]->us;
 
-		json_key(&w, "wait_durations");
-		json_array_begin(&w);
-		for (int i = 0; i < p->ndurations; i++)
-		{
-			const hist *us = d[i]->us;
-
-			json_object_begin(&w);
-			json_kv_string(&w, "wait_event_type", d[i]->type);
-			json_kv_string(&w, "wait_event", d[i]->event);
-			json_kv_uint(&w, "waits", us->total);
-			json_kv_double(&w, "total_seconds", us->sum / 1e6);
-			json_kv_double(&w, "p50_ms", (double) hist_percentile(us, 50) / 1e3);
-			json_kv_double(&w, "p90_ms", (double) hist_percentile(us, 90) / 1e3);
-			json_kv_double(&w, "p99_ms", (double) hist_percentile(us, 99) / 1e3);
-			json_kv_double(&w, "max_ms", (double) us->max / 1e3);
-			json_object_end(&w);
-		}
-		json_array_end(&w);
-		free(d);
+		json_object_begin(w);
+		json_kv_string(w, "wait_event_type", d[i]->type);
+		json_kv_string(w, "wait_event", d[i]->event);
+		json_kv_uint(w, "waits", us->total);
+		json_kv_double(w, "total_seconds", us->sum / 1e6);
+		json_kv_double(w, "p50_ms", (double) hist_percentile(us, 50) / 1e3);
+		json_kv_double(w, "p90_ms", (double) hist_percentile(us, 90) / 1e3);
+		json_kv_double(w, "p99_ms", (double) hist_percentile(us, 99) / 1e3);
+		json_kv_double(w, "max_ms", (double) us->max / 1e3);
+		json_object_end(w);
 	}
+	json_array_end(w);
+	free(d);
+}
+
+/* The report as one pretty-printed JSON document. */
+void
+report_json(FILE *out, const report_info *ri)
+{
+	strbuf		sb;
+	json_writer w;
+
+	strbuf_init(&sb);
+	json_init(&w, &sb, true);
+	json_object_begin(&w);
+	json_heading(&w, ri);
+	json_health(&w, ri);
+	json_totals(&w, ri);
+	json_profile(&w, ri);
+	if (ri->p->has_measured)
+		json_durations(&w, ri->p);
 	json_object_end(&w);
 	fputs(sb.data, out);
 	fputc('\n', out);

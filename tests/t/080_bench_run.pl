@@ -32,7 +32,9 @@ sub shape
 		next if /^(?: - )?latency percentiles: p50 = \d+\.\d{3} ms, p90 = \d+\.\d{3} ms, p99 = \d+\.\d{3} ms, p99\.9 = \d+\.\d{3} ms, max = \d+\.\d{3} ms$/;
 		s/= [0-9.]+ ms/= X ms/;
 		s/^tps = [0-9.]+/tps = X/;
-		s/^(\s+)[0-9]+\.[0-9]{3}(\s)/$1X$2/;    # -r latencies
+		# -r latencies: X right-aligned in the same width, so a statement
+		# that took 10 ms or more in one tool only does not shift a column
+		s/^(\s+)([0-9]+\.[0-9]{3})(\s)/(' ' x (length($1) + length($2) - 1)) . "X$3"/e;
 		s/\(tps = [0-9.]+\)/(tps = X)/;
 		s/^(number of transactions actually processed:) \d+$/$1 N/;    # -T
 		# pgbench 15 prints "0 (NaN%)" when no transaction ended; we stop (documented)
