@@ -163,7 +163,7 @@ bwaits_start(const bench_settings *s, int nclients)
 	w->cfg.conn = &s->conn;
 	w->cfg.interval_ns = s->waits_ns;
 	w->cfg.interval_given = true;
-	w->cfg.source = WAITS_SOURCE_ACTIVITY;
+	w->cfg.source = SAMPLER_SOURCE_ACTIVITY;
 	w->cfg.filter_pids = true;
 	/* the report is by event: the sessions' other columns are not read */
 	w->cfg.omit = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID |

@@ -3,7 +3,7 @@
  *
  * A thread of its own, over a connection of its own, samples
  * pg_stat_activity for the clients' backends only (pid = ANY($1)) with
- * the waits tool's sampler (src/waits/sampler.h), every --waits interval
+ * the sampler library (src/sampler/sampler.h), every --waits interval
  * until the run stops.  The clients publish their backend pids in slots
  * (one per client, 0: no connection) that the sampler reads each tick,
  * so -C's new connections are followed.  A sampler that cannot connect

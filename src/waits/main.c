@@ -111,7 +111,7 @@ trace_options_ok(const waits_settings *s)
 		bool		given;
 		const char *name;
 	}			other[] = {
-		{s->source != WAITS_SOURCE_AUTO, "--source"},
+		{s->source != SAMPLER_SOURCE_AUTO, "--source"},
 		{s->include_idle, "--include-idle"},
 		{s->query_text > 0, "--query-text"},
 		{s->npids > 0, "--pid"},
@@ -176,7 +176,7 @@ handle_count(const opt_def *def, void *ctx, const char *arg)
 static opt_status
 handle_strlist(const opt_def *def, void *ctx, const char *arg)
 {
-	options_strlist_add((waits_strlist *) ((char *) ctx + def->field), arg);
+	options_strlist_add((sampler_strlist *) ((char *) ctx + def->field), arg);
 	return OPT_OK;
 }
 

@@ -13,15 +13,15 @@
 #include "pgtempo/xalloc.h"
 
 static const char *const source_names[] = {
-	[WAITS_SOURCE_AUTO] = "auto",
-	[WAITS_SOURCE_ACTIVITY] = "activity",
-	[WAITS_SOURCE_PG_WAIT_SAMPLING] = "pg_wait_sampling",
-	[WAITS_SOURCE_PG_STAT_WAIT] = "pg_stat_wait",
+	[SAMPLER_SOURCE_AUTO] = "auto",
+	[SAMPLER_SOURCE_ACTIVITY] = "activity",
+	[SAMPLER_SOURCE_PG_WAIT_SAMPLING] = "pg_wait_sampling",
+	[SAMPLER_SOURCE_PG_STAT_WAIT] = "pg_stat_wait",
 };
 
 /* The --source spelling of a source. */
 const char *
-options_source_name(waits_source s)
+options_source_name(sampler_source s)
 {
 	return source_names[s];
 }
@@ -61,12 +61,12 @@ options_parse_by(const char *arg, wprof_dim *dims, int *ndims, char **cause)
 
 /* A --source value. */
 bool
-options_parse_source(const char *arg, waits_source *out, char **cause)
+options_parse_source(const char *arg, sampler_source *out, char **cause)
 {
 	for (size_t i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++)
 		if (strcmp(arg, source_names[i]) == 0)
 		{
-			*out = (waits_source) i;
+			*out = (sampler_source) i;
 			return true;
 		}
 	*cause = xasprintf("invalid value \"%s\" for option --source: must be auto, activity, "
@@ -138,7 +138,7 @@ known_backend_type(const char *name, size_t len)
 
 /* A --backend-type value: a comma-separated list of known types, or all. */
 bool
-options_parse_backend_types(const char *arg, waits_strlist *l, bool *all, char **cause)
+options_parse_backend_types(const char *arg, sampler_strlist *l, bool *all, char **cause)
 {
 	const char *p = arg;
 
@@ -176,7 +176,7 @@ options_parse_backend_types(const char *arg, waits_strlist *l, bool *all, char *
 
 /* The default list of backend types, when none was given. */
 void
-options_default_backend_types_fill(waits_strlist *l)
+options_default_backend_types_fill(sampler_strlist *l)
 {
 	if (l->n > 0)
 		return;
@@ -224,7 +224,7 @@ options_log_format_for(const char *path, waits_log_format asked)
 
 /* Append a copy of a repeated option's value. */
 void
-options_strlist_add(waits_strlist *l, const char *v)
+options_strlist_add(sampler_strlist *l, const char *v)
 {
 	l->v = xrealloc(l->v, (size_t) (l->n + 1) * sizeof(char *));
 	l->v[l->n++] = xstrdup(v);
@@ -232,13 +232,52 @@ options_strlist_add(waits_strlist *l, const char *v)
 
 /* Free a list of option values. */
 void
-options_strlist_free(waits_strlist *l)
+options_strlist_free(sampler_strlist *l)
 {
 	for (int i = 0; i < l->n; i++)
 		free(l->v[i]);
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+}
+
+/* What the history outputs, the live view, the report's --by keys and the filters use. */
+unsigned
+options_query_omit(const waits_settings *s)
+{
+	unsigned	omit = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID |
+		QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR | QUERY_OMIT_LEADER_PID;
+
+	if (s->top || s->log_path != NULL || s->store != NULL)
+		return 0;
+	/* folded stacks: datname;backend_type;wait_event_type;wait_event;query_id */
+	if (s->folded_path != NULL)
+		omit &= ~QUERY_OMIT_DATID;
+	/* the matches of --user and --application-name are checked at the end */
+	if (s->users.n > 0)
+		omit &= ~QUERY_OMIT_USESYSID;
+	if (s->apps.n > 0)
+		omit &= ~QUERY_OMIT_APPNAME;
+	for (int i = 0; i < s->nby; i++)
+		switch (s->by[i])
+		{
+			case WPROF_DIM_PID:
+				/* a session is its pid and start, shown with its user and database */
+				omit &= ~(QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID);
+				break;
+			case WPROF_DIM_DB:
+				omit &= ~QUERY_OMIT_DATID;
+				break;
+			case WPROF_DIM_USER:
+				omit &= ~QUERY_OMIT_USESYSID;
+				break;
+			case WPROF_DIM_APP:
+				omit &= ~QUERY_OMIT_APPNAME;
+				break;
+			default:
+				break;
+		}
+	return omit;
 }
 
 /* The sampler's part of the settings. */
@@ -258,5 +297,5 @@ options_sampler_config(const waits_settings *s, sampler_config *cfg)
 	cfg->backend_types = s->backend_types;
 	cfg->include_idle = s->include_idle;
 	cfg->query_text = s->query_text;
-	cfg->omit = query_omit_for(s);
+	cfg->omit = options_query_omit(s);
 }

@@ -16,7 +16,7 @@
 /* --by=event,pid,...: a comma-separated list of dimensions, no repeats. */
 bool		options_parse_by(const char *arg, wprof_dim *dims, int *ndims, char **cause);
 /* --source=auto|activity|pg_wait_sampling|pg_stat_wait */
-bool		options_parse_source(const char *arg, waits_source *out, char **cause);
+bool		options_parse_source(const char *arg, sampler_source *out, char **cause);
 /* --pid=PID[,PID...]: appended to *pids. */
 bool		options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cause);
 /* --trace=PID[,PID...]: appended to *pids. */
@@ -27,15 +27,21 @@ bool		options_parse_trace_pids(const char *arg, int32_t **pids, int *npids, char
  * "background worker" for any other process (extension workers, which
  * take their own names).
  */
-bool		options_parse_backend_types(const char *arg, waits_strlist *l, bool *all,
+bool		options_parse_backend_types(const char *arg, sampler_strlist *l, bool *all,
 										char **cause);
 /* The catch-all type for processes whose type is not among them. */
 #define OPTIONS_OTHER_BACKEND_TYPE QUERY_OTHER_BACKEND_TYPE
 /* The sessions' processes, counted when --backend-type is not given. */
 extern const char *const options_default_backend_types[];
 /* Replace an empty list with the default one. */
-void		options_default_backend_types_fill(waits_strlist *l);
+void		options_default_backend_types_fill(sampler_strlist *l);
 
+/*
+ * The columns a run with these settings does not use (query.h's
+ * QUERY_OMIT_*): the history outputs and the live view use all; the report
+ * only those of its --by keys.
+ */
+unsigned	options_query_omit(const waits_settings *s);
 /* The sampler's configuration for these settings (the lists stay s's). */
 void		options_sampler_config(const waits_settings *s, sampler_config *cfg);
 
@@ -44,9 +50,9 @@ bool		options_parse_log_format(const char *arg, waits_log_format *out, char **ca
 /* The format a log file gets: the one asked for, else from its name (.jsonl/.json: JSON Lines). */
 waits_log_format options_log_format_for(const char *path, waits_log_format asked);
 /* Append a copy of v. */
-void		options_strlist_add(waits_strlist *l, const char *v);
-void		options_strlist_free(waits_strlist *l);
+void		options_strlist_add(sampler_strlist *l, const char *v);
+void		options_strlist_free(sampler_strlist *l);
 
-const char *options_source_name(waits_source s);
+const char *options_source_name(sampler_source s);
 
 #endif

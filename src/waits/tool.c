@@ -218,7 +218,7 @@ measure(run_state *r, uint64_t now_us)
 {
 	sample_batch mb;
 
-	if (!r->connected || r->sm.source != WAITS_SOURCE_PG_STAT_WAIT)
+	if (!r->connected || r->sm.source != SAMPLER_SOURCE_PG_STAT_WAIT)
 		return;
 	sample_batch_init(&mb);
 	if (sampler_measure(&r->sm, &mb, now_us) == SAMPLER_OK)
@@ -559,9 +559,9 @@ finish(run_state *r)
 	memset(&ri, 0, sizeof(ri));
 	ri.s = s;
 	ri.src = r->out.run.src;
-	ri.in_server = r->sm.source == WAITS_SOURCE_PG_WAIT_SAMPLING;
+	ri.in_server = r->sm.source == SAMPLER_SOURCE_PG_WAIT_SAMPLING;
 	/* a polled sample after missed ticks stands for the ticks it missed too */
-	if (r->sm.source != WAITS_SOURCE_PG_WAIT_SAMPLING && h.samples > 0 && h.missed > 0)
+	if (r->sm.source != SAMPLER_SOURCE_PG_WAIT_SAMPLING && h.samples > 0 && h.missed > 0)
 		ri.src.period_s *= (double) (h.samples + h.missed) / (double) h.samples;
 	ri.health = &h;
 	ri.gaps = r->gaps;
@@ -649,7 +649,7 @@ describe_source(run_state *r)
 	src->describe = describe;
 	src->describe_arg = &r->sm;
 	r->out.run.interval_ns = r->sm.interval_ns;
-	if (r->sm.source == WAITS_SOURCE_PG_STAT_WAIT)
+	if (r->sm.source == SAMPLER_SOURCE_PG_STAT_WAIT)
 		r->run.has_measured = true;
 }
 

@@ -17,20 +17,13 @@
 #include "pgtempo/clock.h"
 #include "pgtempo/conn.h"
 
+#include "query.h"
 #include "wprof.h"
 
 /* Exit statuses. */
 #define WAITS_EXIT_OK		0
 #define WAITS_EXIT_ERROR	1	/* usage, connection at start, an output failed */
 #define WAITS_EXIT_GAVE_UP	2	/* the connection was lost and not regained */
-
-typedef enum waits_source
-{
-	WAITS_SOURCE_AUTO,
-	WAITS_SOURCE_ACTIVITY,		/* poll pg_stat_activity */
-	WAITS_SOURCE_PG_WAIT_SAMPLING,	/* read the extension's profile */
-	WAITS_SOURCE_PG_STAT_WAIT	/* pg_stat_wait_* views of patched servers */
-} waits_source;
 
 typedef enum waits_log_format
 {
@@ -40,26 +33,20 @@ typedef enum waits_log_format
 } waits_log_format;
 
 /* A list of strings given by repeating an option. */
-typedef struct waits_strlist
-{
-	int			n;
-	char	  **v;
-} waits_strlist;
-
 typedef struct waits_settings
 {
 	conn_opts	conn;
 	int64_t		interval_ns;	/* -i */
 	bool		interval_given;
 	int64_t		duration_ns;	/* -T; 0: until interrupted */
-	waits_source source;
+	sampler_source source;
 	/* filters, sent to the server as parameters */
 	int32_t    *pids;
 	int			npids;
-	waits_strlist dbs;
-	waits_strlist users;
-	waits_strlist apps;
-	waits_strlist backend_types;	/* filled with the default types unless given */
+	sampler_strlist dbs;
+	sampler_strlist users;
+	sampler_strlist apps;
+	sampler_strlist backend_types;	/* filled with the default types unless given */
 	bool		backend_types_given;	/* --backend-type other than all */
 	bool		backend_types_all;	/* --backend-type=all: no filter */
 	bool		include_idle;
@@ -87,12 +74,11 @@ typedef struct waits_settings
 
 #define WAITS_DEFAULT_INTERVAL_NS	(10 * NS_PER_MS)
 /* The in-server sources keep their own profile: reading it once a second is enough. */
-#define WAITS_DEFAULT_SERVER_SOURCE_INTERVAL_NS	(NS_PER_S)
 #define WAITS_DEFAULT_QUERY_TEXT	200
 #define WAITS_DEFAULT_BLOCKERS		3
 
 #define WAITS_SETTINGS_INIT { \
-	.interval_ns = WAITS_DEFAULT_INTERVAL_NS, .source = WAITS_SOURCE_AUTO, \
+	.interval_ns = WAITS_DEFAULT_INTERVAL_NS, .source = SAMPLER_SOURCE_AUTO, \
 	.by = {WPROF_DIM_EVENT}, .nby = 1, .log_format = WAITS_LOG_AUTO, \
 	.blockers = WAITS_DEFAULT_BLOCKERS }
 

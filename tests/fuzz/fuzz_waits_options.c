@@ -52,7 +52,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char	   *cause = NULL;
 	wprof_dim	dims[WPROF_DIM_COUNT];
 	int			ndims = 0;
-	waits_source source;
+	sampler_source source;
 	int32_t    *pids = NULL;
 	int			npids = 0;
 	waits_log_format fmt;

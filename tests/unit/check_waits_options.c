@@ -14,7 +14,7 @@
 /* --backend-type: lists, all, and unknown types listed against the valid ones. */
 START_TEST(backend_type_lists)
 {
-	waits_strlist l = {0};
+	sampler_strlist l = {0};
 	bool		all = false;
 	char	   *cause = NULL;
 
@@ -93,7 +93,7 @@ END_TEST
 START_TEST(sources)
 {
 	static const char *const names[] = {"auto", "activity", "pg_wait_sampling", "pg_stat_wait"};
-	waits_source s;
+	sampler_source s;
 	char	   *cause = NULL;
 
 	for (int i = 0; i < 4; i++)
@@ -158,7 +158,7 @@ END_TEST
 
 START_TEST(strlists)
 {
-	waits_strlist l = {0, NULL};
+	sampler_strlist l = {0, NULL};
 
 	options_strlist_add(&l, "a,b");
 	options_strlist_add(&l, "");

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "unit.h"
 #include "waits.h"
 
@@ -325,18 +326,18 @@ START_TEST(omit_for_settings)
 	waits_settings s = WAITS_SETTINGS_INIT;
 	char		log[] = "x.csv";
 
-	ck_assert_uint_eq(query_omit_for(&s), all);
+	ck_assert_uint_eq(options_query_omit(&s), all);
 	s.by[0] = WPROF_DIM_PID;
-	ck_assert_uint_eq(query_omit_for(&s), QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR |
+	ck_assert_uint_eq(options_query_omit(&s), QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR |
 					  QUERY_OMIT_LEADER_PID);
 	s.by[0] = WPROF_DIM_APP;
-	ck_assert_uint_eq(query_omit_for(&s), all & ~QUERY_OMIT_APPNAME);
+	ck_assert_uint_eq(options_query_omit(&s), all & ~QUERY_OMIT_APPNAME);
 	s.by[0] = WPROF_DIM_EVENT;
 	s.top = true;
-	ck_assert_uint_eq(query_omit_for(&s), 0);
+	ck_assert_uint_eq(options_query_omit(&s), 0);
 	s.top = false;
 	s.log_path = log;
-	ck_assert_uint_eq(query_omit_for(&s), 0);
+	ck_assert_uint_eq(options_query_omit(&s), 0);
 }
 END_TEST
 

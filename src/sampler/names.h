@@ -6,8 +6,8 @@
  * the names come from this cache, filled when an unknown oid shows up and
  * read again when a minute old, so that renames show up.
  */
-#ifndef PGTEMPO_WAITS_NAMES_H
-#define PGTEMPO_WAITS_NAMES_H
+#ifndef PGTEMPO_SAMPLER_NAMES_H
+#define PGTEMPO_SAMPLER_NAMES_H
 
 #include <stdbool.h>
 #include <stddef.h>

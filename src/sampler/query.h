@@ -28,8 +28,8 @@
  * type: backend_type (10+; 'client backend' before), leader_pid (13+),
  * query_id (14+).
  */
-#ifndef PGTEMPO_WAITS_QUERY_H
-#define PGTEMPO_WAITS_QUERY_H
+#ifndef PGTEMPO_SAMPLER_QUERY_H
+#define PGTEMPO_SAMPLER_QUERY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,6 +51,21 @@ typedef struct query_opts
 	unsigned	omit;			/* QUERY_OMIT_*: columns returned as NULL */
 } query_opts;
 
+/* Where samples come from (source.h has one file per source). */
+typedef enum sampler_source
+{
+	SAMPLER_SOURCE_AUTO,
+	SAMPLER_SOURCE_ACTIVITY,		/* poll pg_stat_activity */
+	SAMPLER_SOURCE_PG_WAIT_SAMPLING,	/* read the extension's profile */
+	SAMPLER_SOURCE_PG_STAT_WAIT	/* pg_stat_wait_* views of patched servers */
+} sampler_source;
+
+typedef struct sampler_strlist
+{
+	int			n;
+	char	  **v;
+} sampler_strlist;
+
 /*
  * Columns a run does not use are returned as NULL (the statement keeps its
  * shape): fewer bytes to send, and nothing to read or name on the client.
@@ -62,18 +77,10 @@ typedef struct query_opts
 #define QUERY_OMIT_CLIENT_ADDR		(1u << 4)
 #define QUERY_OMIT_LEADER_PID		(1u << 5)
 
-struct waits_settings;
-
 /* PostgreSQL's backend types, NULL-terminated (9.6 .. 18). */
 extern const char *const query_backend_type_names[];
 /* The catch-all type for processes whose type is not among them. */
 #define QUERY_OTHER_BACKEND_TYPE "background worker"
-
-/*
- * The columns a run with these settings does not use: the history outputs
- * and the live view use all; the report only those of its --by keys.
- */
-unsigned	query_omit_for(const struct waits_settings *s);
 
 /* The number of each parameter a statement takes (0: not taken), and how many. */
 typedef struct query_params

@@ -57,7 +57,7 @@ forget_flight(sampler *sm)
 
 /* A text[] parameter from a string list. */
 static bool
-put_text_array(sampler *sm, const waits_strlist *l)
+put_text_array(sampler *sm, const sampler_strlist *l)
 {
 	PGarray		arr;
 	bool		ok = true;
@@ -238,14 +238,14 @@ static bool
 choose_source(sampler *sm, const char *pws_version, bool have_psw, char **cause)
 {
 	char	   *why = NULL;
-	waits_source want = sm->source;
+	sampler_source want = sm->source;
 
-	if (want == WAITS_SOURCE_AUTO)
+	if (want == SAMPLER_SOURCE_AUTO)
 	{
 		if (have_psw)
-			want = WAITS_SOURCE_PG_STAT_WAIT;
+			want = SAMPLER_SOURCE_PG_STAT_WAIT;
 		else if (pws_version != NULL && source_pws_probe(&sm->sc, &why))
-			want = WAITS_SOURCE_PG_WAIT_SAMPLING;
+			want = SAMPLER_SOURCE_PG_WAIT_SAMPLING;
 		else
 		{
 			if (why != NULL)
@@ -255,16 +255,16 @@ choose_source(sampler *sm, const char *pws_version, bool have_psw, char **cause)
 				msg_hint("pg_wait_sampling must be in shared_preload_libraries.");
 				free(why);
 			}
-			want = WAITS_SOURCE_ACTIVITY;
+			want = SAMPLER_SOURCE_ACTIVITY;
 		}
 	}
-	else if (want == WAITS_SOURCE_PG_STAT_WAIT && !have_psw)
+	else if (want == SAMPLER_SOURCE_PG_STAT_WAIT && !have_psw)
 	{
 		*cause = xstrdup("source pg_stat_wait: the views pg_stat_wait_current and "
 						 "pg_stat_wait_profile do not exist in this database");
 		return false;
 	}
-	else if (want == WAITS_SOURCE_PG_WAIT_SAMPLING)
+	else if (want == SAMPLER_SOURCE_PG_WAIT_SAMPLING)
 	{
 		if (pws_version == NULL)
 		{
@@ -285,10 +285,10 @@ choose_source(sampler *sm, const char *pws_version, bool have_psw, char **cause)
 	sm->source = want;
 	/* pg_wait_sampling samples by itself: reading its profile once a second will do */
 	sm->interval_ns = (uint64_t) sm->cfg.interval_ns;
-	if (want == WAITS_SOURCE_PG_WAIT_SAMPLING && !sm->cfg.interval_given)
-		sm->interval_ns = WAITS_DEFAULT_SERVER_SOURCE_INTERVAL_NS;
-	sm->src = want == WAITS_SOURCE_PG_WAIT_SAMPLING ? &source_pws :
-		want == WAITS_SOURCE_PG_STAT_WAIT ? &source_psw : &source_activity;
+	if (want == SAMPLER_SOURCE_PG_WAIT_SAMPLING && !sm->cfg.interval_given)
+		sm->interval_ns = SAMPLER_SERVER_SOURCE_INTERVAL_NS;
+	sm->src = want == SAMPLER_SOURCE_PG_WAIT_SAMPLING ? &source_pws :
+		want == SAMPLER_SOURCE_PG_STAT_WAIT ? &source_psw : &source_activity;
 	free(sm->source_detail);
 	if (sm->src->detail != NULL)
 		sm->source_detail = sm->src->detail(&sm->sc, pws_version, sm->interval_ns, &sm->period_s);
@@ -450,7 +450,7 @@ prepare_statements(sampler *sm, char **cause)
 static bool
 take_baselines(sampler *sm, char **cause)
 {
-	if (!sm->cum.baseline && sm->source != WAITS_SOURCE_ACTIVITY)
+	if (!sm->cum.baseline && sm->source != SAMPLER_SOURCE_ACTIVITY)
 	{
 		sample_batch b;
 		stmt_status st;
@@ -496,7 +496,7 @@ setup(sampler *sm, char **cause)
 	free(pws_version);
 	if (!ok)
 		return false;
-	sm->history = sm->source == WAITS_SOURCE_PG_STAT_WAIT && have_history;
+	sm->history = sm->source == SAMPLER_SOURCE_PG_STAT_WAIT && have_history;
 	if (!names_load(&sm->names, &sm->sc, sm->pool, cause) || !prepare_statements(sm, cause))
 		return false;
 	load_descriptions(sm);

@@ -13,8 +13,8 @@
  * backend sample as a Bernoulli draw, the 95 % bound of that estimate is
  * 1.96·Δ·sqrt(k·(1 − k/N)) (wprof_error_s).
  */
-#ifndef PGTEMPO_WAITS_WPROF_H
-#define PGTEMPO_WAITS_WPROF_H
+#ifndef PGTEMPO_SAMPLER_WPROF_H
+#define PGTEMPO_SAMPLER_WPROF_H
 
 #include <stdbool.h>
 #include <stddef.h>

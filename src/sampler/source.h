@@ -12,8 +12,8 @@
  * A source says how to build its statements (query.h's columns) and how
  * their rows are read (rowread.h); the sampler runs them on its schedule.
  */
-#ifndef PGTEMPO_WAITS_SOURCE_H
-#define PGTEMPO_WAITS_SOURCE_H
+#ifndef PGTEMPO_SAMPLER_SOURCE_H
+#define PGTEMPO_SAMPLER_SOURCE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,11 +24,10 @@
 #include "rowread.h"
 #include "stmt.h"
 #include "strpool.h"
-#include "waits.h"
 
 typedef struct source_ops
 {
-	waits_source kind;
+	sampler_source kind;
 	const char *name;			/* for the report */
 	/* how the sampling statement's rows are read */
 	rowread_mode mode;

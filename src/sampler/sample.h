@@ -6,8 +6,8 @@
  * points into the result it was read from and lives only until the rows
  * have been handed to the sinks.
  */
-#ifndef PGTEMPO_WAITS_SAMPLE_H
-#define PGTEMPO_WAITS_SAMPLE_H
+#ifndef PGTEMPO_SAMPLER_SAMPLE_H
+#define PGTEMPO_SAMPLER_SAMPLE_H
 
 #include <stdbool.h>
 #include <stdint.h>

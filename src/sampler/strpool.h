@@ -6,8 +6,8 @@
  * for equal strings is the same, so aggregation keys compare and hash
  * pointers instead of strings.  Nothing is freed before strpool_free().
  */
-#ifndef PGTEMPO_WAITS_STRPOOL_H
-#define PGTEMPO_WAITS_STRPOOL_H
+#ifndef PGTEMPO_SAMPLER_STRPOOL_H
+#define PGTEMPO_SAMPLER_STRPOOL_H
 
 #include <stddef.h>
 

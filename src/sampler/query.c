@@ -8,7 +8,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "waits.h"
 
 const char	query_detect_sql[] =
 "SELECT current_setting('server_version_num')::int4,"
@@ -66,45 +65,6 @@ const char *const query_backend_type_names[] = {
 	"slotsync worker", "walsummarizer", "io worker",
 	NULL
 };
-
-/* What the history outputs, the live view, the report's --by keys and the filters use. */
-unsigned
-query_omit_for(const waits_settings *s)
-{
-	unsigned	omit = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID |
-		QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR | QUERY_OMIT_LEADER_PID;
-
-	if (s->top || s->log_path != NULL || s->store != NULL)
-		return 0;
-	/* folded stacks: datname;backend_type;wait_event_type;wait_event;query_id */
-	if (s->folded_path != NULL)
-		omit &= ~QUERY_OMIT_DATID;
-	/* the matches of --user and --application-name are checked at the end */
-	if (s->users.n > 0)
-		omit &= ~QUERY_OMIT_USESYSID;
-	if (s->apps.n > 0)
-		omit &= ~QUERY_OMIT_APPNAME;
-	for (int i = 0; i < s->nby; i++)
-		switch (s->by[i])
-		{
-			case WPROF_DIM_PID:
-				/* a session is its pid and start, shown with its user and database */
-				omit &= ~(QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID);
-				break;
-			case WPROF_DIM_DB:
-				omit &= ~QUERY_OMIT_DATID;
-				break;
-			case WPROF_DIM_USER:
-				omit &= ~QUERY_OMIT_USESYSID;
-				break;
-			case WPROF_DIM_APP:
-				omit &= ~QUERY_OMIT_APPNAME;
-				break;
-			default:
-				break;
-		}
-	return omit;
-}
 
 /* Column expr, or a NULL of its type when the run does not use it. */
 static const char *

@@ -76,7 +76,7 @@ pws_detail(stmt_conn *sc, const char *ext_version, uint64_t interval_ns, double 
 }
 
 const source_ops source_pws = {
-	.kind = WAITS_SOURCE_PG_WAIT_SAMPLING,
+	.kind = SAMPLER_SOURCE_PG_WAIT_SAMPLING,
 	.mode = ROWREAD_SAMPLE_DELTAS,
 	.sample_sql = source_pws_sql,
 	.measure_sql = NULL,

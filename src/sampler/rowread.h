@@ -7,8 +7,8 @@
  * whose server keeps cumulative counts (pg_wait_sampling's profile,
  * pg_stat_wait_profile) are read as the increase since the last read.
  */
-#ifndef PGTEMPO_WAITS_ROWREAD_H
-#define PGTEMPO_WAITS_ROWREAD_H
+#ifndef PGTEMPO_SAMPLER_ROWREAD_H
+#define PGTEMPO_SAMPLER_ROWREAD_H
 
 #include <stdbool.h>
 #include <stddef.h>

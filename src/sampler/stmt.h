@@ -7,8 +7,8 @@
  * answered by then is sent a cancel and its connection dropped
  * (STMT_LOST): a hung server cannot hold the run.
  */
-#ifndef PGTEMPO_WAITS_STMT_H
-#define PGTEMPO_WAITS_STMT_H
+#ifndef PGTEMPO_SAMPLER_STMT_H
+#define PGTEMPO_SAMPLER_STMT_H
 
 #include <signal.h>
 #include <stdbool.h>

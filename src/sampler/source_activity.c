@@ -27,7 +27,7 @@ source_activity_sql(strbuf *sb, const query_caps *c, const query_opts *o)
 }
 
 const source_ops source_activity = {
-	.kind = WAITS_SOURCE_ACTIVITY,
+	.kind = SAMPLER_SOURCE_ACTIVITY,
 	.mode = ROWREAD_SAMPLES,
 	.sample_sql = source_activity_sql,
 	.measure_sql = NULL,

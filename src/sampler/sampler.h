@@ -12,8 +12,8 @@
  * stmt.h with a deadline each, their rows are read by rowread.h, and
  * database and user oids are named by names.h.
  */
-#ifndef PGTEMPO_WAITS_SAMPLER_H
-#define PGTEMPO_WAITS_SAMPLER_H
+#ifndef PGTEMPO_SAMPLER_SAMPLER_H
+#define PGTEMPO_SAMPLER_SAMPLER_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -23,6 +23,7 @@
 #include <libpqtypes.h>
 
 #include "pgtempo/clock.h"
+#include "pgtempo/conn.h"
 #include "pgtempo/hist.h"
 
 #include "names.h"
@@ -32,7 +33,6 @@
 #include "source.h"
 #include "stmt.h"
 #include "strpool.h"
-#include "waits.h"
 
 typedef enum sampler_status
 {
@@ -41,6 +41,9 @@ typedef enum sampler_status
 	SAMPLER_LOST = STMT_LOST,	/* the connection is gone, or was dropped: no answer in time */
 	SAMPLER_INTERRUPTED = STMT_INTERRUPTED	/* a stop was requested while waiting */
 } sampler_status;
+
+/* -i of a source that reads the server's own sampling (pg_wait_sampling, pg_stat_wait) */
+#define SAMPLER_SERVER_SOURCE_INTERVAL_NS	(NS_PER_S)
 
 typedef struct sampler_desc
 {
@@ -60,15 +63,15 @@ typedef struct sampler_config
 	const conn_opts *conn;
 	int64_t		interval_ns;
 	bool		interval_given;	/* else a server-side source picks its own */
-	waits_source source;
+	sampler_source source;
 	/* filters, sent to the server as parameters */
 	const int32_t *pids;
 	int			npids;
 	bool		filter_pids;	/* filter by pids even while the list is empty */
-	waits_strlist dbs;
-	waits_strlist users;
-	waits_strlist apps;
-	waits_strlist backend_types;
+	sampler_strlist dbs;
+	sampler_strlist users;
+	sampler_strlist apps;
+	sampler_strlist backend_types;
 	bool		include_idle;
 	int			query_text;		/* characters of query text kept; 0: none */
 	unsigned	omit;			/* QUERY_OMIT_*: columns not needed */
@@ -82,7 +85,7 @@ typedef struct sampler
 	const source_ops *src;		/* the source in use */
 	query_caps	caps;
 	query_opts	opts;
-	waits_source source;		/* resolved: never AUTO after sampler_open() */
+	sampler_source source;		/* resolved: never AUTO after sampler_open() */
 	char	   *source_detail;	/* e.g. "pg_wait_sampling 1.1" */
 	char	   *server_version;	/* e.g. "15.4" */
 	char	   *current_user;

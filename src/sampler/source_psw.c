@@ -130,7 +130,7 @@ source_psw_history_last(stmt_conn *sc, int64_t *last, char **why)
 }
 
 const source_ops source_psw = {
-	.kind = WAITS_SOURCE_PG_STAT_WAIT,
+	.kind = SAMPLER_SOURCE_PG_STAT_WAIT,
 	.mode = ROWREAD_SAMPLES,
 	.sample_sql = source_psw_current_sql,
 	.measure_sql = source_psw_profile_sql,
