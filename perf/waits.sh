@@ -227,7 +227,7 @@ done
 printf '%-44s %12s   (target >= 3000)\n' "highest sustained rate, samples/s" "$best"
 printf '%-44s %12.0f\n' "rate with no pause between samples, /s" "$(json_field "$tmp/flat.json" health.rate_hz)"
 printf '%-44s %12.1f\n' "  sampler CPU per sample there, us" "$(json_field "$tmp/flat.json" health.cpu_us_per_sample)"
-printf '%-44s %12s\n' "  its server backend's there, us" \
+printf '%-44s %12.1f\n' "  its server backend's there, us" \
 	"$(json_field "$tmp/flat.json" health.backend_cpu_us_per_sample)"
 echo "load average after: $(loadavg)"
 
