@@ -28,6 +28,7 @@ setup(void)
 	sample_batch_init(&batch);
 	sample_batch_reset(&batch, 1000000);
 	wprof_init(&prof, false);
+	lock_desc = "Waiting to acquire a lock on a row.";
 }
 
 static void
@@ -119,6 +120,15 @@ fill(void)
 	wprof_add_duration(&prof, "IO", "DataFileRead", 120);
 }
 
+/* The measured-waits table that ends both reports of fill(). */
+#define WANT_MEASURED_WAITS \
+	"\n" \
+	"measured waits (pg_stat_wait_history): 3\n" \
+	"wait_event_type  wait_event        waits     total s     p50 ms     p90 ms     p99 ms     max ms\n" \
+	"---------------  -------------  --------  ----------  ---------  ---------  ---------  ---------\n" \
+	"Lock             transactionid         2       0.252      1.500    250.000    250.000    250.000\n" \
+	"IO               DataFileRead          1       0.000      0.120      0.120      0.120      0.120\n"
+
 /* The report of fill() by event, as the hand-written printf layout gave it. */
 static const char want_by_event[] =
 		"source: pg_stat_activity on PostgreSQL 17.2 (localhost:5432), interval 10 ms\n"
@@ -138,12 +148,7 @@ static const char want_by_event[] =
 		"IO               DataFileRead        25     25.00  0.250 ± 0.085\n"
 		"                 query_id 8: 25 samples (100.0 %)  SELECT 1\n"
 		"LWLock           WALWrite             5      5.00  0.050 ± 0.043\n"
-		"\n"
-		"measured waits (pg_stat_wait_history): 3\n"
-		"wait_event_type  wait_event        waits     total s     p50 ms     p90 ms     p99 ms     max ms\n"
-		"---------------  -------------  --------  ----------  ---------  ---------  ---------  ---------\n"
-		"Lock             transactionid         2       0.252      1.500    250.000    250.000    250.000\n"
-		"IO               DataFileRead          1       0.000      0.120      0.120      0.120      0.120\n";
+		WANT_MEASURED_WAITS;
 
 /* The same run by application, pid and query id, with measured columns. */
 static const char want_by_app[] =
@@ -161,12 +166,24 @@ static const char want_by_app[] =
 		"psql              104  9              30     30.00  0.300 ± 0.090         0.037          30\n"
 		"app               102  8              25     25.00  0.250 ± 0.085         0.031          25\n"
 		"psql              103                  5      5.00  0.050 ± 0.043         0.006           5\n"
-		"\n"
-		"measured waits (pg_stat_wait_history): 3\n"
-		"wait_event_type  wait_event        waits     total s     p50 ms     p90 ms     p99 ms     max ms\n"
-		"---------------  -------------  --------  ----------  ---------  ---------  ---------  ---------\n"
-		"Lock             transactionid         2       0.252      1.500    250.000    250.000    250.000\n"
-		"IO               DataFileRead          1       0.000      0.120      0.120      0.120      0.120\n";
+		WANT_MEASURED_WAITS;
+
+/* hostile_text: escaped in place, aligned by terminal columns, the query cut before the "\xc3\xa9". */
+static const char want_hostile[] =
+	"source: pg_stat_activity on PostgreSQL 17.2 (localhost:5432), interval 10 ms\n"
+	"sampling: 100 samples in 1.00 s (100.00/s), 0 missed ticks, 0 failed; sample query latency p50 0.100 ms, p99 0.200 ms, max 0.300 ms\n"
+	"counted: every backend type; idle backends and Activity waits excluded, idle in transaction as Client/ClientRead\n"
+	"active backend samples: 6, 0.06 active sessions on average (idle backends excluded)\n"
+	"\n"
+	"application_name  wait_event_type  wait_event    samples  % active   est. seconds\n"
+	"----------------  ---------------  ------------  -------  --------  -------------\n"
+	"evil\\napp\\x1b[2J  Lock             tuple               3     50.00  0.030 \xc2\xb1 0.024\n"
+	"                  Waiting \\x1b]0;owned\\x07for a lock.\n"
+	"                  no blocker seen: 3 samples (100.0 % of the lock waits; it had gone when the blockers were read)\n"
+	"                  query_id 11: 3 samples (100.0 %)  SELECT '\\x1b[31mred'\n"
+	"\xe6\x97\xa5\xe6\x9c\xac              IO               Data\\xffRead        2     33.33  0.020 \xc2\xb1 0.023\n"
+	"caf\xc3\xa9              IPC              BufferIO            1     16.67  0.010 \xc2\xb1 0.018\n"
+	"                  query_id 12: 1 samples (100.0 %)  SELECT 12345678901234567890123456789012345678901234567890123456789012345678901 \n";
 
 static const wprof_dim by_event[] = {WPROF_DIM_EVENT};
 static const wprof_dim by_app_pid_query[] = {WPROF_DIM_APP, WPROF_DIM_PID, WPROF_DIM_QUERY};
@@ -194,6 +211,28 @@ START_TEST(by_app_measured_layout)
 }
 END_TEST
 
+/*
+ * Server text with a newline, escape sequences, bytes that are not UTF-8
+ * and wide characters: every line stays one line, nothing reaches the
+ * terminal raw, and the columns still line up.
+ */
+START_TEST(hostile_text)
+{
+	static const wprof_dim by_app_event[] = {WPROF_DIM_APP, WPROF_DIM_EVENT};
+	char	   *got;
+
+	lock_desc = "Waiting \x1b]0;owned\x07" "for a lock.";
+	add(3, 201, "evil\napp\x1b[2J", "Lock", "tuple", 11, "SELECT '\x1b[31mred'", 0);
+	add(2, 202, "\xe6\x97\xa5\xe6\x9c\xac", "IO", "Data\xff" "Read", 0, NULL, 0);
+	/* 79 ASCII bytes, then a two-byte character the 80-byte cut falls inside */
+	add(1, 203, "caf\xc3\xa9", "IPC", "BufferIO", 12,
+		"SELECT 12345678901234567890123456789012345678901234567890123456789012345678901 \xc3\xa9 x", 0);
+	got = render(by_app_event, 2);
+	ck_assert_str_eq(got, want_hostile);
+	free(got);
+}
+END_TEST
+
 static Suite *
 report_suite(void)
 {
@@ -203,6 +242,7 @@ report_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, by_event_layout);
 	tcase_add_test(tc, by_app_measured_layout);
+	tcase_add_test(tc, hostile_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
