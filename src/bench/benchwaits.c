@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pgtempo/msg.h"
+#include "pgtempo/table.h"
 #include "pgtempo/xalloc.h"
 
 #ifdef HAVE_SAMPLER
@@ -328,15 +329,25 @@ bwaits_stop(bwaits *w)
 void
 bwaits_report_print(FILE *out, const bwaits_report *rep)
 {
+	static const table_col cols[] = {
+		{"wait_event_type", 16, "  ", true}, {"wait_event", 20, " ", true},
+		{"samples", 10, " ", false}, {"%", 6, " ", false},
+	};
 	int			n = rep->nev < BWAITS_REPORT_TOP ? rep->nev : BWAITS_REPORT_TOP;
 
 	fprintf(out, "wait events (sampled every %g ms, %llu samples of %d sessions):\n",
 			(double) rep->interval_ns / 1e6, (unsigned long long) rep->ticks, rep->sessions);
-	fprintf(out, "  %-16s %-20s %10s %6s\n", "wait_event_type", "wait_event", "samples", "%");
+	table_header(out, cols, TABLE_NCOLS(cols));
 	for (int i = 0; i < n; i++)
-		fprintf(out, "  %-16s %-20s %10llu %6.1f\n", rep->ev[i].type,
-				rep->ev[i].event != NULL ? rep->ev[i].event : "-",
-				(unsigned long long) rep->ev[i].samples, rep->ev[i].pct);
+	{
+		char		samples[24],
+					pct[32];
+
+		snprintf(samples, sizeof(samples), "%llu", (unsigned long long) rep->ev[i].samples);
+		snprintf(pct, sizeof(pct), "%.1f", rep->ev[i].pct);
+		table_row(out, cols, TABLE_NCOLS(cols), (const char *const[]) {
+			rep->ev[i].type, rep->ev[i].event != NULL ? rep->ev[i].event : "-", samples, pct});
+	}
 }
 
 void

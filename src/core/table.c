@@ -5,12 +5,36 @@
 
 #include "pgtempo/table.h"
 
-/* One cell after its column's separator, padded to the column's width. */
+#include <string.h>
+
+#include "pgtempo/strbuf.h"
+#include "pgtempo/utf8.h"
+
+/* Write n spaces. */
+static void
+pad(FILE *out, int n)
+{
+	for (int i = 0; i < n; i++)
+		fputc(' ', out);
+}
+
+/* One cell after its column's separator, made printable, padded to the column's width. */
 static void
 put_cell(FILE *out, const table_col *c, const char *text)
 {
+	strbuf		sb;
+	int			w;
+
+	strbuf_init(&sb);
+	utf8_printable(&sb, text);
+	w = utf8_width(sb.data, sb.len);
 	fputs(c->sep, out);
-	fprintf(out, c->left ? "%-*s" : "%*s", c->width, text);
+	if (!c->left)
+		pad(out, c->width - w);
+	fputs(sb.data, out);
+	if (c->left)
+		pad(out, c->width - w);
+	strbuf_free(&sb);
 }
 
 void
@@ -39,4 +63,28 @@ table_row(FILE *out, const table_col *cols, int ncols, const char *const *cells)
 	for (int i = 0; i < ncols; i++)
 		put_cell(out, &cols[i], cells[i]);
 	fputc('\n', out);
+}
+
+void
+table_fit(table_col *col, const char *text)
+{
+	strbuf		sb;
+	int			w;
+
+	strbuf_init(&sb);
+	utf8_printable(&sb, text);
+	w = utf8_width(sb.data, sb.len);
+	if (w > col->width)
+		col->width = w;
+	strbuf_free(&sb);
+}
+
+int
+table_offset(const table_col *cols, int col)
+{
+	int			x = 0;
+
+	for (int i = 0; i < col; i++)
+		x += (int) strlen(cols[i].sep) + cols[i].width;
+	return x + (int) strlen(cols[col].sep);
 }

@@ -62,8 +62,6 @@ static const table_col observed_cols[] = {
 	{"running %", 10, " ", false}, {"count", 10, " ", false},
 };
 
-#define NCOLS(cols) ((int) (sizeof(cols) / sizeof((cols)[0])))
-
 /* A row of the nanosecond tables: duration, share, running share, count. */
 static void
 ns_row(FILE *out, const table_col *cols, uint64_t ns, double pct, double running, uint64_t count)
@@ -87,7 +85,7 @@ print_us_table(FILE *out, const timing_pass *p)
 	timing_hist_us(p, &h);
 	top = hlog2_top(&h);
 	fprintf(out, "Histogram of timing durations:\n");
-	table_header(out, us_cols, NCOLS(us_cols));
+	table_header(out, us_cols, TABLE_NCOLS(us_cols));
 	for (int b = 0; b <= top; b++)
 	{
 		char		c[3][32];
@@ -95,7 +93,7 @@ print_us_table(FILE *out, const timing_pass *p)
 		snprintf(c[0], sizeof(c[0]), "%llu", 1ULL << b);
 		snprintf(c[1], sizeof(c[1]), "%.5f", pct_of(h.count[b], p->loops));
 		snprintf(c[2], sizeof(c[2]), "%llu", (unsigned long long) h.count[b]);
-		table_row(out, us_cols, NCOLS(us_cols), (const char *const[]) {c[0], c[1], c[2]});
+		table_row(out, us_cols, TABLE_NCOLS(us_cols), (const char *const[]) {c[0], c[1], c[2]});
 	}
 }
 
@@ -163,7 +161,7 @@ print_ns_tables(FILE *out, const timing_pass *p, double cutoff)
 	timing_hist_ns(p, &h);
 	top = hlog2_top(&h);
 	fprintf(out, "Histogram of timing durations:\n");
-	table_header(out, ns_cols, NCOLS(ns_cols));
+	table_header(out, ns_cols, TABLE_NCOLS(ns_cols));
 	for (int b = 0; b <= top; b++)
 	{
 		double		pct = pct_of(h.count[b], p->loops);
@@ -172,7 +170,7 @@ print_ns_tables(FILE *out, const timing_pass *p, double cutoff)
 		ns_row(out, ns_cols, hlog2_bucket_max(b), pct, running, h.count[b]);
 	}
 	fprintf(out, "\nObserved timing durations up to %.4f%%:\n", cutoff);
-	table_header(out, observed_cols, NCOLS(observed_cols));
+	table_header(out, observed_cols, TABLE_NCOLS(observed_cols));
 	walk_observed(p, cutoff, observed_text, out);
 }
 

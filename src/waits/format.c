@@ -130,32 +130,33 @@ format_copy_field(strbuf *sb, const char *s)
 	}
 }
 
-/* A flame-graph frame cannot hold ';' (the separator) or a line break. */
+/*
+ * A flame-graph frame cannot hold ';' (the separator) or a line break; other
+ * control characters (an escape sequence, or a byte XML does not allow in
+ * the SVG) are written as \xNN, as bytes that are not UTF-8 are.
+ */
 void
 format_folded_frame(strbuf *sb, const char *s)
 {
-	strbuf		valid;
+	strbuf		frame;
 
 	if (s == NULL || *s == '\0')
 	{
 		strbuf_putc(sb, '-');
 		return;
 	}
-	if (!utf8_valid(s, strlen(s)))
-	{
-		format_folded_frame(sb, escaped_copy(&valid, s));
-		strbuf_free(&valid);
-		return;
-	}
+	strbuf_init(&frame);
 	for (; *s; s++)
 	{
 		if (*s == ';')
-			strbuf_putc(sb, ':');
+			strbuf_putc(&frame, ':');
 		else if (*s == '\n' || *s == '\r' || *s == '\t')
-			strbuf_putc(sb, ' ');
+			strbuf_putc(&frame, ' ');
 		else
-			strbuf_putc(sb, *s);
+			strbuf_putc(&frame, *s);
 	}
+	utf8_append_printable(sb, frame.data, frame.len);
+	strbuf_free(&frame);
 }
 
 /* The blocking pids in PostgreSQL's int4[] syntax, so the store can COPY them. */

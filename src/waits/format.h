@@ -44,7 +44,10 @@ void		format_seconds(char *buf, double s);
 void		format_csv_field(strbuf *sb, const char *s);
 /* One field of COPY's text format: \N for NULL, backslash escapes. */
 void		format_copy_field(strbuf *sb, const char *s);
-/* One frame of a folded stack: "-" for NULL or empty; ';' and line breaks replaced. */
+/*
+ * One frame of a folded stack: "-" for NULL or empty; ';' and line breaks
+ * replaced, other control characters as \xNN.
+ */
 void		format_folded_frame(strbuf *sb, const char *s);
 
 /* A blockers array as PostgreSQL writes int4[] ("{1,2}"), or nothing when there are none. */

@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include "pgtempo/clock.h"
+#include "pgtempo/strbuf.h"
+#include "pgtempo/utf8.h"
 #include "pgtempo/xalloc.h"
 
 #include "format.h"
@@ -295,17 +297,22 @@ current_dims(wprof_dim *dims)
 	return 1;
 }
 
-/* A group's label: its column values joined. */
+/*
+ * A group's label: its column values joined, made printable (a newline or
+ * an escape sequence in a name from the server would move the cursor).
+ */
 static void
 group_label(const wprof_group *g, const report_col *cols, int ncols, char *out, size_t len)
 {
 	char		buf[32];
 	size_t		used = 0;
+	strbuf		sb;
 
+	strbuf_init(&sb);
 	out[0] = '\0';
 	for (int c = 0; c < ncols && used < len; c++)
 	{
-		const char *v = report_col_value(g, &cols[c], buf, sizeof(buf));
+		const char *v = utf8_printable(&sb, report_col_value(g, &cols[c], buf, sizeof(buf)));
 		bool		event_part = cols[c].dim == WPROF_DIM_EVENT && cols[c].part == 1;
 		const char *sep = c == 0 ? "" : (event_part ? ":" : " ");
 
@@ -314,6 +321,7 @@ group_label(const wprof_group *g, const report_col *cols, int ncols, char *out, 
 		else
 			used += (size_t) snprintf(out + used, len - used, "%s%s", sep, v[0] ? v : "-");
 	}
+	strbuf_free(&sb);
 }
 
 /* Fewer than 100 columns: the narrow layout, made to fit 80 x 24. */
@@ -438,7 +446,7 @@ draw_sessions(int y, int maxrows, const wprof *run)
 	static const wprof_dim by_pid_event[] = {WPROF_DIM_PID, WPROF_DIM_EVENT};
 	wprof_groups gs,
 				ge;
-
+	strbuf		name[4];
 	bool		nar = narrow();
 	/* narrow: every column still there, cut shorter, the event gets the rest */
 	int			wpid = nar ? 7 : 8,
@@ -447,6 +455,8 @@ draw_sessions(int y, int maxrows, const wprof *run)
 				wsamp = nar ? 7 : 8,
 				wpct = nar ? 5 : 6;
 
+	for (int i = 0; i < 4; i++)
+		strbuf_init(&name[i]);
 	wprof_group_by(run, by_pid, 1, 0, &gs);
 	wprof_group_by(run, by_pid_event, 2, 0, &ge);
 
@@ -467,13 +477,17 @@ draw_sessions(int y, int maxrows, const wprof *run)
 						 ge.g[j].key.event ? ge.g[j].key.event : "-");
 				break;
 			}
+		/* the server's names, made printable */
 		put_line(y++, "%*" PRId32 "%s%-*.*s %-*.*s %-*.*s %*" PRIu64 " %*.1f  %s",
 				 wpid, k->pid, nar ? " " : "  ",
-				 wname, wname, k->usename ? k->usename : "-",
-				 wname, wname, k->datname ? k->datname : "-",
-				 wtype, wtype, k->backend_type ? k->backend_type : "-",
-				 wsamp, gs.g[i].samples, wpct, 100 * share(gs.g[i].samples, gs.total), ev);
+				 wname, wname, utf8_printable(&name[0], k->usename ? k->usename : "-"),
+				 wname, wname, utf8_printable(&name[1], k->datname ? k->datname : "-"),
+				 wtype, wtype, utf8_printable(&name[2], k->backend_type ? k->backend_type : "-"),
+				 wsamp, gs.g[i].samples, wpct, 100 * share(gs.g[i].samples, gs.total),
+				 utf8_printable(&name[3], ev));
 	}
+	for (int i = 0; i < 4; i++)
+		strbuf_free(&name[i]);
 	wprof_groups_free(&gs);
 	wprof_groups_free(&ge);
 	return y;
@@ -486,7 +500,11 @@ draw_queries(int y, int maxrows, const wprof *run)
 	static const wprof_dim by_query[] = {WPROF_DIM_QUERY};
 	wprof_groups gq;
 	int			shown = 0;
+	strbuf		line,
+				sb;
 
+	strbuf_init(&line);
+	strbuf_init(&sb);
 	wprof_group_by(run, by_query, 1, 0, &gq);
 	attron(A_BOLD);
 	put_line(y++, "%20s %8s %6s  %s", "QUERY ID", "SAMPLES", "%", "QUERY");
@@ -501,14 +519,23 @@ draw_queries(int y, int maxrows, const wprof *run)
 		mvprintw(y, 0, "%20" PRId64 " %8" PRIu64 " %6.1f  ", gq.g[i].key.query_id,
 				 gq.g[i].samples, 100 * share(gq.g[i].samples, gq.total));
 		if (text != NULL)
+		{
+			/* one line: breaks as spaces, other controls escaped */
+			strbuf_reset(&line);
+			for (int j = 0; text[j] != '\0'; j++)
+				strbuf_putc(&line, text[j] == '\n' || text[j] == '\t' ? ' ' : text[j]);
+			text = utf8_printable(&sb, line.data);
 			for (int j = 0; text[j] != '\0' && getcurx(stdscr) < COLS - 1; j++)
-				addch((unsigned char) (text[j] == '\n' || text[j] == '\t' ? ' ' : text[j]));
+				addch((unsigned char) text[j]);
+		}
 		y++;
 		shown++;
 	}
 	if (shown == 0)
 		put_line(y++, "%20s (no query ids: compute_query_id is off, or PostgreSQL < 14)", "");
 	wprof_groups_free(&gq);
+	strbuf_free(&line);
+	strbuf_free(&sb);
 	return y;
 }
 
@@ -523,6 +550,7 @@ live_draw(const report_source *info, const wprof *run, const wprof *last,
 	char		every[FORMAT_TS_LEN];
 	int			y = 0;
 	int			avail;
+	strbuf		ver;
 
 	if (!lv.active)
 		return;
@@ -539,12 +567,15 @@ live_draw(const report_source *info, const wprof *run, const wprof *last,
 	lv.resized = false;
 	erase();
 	format_seconds(every, info->interval_s);
+	/* the server's version string, made printable */
+	strbuf_init(&ver);
+	utf8_printable(&ver, info->server_version);
 	if (narrow())
 	{
 		/* 80 columns: the same facts on four shorter lines */
 		put_line(y, "pgtempo-waits  %s  source %s  every %s", clock, info->source, every);
 		mvchgat(y++, 0, 13, A_BOLD, 0, NULL);
-		put_line(y++, "server %s  PostgreSQL %s", info->server, info->server_version);
+		put_line(y++, "server %s  PostgreSQL %s", info->server, ver.data);
 		put_line(y++, "samples %" PRIu64 " (%.1f/s)  missed %" PRIu64 "  failed %" PRIu64
 				 "  latency p50 %.2f ms p99 %.2f ms", h->samples, h->rate_hz, h->missed,
 				 h->failed, h->p50_ms, h->p99_ms);
@@ -555,7 +586,7 @@ live_draw(const report_source *info, const wprof *run, const wprof *last,
 	{
 		/* what matters most first: a narrower terminal cuts the rest */
 		put_line(y, "pgtempo-waits  %s  source %s  every %s  server %s  PostgreSQL %s", clock,
-				 info->source, every, info->server, info->server_version);
+				 info->source, every, info->server, ver.data);
 		mvchgat(y++, 0, 13, A_BOLD, 0, NULL);
 		put_line(y++, "samples %" PRIu64 " (%.1f/s)  missed %" PRIu64 "  failed %" PRIu64
 				 "  latency p50 %.2f ms p99 %.2f ms  gaps %d  active sessions: last %.2f, run %.2f",
@@ -563,6 +594,7 @@ live_draw(const report_source *info, const wprof *run, const wprof *last,
 				 avg_active(info, last), avg_active(info, run));
 		put_line(y++, "keys: g regroup  p pause  q quit");
 	}
+	strbuf_free(&ver);
 	y++;
 
 	avail = LINES - y - 4;

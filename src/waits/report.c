@@ -11,6 +11,8 @@
 
 #include "pgtempo/json.h"
 #include "pgtempo/strbuf.h"
+#include "pgtempo/table.h"
+#include "pgtempo/utf8.h"
 #include "pgtempo/xalloc.h"
 
 #include "format.h"
@@ -145,13 +147,6 @@ grouped_by(const waits_settings *s, wprof_dim d)
 	return s->nby == 0 && d == WPROF_DIM_EVENT;
 }
 
-/* Number of display columns (bytes, which is fine for the ASCII names we print). */
-static int
-width(const char *s)
-{
-	return (int) strlen(s);
-}
-
 /* Header lines: what was sampled, how well, and the gaps. */
 static void
 text_header(FILE *out, const report_info *ri)
@@ -160,11 +155,16 @@ text_header(FILE *out, const report_info *ri)
 	const wprof *p = ri->p;
 	char		a[FORMAT_TS_LEN],
 				b[FORMAT_TS_LEN];
+	strbuf		v,
+				srv;
 
+	/* the server's words are printed as utf8_printable makes them */
+	strbuf_init(&v);
+	strbuf_init(&srv);
 	format_seconds(a, ri->src.interval_s);
 	fprintf(out, "source: %s on PostgreSQL %s (%s), %s %s\n",
-			ri->src.source, ri->src.server_version, ri->src.server,
-			ri->in_server ? "read every" : "interval", a);
+			ri->src.source, utf8_printable(&v, ri->src.server_version),
+			utf8_printable(&srv, ri->src.server), ri->in_server ? "read every" : "interval", a);
 	fprintf(out, "sampling: %" PRIu64 " samples in %.2f s (%.2f/s), %" PRIu64 " missed ticks, "
 			"%" PRIu64 " failed; sample query latency p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
 			h->samples, h->elapsed_s, h->rate_hz, h->missed, h->failed,
@@ -180,7 +180,7 @@ text_header(FILE *out, const report_info *ri)
 	if (ri->s->backend_types.n == 0)
 		fputs("every backend type", out);
 	for (int i = 0; i < ri->s->backend_types.n; i++)
-		fprintf(out, "%s%s", i > 0 ? ", " : "", ri->s->backend_types.v[i]);
+		fprintf(out, "%s%s", i > 0 ? ", " : "", utf8_printable(&v, ri->s->backend_types.v[i]));
 	if (ri->s->backend_types.n > 0 && !ri->s->backend_types_given)
 		fputs(" (the sessions; --backend-type=all counts every process)", out);
 	fprintf(out, "; %s\n", ri->s->include_idle ?
@@ -208,19 +208,20 @@ text_header(FILE *out, const report_info *ri)
 				/* a gap still open when the run ended lasts to its end */
 				format_ts(b, (int64_t) g->end_us);
 				fprintf(out, "  %s .. %s  %.3f s  %s%s\n", a, b,
-						(double) (g->end_us - g->start_us) / 1e6, g->reason ? g->reason : "",
+						(double) (g->end_us - g->start_us) / 1e6, utf8_printable(&v, g->reason),
 						ri->gave_up && i == ri->ngaps - 1 ? " (no connection at the end)" : "");
 			}
 			else
 				fprintf(out, "  %s .. (no connection at the end)  %s\n", a,
-						g->reason ? g->reason : "");
+						utf8_printable(&v, g->reason));
 		}
 	}
 	if (ri->gave_up)
 		fprintf(out, "gave up: the connection was lost and could not be made again\n");
+	strbuf_free(&v);
+	strbuf_free(&srv);
 }
 
-/* The text report: header lines, then the grouped table with sub-lines. */
 /* The events of pg_stat_wait_history, most waited-for first (ties in name order). */
 static int
 cmp_duration(const void *a, const void *b)
@@ -250,161 +251,203 @@ sorted_durations(const wprof *p)
 static void
 text_durations(FILE *out, const wprof *p)
 {
+	table_col	t[] = {
+		{"wait_event_type", 0, "", true}, {"wait_event", 0, "  ", true},
+		{"waits", 8, "  ", false}, {"total s", 10, "  ", false},
+		{"p50 ms", 9, "  ", false}, {"p90 ms", 9, "  ", false},
+		{"p99 ms", 9, "  ", false}, {"max ms", 9, "  ", false},
+	};
 	const wprof_duration **d;
-	int			wt = width("wait_event_type"),
-				we = width("wait_event");
 	uint64_t	total = 0;
+	char		c[6][32];
 
 	if (p->ndurations == 0)
 		return;
 	d = sorted_durations(p);
+	table_fit(&t[0], t[0].header);
+	table_fit(&t[1], t[1].header);
 	for (int i = 0; i < p->ndurations; i++)
 	{
-		if (d[i]->type != NULL && width(d[i]->type) > wt)
-			wt = width(d[i]->type);
-		if (d[i]->event != NULL && width(d[i]->event) > we)
-			we = width(d[i]->event);
+		table_fit(&t[0], d[i]->type ? d[i]->type : "");
+		table_fit(&t[1], d[i]->event ? d[i]->event : "");
 		total += d[i]->us->total;
 	}
 	fprintf(out, "\nmeasured waits (pg_stat_wait_history): %" PRIu64 "\n", total);
-	fprintf(out, "%-*s  %-*s  %8s  %10s  %9s  %9s  %9s  %9s\n", wt, "wait_event_type", we,
-			"wait_event", "waits", "total s", "p50 ms", "p90 ms", "p99 ms", "max ms");
-	for (int k = 0; k < wt; k++)
-		fputc('-', out);
-	fputs("  ", out);
-	for (int k = 0; k < we; k++)
-		fputc('-', out);
-	fputs("  --------  ----------  ---------  ---------  ---------  ---------\n", out);
+	table_header(out, t, TABLE_NCOLS(t));
+	table_rule(out, t, TABLE_NCOLS(t));
 	for (int i = 0; i < p->ndurations; i++)
 	{
 		const hist *h = d[i]->us;
 
-		fprintf(out, "%-*s  %-*s  %8" PRIu64 "  %10.3f  %9.3f  %9.3f  %9.3f  %9.3f\n",
-				wt, d[i]->type ? d[i]->type : "", we, d[i]->event ? d[i]->event : "", h->total,
-				h->sum / 1e6, (double) hist_percentile(h, 50) / 1e3,
-				(double) hist_percentile(h, 90) / 1e3, (double) hist_percentile(h, 99) / 1e3,
-				(double) h->max / 1e3);
+		snprintf(c[0], sizeof(c[0]), "%" PRIu64, h->total);
+		snprintf(c[1], sizeof(c[1]), "%.3f", h->sum / 1e6);
+		snprintf(c[2], sizeof(c[2]), "%.3f", (double) hist_percentile(h, 50) / 1e3);
+		snprintf(c[3], sizeof(c[3]), "%.3f", (double) hist_percentile(h, 90) / 1e3);
+		snprintf(c[4], sizeof(c[4]), "%.3f", (double) hist_percentile(h, 99) / 1e3);
+		snprintf(c[5], sizeof(c[5]), "%.3f", (double) h->max / 1e3);
+		table_row(out, t, TABLE_NCOLS(t), (const char *const[]) {
+			d[i]->type ? d[i]->type : "", d[i]->event ? d[i]->event : "",
+			c[0], c[1], c[2], c[3], c[4], c[5]});
 	}
 	free(d);
 }
 
+/* The grouped table's columns after the --by ones. */
+static const table_col group_num_cols[] = {
+	{"samples", 7, "  ", false}, {"% active", 8, "  ", false},
+	{"est. seconds", 12, "  ", false},
+	{"measured s", 12, "  ", false}, {"waits", 10, "  ", false},	/* when measured */
+};
+
+/* One row of the grouped table as text. */
+typedef struct group_cells
+{
+	char		buf[REPORT_MAX_COLS + TABLE_NCOLS(group_num_cols)][64];
+	const char *cell[REPORT_MAX_COLS + TABLE_NCOLS(group_num_cols)];
+} group_cells;
+
+/* The cells of group gr (of g), for the columns of report_columns. */
+static void
+group_row(group_cells *r, const report_info *ri, const wprof_groups *g, const wprof_group *gr,
+		  const report_col *cols, int ncols)
+{
+	int			n = ncols;
+
+	for (int c = 0; c < ncols; c++)
+		r->cell[c] = report_col_value(gr, &cols[c], r->buf[c], sizeof(r->buf[c]));
+	snprintf(r->buf[n++], sizeof(r->buf[0]), "%" PRIu64, gr->samples);
+	snprintf(r->buf[n++], sizeof(r->buf[0]), "%.2f", pct(gr->samples, g->total));
+	snprintf(r->buf[n++], sizeof(r->buf[0]), "%.3f ± %.3f", (double) gr->samples * ri->src.period_s,
+			 wprof_error_s(gr->samples, g->total, ri->src.period_s));
+	snprintf(r->buf[n++], sizeof(r->buf[0]), "%.3f", (double) gr->measured_us / 1e6);
+	snprintf(r->buf[n++], sizeof(r->buf[0]), "%" PRIu64, gr->measured_count);
+	for (int c = ncols; c < n; c++)
+		r->cell[c] = r->buf[c];
+}
+
+/*
+ * The grouped table's columns into t, the --by ones as wide as their
+ * headers and the first shown groups, est. seconds as its widest value;
+ * returns how many.
+ */
+static int
+group_table(table_col *t, const report_info *ri, const wprof_groups *g, int shown,
+			const report_col *cols, int ncols)
+{
+	int			nt = ncols + TABLE_NCOLS(group_num_cols) - (ri->p->has_measured ? 0 : 2);
+	group_cells r;
+
+	for (int c = 0; c < ncols; c++)
+	{
+		t[c] = (table_col) {cols[c].header, 0, c == 0 ? "" : "  ", true};
+		table_fit(&t[c], t[c].header);
+	}
+	memcpy(t + ncols, group_num_cols, sizeof(table_col) * (size_t) (nt - ncols));
+	for (int i = 0; i < shown; i++)
+	{
+		group_row(&r, ri, g, &g->g[i], cols, ncols);
+		for (int c = 0; c < ncols; c++)
+			table_fit(&t[c], r.cell[c]);
+		table_fit(&t[ncols + 2], r.cell[ncols + 2]);
+	}
+	return nt;
+}
+
+/* A query's text on one line: line breaks as spaces, at most 80 bytes, no character cut. */
+static void
+put_query_text(FILE *out, const char *text)
+{
+	size_t		n = strlen(text);
+	strbuf		line,
+				sb;
+
+	if (n > 80)
+	{
+		n = 80;
+		while (n > 0 && ((unsigned char) text[n] & 0xC0) == 0x80)
+			n--;
+	}
+	strbuf_init(&line);
+	strbuf_init(&sb);
+	for (size_t j = 0; j < n; j++)
+		strbuf_putc(&line, text[j] == '\n' || text[j] == '\t' ? ' ' : text[j]);
+	fputs(utf8_printable(&sb, line.data), out);
+	strbuf_free(&line);
+	strbuf_free(&sb);
+}
+
+/* The lines under a group, indented to its second column: description, blockers, queries. */
+static void
+group_sublines(FILE *out, const report_info *ri, const wprof_group *gr, int indent)
+{
+	const char *desc = NULL;
+	strbuf		sb;
+
+	if (ri->src.describe != NULL && gr->key.type != NULL)
+		desc = ri->src.describe(ri->src.describe_arg, gr->key.type, gr->key.event);
+	strbuf_init(&sb);
+	if (desc != NULL)
+		fprintf(out, "%*s%s\n", indent, "", utf8_printable(&sb, desc));
+	strbuf_free(&sb);
+	for (int k = 0; k < gr->nblockers && k < ri->s->blockers; k++)
+		fprintf(out, "%*sblocked by pid %" PRId64 ": %" PRIu64 " samples (%.1f %%)\n",
+				indent, "", gr->blockers[k].id, gr->blockers[k].samples,
+				pct(gr->blockers[k].samples, gr->samples));
+	if (shows_blockers(ri) && gr->lock_samples > 0)
+		fprintf(out, "%*sno blocker seen: %" PRIu64 " samples (%.1f %% of the lock waits;"
+				" it had gone when the blockers were read)\n", indent, "",
+				gr->lock_samples - gr->blocked, pct(gr->lock_samples - gr->blocked,
+													gr->lock_samples));
+	if (grouped_by(ri->s, WPROF_DIM_QUERY))
+		return;
+	for (int k = 0; k < gr->nqueries && k < REPORT_MAX_SUB; k++)
+	{
+		const char *text = wprof_query_text(ri->p, gr->queries[k].id);
+
+		fprintf(out, "%*squery_id %" PRId64 ": %" PRIu64 " samples (%.1f %%)",
+				indent, "", gr->queries[k].id, gr->queries[k].samples,
+				pct(gr->queries[k].samples, gr->samples));
+		if (text != NULL)
+		{
+			fputs("  ", out);
+			put_query_text(out, text);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* The text report: header lines, then the grouped table with sub-lines. */
 void
 report_text(FILE *out, const report_info *ri)
 {
-	const wprof *p = ri->p;
 	report_col	cols[REPORT_MAX_COLS];
 	int			ncols = report_columns(ri->s->by, ri->s->nby, cols);
-	int			w[REPORT_MAX_COLS];
+	table_col	t[REPORT_MAX_COLS + TABLE_NCOLS(group_num_cols)];
+	int			nt;
 	wprof_groups g;
 	int			shown;
-	char		buf[32],
-				est[64];
-	bool		by_query = grouped_by(ri->s, WPROF_DIM_QUERY);
-	bool		measured = p->has_measured;
-	int			wsamples = 7,
-				west = 12;
+	group_cells r;
 
 	text_header(out, ri);
 	fputc('\n', out);
 
-	wprof_group_by(p, ri->s->by, ri->s->nby, max_sub(ri->s), &g);
+	wprof_group_by(ri->p, ri->s->by, ri->s->nby, max_sub(ri->s), &g);
 	shown = g.n < REPORT_MAX_GROUPS ? g.n : REPORT_MAX_GROUPS;
-	for (int c = 0; c < ncols; c++)
-	{
-		w[c] = width(cols[c].header);
-		for (int i = 0; i < shown; i++)
-		{
-			int			vw = width(report_col_value(&g.g[i], &cols[c], buf, sizeof(buf)));
-
-			if (vw > w[c])
-				w[c] = vw;
-		}
-	}
+	nt = group_table(t, ri, &g, shown, cols, ncols);
+	table_header(out, t, nt);
+	table_rule(out, t, nt);
 	for (int i = 0; i < shown; i++)
 	{
-		int			n = snprintf(est, sizeof(est), "%.3f ± %.3f",
-								 (double) g.g[i].samples * ri->src.period_s,
-								 wprof_error_s(g.g[i].samples, g.total, ri->src.period_s));
-
-		/* "±" is two bytes and one column */
-		if (n - 1 > west)
-			west = n - 1;
-	}
-
-	for (int c = 0; c < ncols; c++)
-		fprintf(out, "%-*s  ", w[c], cols[c].header);
-	fprintf(out, "%*s  %8s  %*s", wsamples, "samples", "% active", west, "est. seconds");
-	if (measured)
-		fprintf(out, "  %12s  %10s", "measured s", "waits");
-	fputc('\n', out);
-	for (int c = 0; c < ncols; c++)
-	{
-		for (int k = 0; k < w[c]; k++)
-			fputc('-', out);
-		fputs("  ", out);
-	}
-	fprintf(out, "-------  --------  ");
-	for (int k = 0; k < west; k++)
-		fputc('-', out);
-	if (measured)
-		fprintf(out, "  ------------  ----------");
-	fputc('\n', out);
-
-	for (int i = 0; i < shown; i++)
-	{
-		const wprof_group *gr = &g.g[i];
-		int			indent = w[0] + 2;
-		const char *desc = NULL;
-
-		for (int c = 0; c < ncols; c++)
-			fprintf(out, "%-*s  ", w[c], report_col_value(gr, &cols[c], buf, sizeof(buf)));
-		snprintf(est, sizeof(est), "%.3f ± %.3f", (double) gr->samples * ri->src.period_s,
-				 wprof_error_s(gr->samples, g.total, ri->src.period_s));
-		/* one more byte for the two-byte "±" */
-		fprintf(out, "%*" PRIu64 "  %8.2f  %*s", wsamples, gr->samples, pct(gr->samples, g.total),
-				west + 1, est);
-		if (measured)
-			fprintf(out, "  %12.3f  %10" PRIu64, (double) gr->measured_us / 1e6,
-					gr->measured_count);
-		fputc('\n', out);
-
-		if (ri->src.describe != NULL && gr->key.type != NULL)
-			desc = ri->src.describe(ri->src.describe_arg, gr->key.type, gr->key.event);
-		if (desc != NULL)
-			fprintf(out, "%*s%s\n", indent, "", desc);
-		for (int k = 0; k < gr->nblockers && k < ri->s->blockers; k++)
-			fprintf(out, "%*sblocked by pid %" PRId64 ": %" PRIu64 " samples (%.1f %%)\n",
-					indent, "", gr->blockers[k].id, gr->blockers[k].samples,
-					pct(gr->blockers[k].samples, gr->samples));
-		if (shows_blockers(ri) && gr->lock_samples > 0)
-			fprintf(out, "%*sno blocker seen: %" PRIu64 " samples (%.1f %% of the lock waits;"
-					" it had gone when the blockers were read)\n", indent, "",
-					gr->lock_samples - gr->blocked, pct(gr->lock_samples - gr->blocked,
-														gr->lock_samples));
-		if (!by_query)
-			for (int k = 0; k < gr->nqueries && k < REPORT_MAX_SUB; k++)
-			{
-				const char *text = wprof_query_text(p, gr->queries[k].id);
-
-				fprintf(out, "%*squery_id %" PRId64 ": %" PRIu64 " samples (%.1f %%)",
-						indent, "", gr->queries[k].id, gr->queries[k].samples,
-						pct(gr->queries[k].samples, gr->samples));
-				if (text != NULL)
-				{
-					fputs("  ", out);
-					/* one line, at most 80 characters of it */
-					for (int j = 0; text[j] != '\0' && j < 80; j++)
-						fputc(text[j] == '\n' || text[j] == '\t' ? ' ' : text[j], out);
-				}
-				fputc('\n', out);
-			}
+		group_row(&r, ri, &g, &g.g[i], cols, ncols);
+		table_row(out, t, nt, r.cell);
+		group_sublines(out, ri, &g.g[i], table_offset(t, 1));
 	}
 	if (g.n > shown)
 		fprintf(out, "(%d more groups not shown; --json lists all)\n", g.n - shown);
 	if (g.n == 0)
 		fprintf(out, "(no active backends were sampled)\n");
 	wprof_groups_free(&g);
-	text_durations(out, p);
+	text_durations(out, ri->p);
 	fflush(out);
 }
 

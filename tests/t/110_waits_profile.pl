@@ -136,6 +136,19 @@ like($out, qr/^Lock\s+relation\s+\d+\s+[\d.]+\s+[\d.]+ ± [\d.]+\n\s+blocked by 
 like($out, qr/^CPU\s+CPU\s+\d+/m, 'text report: CPU row');
 like($out, qr/^Timeout\s+PgSleep\s+\d+/m, 'text report: PgSleep row');
 
+# Text from the server with an escape sequence and a line break (a query's
+# text keeps them; PostgreSQL cleans application_name itself): the text
+# report shows them escaped, never raw.
+my ($esc) = start_session($node, 'w_esc', "SELECT pg_sleep(600), 'x\e[2J\ry'");
+$node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = 'w_esc' AND wait_event = 'PgSleep'})
+  or die 'the w_esc session did not start';
+($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '0.5',
+	'--application-name=w_esc', '--query-text=100' ]);
+like($out, qr/^\s+query_id -?\d+: \d+ samples \(100\.0 %\)  SELECT pg_sleep\(600\), 'x\\x1b\[2J\\ry';$/m,
+	'text report: control characters in a query text escaped');
+unlike($out, qr/[\e\r]/, 'text report: no raw escape or carriage return');
+
 # ---------------------------------------------------------------- other groupings
 
 ($r) = sample_json('-T', '1', '--by=pid,event');

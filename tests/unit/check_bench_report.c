@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchwaits.h"
 #include "jsonreport.h"
 #include "stats.h"
 #include "unit.h"
@@ -693,6 +694,32 @@ START_TEST(json_iso8601)
 }
 END_TEST
 
+/* The --waits table: fixed columns as before; an event name from the server printed safely. */
+START_TEST(waits_table)
+{
+	bwaits_event ev[] = {
+		{"Lock", "transactionid", 1200, 60.0},
+		{"CPU", NULL, 700, 35.0},
+		{"IO", "Data\n\x1b[2J", 100, 5.0},
+	};
+	bwaits_report rep = {.interval_ns = 10000000, .ticks = 500, .sessions = 4,
+	.counted = 2000, .ev = ev, .nev = 3};
+	char	   *buf = NULL;
+	size_t		len = 0;
+	FILE	   *f = open_memstream(&buf, &len);
+
+	bwaits_report_print(f, &rep);
+	fclose(f);
+	ck_assert_str_eq(buf,
+					 "wait events (sampled every 10 ms, 500 samples of 4 sessions):\n"
+					 "  wait_event_type  wait_event              samples      %\n"
+					 "  Lock             transactionid              1200   60.0\n"
+					 "  CPU              -                           700   35.0\n"
+					 "  IO               Data\\n\\x1b[2J               100    5.0\n");
+	free(buf);
+}
+END_TEST
+
 static Suite *
 report_suite(void)
 {
@@ -715,6 +742,7 @@ report_suite(void)
 	tcase_add_test(tc, write_file_errors);
 	tcase_add_test(tc, json_document);
 	tcase_add_test(tc, json_iso8601);
+	tcase_add_test(tc, waits_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -267,6 +267,7 @@ START_TEST(test_utf8_all_pairs)
 	char		in[3];
 	int			a,
 				b;
+	bool		ok;
 
 	strbuf_init(&sb);
 	for (a = 1; a < 256; a++)
@@ -280,7 +281,57 @@ START_TEST(test_utf8_all_pairs)
 			ck_assert(utf8_valid(sb.data, sb.len));
 			if (utf8_valid(in, 2))
 				ck_assert_str_eq(sb.data, in);
+			/* and for a terminal: nothing it acts on (C0, DEL, C1) survives */
+			strbuf_reset(&sb);
+			utf8_append_printable(&sb, in, 2);
+			ok = utf8_valid(sb.data, sb.len);
+			for (size_t k = 0; k < sb.len; k++)
+			{
+				unsigned char c = (unsigned char) sb.data[k];
+
+				if (c < 0x20 || c == 0x7f || (c == 0xc2 && (unsigned char) sb.data[k + 1] < 0xa0))
+					ok = false;
+			}
+			if (!ok)
+				ck_abort_msg("printable %02x %02x: %s", a, b, sb.data);
 		}
+	strbuf_free(&sb);
+}
+END_TEST
+
+/* Text for a terminal: controls escaped, invalid bytes escaped, the rest kept; its width. */
+static const struct
+{
+	const char *in;
+	const char *printable;
+	int			width;			/* of the printable text */
+}			printable_cases[] = {
+	{"psql", "psql", 4},
+	{"a\nb", "a\\nb", 4},
+	{"\r\t", "\\r\\t", 4},
+	{"\x1b[2Jx", "\\x1b[2Jx", 8},	/* clear the screen */
+	{"\x01\x7f", "\\x01\\x7f", 8},
+	{"\xc2\x9b" "31m", "\\xc2\\x9b31m", 11},	/* C1 CSI, valid UTF-8 but a control */
+	{"\xc2\xa0", "\xc2\xa0", 1},	/* no-break space is printable */
+	{"caf\xc3\xa9", "caf\xc3\xa9", 4},
+	{"e\xcc\x81", "e\xcc\x81", 1},	/* a combining accent takes no column */
+	{"\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5\xe6\x9c\xac", 4},	/* wide CJK */
+	{"\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", 2},	/* an emoji */
+	{"bad\xff\n", "bad\\xff\\n", 9},
+	{"a\\b", "a\\b", 3},			/* a backslash stays one */
+};
+
+START_TEST(test_utf8_printable)
+{
+	strbuf		sb;
+	const char *in = printable_cases[_i].in;
+
+	strbuf_init(&sb);
+	utf8_append_printable(&sb, in, strlen(in));
+	ck_assert_str_eq(sb.data, printable_cases[_i].printable);
+	ck_assert_int_eq(utf8_width(sb.data, sb.len), printable_cases[_i].width);
+	ck_assert_str_eq(utf8_printable(&sb, in), printable_cases[_i].printable);
+	ck_assert_str_eq(utf8_printable(&sb, NULL), "");
 	strbuf_free(&sb);
 }
 END_TEST
@@ -354,6 +405,8 @@ strbuf_suite(void)
 	tcase_add_loop_test(tc, test_utf8_cases, 0,
 						sizeof(utf8_cases) / sizeof(utf8_cases[0]));
 	tcase_add_test(tc, test_utf8_all_pairs);
+	tcase_add_loop_test(tc, test_utf8_printable, 0,
+						sizeof(printable_cases) / sizeof(printable_cases[0]));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("files");

@@ -52,6 +52,44 @@ START_TEST(test_table)
 }
 END_TEST
 
+/* Columns sized by their contents, in terminal columns; server text made printable. */
+static void
+write_fitted(FILE *out)
+{
+	table_col	fit[] = {{"wait_event", 0, "", true}, {"samples", 7, "  ", false}};
+	static const char *const rows[][2] = {
+		{"caf\xc3\xa9", "1"},				/* 5 bytes, 4 columns */
+		{"\xe6\x97\xa5\xe6\x9c\xac", "22"},	/* 6 bytes, 4 columns */
+		{"app\n\x1b[2J", "3"},				/* a newline and a clear-screen */
+		{"bad\xff", "4"},
+	};
+
+	table_fit(&fit[0], fit[0].header);
+	for (int i = 0; i < 4; i++)
+		table_fit(&fit[0], rows[i][0]);
+	table_header(out, fit, 2);
+	table_rule(out, fit, 2);
+	for (int i = 0; i < 4; i++)
+		table_row(out, fit, 2, rows[i]);
+	fprintf(out, "%*s<\n", table_offset(fit, 1), "");
+}
+
+START_TEST(test_table_fitted)
+{
+	char	   *got = capture(write_fitted);
+
+	ck_assert_str_eq(got,
+					 "wait_event    samples\n"
+					 "------------  -------\n"
+					 "caf\xc3\xa9                1\n"
+					 "\xe6\x97\xa5\xe6\x9c\xac               22\n"
+					 "app\\n\\x1b[2J        3\n"
+					 "bad\\xff             4\n"
+					 "              <\n");
+	free(got);
+}
+END_TEST
+
 static Suite *
 table_suite(void)
 {
@@ -59,6 +97,7 @@ table_suite(void)
 	TCase	   *tc = tcase_create("layout");
 
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_table_fitted);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -81,6 +81,8 @@ START_TEST(field_escaping)
 		{"back\\slash", "back\\slash", "back\\\\slash", "back\\slash"},
 		{"a;b", "a;b", "a;b", "a:b"},
 		{"cr\r", "\"cr\r\"", "cr\\r", "cr "},
+		/* an escape sequence: a frame holds no control character */
+		{"esc\x1b[2J", "esc\x1b[2J", "esc\x1b[2J", "esc\\x1b[2J"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
