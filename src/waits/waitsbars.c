@@ -41,6 +41,7 @@ wbars_height(const void *arg)
 	return (double) (p->nbars ? p->nbars : 1) * WBARS_ROW;
 }
 
+/* Each bar: its label, a grey track with the bar in it, the value and the note. */
 static void
 wbars_draw(const void *arg, const chart_frame *f, strbuf *out)
 {
@@ -133,6 +134,7 @@ wbars_draw(const void *arg, const chart_frame *f, strbuf *out)
 }
 
 
+/* By chart_free: the panel's bars and itself. */
 static void
 wbars_free(void *arg)
 {
