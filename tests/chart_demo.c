@@ -8,6 +8,7 @@
  * DIR/waits.svg (stacked wait-event shares and the final profile) and
  * DIR/empty.svg (every panel without data).  The data is made up but shaped
  * like real runs, from a fixed seed, so the files are the same every time.
+ * The bar panels are pgtempo-waits' own (src/waits/waitsbars.c).
  */
 #include "config.h"
 
@@ -22,6 +23,8 @@
 #include "pgtempo/svg.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
+
+#include "waitsbars.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
 
@@ -176,7 +179,7 @@ waits_chart(const char *dir)
 							  "pgtempo-waits -i 10ms -T 20min --chart=waits.svg \xC2\xB7 PostgreSQL 15.8 "
 							  "\xC2\xB7 48,000 samples/min");
 	int			pa = chart_add_panel(c, "Share of sampled backends by wait event", 300);
-	int			pb = chart_add_bar_panel(c, "Profile of the whole run", "%");
+	wbars	   *pb = wbars_add_panel(c, "Profile of the whole run", "%");
 	int			s[NEV + 1];
 	double		total[NEV + 1] = {0};
 	double		all = 0;
@@ -226,8 +229,8 @@ waits_chart(const char *dir)
 
 		svg_format_number(total[e], num, sizeof(num));
 		snprintf(note, sizeof(note), "%s samples", num);
-		chart_add_bar(c, pb, e < NEV ? events[e] : "other (23 events)", total[e] / all * 100, note,
-					  e < NEV ? CHART_AUTO : CHART_GREY);
+		wbars_add(pb, e < NEV ? events[e] : "other (23 events)", total[e] / all * 100, note,
+			  e < NEV ? CHART_AUTO : CHART_GREY);
 	}
 	write_chart(dir, "waits.svg", c);
 	chart_free(c);
@@ -243,7 +246,7 @@ empty_chart(const char *dir)
 	chart_add_series(c, p, "tps", CHART_LINE, CHART_LEFT, CHART_AUTO);
 	chart_set_x(c, CHART_X_ELAPSED, "time since start");
 	chart_set_y(c, p, CHART_LEFT, "throughput", "tps");
-	chart_add_bar_panel(c, "Profile", "%");
+	wbars_add_panel(c, "Profile", "%");
 	write_chart(dir, "empty.svg", c);
 	chart_free(c);
 }

@@ -1,13 +1,16 @@
 /*
- * chart.h — self-contained SVG charts: time series and bar profiles.
+ * chart.h — self-contained SVG charts: time series, and panels a tool
+ * draws itself.
  *
  * A chart is a title, an optional subtitle and a vertical stack of panels.
  * Time panels share one x axis (tick labels under the last panel of a run
  * of time panels) and hold series: lines, steps, stacked areas, and event
  * markers (failures) in a strip above the plot.  Each time panel has a
  * left y axis and, when a series asks for it, a right one whose ticks line
- * up with the left gridlines.  Bar panels draw a horizontal bar per
- * (label, value, note), such as a final wait-event profile.
+ * up with the left gridlines.  A custom panel is drawn by the tool that
+ * adds it (pgtempo-waits' bar profile, src/waits/waitsbars.c): the chart
+ * places it and draws its title, the tool draws the rest with svg.h and
+ * the colours below.
  *
  *	chart	   *c = chart_new("pgtempo-bench", "pgtempo-bench -c 8 -T 60");
  *	int			p = chart_add_panel(c, "Throughput", 0);
@@ -68,11 +71,15 @@ typedef enum chart_xscale
 	CHART_X_CLOCK				/* Unix epoch seconds, local time: 14:05:30 */
 } chart_xscale;
 
+/* |x| and |y| are clamped to this; a custom panel may clamp its values the same. */
+#define CHART_VALUE_MAX 1e300
+
 /*
  * Colours: Okabe-Ito's colour-blind-safe set, then Paul Tol's muted one,
  * then grey (for "other") and black.  CHART_AUTO gives the n-th series of a
- * panel (and the n-th bar) the n-th colour, so a bar panel filled in the
- * same order as an area panel matches its colours.
+ * panel the n-th colour (chart_colour_pick does the same for a custom
+ * panel's items), so a bar panel filled in the same order as an area panel
+ * matches its colours.
  */
 enum
 {
@@ -134,11 +141,34 @@ void		chart_series_dashed(chart *c, int series, bool dashed);
 /* Append a point; x should not decrease (it is sorted at render otherwise). */
 void		chart_add_point(chart *c, int series, double x, double y);
 
-/* Add a bar panel; unit follows each value ("%" gives "41.2%").  Returns its index. */
-int			chart_add_bar_panel(chart *c, const char *title, const char *unit);
-/* Add a bar: label on the left, value as its length, note (may be NULL) after the value. */
-void		chart_add_bar(chart *c, int panel, const char *label, double value,
-						  const char *note, int colour);
+/* Where a custom panel draws: its body, below its title, the document's width. */
+typedef struct chart_frame
+{
+	double		x0;				/* left edge (the document's margin) */
+	double		x1;				/* right edge */
+	double		y;				/* top */
+	double		h;				/* height, as the panel's height() said */
+} chart_frame;
+
+/*
+ * A custom panel's functions: height() is asked at render, so the panel
+ * may still grow after it was added; draw() appends its body's SVG;
+ * free_arg() (may be NULL) is called by chart_free.
+ */
+typedef struct chart_custom
+{
+	double		(*height) (const void *arg);
+	void		(*draw) (const void *arg, const chart_frame *f, strbuf *out);
+	void		(*free_arg) (void *arg);
+} chart_custom;
+
+/* Add a custom panel drawn by fn with arg (fn must outlive the chart).  Returns its index. */
+int			chart_add_custom_panel(chart *c, const char *title, const chart_custom *fn, void *arg);
+
+/* colour (a CHART_* colour), or for CHART_AUTO the next one after *nauto, counted. */
+int			chart_colour_pick(int colour, int *nauto);
+/* Append ` name="#RRGGBB"` for a CHART_* colour (not CHART_AUTO). */
+void		chart_colour_attr(strbuf *out, const char *name, int colour);
 
 /* Append the SVG document to out. */
 void		chart_render(const chart *c, strbuf *out);

@@ -48,10 +48,10 @@ misuse(const char *what, int index)
 }
 
 static panel *
-get_panel(chart *c, int p, panel_kind kind)
+get_time_panel(chart *c, int p)
 {
-	if (p < 0 || p >= c->npanels || c->panels[p].kind != kind)
-		misuse(kind == PANEL_TIME ? "time panel" : "bar panel", p);
+	if (p < 0 || p >= c->npanels || c->panels[p].kind != PANEL_TIME)
+		misuse("time panel", p);
 	return &c->panels[p];
 }
 
@@ -63,12 +63,18 @@ get_series(chart *c, int s)
 	return &c->series[s];
 }
 
-static int
-pick_colour(panel *p, int colour)
+int
+chart_colour_pick(int colour, int *nauto)
 {
 	if (colour >= 0 && colour < CHART_NCOLOURS)
 		return colour;
-	return p->nauto++ % CHART_NAUTO;
+	return (*nauto)++ % CHART_NAUTO;
+}
+
+void
+chart_colour_attr(strbuf *out, const char *name, int colour)
+{
+	strbuf_printf(out, " %s=\"%s\"", name, chart_palette[colour]);
 }
 
 chart *
@@ -105,13 +111,8 @@ chart_free(chart *c)
 			free(p->ylabel[a]);
 			free(p->yunit[a]);
 		}
-		free(p->unit);
-		for (size_t b = 0; b < p->nbars; b++)
-		{
-			free(p->bars[b].label);
-			free(p->bars[b].note);
-		}
-		free(p->bars);
+		if (p->custom != NULL && p->custom->free_arg != NULL)
+			p->custom->free_arg(p->custom_arg);
 	}
 	free(c->panels);
 	free(c->series);
@@ -170,7 +171,7 @@ chart_add_panel(chart *c, const char *title, double plot_height)
 void
 chart_set_y(chart *c, int pi, chart_axis axis, const char *label, const char *unit)
 {
-	struct panel *p = get_panel(c, pi, PANEL_TIME);
+	struct panel *p = get_time_panel(c, pi);
 	int			a = axis == CHART_RIGHT;
 
 	free(p->ylabel[a]);
@@ -182,7 +183,7 @@ chart_set_y(chart *c, int pi, chart_axis axis, const char *label, const char *un
 void
 chart_set_y_range(chart *c, int pi, chart_axis axis, double lo, double hi)
 {
-	struct panel *p = get_panel(c, pi, PANEL_TIME);
+	struct panel *p = get_time_panel(c, pi);
 	int			a = axis == CHART_RIGHT;
 
 	p->ylo[a] = lo;
@@ -192,14 +193,14 @@ chart_set_y_range(chart *c, int pi, chart_axis axis, double lo, double hi)
 void
 chart_set_y_log(chart *c, int pi, chart_axis axis, bool log)
 {
-	get_panel(c, pi, PANEL_TIME)->ylog[axis == CHART_RIGHT] = log;
+	get_time_panel(c, pi)->ylog[axis == CHART_RIGHT] = log;
 }
 
 int
 chart_add_series(chart *c, int pi, const char *name, chart_style style,
 				 chart_axis axis, int colour)
 {
-	struct panel *p = get_panel(c, pi, PANEL_TIME);
+	struct panel *p = get_time_panel(c, pi);
 	series	   *s;
 
 	if (c->nseries == c->seriescap)
@@ -213,7 +214,7 @@ chart_add_series(chart *c, int pi, const char *name, chart_style style,
 	s->panel = pi;
 	s->style = style;
 	s->axis = axis == CHART_RIGHT ? CHART_RIGHT : CHART_LEFT;
-	s->colour = pick_colour(p, colour);
+	s->colour = chart_colour_pick(colour, &p->nauto);
 	s->sorted = true;
 	s->last_x = -INFINITY;
 	return c->nseries++;
@@ -255,31 +256,13 @@ chart_add_point(chart *c, int si, double x, double y)
 }
 
 int
-chart_add_bar_panel(chart *c, const char *title, const char *unit)
+chart_add_custom_panel(chart *c, const char *title, const chart_custom *fn, void *arg)
 {
-	int			i = new_panel(c, PANEL_BARS, title);
+	int			i = new_panel(c, PANEL_CUSTOM, title);
 
-	c->panels[i].unit = dup_or_null(unit);
+	c->panels[i].custom = fn;
+	c->panels[i].custom_arg = arg;
 	return i;
-}
-
-void
-chart_add_bar(chart *c, int pi, const char *label, double value,
-			  const char *note, int colour)
-{
-	struct panel *p = get_panel(c, pi, PANEL_BARS);
-	bar		   *b;
-
-	if (p->nbars == p->barcap)
-	{
-		p->barcap = p->barcap ? 2 * p->barcap : 16;
-		p->bars = xrealloc(p->bars, p->barcap * sizeof(bar));
-	}
-	b = &p->bars[p->nbars++];
-	b->label = xstrdup(label != NULL ? label : "");
-	b->value = isfinite(value) ? fmax(-VALUE_MAX, fmin(VALUE_MAX, value)) : NAN;
-	b->note = dup_or_null(note);
-	b->colour = pick_colour(p, colour);
 }
 
 static void
@@ -347,12 +330,12 @@ compute_layout(const chart *c, layout *L)
 		panel_layout *pl = &L->p[i];
 
 		pl->top = y;
-		if (p->kind == PANEL_BARS)
+		if (p->kind == PANEL_CUSTOM)
 		{
 			pl->title_y = y + 14;
 			y += p->title != NULL ? 28 : 6;
 			pl->plot_y = y;
-			pl->plot_h = (double) (p->nbars ? p->nbars : 1) * BAR_ROW;
+			pl->plot_h = p->custom->height(p->custom_arg);
 			y += pl->plot_h;
 		}
 		else
@@ -379,6 +362,20 @@ compute_layout(const chart *c, layout *L)
 
 
 /* ---------------------------------------------------------------- the document */
+
+/* A custom panel: its title across the document, then the tool draws the body. */
+static void
+draw_custom_panel(const chart *c, int pi, const layout *L, strbuf *out)
+{
+	const panel *p = &c->panels[pi];
+	const panel_layout *pl = &L->p[pi];
+	chart_frame f = {MARGIN, CHART_WIDTH - MARGIN, pl->plot_y, pl->plot_h};
+
+	if (p->title != NULL)
+		svg_text_el(out, MARGIN, pl->title_y, NULL, "font-size=\"14\" font-weight=\"bold\" fill=\"#222\"",
+					p->title, svg_fit_chars(CHART_WIDTH - 2 * MARGIN, 14));
+	p->custom->draw(p->custom_arg, &f, out);
+}
 
 void
 chart_render(const chart *c, strbuf *out)
@@ -429,7 +426,7 @@ chart_render(const chart *c, strbuf *out)
 		if (c->panels[i].kind == PANEL_TIME)
 			chart_draw_time_panel(c, i, &L, &xs, out);
 		else
-			chart_draw_bar_panel(c, i, &L, out);
+			draw_custom_panel(c, i, &L, out);
 	}
 	strbuf_puts(out, "</svg>\n");
 	free(L.p);

@@ -5,8 +5,8 @@
  *
  * chart.c keeps the model and lays out and renders the document;
  * chart_scale.c maps values to pixels and labels ticks; chart_stack.c
- * orders points and stacks areas; chart_time.c draws a time panel and
- * chart_bars.c a bar panel.
+ * orders points and stacks areas; chart_time.c draws a time panel.  A
+ * custom panel is drawn by its tool (chart.h).
  */
 #ifndef PGTEMPO_CHART_INT_H
 #define PGTEMPO_CHART_INT_H
@@ -29,9 +29,8 @@
 #define LEGEND_ROW 18
 #define DEFAULT_PLOT_H 250
 #define EVENT_STRIP_H 24
-#define BAR_ROW 22
 #define PANEL_GAP 22
-#define VALUE_MAX 1e300			/* |y| and |x| are clamped to this */
+#define VALUE_MAX CHART_VALUE_MAX
 
 /* Colours by CHART_* index. */
 extern const char *const chart_palette[CHART_NCOLOURS];
@@ -54,18 +53,10 @@ typedef struct series
 	size_t		cap;
 } series;
 
-typedef struct bar
-{
-	char	   *label;
-	double		value;
-	char	   *note;
-	int			colour;
-} bar;
-
 typedef enum panel_kind
 {
 	PANEL_TIME,
-	PANEL_BARS
+	PANEL_CUSTOM
 } panel_kind;
 
 typedef struct panel
@@ -79,10 +70,8 @@ typedef struct panel
 	double		yhi[2];
 	bool		ylog[2];
 	int			nauto;			/* colours handed out by CHART_AUTO */
-	char	   *unit;			/* bar panels */
-	bar		   *bars;
-	size_t		nbars;
-	size_t		barcap;
+	const chart_custom *custom; /* custom panels: the tool's functions */
+	void	   *custom_arg;
 } panel;
 
 struct chart
@@ -183,10 +172,8 @@ void		chart_stack_free(stack *st);
 void		chart_draw_stack(const chart *c, const stack *st, const scale *xs, const scale *ys,
 							 strbuf *out);
 
-/* chart_time.c, chart_bars.c */
-void		chart_colour_attr(strbuf *out, const char *name, int colour);
+/* chart_time.c */
 void		chart_draw_time_panel(const chart *c, int pi, const layout *L, const scale *xs,
 								  strbuf *out);
-void		chart_draw_bar_panel(const chart *c, int pi, const layout *L, strbuf *out);
 
 #endif

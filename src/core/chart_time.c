@@ -15,12 +15,6 @@
 
 /* ---------------------------------------------------------------- drawing helpers */
 
-void
-chart_colour_attr(strbuf *out, const char *name, int colour)
-{
-	strbuf_printf(out, " %s=\"%s\"", name, chart_palette[colour]);
-}
-
 /* A vertical axis title, read bottom-up, centred on cy. */
 static void
 put_vertical_title(strbuf *out, double x, double cy, const char *label,

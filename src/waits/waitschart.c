@@ -15,6 +15,8 @@
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
+#include "waitsbars.h"
+
 /* Events drawn on their own; the others are summed as "other". */
 #define WCHART_TOP 12
 
@@ -101,8 +103,8 @@ wchart_write(const wchart *c, const wprof *run, const char *path, const char *su
 	const char *top[WCHART_TOP];
 	int			ntop = 0,
 				series[WCHART_TOP + 1],
-				area,
-				bars;
+				area;
+	wbars	   *bars;
 	bool		has_other = false;
 	chart	   *ch = chart_new("pgtempo-waits: where the active sessions' time went", subtitle);
 	strbuf		out;
@@ -141,13 +143,13 @@ wchart_write(const wchart *c, const wprof *run, const char *path, const char *su
 			chart_add_point(ch, series[i], w->t, share[i]);
 	}
 
-	bars = chart_add_bar_panel(ch, "The whole run: share of the active samples", "%");
+	bars = wbars_add_panel(ch, "The whole run: share of the active samples", "%");
 	for (int i = 0; i < g.n && i < ntop; i++)
 	{
 		snprintf(note, sizeof(note), "%llu sample%s", (unsigned long long) g.g[i].samples,
 				 g.g[i].samples == 1 ? "" : "s");
-		chart_add_bar(ch, bars, top[i], g.total > 0 ? 100.0 * g.g[i].samples / g.total : 0,
-					  note, CHART_BLUE + i);
+		wbars_add(bars, top[i], g.total > 0 ? 100.0 * g.g[i].samples / g.total : 0,
+			  note, CHART_BLUE + i);
 	}
 	if (has_other)
 	{
@@ -157,8 +159,7 @@ wchart_write(const wchart *c, const wprof *run, const char *path, const char *su
 			rest += g.g[i].samples;
 		snprintf(note, sizeof(note), "%llu sample%s, %d event%s", (unsigned long long) rest,
 				 rest == 1 ? "" : "s", g.n - ntop, g.n - ntop == 1 ? "" : "s");
-		chart_add_bar(ch, bars, "other", g.total > 0 ? 100.0 * rest / g.total : 0, note,
-					  CHART_GREY);
+		wbars_add(bars, "other", g.total > 0 ? 100.0 * rest / g.total : 0, note, CHART_GREY);
 	}
 	wprof_groups_free(&g);
 

@@ -22,286 +22,65 @@
 
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
+#include "svgcheck.h"
 #include "unit.h"
 
-/* ---------------------------------------------------------------- a tiny XML checker */
+/* ---------------------------------------------------------------- a custom panel to test the hook */
 
-static bool
-is_name_char(char c)
+/* What the chart asked of a probe panel and handed to it. */
+typedef struct probe
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		c == '-' || c == '_' || c == ':' || c == '.';
+	double		height;			/* what height() answers */
+	int			heights;		/* times asked */
+	int			draws;
+	chart_frame frame;			/* the last frame drawn into */
+	int		   *freed;			/* counts free_arg() calls, outliving the probe */
+} probe;
+
+static double
+probe_height(const void *arg)
+{
+	probe	   *p = (probe *) arg;
+
+	p->heights++;
+	return p->height;
 }
 
-/* Skip an entity or character reference at *p ('&'); false if it is not one. */
-static bool
-skip_reference(const char **p)
+static void
+probe_draw(const void *arg, const chart_frame *f, strbuf *out)
 {
-	static const char *const named[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
-	const char *s = *p;
+	probe	   *p = (probe *) arg;
 
-	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
-	{
-		if (strncmp(s, named[i], strlen(named[i])) == 0)
-		{
-			*p = s + strlen(named[i]);
-			return true;
-		}
-	}
-	if (s[1] != '#')
-		return false;
-	s += 2;
-	if (*s == 'x')
-	{
-		s++;
-		if (strspn(s, "0123456789abcdefABCDEF") == 0)
-			return false;
-		s += strspn(s, "0123456789abcdefABCDEF");
-	}
-	else
-	{
-		if (strspn(s, "0123456789") == 0)
-			return false;
-		s += strspn(s, "0123456789");
-	}
-	if (*s != ';')
-		return false;
-	*p = s + 1;
-	return true;
+	p->draws++;
+	p->frame = *f;
+	strbuf_puts(out, "<rect class=\"probe\"");
+	svg_attr_num(out, "x", f->x0);
+	svg_attr_num(out, "y", f->y);
+	svg_attr_num(out, "width", f->x1 - f->x0);
+	svg_attr_num(out, "height", f->h);
+	strbuf_puts(out, "/>\n");
 }
 
-/* Valid UTF-8 without control characters other than tab and newlines. */
-static const char *
-check_chars(const char *doc)
+static void
+probe_free(void *arg)
 {
-	const unsigned char *p = (const unsigned char *) doc;
+	probe	   *p = arg;
 
-	while (*p != '\0')
-	{
-		int			len;
-
-		if (*p < 0x80)
-		{
-			if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
-				return "control character";
-			p++;
-			continue;
-		}
-		if (*p >= 0xC2 && *p <= 0xDF)
-			len = 2;
-		else if (*p >= 0xE0 && *p <= 0xEF)
-			len = 3;
-		else if (*p >= 0xF0 && *p <= 0xF4)
-			len = 4;
-		else
-			return "invalid UTF-8 lead byte";
-		for (int i = 1; i < len; i++)
-			if ((p[i] & 0xC0) != 0x80)
-				return "truncated UTF-8 sequence";
-		if (len == 3 && p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF))
-			return "U+FFFE or U+FFFF";
-		if (len == 3 && p[0] == 0xED && p[1] >= 0xA0)
-			return "surrogate";
-		p += len;
-	}
-	return NULL;
+	if (p->freed != NULL)
+		(*p->freed)++;
 }
 
-/*
- * NULL when doc is a well-formed XML document (one root element, matched
- * tags, quoted attributes that are unique per element, valid references,
- * no '<' in text or attribute values), else what is wrong.
- */
-static const char *
-xml_error(const char *doc)
-{
-	const char *stack[64];
-	int			depth = 0;
-	int			roots = 0;
-	const char *p = doc;
-	const char *err = check_chars(doc);
+static const chart_custom probe_panel = {
+	.height = probe_height,
+	.draw = probe_draw,
+	.free_arg = probe_free,
+};
 
-	if (err != NULL)
-		return err;
-	if (strncmp(p, "<?xml ", 6) == 0)
-	{
-		p = strstr(p, "?>");
-		if (p == NULL)
-			return "unterminated XML declaration";
-		p += 2;
-	}
-	while (*p != '\0')
-	{
-		if (*p == '&')
-		{
-			if (!skip_reference(&p))
-				return "bad reference in text";
-			if (depth == 0)
-				return "text outside the root";
-			continue;
-		}
-		if (*p == '>')
-			return "'>' in text";	/* legal XML, but this writer escapes it */
-		if (*p != '<')
-		{
-			if (depth == 0 && *p != ' ' && *p != '\n' && *p != '\t' && *p != '\r')
-				return "text outside the root";
-			p++;
-			continue;
-		}
-		if (strncmp(p, "<!--", 4) == 0)
-		{
-			p = strstr(p + 4, "-->");
-			if (p == NULL)
-				return "unterminated comment";
-			p += 3;
-			continue;
-		}
-		if (p[1] == '/')
-		{
-			size_t		n = 0;
-
-			p += 2;
-			while (is_name_char(p[n]))
-				n++;
-			if (depth == 0)
-				return "end tag without a start tag";
-			depth--;
-			if (strncmp(stack[depth], p, n) != 0 || is_name_char(stack[depth][n]))
-				return "mismatched end tag";
-			p += n;
-			if (*p != '>')
-				return "bad end tag";
-			p++;
-			continue;
-		}
-		/* a start tag */
-		{
-			const char *name = ++p;
-			const char *attrs[64];
-			size_t		attr_len[64];
-			int			nattrs = 0;
-
-			if (!is_name_char(*p))
-				return "bad tag name";
-			while (is_name_char(*p))
-				p++;
-			if (depth == 0 && roots++ > 0)
-				return "more than one root element";
-			for (;;)
-			{
-				const char *an;
-				size_t		n;
-
-				if (*p != ' ' && *p != '\n' && *p != '>' && *p != '/')
-					return "bad character in a tag";
-				while (*p == ' ' || *p == '\n')
-					p++;
-				if (*p == '>' || strncmp(p, "/>", 2) == 0)
-					break;
-				an = p;
-				while (is_name_char(*p))
-					p++;
-				n = p - an;
-				if (n == 0)
-					return "bad attribute name";
-				for (int i = 0; i < nattrs; i++)
-					if (attr_len[i] == n && strncmp(attrs[i], an, n) == 0)
-						return "duplicate attribute";
-				if (nattrs < 64)
-				{
-					attrs[nattrs] = an;
-					attr_len[nattrs++] = n;
-				}
-				if (p[0] != '=' || p[1] != '"')
-					return "attribute without a quoted value";
-				p += 2;
-				while (*p != '"')
-				{
-					if (*p == '\0')
-						return "unterminated attribute value";
-					if (*p == '<')
-						return "'<' in an attribute value";
-					if (*p == '&')
-					{
-						if (!skip_reference(&p))
-							return "bad reference in an attribute value";
-						continue;
-					}
-					p++;
-				}
-				p++;
-			}
-			if (*p == '/')
-				p += 2;
-			else
-			{
-				if (depth == 64)
-					return "too deep";
-				stack[depth++] = name;
-				p++;
-			}
-		}
-	}
-	if (depth != 0)
-		return "unclosed element";
-	if (roots != 1)
-		return "no root element";
-	return NULL;
-}
-
-/* Run xmllint on doc when it is installed; true when it is absent or happy. */
-static bool
-xmllint_ok(const char *doc)
-{
-	char		path[] = "/tmp/check_chart_XXXXXX";
-	char		cmd[128];
-	int			fd;
-	FILE	   *f;
-	int			rc;
-
-	if (system("command -v xmllint >/dev/null 2>&1") != 0)
-		return true;
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(doc, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", path);
-	rc = system(cmd);
-	unlink(path);
-	return rc == 0;
-}
-
-/* Render c, check the document, and hand it over (free with free()). */
-static char *
-render_checked(const chart *c)
-{
-	strbuf		sb;
-	const char *err;
-	char	   *doc;
-
-	strbuf_init(&sb);
-	chart_render(c, &sb);
-	err = xml_error(sb.data);
-	ck_assert_msg(err == NULL, "not well-formed: %s", err);
-	ck_assert_msg(xmllint_ok(sb.data), "xmllint rejects the document");
-	ck_assert_msg(strncmp(sb.data, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44) == 0,
-				  "no SVG header");
-	ck_assert_ptr_nonnull(strstr(sb.data, " viewBox=\"0 0 1200 "));
-	/* no script, no link, no style sheet */
-	ck_assert_ptr_null(strstr(sb.data, "<script"));
-	ck_assert_ptr_null(strstr(sb.data, "href"));
-	ck_assert_ptr_null(strstr(sb.data, "<style"));
-	/* no non-finite number made it into a coordinate */
-	ck_assert_ptr_null(strcasestr(sb.data, "nan\""));
-	ck_assert_ptr_null(strcasestr(sb.data, "inf\""));
-	ck_assert_ptr_null(strstr(sb.data, "=\"-nan"));
-	doc = strbuf_detach(&sb);
-	strbuf_free(&sb);
-	return doc;
-}
+/* The functions without free_arg: the caller keeps the probe. */
+static const chart_custom probe_kept = {
+	.height = probe_height,
+	.draw = probe_draw,
+};
 
 static int
 count_substr(const char *hay, const char *needle)
@@ -336,7 +115,7 @@ static const struct
 
 START_TEST(test_xml_checker)
 {
-	const char *err = xml_error(xml_cases[_i].doc);
+	const char *err = svgcheck_xml_error(xml_cases[_i].doc);
 
 	ck_assert_msg((err == NULL) == xml_cases[_i].ok, "case %d: %s", _i, err ? err : "accepted");
 }
@@ -464,7 +243,7 @@ START_TEST(test_format_locale)
 	s = chart_add_series(c, chart_add_panel(c, NULL, 0), "s", CHART_LINE, CHART_LEFT, CHART_AUTO);
 	chart_add_point(c, s, 0.25, 0.125);
 	chart_add_point(c, s, 0.75, 0.375);
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	ck_assert_ptr_null(strstr(doc, ",5"));
 	free(doc);
 	chart_free(c);
@@ -505,16 +284,14 @@ START_TEST(test_escape)
 END_TEST
 
 /* Hostile text everywhere a caller can put text. */
-START_TEST(test_render_hostile_text)
+static void
+hostile_chart(chart *c, const char *evil)
 {
-	const char *evil = "</text><script>alert(\"x\" & 'y')</script>\x01\xff]]>";
-	chart	   *c = chart_new(evil, evil);
 	int			p = chart_add_panel(c, evil, 0);
-	int			b = chart_add_bar_panel(c, evil, evil);
+	static probe pr = {.height = 30};
 	int			s1 = chart_add_series(c, p, evil, CHART_LINE, CHART_LEFT, CHART_AUTO);
 	int			s2 = chart_add_series(c, p, evil, CHART_AREA, CHART_RIGHT, CHART_AUTO);
 	int			s3 = chart_add_series(c, p, evil, CHART_EVENTS, CHART_LEFT, CHART_AUTO);
-	char	   *doc;
 
 	chart_set_x(c, CHART_X_NUMBER, evil);
 	chart_set_y(c, p, CHART_LEFT, evil, evil);
@@ -525,12 +302,12 @@ START_TEST(test_render_hostile_text)
 		chart_add_point(c, s2, i, 10 - i);
 		chart_add_point(c, s3, i, i % 3);
 	}
-	chart_add_bar(c, b, evil, 42, evil, CHART_AUTO);
-	doc = render_checked(c);
-	ck_assert_ptr_null(strstr(doc, "<script"));
-	ck_assert_ptr_nonnull(strstr(doc, "&lt;script&gt;alert(&quot;x&quot; &amp; &apos;y&apos;)"));
-	free(doc);
-	chart_free(c);
+	chart_add_custom_panel(c, evil, &probe_kept, &pr);
+}
+
+START_TEST(test_render_hostile_text)
+{
+	svgcheck_hostile(hostile_chart);
 }
 END_TEST
 
@@ -545,8 +322,10 @@ degenerate_no_panels(chart *c)
 static void
 degenerate_no_series(chart *c)
 {
+	static probe pr;			/* nothing drawn, no height */
+
 	chart_add_panel(c, "empty", 0);
-	chart_add_bar_panel(c, "no bars", "%");
+	chart_add_custom_panel(c, "custom, empty", &probe_kept, &pr);
 }
 
 static void
@@ -577,16 +356,12 @@ degenerate_all_zero(chart *c)
 	int			p = chart_add_panel(c, "p", 0);
 	int			s = chart_add_series(c, p, "line", CHART_LINE, CHART_LEFT, CHART_AUTO);
 	int			a = chart_add_series(c, p, "area", CHART_AREA, CHART_RIGHT, CHART_AUTO);
-	int			b = chart_add_bar_panel(c, "bars", "%");
 
 	for (int i = 0; i < 5; i++)
 	{
 		chart_add_point(c, s, i, 0);
 		chart_add_point(c, a, i, 0);
 	}
-	chart_add_bar(c, b, "zero", 0, "0 samples", CHART_AUTO);
-	chart_add_bar(c, b, "negative", -5, NULL, CHART_AUTO);
-	chart_add_bar(c, b, "nan", NAN, NULL, CHART_AUTO);
 }
 
 static void
@@ -595,15 +370,12 @@ degenerate_huge(chart *c)
 	int			p = chart_add_panel(c, "p", 0);
 	int			s = chart_add_series(c, p, "line", CHART_LINE, CHART_LEFT, CHART_AUTO);
 	int			r = chart_add_series(c, p, "right", CHART_LINE, CHART_RIGHT, CHART_AUTO);
-	int			b = chart_add_bar_panel(c, "bars", "tps");
 
 	chart_add_point(c, s, 0, 1e300);
 	chart_add_point(c, s, 1, -1e308);
 	chart_add_point(c, s, 2, DBL_MAX);
 	chart_add_point(c, r, 0, 1e-300);
 	chart_add_point(c, r, 1, 4.9e-324);
-	chart_add_bar(c, b, "big", 1e308, "n", CHART_AUTO);
-	chart_add_bar(c, b, "small", 1e-308, "n", CHART_AUTO);
 }
 
 static void
@@ -678,11 +450,7 @@ degenerate_tiny_panel(chart *c)
 	chart_add_point(c, s, 2, 3);
 }
 
-static const struct
-{
-	const char *name;
-	void		(*build) (chart *c);
-}			degenerate_cases[] = {
+static const svgcheck_case degenerate_cases[] = {
 	{"no panels", degenerate_no_panels},
 	{"no series", degenerate_no_series},
 	{"no points", degenerate_no_points},
@@ -696,18 +464,6 @@ static const struct
 	{"tiny panel", degenerate_tiny_panel},
 };
 
-START_TEST(test_degenerate)
-{
-	chart	   *c = chart_new(degenerate_cases[_i].name, _i % 2 ? NULL : "subtitle");
-	char	   *doc;
-
-	degenerate_cases[_i].build(c);
-	doc = render_checked(c);
-	free(doc);
-	chart_free(c);
-}
-END_TEST
-
 /* One point makes a dot, not an invisible zero-length line. */
 START_TEST(test_one_point_is_a_dot)
 {
@@ -720,7 +476,7 @@ START_TEST(test_one_point_is_a_dot)
 	chart_add_point(c, s, 2, NAN);
 	chart_add_point(c, s, 3, 5);
 	chart_add_point(c, s, 4, 6);
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	ck_assert_int_eq(count_substr(doc, "<circle"), 1);
 	ck_assert_int_eq(count_substr(doc, "class=\"line\""), 1);
 	free(doc);
@@ -729,18 +485,6 @@ START_TEST(test_one_point_is_a_dot)
 END_TEST
 
 /* ---------------------------------------------------------------- geometry */
-
-static double
-attr_num(const char *el, const char *name)
-{
-	char		key[32];
-	const char *p;
-
-	snprintf(key, sizeof(key), " %s=\"", name);
-	p = strstr(el, key);
-	ck_assert_ptr_nonnull(p);
-	return strtod(p + strlen(key), NULL);
-}
 
 /* The numbers of the d attribute of the area path titled name. */
 static int
@@ -813,14 +557,14 @@ START_TEST(test_stacked_two_series)
 	chart_add_point(c, a, 10, 50);
 	chart_add_point(c, b, 0, 20);
 	chart_add_point(c, b, 10, 50);
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 
 	plot = strstr(doc, "<rect class=\"plot\"");
 	ck_assert_ptr_nonnull(plot);
-	px = attr_num(plot, "x");
-	py = attr_num(plot, "y");
-	pw = attr_num(plot, "width");
-	ph = attr_num(plot, "height");
+	px = svgcheck_attr_num(plot, "x");
+	py = svgcheck_attr_num(plot, "y");
+	pw = svgcheck_attr_num(plot, "width");
+	ph = svgcheck_attr_num(plot, "height");
 	ck_assert(pw > 100 && ph == 200);
 
 	{
@@ -867,12 +611,12 @@ START_TEST(test_stacked_union_grid)
 	chart_add_point(c, a, 2, 2);
 	chart_add_point(c, b, 2, 5);	/* out of order on purpose */
 	chart_add_point(c, b, 0, 5);
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	plot = strstr(doc, "<rect class=\"plot\"");
-	px = attr_num(plot, "x");
-	py = attr_num(plot, "y");
-	pw = attr_num(plot, "width");
-	ph = attr_num(plot, "height");
+	px = svgcheck_attr_num(plot, "x");
+	py = svgcheck_attr_num(plot, "y");
+	pw = svgcheck_attr_num(plot, "width");
+	ph = svgcheck_attr_num(plot, "height");
 	{
 		double		want[] = {px, py + ph * 0.3, px + pw / 2, py + ph * 0.6, px + pw, py + ph * 0.3,
 			px + pw, py + ph * 0.8, px + pw / 2, py + ph * 0.6, px, py + ph * 0.8};
@@ -905,7 +649,7 @@ START_TEST(test_legend_once_each)
 		for (int x = 0; x < 20; x++)
 			chart_add_point(c, s, x, x % 4 + i);
 	}
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	ck_assert_int_eq(count_substr(doc, "class=\"legend\""), 6);
 	for (int i = 0; i < 6; i++)
 	{
@@ -936,7 +680,7 @@ START_TEST(test_right_axis_aligned)
 	chart_add_point(c, l, 1, 947);
 	chart_add_point(c, r, 0, 0);
 	chart_add_point(c, r, 1, 37);
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	/* left 0..1000 by 200: five intervals; right 0..50 by 10 */
 	ck_assert_ptr_nonnull(strstr(doc, ">1000</text>"));
 	ck_assert_ptr_nonnull(strstr(doc, ">800</text>"));
@@ -966,7 +710,7 @@ START_TEST(test_tick_labels)
 	chart_add_point(c, s, 3600, 2.4e6);
 	chart_add_point(c, t, 0, 0);
 	chart_add_point(c, t, 3600, 0.7);
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	/* compact y labels with one suffix per axis, and fixed decimals */
 	ck_assert_ptr_nonnull(strstr(doc, ">0.5M</text>"));
 	ck_assert_ptr_nonnull(strstr(doc, ">2.5M</text>"));
@@ -992,7 +736,7 @@ START_TEST(test_clock_labels)
 	chart_set_x(c, CHART_X_CLOCK, "time");
 	chart_add_point(c, s, 1718280000, 1);	/* 12:00:00 UTC */
 	chart_add_point(c, s, 1718280000 + 1200, 2);
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	ck_assert_ptr_nonnull(strstr(doc, ">12:00</text>"));
 	ck_assert_ptr_nonnull(strstr(doc, ">12:10</text>"));
 	free(doc);
@@ -1011,7 +755,7 @@ START_TEST(test_log_axis)
 	chart_add_point(c, s, 1, 1.5);
 	chart_add_point(c, s, 2, 0);	/* a gap on a log axis */
 	chart_add_point(c, s, 3, 180);
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	ck_assert_ptr_nonnull(strstr(doc, ">1</text>"));
 	ck_assert_ptr_nonnull(strstr(doc, ">10</text>"));
 	ck_assert_ptr_nonnull(strstr(doc, ">200</text>"));
@@ -1038,7 +782,7 @@ START_TEST(test_events)
 	chart_add_point(c, e, 101, 3);
 	chart_add_point(c, e, 500, 7);
 	chart_add_point(c, e, 700, 0);	/* no event */
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	ck_assert_ptr_nonnull(strstr(doc, ">5</text>"));
 	ck_assert_ptr_nonnull(strstr(doc, ">7</text>"));
 	ck_assert_int_eq(count_substr(doc, "l-4.5 8H"), 2);
@@ -1050,36 +794,59 @@ START_TEST(test_events)
 }
 END_TEST
 
-START_TEST(test_bars)
+/*
+ * A custom panel: placed below the panel before it, its title drawn by the
+ * chart across the document, its height asked at render (it may grow after
+ * it was added), its body drawn in the frame it is given, its argument
+ * freed by chart_free.
+ */
+START_TEST(test_custom_panel)
 {
-	chart	   *c = chart_new("bars", NULL);
-	int			b = chart_add_bar_panel(c, "profile", "%");
-	int			n = chart_add_bar_panel(c, "counts", "samples");
+	chart	   *c = chart_new("custom", NULL);
+	int			freed = 0;
+	probe	   *pr = calloc(1, sizeof(*pr));
+	probe		kept = {.height = 40};
 	char	   *doc;
-	const char *big,
-			   *half;
+	const char *title,
+			   *rect;
+	double		height_one,
+				height_two;
 
-	chart_add_bar(c, b, "CPU", 60, "600 samples", CHART_AUTO);
-	chart_add_bar(c, b, "IO:WALSync", 30, "300 samples", CHART_AUTO);
-	chart_add_bar(c, b, "rare", 0.01, NULL, CHART_GREY);
-	chart_add_bar(c, n, "x", 1500, NULL, CHART_AUTO);
-	doc = render_checked(c);
-	ck_assert_ptr_nonnull(strstr(doc, ">60.0%<tspan"));
-	ck_assert_ptr_nonnull(strstr(doc, ">600 samples</tspan>"));
-	ck_assert_ptr_nonnull(strstr(doc, ">&lt;0.1%</text>"));
-	ck_assert_ptr_nonnull(strstr(doc, ">1.5k samples</text>"));
-	/* bars are as long as their value: the second half the first */
-	big = strstr(doc, "<rect class=\"bar\"");
-	ck_assert_ptr_nonnull(big);
-	half = strstr(big + 1, "<rect class=\"bar\"");
-	ck_assert_ptr_nonnull(half);
-	ck_assert(fabs(attr_num(half, "width") * 2 - attr_num(big, "width")) < 0.2);
-	/* colours: auto from the start of the palette, grey on request */
-	ck_assert_ptr_nonnull(strstr(big, "fill=\"#0072B2\""));
-	ck_assert_ptr_nonnull(strstr(half, "fill=\"#E69F00\""));
-	ck_assert_ptr_nonnull(strstr(doc, "fill=\"#BBBBBB\""));
+	pr->freed = &freed;
+	pr->height = 10;
+	chart_add_custom_panel(c, "first panel", &probe_panel, pr);
+	pr->height = 66;			/* grown after it was added */
+	doc = svgcheck_render(c);
+	ck_assert_int_eq(pr->heights, 1);
+	ck_assert_int_eq(pr->draws, 1);
+	ck_assert(pr->frame.x0 == 24 && pr->frame.x1 == CHART_WIDTH - 24);
+	ck_assert(pr->frame.h == 66);
+	/* the title first, at the left margin, then the body below it */
+	title = strstr(doc, ">first panel</text>");
+	rect = strstr(doc, "<rect class=\"probe\"");
+	ck_assert(title != NULL && rect != NULL && title < rect);
+	while (title > doc && strncmp(title, "<text ", 6) != 0)
+		title--;
+	ck_assert(svgcheck_attr_num(title, "x") == 24);
+	ck_assert(svgcheck_attr_num(title, "y") < pr->frame.y);
+	ck_assert(svgcheck_attr_num(rect, "y") == pr->frame.y);
+	ck_assert(svgcheck_attr_num(rect, "height") == 66);
+	height_one = svgcheck_attr_num(strstr(doc, "<svg "), "height");
 	free(doc);
+
+	/* a second one goes below the first, the document grows by it */
+	chart_add_custom_panel(c, NULL, &probe_kept, &kept);
+	doc = svgcheck_render(c);
+	ck_assert_int_eq(kept.draws, 1);
+	ck_assert(kept.frame.y > pr->frame.y + 66);
+	height_two = svgcheck_attr_num(strstr(doc, "<svg "), "height");
+	ck_assert_msg(height_two >= height_one + 40, "%g then %g", height_one, height_two);
+	free(doc);
+
+	ck_assert_int_eq(freed, 0);
 	chart_free(c);
+	ck_assert_int_eq(freed, 1);
+	free(pr);
 }
 END_TEST
 
@@ -1096,7 +863,7 @@ START_TEST(test_legend_fits)
 	chart_add_point(c, chart_add_series(c, p, "tps", CHART_LINE, CHART_LEFT, 0), 1, 1);
 	chart_add_point(c, chart_add_series(c, p, names[0], CHART_LINE, CHART_RIGHT, 1), 1, 1);
 	chart_add_point(c, chart_add_series(c, p, names[1], CHART_EVENTS, CHART_LEFT, 2), 1, 1);
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	ck_assert_ptr_nonnull(strstr(doc, ">schedule lag (avg), a longer name (right)</text>"));
 	ck_assert_ptr_nonnull(strstr(doc, ">skipped (1234567 in all)</text>"));
 	ck_assert_ptr_null(strstr(doc, "\xE2\x80\xA6</text>"));
@@ -1117,7 +884,7 @@ START_TEST(test_truncation)
 	for (int i = 0; i < 60; i++)
 		strcat(longname, "\xC3\xA9\xE2\x82\xAC");	/* é€: 2 + 3 bytes */
 	chart_add_point(c, chart_add_series(c, p, longname, CHART_LINE, CHART_LEFT, 0), 1, 1);
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	ck_assert_ptr_nonnull(strstr(doc, "\xE2\x80\xA6</text>"));
 	free(doc);
 	chart_free(c);
@@ -1159,7 +926,7 @@ START_TEST(test_many_points)
 		for (int k = 0; k < 3; k++)
 			chart_add_point(c, a[k], x, 10 + k + (i % 5));
 	}
-	doc = render_checked(c);
+	doc = svgcheck_render(c);
 	len = strlen(doc);
 	ck_assert_msg(len < 400000, "document of %zu bytes", len);
 	ck_assert_msg((double) (clock() - t0) / CLOCKS_PER_SEC < 20, "too slow");
@@ -1183,7 +950,8 @@ static void
 bad_panel(void)
 {
 	chart	   *c = chart_new("t", NULL);
-	int			b = chart_add_bar_panel(c, "bars", NULL);
+	static probe pr;
+	int			b = chart_add_custom_panel(c, "custom", &probe_kept, &pr);
 
 	msg_set_progname("/usr/bin/pgtempo-waits");
 	chart_add_series(c, b, "s", CHART_LINE, CHART_LEFT, CHART_AUTO);
@@ -1228,7 +996,7 @@ chart_suite(void)
 
 	tc = tcase_create("render");
 	tcase_add_test(tc, test_render_hostile_text);
-	tcase_add_loop_test(tc, test_degenerate, 0, N(degenerate_cases));
+	svgcheck_add_cases(tc, degenerate_cases, N(degenerate_cases));
 	tcase_add_test(tc, test_one_point_is_a_dot);
 	tcase_add_test(tc, test_stacked_two_series);
 	tcase_add_test(tc, test_stacked_union_grid);
@@ -1238,7 +1006,7 @@ chart_suite(void)
 	tcase_add_test(tc, test_clock_labels);
 	tcase_add_test(tc, test_log_axis);
 	tcase_add_test(tc, test_events);
-	tcase_add_test(tc, test_bars);
+	tcase_add_test(tc, test_custom_panel);
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_legend_fits);
 	tcase_add_test(tc, test_many_points);

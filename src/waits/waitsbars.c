@@ -1,21 +1,51 @@
 /*
- * chart_bars.c — a bar panel: a horizontal bar per (label, value, note),
- * such as a final wait-event profile.
+ * waitsbars.c — the bar panel of pgtempo-waits --chart, drawn as a custom
+ * panel of the core chart.
  */
 #include "config.h"
 
+#include "waitsbars.h"
+
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pgtempo/svg.h"
+#include "pgtempo/xalloc.h"
 
-#include "chart_int.h"
+#define WBARS_ROW 22			/* px per bar */
 
-void
-chart_draw_bar_panel(const chart *c, int pi, const layout *L, strbuf *out)
+typedef struct wbar
 {
-	const panel *p = &c->panels[pi];
-	const panel_layout *pl = &L->p[pi];
+	char	   *label;
+	double		value;
+	char	   *note;
+	int			colour;
+} wbar;
+
+struct wbars
+{
+	char	   *unit;
+	wbar	   *bars;
+	size_t		nbars;
+	size_t		barcap;
+	int			nauto;			/* colours handed out by CHART_AUTO */
+};
+
+/* One row per bar; an empty panel keeps one for its "no data". */
+static double
+wbars_height(const void *arg)
+{
+	const wbars *p = arg;
+
+	return (double) (p->nbars ? p->nbars : 1) * WBARS_ROW;
+}
+
+/* Each bar: its label, a grey track with the bar in it, the value and the note. */
+static void
+wbars_draw(const void *arg, const chart_frame *f, strbuf *out)
+{
+	const wbars *p = arg;
 	double		label_w = 0,
 				max = 0,
 				bar_x,
@@ -23,9 +53,6 @@ chart_draw_bar_panel(const chart *c, int pi, const layout *L, strbuf *out)
 	size_t		label_chars;
 	const char *unit = p->unit != NULL ? p->unit : "";
 
-	if (p->title != NULL)
-		svg_text_el(out, MARGIN, pl->title_y, NULL, "font-size=\"14\" font-weight=\"bold\" fill=\"#222\"",
-					p->title, svg_fit_chars(CHART_WIDTH - 2 * MARGIN, 14));
 	for (size_t i = 0; i < p->nbars; i++)
 	{
 		label_w = fmax(label_w, svg_text_width(p->bars[i].label, 12));
@@ -34,25 +61,25 @@ chart_draw_bar_panel(const chart *c, int pi, const layout *L, strbuf *out)
 	}
 	label_w = fmin(fmax(label_w, 60), 340);
 	label_chars = svg_fit_chars(label_w, 12);
-	bar_x = MARGIN + label_w + 10;
-	bar_w = CHART_WIDTH - MARGIN - bar_x - 210;
+	bar_x = f->x0 + label_w + 10;
+	bar_w = f->x1 - bar_x - 210;
 
 	if (p->nbars == 0)
 	{
-		svg_text_el(out, bar_x, pl->plot_y + 15, NULL, "font-size=\"12\" fill=\"#999\"",
+		svg_text_el(out, bar_x, f->y + 15, NULL, "font-size=\"12\" fill=\"#999\"",
 					"no data", 0);
 		return;
 	}
 	for (size_t i = 0; i < p->nbars; i++)
 	{
-		const bar  *b = &p->bars[i];
-		double		cy = pl->plot_y + i * BAR_ROW + BAR_ROW / 2.0;
+		const wbar *b = &p->bars[i];
+		double		cy = f->y + i * WBARS_ROW + WBARS_ROW / 2.0;
 		double		w = max > 0 && isfinite(b->value) && b->value > 0 ? b->value / max * bar_w : 0;
 		char		num[32];
 		strbuf		val;
 
 		strbuf_puts(out, "<g>");
-		svg_text_el(out, MARGIN + label_w, cy + 4, "end", "class=\"bar-label\" font-size=\"12\" fill=\"#222\"",
+		svg_text_el(out, f->x0 + label_w, cy + 4, "end", "class=\"bar-label\" font-size=\"12\" fill=\"#222\"",
 					b->label, label_chars);
 		strbuf_puts(out, "<rect");
 		svg_attr_num(out, "x", bar_x);
@@ -106,3 +133,52 @@ chart_draw_bar_panel(const chart *c, int pi, const layout *L, strbuf *out)
 	}
 }
 
+
+/* By chart_free: the panel's bars and itself. */
+static void
+wbars_free(void *arg)
+{
+	wbars	   *p = arg;
+
+	for (size_t i = 0; i < p->nbars; i++)
+	{
+		free(p->bars[i].label);
+		free(p->bars[i].note);
+	}
+	free(p->bars);
+	free(p->unit);
+	free(p);
+}
+
+static const chart_custom wbars_panel = {
+	.height = wbars_height,
+	.draw = wbars_draw,
+	.free_arg = wbars_free,
+};
+
+wbars *
+wbars_add_panel(chart *c, const char *title, const char *unit)
+{
+	wbars	   *p = xcalloc(1, sizeof(*p));
+
+	p->unit = unit != NULL ? xstrdup(unit) : NULL;
+	chart_add_custom_panel(c, title, &wbars_panel, p);
+	return p;
+}
+
+void
+wbars_add(wbars *p, const char *label, double value, const char *note, int colour)
+{
+	wbar	   *b;
+
+	if (p->nbars == p->barcap)
+	{
+		p->barcap = p->barcap ? 2 * p->barcap : 16;
+		p->bars = xrealloc(p->bars, p->barcap * sizeof(wbar));
+	}
+	b = &p->bars[p->nbars++];
+	b->label = xstrdup(label != NULL ? label : "");
+	b->value = isfinite(value) ? fmax(-CHART_VALUE_MAX, fmin(CHART_VALUE_MAX, value)) : NAN;
+	b->note = note != NULL ? xstrdup(note) : NULL;
+	b->colour = chart_colour_pick(colour, &p->nauto);
+}
