@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "pgtempo/clock.h"
+#include "pgtempo/hash.h"
 #include "sample.h"
 #include "sampler.h"
 #include "strpool.h"
@@ -44,6 +45,7 @@ struct bwaits
 	volatile sig_atomic_t stop; /* the sampler's: cut a statement in flight */
 	wprof		total;
 	wprof		interval;		/* since the last -P line */
+	hash_table	seen;			/* the distinct backend pids sampled (int32_t) */
 };
 
 /* Wall-clock microseconds: the samples' timestamps. */
@@ -76,6 +78,24 @@ refresh_pids(bwaits *w, char **cause)
 	return sampler_set_pids(&w->sm, w->pids, w->npids, cause);
 }
 
+static bool
+pid_eq(const void *entry, const void *key)
+{
+	return *(const int32_t *) entry == *(const int32_t *) key;
+}
+
+/* Count a backend as sampled (under -C, every connection is one). */
+static void
+note_pid(bwaits *w, int32_t pid)
+{
+	bool		added;
+	int32_t    *e = hash_table_insert(&w->seen, hash_mix(0, (uint64_t) (uint32_t) pid), &pid,
+									  pid_eq, &added);
+
+	if (added)
+		*e = pid;
+}
+
 /* Take one sample and count it in both profiles; false when sampling must end. */
 static bool
 take_sample(bwaits *w, bool *warned)
@@ -99,6 +119,7 @@ take_sample(bwaits *w, bool *warned)
 		{
 			wprof_add(&w->total, &w->batch, &w->batch.rows[i]);
 			wprof_add(&w->interval, &w->batch, &w->batch.rows[i]);
+			note_pid(w, w->batch.rows[i].pid);
 		}
 		pthread_mutex_unlock(&w->mu);
 		sampler_release(&w->sm);
@@ -176,6 +197,7 @@ bwaits_start(const bench_settings *s, int nclients)
 	sample_batch_init(&w->batch);
 	wprof_init(&w->total, false);
 	wprof_init(&w->interval, false);
+	hash_table_init(&w->seen, sizeof(int32_t), 64);
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -218,11 +240,11 @@ event_of(const wprof_group *g)
 }
 
 void
-bwaits_interval_top(bwaits *w, char *buf, size_t len)
+bwaits_interval_top(bwaits *w, bwaits_top *top)
 {
 	wprof_groups g;
 
-	buf[0] = '\0';
+	memset(top, 0, sizeof(*top));
 	if (w == NULL)
 		return;
 	pthread_mutex_lock(&w->mu);
@@ -231,8 +253,10 @@ bwaits_interval_top(bwaits *w, char *buf, size_t len)
 	{
 		const char *ev = event_of(&g.g[0]);
 
-		snprintf(buf, len, ", top wait %s%s%s %.0f%%", g.g[0].key.type, ev != NULL ? "/" : "",
-				 ev != NULL ? ev : "", 100.0 * (double) g.g[0].samples / (double) g.total);
+		top->any = true;
+		snprintf(top->type, sizeof(top->type), "%s", g.g[0].key.type);
+		snprintf(top->event, sizeof(top->event), "%s", ev != NULL ? ev : "");
+		top->pct = 100.0 * (double) g.g[0].samples / (double) g.total;
 	}
 	wprof_groups_free(&g);
 	wprof_reset(&w->interval);
@@ -260,7 +284,7 @@ bwaits_stop(bwaits *w)
 	rep = xcalloc(1, sizeof(*rep));
 	rep->interval_ns = w->cfg.interval_ns;
 	rep->ticks = w->total.ticks;
-	rep->sessions = w->nslots;
+	rep->sessions = (int) w->seen.n;
 	wprof_group_by(&w->total, NULL, 0, 0, &g);
 	rep->counted = g.total;
 	rep->ev = xcalloc((size_t) g.n + 1, sizeof(bwaits_event));
@@ -279,6 +303,7 @@ bwaits_stop(bwaits *w)
 	sampler_close(&w->sm);
 	wprof_free(&w->total);
 	wprof_free(&w->interval);
+	hash_table_free(&w->seen);
 	sample_batch_free(&w->batch);
 	strpool_free(&w->pool);
 	pthread_mutex_destroy(&w->mu);
@@ -310,11 +335,10 @@ bwaits_set_pid(bwaits *w, int n, int pid)
 }
 
 void
-bwaits_interval_top(bwaits *w, char *buf, size_t len)
+bwaits_interval_top(bwaits *w, bwaits_top *top)
 {
 	(void) w;
-	if (len > 0)
-		buf[0] = '\0';
+	memset(top, 0, sizeof(*top));
 }
 
 bwaits_report *
@@ -324,6 +348,30 @@ bwaits_stop(bwaits *w)
 	return NULL;
 }
 #endif
+
+void
+bwaits_top_print(FILE *out, const bwaits_top *top)
+{
+	if (top->any)
+		fprintf(out, ", top wait %s%s%s %.0f%%", top->type, top->event[0] != '\0' ? "/" : "",
+				top->event, top->pct);
+}
+
+void
+bwaits_top_json(json_writer *jw, const bwaits_top *top)
+{
+	json_key(jw, "top_wait");
+	if (!top->any)
+	{
+		json_null(jw);
+		return;
+	}
+	json_object_begin(jw);
+	json_kv_string(jw, "wait_event_type", top->type);
+	json_kv_string(jw, "wait_event", top->event[0] != '\0' ? top->event : NULL);
+	json_kv_double(jw, "pct", top->pct);
+	json_object_end(jw);
+}
 
 void
 bwaits_report_print(FILE *out, const bwaits_report *rep)

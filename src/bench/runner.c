@@ -104,7 +104,7 @@ progress_report(runner *shared, uint64_t now, uint64_t start, stats *last, uint6
 	report_progress_compute(&p, s, &cur, last, interval, (double) (now - *last_report) / 1e9,
 							(double) (now - start) / 1e9,
 							(double) ((int64_t) now + r->r.epoch_shift_ns) / 1e9);
-	bwaits_interval_top(r->r.waits, p.top_wait, sizeof(p.top_wait));
+	bwaits_interval_top(r->r.waits, &p.top_wait);
 	if (s->progress > 0)
 		report_progress_print(stderr, s, &p);
 	if (s->chart_path != NULL)
