@@ -39,6 +39,7 @@ struct bwaits
 	strpool		pool;
 	sample_batch batch;
 	pthread_t	tid;
+	bool		started;		/* tid runs */
 	pthread_mutex_t mu;			/* the profiles, stop_req */
 	pthread_cond_t cv;
 	bool		stop_req;
@@ -141,14 +142,31 @@ take_sample(bwaits *w, bool *warned)
 	return true;
 }
 
-/* The sampler thread: a sample at every interval, on an absolute schedule, until stopped. */
+/*
+ * The sampler thread: it connects (here, not before the run: a server
+ * that does not answer cannot hold the run's start, and the stop request
+ * cuts the attempt), then takes a sample at every interval, on an
+ * absolute schedule, until stopped.
+ */
 static void *
 sampler_main(void *arg)
 {
 	bwaits	   *w = arg;
 	uint64_t	interval = (uint64_t) w->cfg.interval_ns;
-	uint64_t	next = clock_now_ns();
+	uint64_t	next;
 	bool		warned = false;
+	char	   *cause = NULL;
+
+	if (!sampler_open(&w->sm, &w->cfg, &w->pool, &w->stop, &cause))
+	{
+		if (!w->stop)
+			msg_warning("could not sample wait events: %s", cause);
+		free(cause);
+		return NULL;
+	}
+	/* the stop request bounds the statements from here on: no run end of its own */
+	sampler_set_end(&w->sm, UINT64_MAX);
+	next = clock_now_ns();
 
 	for (;;)
 	{
@@ -178,7 +196,6 @@ bwaits_start(const bench_settings *s, int nclients)
 {
 	bwaits	   *w = xcalloc(1, sizeof(*w));
 	pthread_condattr_t ca;
-	char	   *cause = NULL;
 	int			e;
 
 	w->cfg.conn = &s->conn;
@@ -203,23 +220,14 @@ bwaits_start(const bench_settings *s, int nclients)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if (!sampler_open(&w->sm, &w->cfg, &w->pool, &w->stop, &cause))
-	{
-		msg_warning("could not sample wait events: %s", cause);
-		free(cause);
-		bwaits_report_free(bwaits_stop(w));
-		return NULL;
-	}
-	/* the stop request bounds the statements from here on: no run end of its own */
-	sampler_set_end(&w->sm, UINT64_MAX);
 	e = pthread_create(&w->tid, NULL, sampler_main, w);
 	if (e != 0)
 	{
 		msg_warning("could not sample wait events: could not create thread: %s", strerror(e));
-		sampler_close(&w->sm);
 		bwaits_report_free(bwaits_stop(w));
 		return NULL;
 	}
+	w->started = true;
 	/* so that top -H and /proc name it (15 characters at most) */
 	pthread_setname_np(w->tid, "bench-waits");
 	return w;
@@ -272,7 +280,7 @@ bwaits_stop(bwaits *w)
 
 	if (w == NULL)
 		return NULL;
-	running = w->sm.sc.conn != NULL;
+	running = w->started;
 	pthread_mutex_lock(&w->mu);
 	w->stop_req = true;
 	w->stop = 1;

@@ -133,7 +133,9 @@ $node->safe_psql('postgres',
 	'CREATE TABLE pgbench_branches (bid int); CREATE TABLE pgbench_tellers (tid int); '
 	  . 'CREATE TABLE pgbench_history (tid int)');
 for my $case ([ [ '-T', '3' ], {}, 5, qr/gave up at the end of -T and its grace \(4 s\)/, '-T 3' ],
-	[ [ '-t', '1' ], { PGCONNECT_TIMEOUT => '2' }, 4, qr/: timeout expired/, '-t 1, connect_timeout=2' ])
+	[ [ '-t', '1' ], { PGCONNECT_TIMEOUT => '2' }, 4, qr/: timeout expired/, '-t 1, connect_timeout=2' ],
+	# --waits: the sampler connects in its own thread, and the stop cuts its attempt
+	[ [ '-T', '3', '--waits' ], {}, 5, qr/gave up at the end of -T and its grace \(4 s\)/, '-T 3 --waits' ])
 {
 	my ($opts, $env, $bound, $why, $name) = @$case;
 	my ($locker) = start_session($node, 'locker');
