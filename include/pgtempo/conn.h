@@ -98,6 +98,13 @@ PGconn	   *conn_connect(const conn_opts *o, uint64_t deadline_ns,
 						 volatile sig_atomic_t *stop, char **cause);
 
 /*
+ * libpq's connect_timeout of conn in ns, 0 if unset (values below 2 s
+ * count as 2 s, as libpq counts them).  PQconnectPoll does not apply it:
+ * a caller that drives a connection itself must.
+ */
+uint64_t	conn_connect_timeout_ns(PGconn *conn);
+
+/*
  * After PQsendQuery* (or PQputCopyEnd): send what libpq still holds and
  * wait until a result can be read without blocking (PQisBusy() false).
  */

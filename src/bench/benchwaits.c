@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "pgtempo/clock.h"
+#include "pgtempo/hash.h"
 #include "sample.h"
 #include "sampler.h"
 #include "strpool.h"
@@ -39,12 +40,14 @@ struct bwaits
 	strpool		pool;
 	sample_batch batch;
 	pthread_t	tid;
+	bool		started;		/* tid runs */
 	pthread_mutex_t mu;			/* the profiles, stop_req */
 	pthread_cond_t cv;
 	bool		stop_req;
 	volatile sig_atomic_t stop; /* the sampler's: cut a statement in flight */
 	wprof		total;
 	wprof		interval;		/* since the last -P line */
+	hash_table	seen;			/* the distinct backend pids sampled (int32_t) */
 };
 
 /* Wall-clock microseconds: the samples' timestamps. */
@@ -77,6 +80,24 @@ refresh_pids(bwaits *w, char **cause)
 	return sampler_set_pids(&w->sm, w->pids, w->npids, cause);
 }
 
+static bool
+pid_eq(const void *entry, const void *key)
+{
+	return *(const int32_t *) entry == *(const int32_t *) key;
+}
+
+/* Count a backend as sampled (under -C, every connection is one). */
+static void
+note_pid(bwaits *w, int32_t pid)
+{
+	bool		added;
+	int32_t    *e = hash_table_insert(&w->seen, hash_mix(0, (uint64_t) (uint32_t) pid), &pid,
+									  pid_eq, &added);
+
+	if (added)
+		*e = pid;
+}
+
 /* Take one sample and count it in both profiles; false when sampling must end. */
 static bool
 take_sample(bwaits *w, bool *warned)
@@ -100,6 +121,7 @@ take_sample(bwaits *w, bool *warned)
 		{
 			wprof_add(&w->total, &w->batch, &w->batch.rows[i]);
 			wprof_add(&w->interval, &w->batch, &w->batch.rows[i]);
+			note_pid(w, w->batch.rows[i].pid);
 		}
 		pthread_mutex_unlock(&w->mu);
 		sampler_release(&w->sm);
@@ -121,14 +143,31 @@ take_sample(bwaits *w, bool *warned)
 	return true;
 }
 
-/* The sampler thread: a sample at every interval, on an absolute schedule, until stopped. */
+/*
+ * The sampler thread: it connects (here, not before the run: a server
+ * that does not answer cannot hold the run's start, and the stop request
+ * cuts the attempt), then takes a sample at every interval, on an
+ * absolute schedule, until stopped.
+ */
 static void *
 sampler_main(void *arg)
 {
 	bwaits	   *w = arg;
 	uint64_t	interval = (uint64_t) w->cfg.interval_ns;
-	uint64_t	next = clock_now_ns();
+	uint64_t	next;
 	bool		warned = false;
+	char	   *cause = NULL;
+
+	if (!sampler_open(&w->sm, &w->cfg, &w->pool, &w->stop, &cause))
+	{
+		if (!w->stop)
+			msg_warning("could not sample wait events: %s", cause);
+		free(cause);
+		return NULL;
+	}
+	/* the stop request bounds the statements from here on: no run end of its own */
+	sampler_set_end(&w->sm, UINT64_MAX);
+	next = clock_now_ns();
 
 	for (;;)
 	{
@@ -158,7 +197,6 @@ bwaits_start(const bench_settings *s, int nclients)
 {
 	bwaits	   *w = xcalloc(1, sizeof(*w));
 	pthread_condattr_t ca;
-	char	   *cause = NULL;
 	int			e;
 
 	w->cfg.conn = &s->conn;
@@ -177,28 +215,20 @@ bwaits_start(const bench_settings *s, int nclients)
 	sample_batch_init(&w->batch);
 	wprof_init(&w->total, false);
 	wprof_init(&w->interval, false);
+	hash_table_init(&w->seen, sizeof(int32_t), 64);
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if (!sampler_open(&w->sm, &w->cfg, &w->pool, &w->stop, &cause))
-	{
-		msg_warning("could not sample wait events: %s", cause);
-		free(cause);
-		bwaits_report_free(bwaits_stop(w));
-		return NULL;
-	}
-	/* the stop request bounds the statements from here on: no run end of its own */
-	sampler_set_end(&w->sm, UINT64_MAX);
 	e = pthread_create(&w->tid, NULL, sampler_main, w);
 	if (e != 0)
 	{
 		msg_warning("could not sample wait events: could not create thread: %s", strerror(e));
-		sampler_close(&w->sm);
 		bwaits_report_free(bwaits_stop(w));
 		return NULL;
 	}
+	w->started = true;
 	/* so that top -H and /proc name it (15 characters at most) */
 	pthread_setname_np(w->tid, "bench-waits");
 	return w;
@@ -219,11 +249,11 @@ event_of(const wprof_group *g)
 }
 
 void
-bwaits_interval_top(bwaits *w, char *buf, size_t len)
+bwaits_interval_top(bwaits *w, bwaits_top *top)
 {
 	wprof_groups g;
 
-	buf[0] = '\0';
+	memset(top, 0, sizeof(*top));
 	if (w == NULL)
 		return;
 	pthread_mutex_lock(&w->mu);
@@ -232,8 +262,10 @@ bwaits_interval_top(bwaits *w, char *buf, size_t len)
 	{
 		const char *ev = event_of(&g.g[0]);
 
-		snprintf(buf, len, ", top wait %s%s%s %.0f%%", g.g[0].key.type, ev != NULL ? "/" : "",
-				 ev != NULL ? ev : "", 100.0 * (double) g.g[0].samples / (double) g.total);
+		top->any = true;
+		snprintf(top->type, sizeof(top->type), "%s", g.g[0].key.type);
+		snprintf(top->event, sizeof(top->event), "%s", ev != NULL ? ev : "");
+		top->pct = 100.0 * (double) g.g[0].samples / (double) g.total;
 	}
 	wprof_groups_free(&g);
 	wprof_reset(&w->interval);
@@ -249,7 +281,7 @@ bwaits_stop(bwaits *w)
 
 	if (w == NULL)
 		return NULL;
-	running = w->sm.sc.conn != NULL;
+	running = w->started;
 	pthread_mutex_lock(&w->mu);
 	w->stop_req = true;
 	w->stop = 1;
@@ -261,7 +293,7 @@ bwaits_stop(bwaits *w)
 	rep = xcalloc(1, sizeof(*rep));
 	rep->interval_ns = w->cfg.interval_ns;
 	rep->ticks = w->total.ticks;
-	rep->sessions = w->nslots;
+	rep->sessions = (int) w->seen.n;
 	wprof_group_by(&w->total, NULL, 0, 0, &g);
 	rep->counted = g.total;
 	rep->ev = xcalloc((size_t) g.n + 1, sizeof(bwaits_event));
@@ -280,6 +312,7 @@ bwaits_stop(bwaits *w)
 	sampler_close(&w->sm);
 	wprof_free(&w->total);
 	wprof_free(&w->interval);
+	hash_table_free(&w->seen);
 	sample_batch_free(&w->batch);
 	strpool_free(&w->pool);
 	pthread_mutex_destroy(&w->mu);
@@ -311,11 +344,10 @@ bwaits_set_pid(bwaits *w, int n, int pid)
 }
 
 void
-bwaits_interval_top(bwaits *w, char *buf, size_t len)
+bwaits_interval_top(bwaits *w, bwaits_top *top)
 {
 	(void) w;
-	if (len > 0)
-		buf[0] = '\0';
+	memset(top, 0, sizeof(*top));
 }
 
 bwaits_report *
@@ -325,6 +357,30 @@ bwaits_stop(bwaits *w)
 	return NULL;
 }
 #endif
+
+void
+bwaits_top_print(FILE *out, const bwaits_top *top)
+{
+	if (top->any)
+		fprintf(out, ", top wait %s%s%s %.0f%%", top->type, top->event[0] != '\0' ? "/" : "",
+				top->event, top->pct);
+}
+
+void
+bwaits_top_json(json_writer *jw, const bwaits_top *top)
+{
+	json_key(jw, "top_wait");
+	if (!top->any)
+	{
+		json_null(jw);
+		return;
+	}
+	json_object_begin(jw);
+	json_kv_string(jw, "wait_event_type", top->type);
+	json_kv_string(jw, "wait_event", top->event[0] != '\0' ? top->event : NULL);
+	json_kv_double(jw, "pct", top->pct);
+	json_object_end(jw);
+}
 
 void
 bwaits_report_print(FILE *out, const bwaits_report *rep)

@@ -35,12 +35,21 @@ typedef struct bwaits_event
 	double		pct;
 } bwaits_event;
 
+/* -P: the interval's top wait. */
+typedef struct bwaits_top
+{
+	bool		any;			/* false: nothing was sampled in the interval */
+	char		type[64];		/* "CPU" for running without a wait event */
+	char		event[64];		/* empty for CPU */
+	double		pct;
+} bwaits_top;
+
 /* What the run's report shows. */
 typedef struct bwaits_report
 {
 	int64_t		interval_ns;
 	uint64_t	ticks;			/* samples taken */
-	int			sessions;		/* the clients */
+	int			sessions;		/* the distinct backends sampled (-C: each connection) */
 	uint64_t	counted;		/* session samples counted (the 100 %) */
 	bwaits_event *ev;			/* largest share first */
 	int			nev;
@@ -57,11 +66,14 @@ bwaits	   *bwaits_start(const bench_settings *s, int nclients);
 /* Client n's backend pid (0: none); w may be NULL.  Any thread. */
 void		bwaits_set_pid(bwaits *w, int n, int pid);
 
-/*
- * -P: the top wait of the interval since the last call, as
- * ", top wait Lock/transactionid 41%" in buf (empty if none).
- */
-void		bwaits_interval_top(bwaits *w, char *buf, size_t len);
+/* -P: the top wait of the interval since the last call (w may be NULL: none). */
+void		bwaits_interval_top(bwaits *w, bwaits_top *top);
+
+/* A top wait as the -P line's end: ", top wait Lock/transactionid 41%" (nothing if none). */
+void		bwaits_top_print(FILE *out, const bwaits_top *top);
+
+/* "top_wait": {wait_event_type, wait_event, pct}, or null if none. */
+void		bwaits_top_json(json_writer *jw, const bwaits_top *top);
 
 /* Stop sampling, free the sampler, and return the run's report (NULL if w is). */
 bwaits_report *bwaits_stop(bwaits *w);

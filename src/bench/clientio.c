@@ -121,6 +121,8 @@ clientio_failed(client *c, const char *what, const char *message)
 bool
 clientio_connect_start(client *c, bool *again)
 {
+	uint64_t	timeout;
+
 	c->con = conn_start(&c->th->r->s->conn);
 	c->sock = -1;
 	c->events = 0;
@@ -139,10 +141,24 @@ clientio_connect_start(client *c, bool *again)
 		c->con = NULL;
 		return false;
 	}
+	timeout = conn_connect_timeout_ns(c->con);
+	c->connect_until = timeout > 0 ? clock_now_ns() + timeout : CONN_NO_DEADLINE;
+	if (timeout > 0)
+		c->th->connect_timeouts = true;
 	/* PQconnectStart's contract: behave as if PQconnectPoll had said "writing" */
 	ep_set(c, EPOLLOUT);
 	c->state = CS_CONNECT;
 	return true;
+}
+
+void
+clientio_connect_timed_out(bool at_run_end, int end_s)
+{
+	if (at_run_end)
+		msg_error("no answer from the server while connecting: gave up at the end of -T and its grace (%d s)",
+				  end_s);
+	else
+		msg_error("no answer from the server while connecting: timeout expired");
 }
 
 /* Drive an opening connection: 1 connected, 0 not yet, -1 failed (libpq's message printed). */

@@ -27,9 +27,17 @@ void		clientio_failed(client *c, const char *what, const char *message);
  * Start opening c's connection; false if libpq refused at once: the cause
  * is printed, unless again is given and the cause was EAGAIN, which a Unix
  * socket gives while the server's listen queue is full (*again set: try
- * again a little later).
+ * again a little later).  c->connect_until is set from libpq's
+ * connect_timeout, which PQconnectPoll leaves to its caller.
  */
 bool		clientio_connect_start(client *c, bool *again);
+
+/*
+ * A connection that got no answer in time: say so (the caller adds which
+ * connection it was).  at_run_end: it was the -T deadline and its grace
+ * (end_s seconds from the start), not libpq's connect_timeout.
+ */
+void		clientio_connect_timed_out(bool at_run_end, int end_s);
 
 /* Drive an opening connection: 1 connected, 0 not yet, -1 failed (libpq's message printed). */
 int			clientio_connect_poll(client *c);

@@ -359,6 +359,8 @@ json_progress(json_writer *w, const bench_settings *s, const jsonreport_run *run
 		}
 		else
 			json_null(w);
+		if (s->waits_ns > 0)
+			bwaits_top_json(w, &p->top_wait);
 		json_object_end(w);
 	}
 	json_array_end(w);

@@ -354,7 +354,7 @@ report_progress_print(FILE *out, const bench_settings *s, const report_progress_
 		}
 		fprintf(out, " max %.3f ms", p->max_ms);
 	}
-	fputs(p->top_wait, out);
+	bwaits_top_print(out, &p->top_wait);
 	fputc('\n', out);
 }
 

@@ -46,7 +46,7 @@ typedef struct report_progress_point
 	bool		has_percentiles;	/* an interval histogram was given */
 	double		percentiles_ms[BENCH_MAX_PERCENTILES];	/* in report_percentiles() order */
 	double		max_ms;			/* the highest bucket's midpoint */
-	char		top_wait[96];	/* --waits: ", top wait TYPE/EVENT N%", or empty */
+	bwaits_top	top_wait;		/* --waits: the interval's top wait */
 } report_progress_point;
 
 /* How many of --json, --latency-histogram and --chart are "-" (stdout). */

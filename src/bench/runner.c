@@ -104,7 +104,7 @@ progress_report(runner *shared, uint64_t now, uint64_t start, stats *last, uint6
 	report_progress_compute(&p, s, &cur, last, interval, (double) (now - *last_report) / 1e9,
 							(double) (now - start) / 1e9,
 							(double) ((int64_t) now + r->r.epoch_shift_ns) / 1e9);
-	bwaits_interval_top(r->r.waits, p.top_wait, sizeof(p.top_wait));
+	bwaits_interval_top(r->r.waits, &p.top_wait);
 	if (s->progress > 0)
 		report_progress_print(stderr, s, &p);
 	if (s->chart_path != NULL)
@@ -371,17 +371,24 @@ set_up(run_state *r, setup_thread *setup)
 	char	   *cause = NULL;
 	PGconn	   *con;
 	struct timespec wall;
-	uint64_t	now;
+	uint64_t	now,
+				deadline;
 
 	clock_gettime(CLOCK_REALTIME, &wall);
 	now = clock_now_ns();
 	r->r.epoch_shift_ns = (int64_t) wall.tv_sec * (int64_t) NS_PER_S + wall.tv_nsec - (int64_t) now;
 	if (s->use_log && !open_logs(r, now))
 		return false;
-	con = conn_open(&s->conn, &cause);
+	/* with -T, connecting gives up when the run would have ended, grace included */
+	deadline = s->duration > 0 ?
+		now + ((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S : CONN_NO_DEADLINE;
+	con = conn_connect(&s->conn, deadline, NULL, &cause);
 	if (con == NULL)
 	{
-		msg_error("%s", cause);
+		if (clock_now_ns() >= deadline)
+			clientio_connect_timed_out(true, s->duration + STOP_DEADLINE_GRACE_S);
+		else
+			msg_error("%s", cause);
 		msg_error("could not create connection for setup");
 		free(cause);
 		return false;

@@ -86,6 +86,7 @@ typedef struct client
 	bool		want_write;		/* libpq has unsent data */
 	bool		cancelled;		/* the stop sent a cancel request for its statement */
 	int			connect_tries;	/* the initial connection: attempts that got EAGAIN */
+	uint64_t	connect_until;	/* CS_CONNECT: libpq's connect_timeout ends it then */
 } client;
 
 struct bthread
@@ -125,6 +126,7 @@ struct bthread
 	uint64_t	cancel_at;		/* when the statements in flight get cancelled; 0: not yet known */
 	uint64_t	abandon_at;		/* when the clients still waiting are abandoned; 0: no cancel sent */
 	int			abandoned;		/* clients abandoned */
+	bool		connect_timeouts;	/* connections have a connect_timeout (connect_until) */
 	pthread_t	tid;
 };
 

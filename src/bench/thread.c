@@ -56,10 +56,74 @@ wait_events(bthread *th, struct epoll_event *ev, int64_t timeout_ns)
 }
 
 /*
+ * When the thread's initial connections must be made: with -T, by the
+ * end of the run and the grace a stop gives (a postmaster that accepts
+ * and never answers cannot hold the run past it); without, never.
+ */
+static uint64_t
+connect_deadline(const bthread *th)
+{
+	const bench_settings *s = th->r->s;
+
+	if (s->duration <= 0)
+		return CONN_NO_DEADLINE;
+	return th->start + ((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S;
+}
+
+/*
+ * The first of the clients being connected (th->clients[0..next)) to run
+ * out of time, its time in *until; NULL when none would before deadline.
+ */
+static client *
+first_to_expire(bthread *th, int next, uint64_t deadline, uint64_t *until)
+{
+	client	   *first = NULL;
+
+	*until = deadline;
+	for (int i = 0; i < next; i++)
+	{
+		client	   *c = &th->clients[i];
+
+		if (c->state == CS_CONNECT && c->connect_until < *until)
+		{
+			first = c;
+			*until = c->connect_until;
+		}
+	}
+	return first;
+}
+
+/*
+ * Whether the initial connections ran out of time (the cause printed);
+ * if not, *timeout is lowered to the time left.
+ */
+static bool
+connect_expired(bthread *th, int next, uint64_t deadline, int64_t *timeout)
+{
+	uint64_t	until,
+				now;
+	client	   *c = first_to_expire(th, next, deadline, &until);
+
+	if (until == CONN_NO_DEADLINE)
+		return false;
+	now = clock_now_ns();
+	if (now < until)
+	{
+		if (*timeout < 0 || (int64_t) (until - now) < *timeout)
+			*timeout = (int64_t) (until - now);
+		return false;
+	}
+	clientio_connect_timed_out(c == NULL, th->r->s->duration + STOP_DEADLINE_GRACE_S);
+	msg_error("could not create connection for client %d",
+			  (c != NULL ? c : &th->clients[next < th->nclients ? next : 0])->ec.id);
+	return true;
+}
+
+/*
  * Open every client's connection, THREAD_CONNECT_INFLIGHT at a time; false
- * (the cause printed) if one fails.  A start refused with EAGAIN (the
- * server's listen queue is full) is tried again after a short pause, for
- * up to THREAD_CONNECT_RETRY_S seconds.
+ * (the cause printed) if one fails or runs out of time.  A start refused
+ * with EAGAIN (the server's listen queue is full) is tried again after a
+ * short pause, for up to THREAD_CONNECT_RETRY_S seconds.
  */
 static bool
 connect_all(bthread *th)
@@ -69,7 +133,8 @@ connect_all(bthread *th)
 				next = 0,
 				inflight = 0;
 	uint64_t	retry_at = 0,
-				retry_since = 0;
+				retry_since = 0,
+				deadline = connect_deadline(th);
 
 	while (pending > 0)
 	{
@@ -114,6 +179,8 @@ connect_all(bthread *th)
 			retry_at = now + ((uint64_t) 1 << (c->connect_tries < 6 ? c->connect_tries : 6)) * NS_PER_MS;
 			c->connect_tries++;
 		}
+		if (connect_expired(th, next, deadline, &timeout))
+			return false;
 
 		n = wait_events(th, ev, timeout);
 
@@ -301,6 +368,32 @@ on_loop_event(bthread *th, const struct epoll_event *e)
 	client_on_event(e->data.ptr, e->events);
 }
 
+/*
+ * -C with libpq's connect_timeout: a client whose new connection got no
+ * answer in time aborts, as one whose connection failed; *timeout is
+ * lowered to the next such end.
+ */
+static void
+expire_connects(bthread *th, uint64_t *now, int64_t *timeout)
+{
+	for (int i = 0; i < th->nclients; i++)
+	{
+		client	   *c = &th->clients[i];
+
+		if (c->state != CS_CONNECT || c->connect_until == CONN_NO_DEADLINE)
+			continue;
+		if (lazy_now(now) >= c->connect_until)
+		{
+			th->conn_ns += *now - c->conn_begin;
+			clientio_connect_timed_out(false, 0);
+			msg_error("client %d aborted while establishing connection", c->ec.id);
+			clientio_finish(c, CS_ABORTED);
+		}
+		else if (*timeout < 0 || (int64_t) (c->connect_until - *now) < *timeout)
+			*timeout = (int64_t) (c->connect_until - *now);
+	}
+}
+
 /* The event loop of one thread, until its clients are done (or the run is stopped). */
 static void
 event_loop(bthread *th)
@@ -363,6 +456,8 @@ event_loop(bthread *th)
 					timeout = d;
 			}
 		}
+		if (th->connect_timeouts)
+			expire_connects(th, &now, &timeout);
 		if ((stop_signal != 0 || th->deadline_hit) && stopping_step(th, &now, &timeout))
 			break;
 		if (th->remaining <= 0)

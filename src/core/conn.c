@@ -174,9 +174,8 @@ wait_socket(int sock, short events, uint64_t deadline_ns, volatile sig_atomic_t 
 	}
 }
 
-/* libpq's connect_timeout of conn in ns (it counts values below 2 s as 2 s); 0 if unset. */
-static uint64_t
-connect_timeout_ns(PGconn *conn)
+uint64_t
+conn_connect_timeout_ns(PGconn *conn)
 {
 	PQconninfoOption *opts = PQconninfo(conn);
 	uint64_t	ns = 0;
@@ -193,7 +192,7 @@ static bool
 finish_connect(PGconn *conn, uint64_t deadline_ns, volatile sig_atomic_t *stop, char **cause)
 {
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
-	uint64_t	limit = connect_timeout_ns(conn);
+	uint64_t	limit = conn_connect_timeout_ns(conn);
 
 	if (limit > 0 && clock_now_ns() + limit < deadline_ns)
 		deadline_ns = clock_now_ns() + limit;

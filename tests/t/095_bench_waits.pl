@@ -2,8 +2,9 @@
 # sampler.  Eight clients updating the same pgbench_branches row wait on
 # each other's transactions: the report must name Lock/transactionid,
 # the JSON "waits" list must be sorted by share and sum to 100 %, -P
-# lines must end with the interval's top wait, -C's new connections must
-# be followed; a bad interval is a usage error, and without --waits no
+# lines must end with the interval's top wait, as must the JSON's progress
+# entries, -C's new connections must be followed (the sessions counted are
+# the distinct backends sampled); a bad interval is a usage error, and without --waits no
 # output changes.
 
 use strict;
@@ -92,6 +93,24 @@ sub wait_rows
 	ok((grep { $_->{wait_event_type} eq 'Lock' && ($_->{wait_event} // '') eq 'transactionid' } @$w),
 		'JSON names Lock/transactionid');
 	ok(!(grep { !defined $_->{samples} || $_->{samples} !~ /^\d+$/ } @$w), 'JSON samples are counts');
+
+	# each JSON progress entry has the interval's top wait, the same as its -P line
+	my $prog = ref $j->{progress} eq 'ARRAY' ? $j->{progress} : [];
+	is(scalar @$prog, scalar @p, 'JSON progress: one entry per -P line');
+	ok(@$prog && !(grep { !exists $_->{top_wait} } @$prog), 'JSON progress entries have top_wait')
+	  or diag(explain($prog));
+	my @text = map {
+		my $t = $_->{top_wait};
+		ref $t eq 'HASH'
+		  ? sprintf(', top wait %s%s %.0f%%', $t->{wait_event_type},
+			defined $t->{wait_event} ? "/$t->{wait_event}" : '', $t->{pct})
+		  : '';
+	} @$prog;
+	my @lines = map { /(, top wait .*)$/ ? $1 : '' } @p;
+	is_deeply(\@text, \@lines, 'JSON progress top_wait matches the -P lines');
+	ok((grep { ref $_->{top_wait} eq 'HASH' && $_->{top_wait}{wait_event_type} eq 'Lock'
+			&& ($_->{top_wait}{wait_event} // '') eq 'transactionid' } @$prog),
+		'JSON progress: a top wait is Lock/transactionid');
 }
 
 # ---------------------------------------------------------------- -C: the new backends are followed
@@ -101,8 +120,11 @@ sub wait_rows
 		[ $ours, '-n', '-f', $hot, '-c', 4, '-T', 2, '-C', '--waits=5ms', $db ]);
 	is($code, 0, '-C run: exit 0');
 	my ($in, @rows) = wait_rows($out);
-	like($out, qr/^wait events \(sampled every 5 ms, (\d+) samples of 4 sessions\):$/m,
+	like($out, qr/^wait events \(sampled every 5 ms, \d+ samples of \d+ sessions\):$/m,
 		'-C: the section');
+	# each -C connection is a backend of its own: more sessions than clients
+	my ($sessions) = $out =~ /samples of (\d+) sessions\):$/m;
+	cmp_ok($sessions // 0, '>', 4, '-C: the sessions are the distinct backends sampled');
 	ok(sum(0, map { $_->[2] } @rows) > 0, '-C: the new connections were sampled') or diag($out);
 }
 
@@ -122,7 +144,7 @@ sub wait_rows
 	is($code, 0, 'without --waits: exit 0');
 	unlike($out, qr/wait events/, 'without --waits: no wait section');
 	unlike($err, qr/top wait/, 'without --waits: no top wait');
-	unlike(slurp("$dir/plain.json") // '', qr/"waits"/, 'without --waits: no JSON waits');
+	unlike(slurp("$dir/plain.json") // '', qr/"waits"|"top_wait"/, 'without --waits: no JSON waits');
 }
 
 done_testing();
