@@ -181,7 +181,7 @@ bwaits_start(const bench_settings *s, int nclients)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if (!sampler_open(&w->sm, &w->cfg, &w->pool, &w->stop, &cause))
+	if (!sampler_open(&w->sm, &w->cfg, &w->pool, &w->stop, UINT64_MAX, &cause))
 	{
 		msg_warning("could not sample wait events: %s", cause);
 		free(cause);

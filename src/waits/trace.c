@@ -32,6 +32,7 @@
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
+#include "sampler.h"
 #include "sink.h"
 #include "ticker.h"
 
@@ -459,14 +460,18 @@ report(const trace_state *ts, uint64_t elapsed_ns, const ticker *tk)
 				 (double) ts->max_window_ns / 1e6, (double) ts->max_window_ns / 2e6);
 }
 
-/* Connect, check the pids and prepare the statements; false after the error was reported. */
+/*
+ * Connect, check the pids and prepare the statements, by the end of the
+ * run (end_ns) or the connect timeout; false after the error was reported.
+ */
 static bool
-setup(trace_state *ts, uint64_t deadline_ns)
+setup(trace_state *ts, uint64_t end_ns)
 {
 	char	   *cause = NULL;
 	exec_outcome o = EXEC_OK;
+	/* a postmaster that never answers cannot hold the start, with -T or without */
+	uint64_t	deadline_ns = sampler_connect_deadline(end_ns);
 
-	/* a postmaster that never answers cannot hold the start past -T either */
 	ts->conn = conn_connect(&ts->s->conn, deadline_ns, stop_flag, &cause);
 	if (ts->conn == NULL)
 	{
@@ -489,9 +494,11 @@ setup(trace_state *ts, uint64_t deadline_ns)
 		check_pids(ts, deadline_ns, &o, &cause);
 	if (o == EXEC_OK)
 		return true;
-	if (o == EXEC_STOPPED || o == EXEC_TIMEOUT)
+	if (o == EXEC_STOPPED || (o == EXEC_TIMEOUT && clock_now_ns() >= end_ns))
 		msg_error("%s before tracing started",
 				  o == EXEC_STOPPED ? "interrupted" : "the duration was over");
+	else if (o == EXEC_TIMEOUT)
+		msg_error("no answer from the server while connecting: timeout expired");
 	else
 	{
 		msg_error("%s", cause);
