@@ -158,7 +158,7 @@ sampler_main(void *arg)
 	bool		warned = false;
 	char	   *cause = NULL;
 
-	if (!sampler_open(&w->sm, &w->cfg, &w->pool, &w->stop, &cause))
+	if (!sampler_open(&w->sm, &w->cfg, &w->pool, &w->stop, UINT64_MAX, &cause))
 	{
 		if (!w->stop)
 			msg_warning("could not sample wait events: %s", cause);

@@ -530,10 +530,18 @@ sampler_set_pids(sampler *sm, const int32_t *pids, int npids, char **cause)
 	return build_params(sm, cause);
 }
 
+uint64_t
+sampler_connect_deadline(uint64_t end_ns)
+{
+	uint64_t	give_up = clock_now_ns() + SAMPLER_CONNECT_TIMEOUT_NS;
+
+	return end_ns < give_up ? end_ns : give_up;
+}
+
 /* The first connection: prompts for a password if needed; any failure ends the run. */
 bool
 sampler_open(sampler *sm, const sampler_config *cfg, strpool *pool,
-			 volatile sig_atomic_t *stop, char **cause)
+			 volatile sig_atomic_t *stop, uint64_t end_ns, char **cause)
 {
 	uint64_t	give_up;
 
@@ -543,11 +551,8 @@ sampler_open(sampler *sm, const sampler_config *cfg, strpool *pool,
 	sm->sc.stop = stop;
 	sm->source = cfg->source;
 	hist_init(&sm->latency);
-	/*
-	 * Connecting and setting up are bounded by the connect timeout, not by
-	 * -T: a short -T on a busy host must still get its connection.
-	 */
-	give_up = clock_now_ns() + SAMPLER_CONNECT_TIMEOUT_NS;
+	/* the setup queries too: the run's end holds whatever the server does */
+	give_up = sampler_connect_deadline(end_ns);
 	sm->sc.end_ns = give_up;
 	return connect_and_setup(sm, give_up, cause);
 }

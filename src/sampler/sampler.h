@@ -130,12 +130,19 @@ typedef struct sampler
 #define SAMPLER_CANCEL_NS				STMT_CANCEL_NS
 
 /*
+ * When an attempt to connect gives up: SAMPLER_CONNECT_TIMEOUT_NS from
+ * now, or the run's end (monotonic ns; UINT64_MAX: none) if that comes
+ * first.  A postmaster that never answers cannot hold a run past its end.
+ */
+uint64_t	sampler_connect_deadline(uint64_t end_ns);
+
+/*
  * Connect (prompting for a password if needed), find the server's
- * version and the source to use, and prepare, all within
- * SAMPLER_CONNECT_TIMEOUT_NS.  False with *cause on failure.
+ * version and the source to use, and prepare, all by
+ * sampler_connect_deadline(end_ns).  False with *cause on failure.
  */
 bool		sampler_open(sampler *sm, const sampler_config *cfg, strpool *pool,
-						 volatile sig_atomic_t *stop, char **cause);
+						 volatile sig_atomic_t *stop, uint64_t end_ns, char **cause);
 
 /*
  * Sample these pids from the next statement on (cfg.filter_pids); the
@@ -153,7 +160,8 @@ sampler_set_end(sampler *sm, uint64_t end_ns)
 
 /*
  * After a lost connection: try once to connect again, waiting at most
- * until the monotonic time give_up_ns, and set up as before.  The
+ * until the monotonic time give_up_ns (sampler_connect_deadline), and
+ * set up as before.  The
  * source stays the one chosen at the start.
  */
 bool		sampler_reconnect(sampler *sm, uint64_t give_up_ns, char **cause);

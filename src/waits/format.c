@@ -1,5 +1,5 @@
 /*
- * format.c — log lines, COPY rows and folded stacks.
+ * format.c — log lines, COPY rows, folded stacks and trace timestamps.
  */
 #include "config.h"
 
@@ -43,6 +43,35 @@ format_ts(char *buf, int64_t us)
 	snprintf(buf, FORMAT_TS_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ",
 			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
 			 tm.tm_hour, tm.tm_min, tm.tm_sec, (int) frac);
+}
+
+/* Local time, as PostgreSQL's timestamptz output with its offset. */
+void
+format_local_ts(char *buf, size_t len, int64_t us)
+{
+	time_t		secs = (time_t) (us / 1000000);
+	long		frac = (long) (us % 1000000);
+	struct tm	tm;
+	long		off;
+	char		sign;
+	size_t		n;
+
+	if (localtime_r(&secs, &tm) == NULL)
+	{
+		snprintf(buf, len, "?");
+		return;
+	}
+	n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	off = tm.tm_gmtoff;
+	sign = off < 0 ? '-' : '+';
+	if (off < 0)
+		off = -off;
+	n += (size_t) snprintf(buf + n, len - n, ".%06ld%c%02ld", frac, sign, off / 3600);
+	/* like PostgreSQL: minutes and seconds of the offset only when there are some */
+	if (off % 3600 != 0 && n < len)
+		n += (size_t) snprintf(buf + n, len - n, ":%02ld", off % 3600 / 60);
+	if (off % 60 != 0 && n < len)
+		snprintf(buf + n, len - n, ":%02ld", off % 60);
 }
 
 /* A duration in the unit that reads best. */

@@ -11,6 +11,7 @@
 #ifndef PGTEMPO_WAITS_FORMAT_H
 #define PGTEMPO_WAITS_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pgtempo/json.h"
@@ -36,6 +37,16 @@ extern const int format_interval_ndims;
 
 /* us since the epoch as ISO 8601 UTC with microseconds; buf has FORMAT_TS_LEN bytes. */
 void		format_ts(char *buf, int64_t us);
+
+/* The longest text of format_local_ts, with its NUL. */
+#define FORMAT_LOCAL_TS_LEN 40
+
+/*
+ * us since the epoch in local time with microseconds and the UTC offset,
+ * as PostgreSQL prints a timestamptz: "2026-11-24 10:03:35.603464+00"
+ * ("+05:30" when the offset has minutes).  The --trace lines have it.
+ */
+void		format_local_ts(char *buf, size_t len, int64_t us);
 
 /* A duration for people: "10 ms", "1 s", "250 us" (buf has FORMAT_TS_LEN bytes). */
 void		format_seconds(char *buf, double s);

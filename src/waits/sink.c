@@ -34,6 +34,8 @@ sinks_add_all(sink_list *l)
 	sink_log_add(l);
 	sink_folded_add(l);
 	sink_chart_add(l);
+	/* --trace goes with none of the others */
+	sink_trace_add(l);
 }
 
 /* A zeroed sink of size bytes, appended to the list. */
@@ -143,6 +145,15 @@ sinks_gap(sink_list *l, const sample_gap *g)
 	for (int i = 0; i < l->n; i++)
 		if (l->v[i]->ops->gap != NULL)
 			l->v[i]->ops->gap(l->v[i], g);
+}
+
+/* A line of the trace. */
+void
+sinks_trace(sink_list *l, const sink_trace_rec *r)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->v[i]->ops->trace != NULL)
+			l->v[i]->ops->trace(l->v[i], r);
 }
 
 /* Write out what is queued, before something slow. */

@@ -1,18 +1,21 @@
 /*
- * sink.h — every output of a sampling run behind one interface: the
- * --log file, the --store database, the --folded stacks, the --chart and
- * the --top live view.  The run (tool.c) keeps a list of the sinks the
- * settings ask for and drives them all the same way:
+ * sink.h — every output of a run behind one interface: the --log file,
+ * the --store database, the --folded stacks, the --chart, the --top live
+ * view and the --trace lines.  The run (tool.c, or trace.c for --trace)
+ * keeps a list of the sinks the settings ask for and drives them all the
+ * same way:
  *
  *   open     in stages: before connecting (prove a path writable, open
  *            the log), once connected (the store), just before sampling
  *            (the live view takes the terminal), once it has started
  *   rows     each sample's rows: counted in the sink's own profile, and
  *            handed over raw (batch) once per tick
+ *   trace    --trace: a traced wait began or ended (a line of the trace)
  *   interval the sink's interval is over: its profile is handed over and
  *            reset (--log-interval, --store-interval, a second of chart
  *            or live view)
- *   second   once a second: write out, rotate, redraw
+ *   second   once a second: write out, rotate, redraw; and reopen after
+ *            SIGHUP (the trace, which has no seconds, calls it on SIGHUP)
  *   flush    write out now, before something that may take seconds
  *   close    in stages: sampling is over (the terminal is given back),
  *            the last interval, then close or write the file; or give up
@@ -74,9 +77,22 @@ typedef struct sink_run
 	void	   *health_arg;
 	/* --store's row counts, set when the store is closed */
 	format_store_counts stored;
+	/* an output failed that the run cannot go on without (the trace's): it ends */
+	bool		failed;
 } sink_run;
 
 typedef struct sink sink;
+
+/* --trace: a traced backend's wait began (start) or ended. */
+typedef struct sink_trace_rec
+{
+	int32_t		pid;
+	bool		start;
+	int64_t		ts_us;			/* wall clock */
+	const char *type;			/* wait_event_type */
+	const char *event;			/* start: wait_event */
+	const char *params[5];		/* start: p1..p5 of a Lock wait, else "0" */
+} sink_trace_rec;
 
 typedef struct sink_ops
 {
@@ -84,6 +100,8 @@ typedef struct sink_ops
 	bool		(*open) (sink *k, sink_open_stage stage, char **cause);
 	/* The raw rows of one tick. */
 	void		(*batch) (sink *k, const sample_batch *b);
+	/* --trace: a traced wait began or ended. */
+	void		(*trace) (sink *k, const sink_trace_rec *r);
 	/* The sink's interval is over: iv says which, p holds its rows. */
 	void		(*interval) (sink *k, const format_interval *iv, wprof *p);
 	/* Once a second; reopen: SIGHUP came. */
@@ -129,6 +147,8 @@ void		sinks_rows(sink_list *l, const sample_batch *b, bool tick);
 /* Once a second: end the intervals that are due, then each sink's second. */
 void		sinks_second(sink_list *l, uint64_t now_ns, uint64_t now_us, bool reopen);
 void		sinks_gap(sink_list *l, const sample_gap *g);
+/* --trace: hand a line of the trace to every sink. */
+void		sinks_trace(sink_list *l, const sink_trace_rec *r);
 void		sinks_flush(sink_list *l);
 sink_wait_result sinks_wait(sink_list *l, uint64_t until_ns);
 /* The end of the run at end_us: the last intervals and records, then close; false if any failed. */
@@ -148,5 +168,6 @@ void		sink_store_add(sink_list *l);
 void		sink_folded_add(sink_list *l);
 void		sink_chart_add(sink_list *l);
 void		sink_live_add(sink_list *l);
+void		sink_trace_add(sink_list *l);
 
 #endif

@@ -395,14 +395,11 @@ sample_loop(run_state *r)
 		else if (!r->connected && now >= retry_at)
 		{
 			char	   *cause = NULL;
-			uint64_t	give_up = now + SAMPLER_CONNECT_TIMEOUT_NS;
 
-			if (give_up > end_ns)
-				give_up = end_ns;
 			/* reconnecting may take seconds: what the log has queued goes out first */
 			sinks_flush(&r->out);
 
-			if (sampler_reconnect(&r->sm, give_up, &cause))
+			if (sampler_reconnect(&r->sm, sampler_connect_deadline(end_ns), &cause))
 			{
 				r->connected = true;
 				mark_backend_cpu(r);
@@ -661,6 +658,9 @@ waits_run(const waits_settings *s)
 	char	   *cause = NULL;
 	sampler_config cfg;
 	int			status;
+	/* connecting counts from here: -T holds while it waits for the server */
+	uint64_t	connect_end = s->duration_ns > 0 ?
+		clock_now_ns() + (uint64_t) s->duration_ns : UINT64_MAX;
 
 	stop_flag = 0;
 	reopen_flag = 0;
@@ -685,7 +685,7 @@ waits_run(const waits_settings *s)
 	if (!open_outputs(&r, &cause))
 		return fail_start(&r, cause);
 	options_sampler_config(s, &cfg);
-	if (!sampler_open(&r.sm, &cfg, &r.pool, &stop_flag, &cause) ||
+	if (!sampler_open(&r.sm, &cfg, &r.pool, &stop_flag, connect_end, &cause) ||
 		!check_databases(&r, &cause))
 		return fail_start(&r, cause);
 	r.connected = true;

@@ -14,9 +14,7 @@
 
 #include "trace.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +32,8 @@
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
+#include "sampler.h"
+#include "sink.h"
 #include "ticker.h"
 
 /* How often written lines are pushed out to the file (for tail -f). */
@@ -83,12 +83,9 @@ typedef struct trace_state
 	trace_target *t;
 	int			n;
 	int			nlive;
-	bool		prefix;			/* several pids: each line starts with its pid */
-	FILE	   *out;
-	const char *path;			/* NULL: standard output */
-	bool		dirty;
+	sink_list	out;			/* the trace's lines (sink_trace.c) */
+	bool		dirty;			/* lines were written since the last flush */
 	uint64_t	last_flush_ns;
-	bool		write_failed;
 	hist	   *lat;			/* poll latency */
 	uint64_t	polls;
 	uint64_t	max_window_ns;	/* longest time a change could hide between two polls */
@@ -99,34 +96,6 @@ typedef struct trace_state
 /* Set by the caller's signal handlers (tool.c). */
 static volatile sig_atomic_t *stop_flag;
 static volatile sig_atomic_t *reopen_flag;
-
-void
-trace_format_ts(char *buf, size_t len, int64_t us)
-{
-	time_t		secs = (time_t) (us / 1000000);
-	long		frac = (long) (us % 1000000);
-	struct tm	tm;
-	long		off;
-	char		sign;
-	size_t		n;
-
-	if (localtime_r(&secs, &tm) == NULL)
-	{
-		snprintf(buf, len, "?");
-		return;
-	}
-	n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
-	off = tm.tm_gmtoff;
-	sign = off < 0 ? '-' : '+';
-	if (off < 0)
-		off = -off;
-	n += (size_t) snprintf(buf + n, len - n, ".%06ld%c%02ld", frac, sign, off / 3600);
-	/* like PostgreSQL: minutes and seconds of the offset only when there are some */
-	if (off % 3600 != 0 && n < len)
-		n += (size_t) snprintf(buf + n, len - n, ":%02ld", off % 3600 / 60);
-	if (off % 60 != 0 && n < len)
-		snprintf(buf + n, len - n, ":%02ld", off % 60);
-}
 
 /* Wait for the answer to the query just sent, by deadline_ns or a stop request. */
 static exec_outcome
@@ -199,32 +168,28 @@ prepare(trace_state *ts, const char *name, const char *sql, uint64_t deadline_ns
 	return o;
 }
 
-/* A line is written: remember to push it out; note a write error. */
+/* Hand a line of the trace to the sinks; it is pushed out within TRACE_FLUSH_NS. */
 static void
-wrote(trace_state *ts, int rc)
+emit(trace_state *ts, const trace_target *t, bool start, int64_t us, const char *const p[5])
 {
-	if (rc < 0)
-		ts->write_failed = true;
-	ts->dirty = true;
-}
+	sink_trace_rec r;
 
-/* The "1234 " that starts every line when several pids are traced. */
-static void
-put_prefix(trace_state *ts, const trace_target *t)
-{
-	if (ts->prefix)
-		wrote(ts, fprintf(ts->out, "%d ", (int) t->pid));
+	r.pid = t->pid;
+	r.start = start;
+	r.ts_us = us;
+	r.type = t->type;
+	r.event = t->event;
+	for (int i = 0; i < 5; i++)
+		r.params[i] = p != NULL ? p[i] : NULL;
+	sinks_trace(&ts->out, &r);
+	ts->dirty = true;
 }
 
 /* Write "stop <ts> <type>" and close the target's wait. */
 static void
 emit_stop(trace_state *ts, trace_target *t, int64_t us)
 {
-	char		tsbuf[TRACE_TS_LEN];
-
-	trace_format_ts(tsbuf, sizeof(tsbuf), us);
-	put_prefix(ts, t);
-	wrote(ts, fprintf(ts->out, "stop %s %s\n", tsbuf, t->type));
+	emit(ts, t, false, us, NULL);
 	t->waiting = false;
 }
 
@@ -279,7 +244,6 @@ lock_params(const PGresult *res, const char *p[5], char *vxid_backend, size_t vl
 static exec_outcome
 emit_start(trace_state *ts, trace_target *t, int64_t us, uint64_t deadline_ns, char **cause)
 {
-	char		tsbuf[TRACE_TS_LEN];
 	const char *p[5] = {"0", "0", "0", "0", "0"};
 	char		vxid_backend[16];
 	PGresult   *res = NULL;
@@ -306,10 +270,7 @@ emit_start(trace_state *ts, trace_target *t, int64_t us, uint64_t deadline_ns, c
 		if (res != NULL && PQntuples(res) > 0)
 			lock_params(res, p, vxid_backend, sizeof(vxid_backend));
 	}
-	trace_format_ts(tsbuf, sizeof(tsbuf), us);
-	put_prefix(ts, t);
-	wrote(ts, fprintf(ts->out, "start %s %s %s %s %s %s %s %s\n", tsbuf, t->type, t->event,
-					  p[0], p[1], p[2], p[3], p[4]));
+	emit(ts, t, true, us, p);
 	PQclear(res);
 	t->waiting = true;
 	return EXEC_OK;
@@ -469,60 +430,6 @@ poll_once(trace_state *ts, uint64_t deadline_ns, char **cause)
 	return o;
 }
 
-/* Push written lines out; false (reported) on a write error. */
-static bool
-flush_out(trace_state *ts)
-{
-	ts->last_flush_ns = clock_now_ns();
-	ts->dirty = false;
-	if (ts->path == NULL)
-	{
-		if (ts->write_failed || fflush(stdout) != 0 || ferror(stdout))
-		{
-			/* msg_flush_stdout() says why */
-			ts->write_failed = true;
-			return msg_flush_stdout();
-		}
-		return true;
-	}
-	if (!ts->write_failed && fflush(ts->out) == 0 && !ferror(ts->out))
-		return true;
-	msg_error("could not write to file \"%s\": %s", ts->path, strerror(errno));
-	ts->write_failed = true;
-	return false;
-}
-
-/* Open (or, on SIGHUP, reopen) the trace file, appending. */
-static bool
-open_out(trace_state *ts)
-{
-	if (ts->path == NULL)
-	{
-		ts->out = stdout;
-		return true;
-	}
-	if (ts->out != NULL)
-	{
-		bool		ok = flush_out(ts);
-
-		if (fclose(ts->out) != 0 && ok)
-		{
-			msg_error("could not write to file \"%s\": %s", ts->path, strerror(errno));
-			ok = false;
-		}
-		ts->out = NULL;
-		if (!ok)
-			return false;
-	}
-	ts->out = fopen(ts->path, "a");
-	if (ts->out == NULL)
-	{
-		msg_error("could not open file \"%s\": %s", ts->path, strerror(errno));
-		return false;
-	}
-	return true;
-}
-
 /* Sleep until the monotonic time until_ns, or a signal. */
 static void
 sleep_until(uint64_t until_ns)
@@ -553,14 +460,18 @@ report(const trace_state *ts, uint64_t elapsed_ns, const ticker *tk)
 				 (double) ts->max_window_ns / 1e6, (double) ts->max_window_ns / 2e6);
 }
 
-/* Connect, check the pids and prepare the statements; false after the error was reported. */
+/*
+ * Connect, check the pids and prepare the statements, by the end of the
+ * run (end_ns) or the connect timeout; false after the error was reported.
+ */
 static bool
-setup(trace_state *ts, uint64_t deadline_ns)
+setup(trace_state *ts, uint64_t end_ns)
 {
 	char	   *cause = NULL;
 	exec_outcome o = EXEC_OK;
+	/* a postmaster that never answers cannot hold the start, with -T or without */
+	uint64_t	deadline_ns = sampler_connect_deadline(end_ns);
 
-	/* a postmaster that never answers cannot hold the start past -T either */
 	ts->conn = conn_connect(&ts->s->conn, deadline_ns, stop_flag, &cause);
 	if (ts->conn == NULL)
 	{
@@ -583,9 +494,11 @@ setup(trace_state *ts, uint64_t deadline_ns)
 		check_pids(ts, deadline_ns, &o, &cause);
 	if (o == EXEC_OK)
 		return true;
-	if (o == EXEC_STOPPED || o == EXEC_TIMEOUT)
+	if (o == EXEC_STOPPED || (o == EXEC_TIMEOUT && clock_now_ns() >= end_ns))
 		msg_error("%s before tracing started",
 				  o == EXEC_STOPPED ? "interrupted" : "the duration was over");
+	else if (o == EXEC_TIMEOUT)
+		msg_error("no answer from the server while connecting: timeout expired");
 	else
 	{
 		msg_error("%s", cause);
@@ -597,50 +510,135 @@ setup(trace_state *ts, uint64_t deadline_ns)
 	return false;
 }
 
+/* Free what a trace allocated. */
+static void
+free_state(trace_state *ts)
+{
+	if (ts->conn != NULL)
+		PQfinish(ts->conn);
+	sinks_free(&ts->out);
+	free(ts->t);
+	free(ts->lat);
+	strbuf_free(&ts->param);
+}
+
+/*
+ * Prove the trace file writable, connect, check the pids, then open the
+ * file; false after the error was reported, with everything freed.
+ */
+static bool
+start(trace_state *ts, const waits_settings *s, uint64_t end_ns)
+{
+	char	   *cause = NULL;
+
+	memset(ts, 0, sizeof(*ts));
+	ts->s = s;
+	strbuf_init(&ts->param);
+	sinks_init(&ts->out, s, NULL, NULL);
+	sinks_add_all(&ts->out);
+	ts->n = s->ntrace_pids;
+	ts->nlive = ts->n;
+	ts->t = xcalloc((size_t) ts->n, sizeof(trace_target));
+	for (int i = 0; i < ts->n; i++)
+		ts->t[i].pid = s->trace_pids[i];
+	ts->lat = hist_new(1);
+	if (!sinks_open(&ts->out, SINK_CHECK, &cause) || !sinks_open(&ts->out, SINK_OPEN, &cause))
+		msg_error("%s", cause);
+	else if (setup(ts, end_ns))
+	{
+		if (sinks_open(&ts->out, SINK_CONNECTED, &cause))
+			return true;
+		msg_error("%s", cause);
+	}
+	free(cause);
+	sinks_abort(&ts->out);
+	free_state(ts);
+	return false;
+}
+
+/* Poll at every deadline until the end, a signal, or no traced process is left. */
+static exec_outcome
+trace_loop(trace_state *ts, ticker *tk, uint64_t end_ns, int *status, char **cause)
+{
+	exec_outcome o = EXEC_OK;
+
+	ts->last_flush_ns = tk->start_ns;
+	while (!*stop_flag && ts->nlive > 0 && !ts->out.run.failed)
+	{
+		uint64_t	now = clock_now_ns();
+		uint64_t	due = ticker_deadline(tk);
+
+		if (now >= end_ns)
+			break;
+		if (*reopen_flag)
+		{
+			/* at once, not at the next second: the trace has no seconds */
+			*reopen_flag = 0;
+			sinks_second(&ts->out, now, clock_wall_us(), true);
+			if (ts->out.run.failed)
+			{
+				*status = WAITS_EXIT_ERROR;
+				break;
+			}
+		}
+		if (now < due)
+		{
+			sleep_until(due < end_ns ? due : end_ns);
+			continue;
+		}
+		o = poll_once(ts, end_ns, cause);
+		if (o != EXEC_OK)
+			break;
+		now = clock_now_ns();
+		ticker_done(tk, now);
+		if (ts->dirty && now - ts->last_flush_ns >= TRACE_FLUSH_NS)
+		{
+			sinks_flush(&ts->out);
+			ts->dirty = false;
+			ts->last_flush_ns = clock_now_ns();
+		}
+	}
+	return o;
+}
+
+/* Say how the trace ended; o is what the loop ended with. */
+static void
+say_end(const trace_state *ts, exec_outcome o, const char *cause, int *status)
+{
+	if (o == EXEC_TIMEOUT && PQisBusy(ts->conn))
+		msg_warning("the server did not answer the last poll before the end of the run");
+	else if (o == EXEC_FAILED)
+	{
+		msg_error("%s", cause);
+		*status = WAITS_EXIT_ERROR;
+	}
+	else if (o == EXEC_LOST)
+	{
+		msg_error("connection to the server lost: %s", cause);
+		*status = WAITS_EXIT_GAVE_UP;
+	}
+	if (ts->n > 1 && ts->nlive == 0)
+		msg_info("all traced processes have exited: trace ended");
+	else if (*status == WAITS_EXIT_OK && ts->nlive > 0 && !ts->out.run.failed)
+		msg_info("%s: trace ended", *stop_flag ? "interrupted" : "the duration is over");
+}
+
 int
 trace_run(const waits_settings *s, volatile sig_atomic_t *stop, volatile sig_atomic_t *reopen)
 {
 	trace_state ts;
 	ticker		tk;
 	uint64_t	t0_ns = clock_now_ns();
-	uint64_t	end_ns;
+	uint64_t	end_ns = s->duration_ns > 0 ? t0_ns + (uint64_t) s->duration_ns : UINT64_MAX;
 	uint64_t	interval_ns = s->interval_given ? (uint64_t) s->interval_ns : TRACE_DEFAULT_INTERVAL_NS;
 	char	   *cause = NULL;
-	exec_outcome o = EXEC_OK;
+	exec_outcome o;
 	int			status = WAITS_EXIT_OK;
 
-	memset(&ts, 0, sizeof(ts));
-	ts.s = s;
-	ts.path = s->trace_path;
-	strbuf_init(&ts.param);
 	stop_flag = stop;
 	reopen_flag = reopen;
-
-	if (ts.path != NULL && !strbuf_check_writable(ts.path, &cause))
-	{
-		msg_error("%s", cause);
-		free(cause);
-		strbuf_free(&ts.param);
+	if (!start(&ts, s, end_ns))
 		return WAITS_EXIT_ERROR;
-	}
-	ts.n = s->ntrace_pids;
-	ts.nlive = ts.n;
-	ts.prefix = ts.n > 1;
-	ts.t = xcalloc((size_t) ts.n, sizeof(trace_target));
-	for (int i = 0; i < ts.n; i++)
-		ts.t[i].pid = s->trace_pids[i];
-	ts.lat = hist_new(1);
-	end_ns = s->duration_ns > 0 ? t0_ns + (uint64_t) s->duration_ns : UINT64_MAX;
-
-	if (!setup(&ts, end_ns) || !open_out(&ts))
-	{
-		if (ts.conn != NULL)
-			PQfinish(ts.conn);
-		free(ts.t);
-		free(ts.lat);
-		strbuf_free(&ts.param);
-		return WAITS_EXIT_ERROR;
-	}
 #ifdef PR_SET_TIMERSLACK
 	/* a sleeper may wake up to 50 us late by default: much, at a thousand polls a second */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
@@ -652,39 +650,10 @@ trace_run(const waits_settings *s, volatile sig_atomic_t *stop, volatile sig_ato
 
 	t0_ns = clock_now_ns();
 	ticker_init(&tk, t0_ns, interval_ns);
-	ts.last_flush_ns = t0_ns;
-	while (!*stop_flag && ts.nlive > 0 && !ts.write_failed)
-	{
-		uint64_t	now = clock_now_ns();
-		uint64_t	due = ticker_deadline(&tk);
-
-		if (now >= end_ns)
-			break;
-		if (*reopen_flag)
-		{
-			*reopen_flag = 0;
-			if (!open_out(&ts))
-			{
-				status = WAITS_EXIT_ERROR;
-				break;
-			}
-		}
-		if (now < due)
-		{
-			sleep_until(due < end_ns ? due : end_ns);
-			continue;
-		}
-		o = poll_once(&ts, end_ns, &cause);
-		if (o != EXEC_OK)
-			break;
-		now = clock_now_ns();
-		ticker_done(&tk, now);
-		if (ts.dirty && now - ts.last_flush_ns >= TRACE_FLUSH_NS)
-			flush_out(&ts);
-	}
+	o = trace_loop(&ts, &tk, end_ns, &status, &cause);
 
 	/* the trace ends here: a wait still open gets its stop line at this moment */
-	if (o != EXEC_LOST && !ts.write_failed && ts.out != NULL)
+	if (o != EXEC_LOST && !ts.out.run.failed)
 	{
 		int64_t		end_us = (int64_t) clock_wall_us();
 
@@ -692,37 +661,12 @@ trace_run(const waits_settings *s, volatile sig_atomic_t *stop, volatile sig_ato
 			if (!ts.t[i].gone && ts.t[i].waiting)
 				emit_stop(&ts, &ts.t[i], end_us);
 	}
-	if (o == EXEC_TIMEOUT && PQisBusy(ts.conn))
-		msg_warning("the server did not answer the last poll before the end of the run");
-	else if (o == EXEC_FAILED)
-	{
-		msg_error("%s", cause);
-		status = WAITS_EXIT_ERROR;
-	}
-	else if (o == EXEC_LOST)
-	{
-		msg_error("connection to the server lost: %s", cause);
-		status = WAITS_EXIT_GAVE_UP;
-	}
+	say_end(&ts, o, cause, &status);
 	free(cause);
-	if (ts.n > 1 && ts.nlive == 0)
-		msg_info("all traced processes have exited: trace ended");
-	else if (status == WAITS_EXIT_OK && ts.nlive > 0 && !ts.write_failed)
-		msg_info("%s: trace ended", *stop_flag ? "interrupted" : "the duration is over");
 	report(&ts, clock_now_ns() - t0_ns, &tk);
-
-	if (ts.out != NULL && !flush_out(&ts))
+	/* what is left is pushed out and the file closed: a line that did not get out fails the run */
+	if (!sinks_finish(&ts.out, clock_wall_us()))
 		status = WAITS_EXIT_ERROR;
-	if (ts.path != NULL && ts.out != NULL && fclose(ts.out) != 0 && !ts.write_failed)
-	{
-		msg_error("could not write to file \"%s\": %s", ts.path, strerror(errno));
-		status = WAITS_EXIT_ERROR;
-	}
-	if (ts.write_failed && status == WAITS_EXIT_OK)
-		status = WAITS_EXIT_ERROR;
-	PQfinish(ts.conn);
-	free(ts.t);
-	free(ts.lat);
-	strbuf_free(&ts.param);
+	free_state(&ts);
 	return status;
 }

@@ -12,21 +12,19 @@
  * is stamped with the midpoint of
  * the time between the last poll that saw the old state and the first
  * that saw the new one.  pg_locks is read only when a Lock wait begins.
+ * The lines are written by the trace sink (sink.h, sink_trace.c), with a
+ * timestamp as PostgreSQL prints a timestamptz, in local time.
  */
 #ifndef PGTEMPO_WAITS_TRACE_H
 #define PGTEMPO_WAITS_TRACE_H
 
 #include <signal.h>
-#include <stddef.h>
 #include <stdint.h>
 
 #include "waits.h"
 
 /* The default time between polls in trace mode. */
 #define TRACE_DEFAULT_INTERVAL_NS	(NS_PER_MS)
-
-/* The longest text of a trace timestamp, with its NUL. */
-#define TRACE_TS_LEN 40
 
 /*
  * Run the trace with these settings; returns the exit status.  The
@@ -35,12 +33,5 @@
  */
 int			trace_run(const waits_settings *s, volatile sig_atomic_t *stop,
 					  volatile sig_atomic_t *reopen);
-
-/*
- * A wall-clock time in local time with microseconds and the UTC offset,
- * as PostgreSQL prints a timestamptz: "2026-11-24 10:03:35.603464+00"
- * ("+05:30" when the offset has minutes).
- */
-void		trace_format_ts(char *buf, size_t len, int64_t us);
 
 #endif

@@ -2,7 +2,7 @@
 # gap is recorded in the report and the log, sampling resumes), a server that
 # does not come back (exit status 2, what was collected is reported), a
 # backend or postmaster that stops answering (SIGSTOP: -T and Ctrl-C still end
-# the run on time), the report and the log telling the same story, and
+# the run on time, connecting included), the report and the log telling the same story, and
 # SIGINT/SIGTERM (the report is printed, exit status 0).
 
 use strict;
@@ -187,16 +187,45 @@ is($h->result(0), 2, 'hung+INT: exit 2') or diag($$err);
 $r = eval { decode_json($$out) };
 ok($r && $r->{health}{samples} > 0, 'hung+INT: the report is printed');
 
-# a postmaster that accepts and never answers: the connect gives up after 10 s
+# a postmaster that accepts and never answers: connecting gives up at the end
+# of -T, or after 10 s if that comes first, in trace mode too
 my $pm = $node->{_pid};
+my @tconn = grep { !/^--source/ } @conn;
+for my $case ([ 'hung postmaster', 3 + 2, @conn, '-T', '3' ],
+	[ 'hung postmaster, --trace', 3 + 2, @tconn, '--trace=1', '-T', '3' ],
+	[ 'hung postmaster, --trace without -T', 10 + 3, @tconn, '--trace=1' ])
+{
+	my ($what, $limit, @args) = @$case;
+	kill 'STOP', $pm;
+	$t0 = time;
+	my ($rc, $o, $e) = eval { run_tool([ $bin, @args ], timeout => 30) };
+	$took = time - $t0;
+	kill 'CONT', $pm;
+	is($rc, 1, "$what: exit 1") or diag($@ || $e);
+	cmp_ok($took, '<', $limit, "$what: gave up in time ($took s)");
+	like($e, qr/^pgtempo-waits: error: no answer from the server while connecting: timeout expired$/m,
+		"$what: says why");
+}
+
+# our backend goes while the postmaster hangs: reconnecting gives up at the
+# end of -T too, and what was gathered before is written out
+my $hs = time;
+($h, $out, $err) = start_sampler('-T', '4', "--log=$dir/hungpm.jsonl");
+ok(wait_for_log("$dir/hungpm.jsonl"), 'hung postmaster, reconnecting: sampling started');
+$bpid = sampler_backend();
 kill 'STOP', $pm;
-$t0 = time;
-my ($rc, $o, $e) = run_tool([ $bin, @conn, '-T', '2' ]);
-$took = time - $t0;
+kill 'TERM', $bpid;
+$h->finish;
+$took = time - $hs;
 kill 'CONT', $pm;
-is($rc, 1, 'hung postmaster: exit 1');
-cmp_ok($took, '<', 10 + 3, "hung postmaster: gave up in time ($took s)");
-like($e, qr/^pgtempo-waits: error: .*timeout expired/m, 'hung postmaster: says why');
+is($h->result(0), 2, 'hung postmaster, reconnecting: exit 2') or diag($$err);
+cmp_ok($took, '<', 4 + 2, "hung postmaster, reconnecting: -T 4 held ($took s)");
+like($$err, qr/^pgtempo-waits: detail: The last attempt to connect failed: no answer from the server while connecting: timeout expired$/m,
+	'hung postmaster, reconnecting: says why');
+$r = decode_json($$out);
+cmp_ok($r->{health}{samples}, '>', 0, 'hung postmaster, reconnecting: what was gathered is reported');
+is($r->{gave_up}, JSON::PP::true, 'hung postmaster, reconnecting: the run was cut short');
+same_health('hung postmaster, reconnecting', $r, last_health("$dir/hungpm.jsonl"));
 
 # ---------------------------------------------------------------- the server does not come back
 

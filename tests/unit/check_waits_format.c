@@ -1,7 +1,8 @@
 /*
- * check_waits_format.c — the records pgtempo-waits writes: timestamps,
- * CSV and COPY escaping, raw and interval lines in CSV, JSON Lines and
- * COPY, health and gap records, folded stacks.
+ * check_waits_format.c — the records pgtempo-waits writes: timestamps
+ * (UTC, and local as --trace writes them), CSV and COPY escaping, raw and
+ * interval lines in CSV, JSON Lines and COPY, health and gap records,
+ * folded stacks.
  */
 #include "config.h"
 
@@ -9,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "strpool.h"
 #include "unit.h"
@@ -59,6 +61,35 @@ START_TEST(timestamps)
 	ck_assert_str_eq(buf, "1 s");
 	format_seconds(buf, 0.00025);
 	ck_assert_str_eq(buf, "250 us");
+}
+END_TEST
+
+/* --trace's local timestamps: the offset's minutes and seconds only when it has some. */
+START_TEST(local_timestamps)
+{
+	static const struct
+	{
+		const char *tz;
+		int64_t		us;
+		const char *want;
+	}			cases[] = {
+		{"UTC", INT64_C(1700000000123456), "2023-11-14 22:13:20.123456+00"},
+		{"UTC", 0, "1970-01-01 00:00:00.000000+00"},
+		{"Asia/Kolkata", INT64_C(1700000000000001), "2023-11-15 03:43:20.000001+05:30"},
+		{"America/New_York", INT64_C(1700000000000000), "2023-11-14 17:13:20.000000-05"},
+		/* local mean time before 1883: an offset with seconds */
+		{"America/New_York", INT64_C(-3000000000000000), "1874-12-07 13:43:58.000000-04:56:02"},
+	};
+	char		buf[FORMAT_LOCAL_TS_LEN];
+
+	/* TZ is left set: every other case here formats in UTC whatever it says */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		setenv("TZ", cases[i].tz, 1);
+		tzset();
+		format_local_ts(buf, sizeof(buf), cases[i].us);
+		ck_assert_str_eq(buf, cases[i].want);
+	}
 }
 END_TEST
 
@@ -349,6 +380,7 @@ main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, timestamps);
+	tcase_add_test(tc, local_timestamps);
 	tcase_add_test(tc, field_escaping);
 	tcase_add_test(tc, sample_csv);
 	tcase_add_test(tc, sample_jsonl);
