@@ -11,6 +11,9 @@
 #   PROVE_FLAGS         extra options for prove, e.g. PROVE_FLAGS=-v
 #   PGTEMPO_TEST_USER   user that runs the tests when run as root
 #                       (default: pgtempo-test, created if missing)
+#   PGTEMPO_ALIASES     "NAME=BINARY ...": each built BINARY is also found in
+#                       PATH, ahead of PostgreSQL's, as NAME (tools/pgtests.sh
+#                       runs PostgreSQL's own tests this way: pgbench=pgtempo-bench)
 #
 # PostgreSQL refuses to run as root.  As root, the tests, tests/lib and the
 # built binaries are copied into a fresh directory owned by an unprivileged
@@ -224,6 +227,15 @@ export PGTEMPO_SRCDIR="$run_srcdir"
 export PGTEMPO_BINDIR="$run_builddir"
 export PG_REGRESS="$pgregress"
 export PATH="$pgbin:$PATH"
+if [ -n "${PGTEMPO_ALIASES:-}" ]; then
+	aliases=$run_builddir/aliases
+	mkdir -p "$aliases" || die "could not create $aliases"
+	for a in $PGTEMPO_ALIASES; do
+		[ -f "$run_builddir/${a#*=}" ] || die "PGTEMPO_ALIASES: no built ${a#*=} for ${a%%=*}"
+		ln -sf "$run_builddir/${a#*=}" "$aliases/${a%%=*}" || die "could not create $aliases/${a%%=*}"
+	done
+	PATH="$aliases:$PATH"
+fi
 
 cd "$run_srcdir" || die "could not enter $run_srcdir"
 # PROVE_FLAGS is split into words on purpose.

@@ -31,7 +31,7 @@ typedef enum resp
 static void
 fill_params(client *c, const command *cmd)
 {
-	for (int i = 0; i < cmd->nrefs; i++)
+	for (int i = 0; i < cmd->nparams; i++)
 	{
 		const sql_param *p = &cmd->params[i];
 		var		   *v = vars_lookup(c->ec.vars, p->name);

@@ -35,19 +35,11 @@ print_sql(FILE *out, const bench_settings *s, exec_client *c, const command *cmd
 	else
 	{
 		strbuf_puts(&sql, cmd->sql_numbered);
-		for (int i = 0; i < cmd->nrefs; i++)
+		for (int i = 0; i < cmd->nparams; i++)
 		{
 			const sql_param *p = &cmd->params[i];
-			var		   *v;
-			bool		first = true;
+			var		   *v = vars_lookup(c->vars, p->name);
 
-			/* each $n once, in number order */
-			for (int j = 0; j < i; j++)
-				if (cmd->params[j].number == p->number)
-					first = false;
-			if (!first)
-				continue;
-			v = vars_lookup(c->vars, p->name);
 			fprintf(out, "-- $%d = %s%s%s\n", p->number, v ? "'" : "",
 					v ? vars_get_string(c->vars, v) : "NULL", v ? "'" : "");
 		}

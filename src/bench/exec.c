@@ -356,7 +356,7 @@ exec_sql_text(strbuf *out, const exec_client *c, const command *cmd)
 {
 	int			pos = 0;
 
-	for (int i = 0; i < cmd->nrefs; i++)
+	for (int i = 0; i < cmd->nparams; i++)
 	{
 		const sql_param *p = &cmd->params[i];
 		var		   *v = vars_lookup(c->vars, p->name);

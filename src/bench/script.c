@@ -136,7 +136,7 @@ script_command_free(command *c)
 	free(c->first_line);
 	free(c->sql);
 	free(c->sql_numbered);
-	for (int i = 0; i < c->nrefs; i++)
+	for (int i = 0; i < c->nparams; i++)
 		free(c->params[i].name);
 	free(c->params);
 	free(c->varprefix);

@@ -82,8 +82,7 @@ typedef struct command
 	char	   *sql;			/* the text as written (with :variables) */
 	char	   *sql_numbered;	/* :variables replaced by $1, $2, ... */
 	sql_param  *params;
-	int			nparams;		/* distinct from nrefs: a variable used twice is one $n */
-	int			nrefs;			/* entries in params[] (every occurrence) */
+	int			nparams;		/* entries in params[]: one per occurrence, as in pgbench */
 	char	   *varprefix;		/* META_GSET / META_ASET: prefix, "" for none */
 	int			nqueries;		/* queries in a compound (\;) command */
 
@@ -116,7 +115,7 @@ void		script_free(script *s);
 /*
  * The check pgbench makes after loading all scripts when -M is extended
  * or prepared: at most SCRIPT_MAX_PARAMS parameters in a SQL command
- * (here: distinct variables, since a variable used twice is one $n).
+ * (every occurrence of a variable is one).
  * Prints "statement has too many arguments (maximum is 255): SQL" and
  * returns false otherwise.
  */

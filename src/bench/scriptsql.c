@@ -494,8 +494,10 @@ skip_sql_comments(const char *sql)
 
 /*
  * Find the :variables of a SQL command the way pgbench does (anywhere in
- * the text, quotes and comments included; "::" is not one), record every
- * occurrence and number the distinct names $1, $2, ... in sql_numbered.
+ * the text, quotes and comments included; "::" is not one) and number
+ * them $1, $2, ... in sql_numbered in order of appearance.  As in pgbench,
+ * a variable used twice is two parameters: the server infers each one's
+ * type from its own place ("select :a = 1, :a = 'x'" works).
  */
 static void
 find_params(command *c)
@@ -510,7 +512,6 @@ find_params(command *c)
 	while ((s = strchr(s, ':')) != NULL)
 	{
 		int			len = 1;
-		int			number = 0;
 		sql_param  *prm;
 
 		if (!is_ident_start(s[1]))
@@ -522,28 +523,19 @@ find_params(command *c)
 		while (s[len] != '\0' && is_var_char(s[len]))
 			len++;
 
-		if (c->nrefs == cap)
+		if (c->nparams == cap)
 		{
 			cap = cap == 0 ? 8 : cap * 2;
 			c->params = xrealloc(c->params, cap * sizeof(sql_param));
 		}
-		prm = &c->params[c->nrefs];
+		prm = &c->params[c->nparams];
 		prm->name = xstrndup(s + 1, len - 1);
 		prm->start = (int) (s - sql);
 		prm->len = len;
-		for (int i = 0; i < c->nrefs; i++)
-			if (strcmp(c->params[i].name, prm->name) == 0)
-			{
-				number = c->params[i].number;
-				break;
-			}
-		if (number == 0)
-			number = ++c->nparams;
-		prm->number = number;
-		c->nrefs++;
+		prm->number = ++c->nparams;
 
 		strbuf_append(&numbered, sql + done, prm->start - done);
-		strbuf_printf(&numbered, "$%d", number);
+		strbuf_printf(&numbered, "$%d", prm->number);
 		done = prm->start + len;
 		s += len;
 	}

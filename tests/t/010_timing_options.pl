@@ -37,28 +37,31 @@ for my $opt ('-V', '--version')
 
 # ---------------------------------------------------------------- usage errors
 
+# -d and -c keep pg_test_timing's own words (PostgreSQL 15 to 19), without
+# "error:": PostgreSQL's tests of pg_test_timing look for them.
 my @errors = (
-	[ [ '-d', '0' ],    "-d/--duration must be in range 1..4294967295" ],
-	[ [ '-d', 'x' ],    qq{invalid value "x" for option -d/--duration} ],
-	[ [ '-d', '-1' ],   "-d/--duration must be in range 1..4294967295" ],
-	[ [ '-d', '1.5' ],  qq{invalid value "1.5" for option -d/--duration} ],
-	[ [ '-d', '4294967296' ], "-d/--duration must be in range 1..4294967295" ],
-	[ [ '--duration=' ], qq{invalid value "" for option -d/--duration} ],
-	[ [ '-c', '101' ],  "-c/--cutoff must be in range 0..100" ],
-	[ [ '-c', '-0.5' ], "-c/--cutoff must be in range 0..100" ],
-	[ [ '--cutoff=abc' ], qq{invalid value "abc" for option -c/--cutoff} ],
+	[ [ '-d', '0' ],    "--duration must be in range 1..4294967295" ],
+	[ [ '-d', 'x' ],    "invalid argument for option --duration" ],
+	[ [ '-d', '-1' ],   "invalid argument for option --duration" ],
+	[ [ '-d', '1.5' ],  "invalid argument for option --duration" ],
+	[ [ '-d', '4294967296' ], "invalid argument for option --duration" ],
+	[ [ '--duration=' ], "invalid argument for option --duration" ],
+	[ [ '-c', '101' ],  "--cutoff must be in range 0..100" ],
+	[ [ '-c', '-0.5' ], "--cutoff must be in range 0..100" ],
+	[ [ '--cutoff=abc' ], "invalid argument for option --cutoff" ],
+	[ [ '--cutoff=nan' ], "invalid argument for option --cutoff" ],
 	[ [ '--histogram=ms' ],
-		qq{invalid value "ms" for option --histogram: must be us or ns} ],
+		qq{error: invalid value "ms" for option --histogram: must be us or ns} ],
 	[ [ '--clock=tsc' ],
-		qq{invalid value "tsc" for option --clock: must be system, rdtsc, rdtscp, all, or a comma-separated list of them} ],
+		qq{error: invalid value "tsc" for option --clock: must be system, rdtsc, rdtscp, all, or a comma-separated list of them} ],
 	[ [ '--clock=system,,' ],
-		qq{invalid value "system,," for option --clock: must be system, rdtsc, rdtscp, all, or a comma-separated list of them} ],
-	[ [ 'extra' ],      qq{too many command-line arguments (first is "extra")} ],
-	[ [ '-d', '1', 'a', 'b' ], qq{too many command-line arguments (first is "a")} ],
-	[ [ '-x' ],         "invalid option -- 'x'" ],
-	[ [ '--bogus' ],    qq{unrecognized option "--bogus"} ],
-	[ [ '-d' ],         "option requires an argument -- 'd'" ],
-	[ [ '--clock' ],    qq{option "--clock" requires an argument} ],);
+		qq{error: invalid value "system,," for option --clock: must be system, rdtsc, rdtscp, all, or a comma-separated list of them} ],
+	[ [ 'extra' ],      qq{error: too many command-line arguments (first is "extra")} ],
+	[ [ '-d', '1', 'a', 'b' ], qq{error: too many command-line arguments (first is "a")} ],
+	[ [ '-x' ],         "error: invalid option -- 'x'" ],
+	[ [ '--bogus' ],    qq{error: unrecognized option "--bogus"} ],
+	[ [ '-d' ],         "error: option requires an argument -- 'd'" ],
+	[ [ '--clock' ],    qq{error: option "--clock" requires an argument} ],);
 
 for my $case (@errors)
 {
@@ -66,7 +69,7 @@ for my $case (@errors)
 	my ($rc, $out, $err) = run_tool([ $bin, @$args ]);
 	is($rc,  1,  "@$args: exit 1");
 	is($out, '', "@$args: nothing on stdout");
-	is($err, "pg_test_timing: error: $msg\n$try", "@$args: message");
+	is($err, "pg_test_timing: $msg\n$try", "@$args: message");
 }
 
 # Valid spellings are accepted (checked by a quick run with the fake clock,
@@ -85,7 +88,7 @@ for my $args ([ '-d', ' 1 ' ], [ '--duration=1' ], [ '-c', '50' ],
 SKIP:
 {
 	my $ref = pg_reference('pg_test_timing');
-	skip 'the system pg_test_timing is not installed', 8 unless $ref;
+	skip 'the system pg_test_timing is not installed', 16 unless $ref;
 	# Both refuse the same bad input, and both say so on stderr only.
 	for my $args ([ '-d', '0' ], [ '-d', 'x' ], [ 'extra' ], [ '-x' ])
 	{
@@ -93,6 +96,17 @@ SKIP:
 		my ($or, $oout) = run_tool([ $bin, @$args ]);
 		is($or, $rr, "@$args: same exit status as PostgreSQL's ($rr)");
 		is($oout, $rout, "@$args: same (empty) stdout");
+	}
+	# A bad -d is reported in the same words: the first line is the same.
+	for my $args ([ '-d', '0' ], [ '-d', 'x' ], [ '-d', '-1' ],
+		[ '--duration', '4294967296' ])
+	{
+		my (undef, undef, $rerr) = run_tool([ $ref, @$args ]);
+		my (undef, undef, $oerr) = run_tool([ $bin, @$args ]);
+		my ($rline) = split /\n/, $rerr;
+		my ($oline) = split /\n/, $oerr;
+		is($oline, $rline, "@$args: the message is PostgreSQL's");
+		like($rline, qr/^pg_test_timing: /, "@$args: PostgreSQL's message is what we think");
 	}
 }
 

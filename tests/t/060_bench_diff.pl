@@ -221,6 +221,45 @@ for my $case (@load_errors)
 	is($or, $rr, "load error $n: same exit status ($rr)");
 }
 
+# ---------------------------------------------------------------- :variables as parameters
+
+# With -M extended or prepared, every :variable in a SQL command is a
+# parameter of its own ($1, $2, ... in order), even a name used twice:
+# the server infers each one's type from its own place, so :a = 1 and
+# :a = 'x' work together, and the same text reaches the server.
+{
+	my $twice = write_script('twice.sql', "\\set a 1\nSELECT :a = 1 AS x, :a = 'x' AS y;\n");
+	for my $mode ('extended', 'prepared')
+	{
+		my %sent;
+		for my $tool ([ pgbench => $ref ], [ ours => $ours ])
+		{
+			my $logstart = -s $node->logfile;
+			my ($rc, undef, $err) = run_tool([ $tool->[1], '-n', '-t', '1', '-M', $mode,
+					'-f', $twice, $node->connstr('postgres') ]);
+			is($rc, 0, "a variable used twice, -M $mode: $tool->[0] ran it");
+			is($err, '', "a variable used twice, -M $mode: $tool->[0] printed no error");
+			open my $lf, '<', $node->logfile or die;
+			seek $lf, $logstart, 0;
+			$sent{ $tool->[0] } = join "\n", map { /LOG:  execute [^:]*: (.*)$/ ? $1 : () } <$lf>;
+			close $lf;
+		}
+		like($sent{pgbench}, qr/\$1 = 1 AS x, \$2 = 'x'/, "-M $mode: pgbench sent \$1 and \$2");
+		is($sent{ours}, $sent{pgbench}, "-M $mode: the same statement as pgbench");
+	}
+
+	# And so 256 uses of one variable are too many, as for pgbench.
+	my $many = write_script('many.sql', 'SELECT ' . join(' + ', (':a') x 256) . ";\n");
+	my ($rr, undef, $rerr) =
+	  run_tool([ $ref, '-n', '-t', '1', '-M', 'prepared', '-Da=1', '-f', $many, $node->connstr('postgres') ]);
+	my ($or, $oout, $oerr) =
+	  run_tool([ $ours, '-n', '-t', '1', '-M', 'prepared', '-Da=1', '-f', $many, $node->connstr('postgres') ]);
+	is($or, $rr, "256 uses of one variable: same exit status as pgbench ($rr)");
+	is($oout, '', '256 uses of one variable: no report');
+	s/^(pgbench|pgtempo-bench): /PROG: / for $rerr, $oerr;
+	is($oerr, $rerr, '256 uses of one variable: the same message as pgbench');
+}
+
 # ---------------------------------------------------------------- the built-in scripts' SQL
 
 # pgbench sends its statements to the server, which logs them; the dry run

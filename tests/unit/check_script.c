@@ -131,12 +131,12 @@ render(const script *s)
 				strbuf_putc(&sb, ' ');
 			}
 			put_text(&sb, c->sql);
-			if (c->nrefs > 0)
+			if (c->nparams > 0)
 			{
 				strbuf_puts(&sb, " => ");
 				put_text(&sb, c->sql_numbered);
 				strbuf_puts(&sb, " {");
-				for (int j = 0; j < c->nrefs; j++)
+				for (int j = 0; j < c->nparams; j++)
 					strbuf_printf(&sb, "%s%s@%d+%d=$%d", j > 0 ? " " : "", c->params[j].name,
 								  c->params[j].start, c->params[j].len, c->params[j].number);
 				strbuf_putc(&sb, '}');
@@ -307,7 +307,7 @@ static const struct
 	 "0 sql L1 q1 <select :a;> => <select $1;> {a@7+2=$1}\n"},
 	{"select ':a' /* :a */, :a::text, :a, :b -- :a\n"
 	 ";",
-	 "0 sql L1 q1 <select ':a' /* :a */, :a::text, :a, :b -- :a^J;> => <select '$1' /* $1 */, $1::text, $1, $2 -- $1^J;> {a@8+2=$1 a@15+2=$1 a@22+2=$1 a@32+2=$1 b@36+2=$2 a@42+2=$1} # <select ':a' /* :a */, :a::text, :a, :b -- :a>\n"},
+	 "0 sql L1 q1 <select ':a' /* :a */, :a::text, :a, :b -- :a^J;> => <select '$1' /* $2 */, $3::text, $4, $5 -- $6^J;> {a@8+2=$1 a@15+2=$2 a@22+2=$3 a@32+2=$4 b@36+2=$5 a@42+2=$6} # <select ':a' /* :a */, :a::text, :a, :b -- :a>\n"},
 	{"select :1, ::x, :::y, :_x1, :a:b, :\xc3""\xa9"", :A9$;",
 	 "0 sql L1 q1 <select :1, ::x, :::y, :_x1, :a:b, :\xc3""\xa9"", :A9$;> => <select :1, ::x, :::y, $1, $2$3, $4, $5$;> {_x1@22+4=$1 a@28+2=$2 b@30+2=$3 \xc3""\xa9""@34+3=$4 A9@39+3=$5}\n"},
 	{"select 1 -- c;\r+ 2;\n"
@@ -792,9 +792,8 @@ START_TEST(test_max_words)
 END_TEST
 
 /*
- * -M extended and prepared: at most 255 parameters.  pgbench counts each
- * occurrence; here a variable used twice is one $n, so only distinct
- * names count.
+ * -M extended and prepared: at most 255 parameters, and as in pgbench each
+ * occurrence of a variable is one.
  */
 START_TEST(test_check_params)
 {
@@ -807,15 +806,14 @@ START_TEST(test_check_params)
 
 	strbuf_init(&text);
 	strbuf_puts(&text, "select :v1");
-	for (int i = 2; i <= SCRIPT_MAX_PARAMS; i++)
+	for (int i = 2; i < SCRIPT_MAX_PARAMS; i++)
 		strbuf_printf(&text, ", :v%d", i);
 	strbuf_puts(&text, ", :v1;\n");
 	s = parse_caught(text.data, &err);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(s->commands[0]->nparams, 255);
-	ck_assert_int_eq(s->commands[0]->nrefs, 256);
-	ck_assert_int_eq(s->commands[0]->params[255].number, 1);
-	ck_assert_ptr_nonnull(strstr(s->commands[0]->sql_numbered, ", $255, $1;"));
+	ck_assert_int_eq(s->commands[0]->params[254].number, 255);
+	ck_assert_ptr_nonnull(strstr(s->commands[0]->sql_numbered, ", $254, $255;"));
 	capture_begin(&c);
 	ck_assert(script_check_params(s));
 	got = capture_end(&c);
@@ -824,10 +822,10 @@ START_TEST(test_check_params)
 	script_free(s);
 	free(err);
 
-	/* a 256th name */
+	/* a 256th occurrence, of a name already used */
 	text.len -= 2;
 	text.data[text.len] = '\0';
-	strbuf_puts(&text, ", :v256;\n");
+	strbuf_puts(&text, ", :v2;\n");
 	s = parse_caught(text.data, &err);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(s->commands[0]->nparams, 256);
@@ -843,23 +841,26 @@ START_TEST(test_check_params)
 	script_free(s);
 	free(err);
 
-	/* one variable 300 times is one parameter */
+	/* one variable 300 times is 300 parameters, too many */
 	strbuf_reset(&text);
 	strbuf_puts(&text, "select :a");
 	for (int i = 1; i < 300; i++)
 		strbuf_puts(&text, " + :a");
 	s = parse_caught(text.data, &err);
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(s->commands[0]->nparams, 1);
-	ck_assert_int_eq(s->commands[0]->nrefs, 300);
-	ck_assert(script_check_params(s));
+	ck_assert_int_eq(s->commands[0]->nparams, 300);
+	capture_begin(&c);
+	ck_assert(!script_check_params(s));
+	got = capture_end(&c);
+	ck_assert_ptr_nonnull(strstr(got, "statement has too many arguments (maximum is 255)"));
+	free(got);
 	script_free(s);
 	free(err);
 	strbuf_free(&text);
 }
 END_TEST
 
-/* Each occurrence of a variable, and the $n of its name. */
+/* Each occurrence of a variable, and its own $n. */
 START_TEST(test_param_positions)
 {
 	char	   *err;
@@ -868,23 +869,20 @@ START_TEST(test_param_positions)
 
 	ck_assert_ptr_nonnull(s);
 	c = s->commands[0];
-	ck_assert_int_eq(c->nrefs, 5);
-	ck_assert_int_eq(c->nparams, 3);
+	ck_assert_int_eq(c->nparams, 5);
 	ck_assert_str_eq(c->params[0].name, "aid");
 	ck_assert_int_eq(c->params[0].start, 7);
 	ck_assert_int_eq(c->params[0].len, 4);
-	ck_assert_int_eq(c->params[0].number, 1);
 	ck_assert_int_eq(c->params[1].start, 14);
-	ck_assert_int_eq(c->params[1].number, 1);
+	ck_assert_str_eq(c->params[1].name, "aid");
 	ck_assert_str_eq(c->params[2].name, "bid");
-	ck_assert_int_eq(c->params[2].number, 2);
 	ck_assert_int_eq(c->params[3].start, 28);
-	ck_assert_int_eq(c->params[3].number, 1);
 	ck_assert_str_eq(c->params[4].name, "c");
-	ck_assert_int_eq(c->params[4].number, 3);
-	for (int i = 0; i < c->nrefs; i++)
+	for (int i = 0; i < c->nparams; i++)
+		ck_assert_int_eq(c->params[i].number, i + 1);
+	for (int i = 0; i < c->nparams; i++)
 		ck_assert_int_eq(c->sql[c->params[i].start], ':');
-	ck_assert_str_eq(c->sql_numbered, "select $1, '$1', $2,\n $1::int -- $3\n;");
+	ck_assert_str_eq(c->sql_numbered, "select $1, '$2', $3,\n $4::int -- $5\n;");
 	ck_assert_str_eq(c->first_line, "select :aid, ':aid', :bid,");
 	ck_assert_int_eq(c->argc, 0);
 	ck_assert_ptr_null(c->varprefix);
