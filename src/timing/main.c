@@ -87,21 +87,24 @@ parse_clocks(const char *arg, timing_settings *s)
 
 /*
  * -d and -c are pg_test_timing's own options since PostgreSQL 15 (-c since
- * 19), and their errors keep its exact words, without "error:", so that
- * whatever checks its messages (PostgreSQL's own tests do) finds them:
- * anything that is not a number in range of the type is an "invalid
- * argument", a number outside the allowed range is "must be in range".
+ * 19).  A bad value gets our usual error line, naming the value, and then
+ * pg_test_timing's own words, without "error:", so that whatever checks its
+ * messages (PostgreSQL's own tests do) finds them: anything that is not a
+ * number in range of the type is an "invalid argument", a number outside the
+ * allowed range "must be in range".
  */
 static opt_status
-bad_argument(const opt_def *def)
+bad_argument(const opt_def *def, const char *arg)
 {
+	msg_error("invalid value \"%s\" for option %s", arg, def->label);
 	msg_info("invalid argument for option --%s", def->name);
 	return OPT_ERROR;
 }
 
 static opt_status
-out_of_range(const opt_def *def)
+out_of_range(const opt_def *def, const char *arg)
 {
+	msg_error("invalid value \"%s\" for option %s", arg, def->label);
 	msg_info("--%s must be in range %lld..%lld", def->name,
 			 (long long) def->min, (long long) def->max);
 	return OPT_ERROR;
@@ -113,9 +116,9 @@ handle_duration(const opt_def *def, void *ctx, const char *arg)
 	int64_t		v;
 
 	if (!parse_int64(arg, def->label, 0, UINT_MAX, &v, NULL))
-		return bad_argument(def);
+		return bad_argument(def, arg);
 	if (v < def->min || v > def->max)
-		return out_of_range(def);
+		return out_of_range(def, arg);
 	((timing_settings *) ctx)->duration_s = (unsigned int) v;
 	return OPT_OK;
 }
@@ -126,9 +129,9 @@ handle_cutoff(const opt_def *def, void *ctx, const char *arg)
 	double		v;
 
 	if (!parse_double(arg, def->label, -DBL_MAX, DBL_MAX, &v, NULL))
-		return bad_argument(def);
+		return bad_argument(def, arg);
 	if (v < (double) def->min || v > (double) def->max)
-		return out_of_range(def);
+		return out_of_range(def, arg);
 	((timing_settings *) ctx)->cutoff = v;
 	return OPT_OK;
 }

@@ -37,19 +37,24 @@ for my $opt ('-V', '--version')
 
 # ---------------------------------------------------------------- usage errors
 
-# -d and -c keep pg_test_timing's own words (PostgreSQL 15 to 19), without
-# "error:": PostgreSQL's tests of pg_test_timing look for them.
+# A bad -d or -c gets our error line naming the value, then pg_test_timing's
+# own words (PostgreSQL 15 to 19), which PostgreSQL's tests look for.
+sub pg_words
+{
+	my ($arg, $label, $words) = @_;
+	return qq{error: invalid value "$arg" for option $label\npg_test_timing: $words};
+}
 my @errors = (
-	[ [ '-d', '0' ],    "--duration must be in range 1..4294967295" ],
-	[ [ '-d', 'x' ],    "invalid argument for option --duration" ],
-	[ [ '-d', '-1' ],   "invalid argument for option --duration" ],
-	[ [ '-d', '1.5' ],  "invalid argument for option --duration" ],
-	[ [ '-d', '4294967296' ], "invalid argument for option --duration" ],
-	[ [ '--duration=' ], "invalid argument for option --duration" ],
-	[ [ '-c', '101' ],  "--cutoff must be in range 0..100" ],
-	[ [ '-c', '-0.5' ], "--cutoff must be in range 0..100" ],
-	[ [ '--cutoff=abc' ], "invalid argument for option --cutoff" ],
-	[ [ '--cutoff=nan' ], "invalid argument for option --cutoff" ],
+	[ [ '-d', '0' ], pg_words('0', '-d/--duration', "--duration must be in range 1..4294967295") ],
+	[ [ '-d', 'x' ], pg_words('x', '-d/--duration', "invalid argument for option --duration") ],
+	[ [ '-d', '-1' ], pg_words('-1', '-d/--duration', "invalid argument for option --duration") ],
+	[ [ '-d', '1.5' ], pg_words('1.5', '-d/--duration', "invalid argument for option --duration") ],
+	[ [ '-d', '4294967296' ], pg_words('4294967296', '-d/--duration', "invalid argument for option --duration") ],
+	[ [ '--duration=' ], pg_words('', '-d/--duration', "invalid argument for option --duration") ],
+	[ [ '-c', '101' ], pg_words('101', '-c/--cutoff', "--cutoff must be in range 0..100") ],
+	[ [ '-c', '-0.5' ], pg_words('-0.5', '-c/--cutoff', "--cutoff must be in range 0..100") ],
+	[ [ '--cutoff=abc' ], pg_words('abc', '-c/--cutoff', "invalid argument for option --cutoff") ],
+	[ [ '--cutoff=nan' ], pg_words('nan', '-c/--cutoff', "invalid argument for option --cutoff") ],
 	[ [ '--histogram=ms' ],
 		qq{error: invalid value "ms" for option --histogram: must be us or ns} ],
 	[ [ '--clock=tsc' ],
@@ -97,14 +102,15 @@ SKIP:
 		is($or, $rr, "@$args: same exit status as PostgreSQL's ($rr)");
 		is($oout, $rout, "@$args: same (empty) stdout");
 	}
-	# A bad -d is reported in the same words: the first line is the same.
+	# A bad -d is reported in the same words: PostgreSQL's one line is our
+	# second, after our error line.
 	for my $args ([ '-d', '0' ], [ '-d', 'x' ], [ '-d', '-1' ],
 		[ '--duration', '4294967296' ])
 	{
 		my (undef, undef, $rerr) = run_tool([ $ref, @$args ]);
 		my (undef, undef, $oerr) = run_tool([ $bin, @$args ]);
 		my ($rline) = split /\n/, $rerr;
-		my ($oline) = split /\n/, $oerr;
+		my (undef, $oline) = split /\n/, $oerr;
 		is($oline, $rline, "@$args: the message is PostgreSQL's");
 		like($rline, qr/^pg_test_timing: /, "@$args: PostgreSQL's message is what we think");
 	}
