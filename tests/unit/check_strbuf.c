@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -325,6 +329,107 @@ START_TEST(test_check_writable)
 }
 END_TEST
 
+/* The whole text of path ("" if it cannot be read). */
+static char *
+slurp(const char *path)
+{
+	FILE	   *f = fopen(path, "r");
+	strbuf		sb;
+	char		buf[4096];
+	size_t		n;
+
+	strbuf_init(&sb);
+	if (f == NULL)
+		return strbuf_detach(&sb);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_append(&sb, buf, n);
+	fclose(f);
+	return strbuf_detach(&sb);
+}
+
+/* How many entries dir holds, . and .. aside. */
+static int
+count_entries(const char *dir)
+{
+	DIR		   *d = opendir(dir);
+	struct dirent *e;
+	int			n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * A write that fails half-way (a file size limit: EFBIG, as a full disk
+ * gives ENOSPC) leaves the file that was there as it was, or no file,
+ * and no temporary file; the error names the path and the reason.
+ */
+START_TEST(test_write_file_fails)
+{
+	char		dir[] = "/tmp/check_strbuf.XXXXXX";
+	char		path[64],
+				link[80],
+				fresh[80],
+				want[160];
+	char	   *cause = NULL;
+	char	   *text;
+	char		big[8192];
+	struct rlimit lim = {4096, 4096};
+	struct stat st;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	snprintf(fresh, sizeof(fresh), "%s/fresh.json", dir);
+	memset(big, 'x', sizeof(big));
+	ck_assert(strbuf_write_file(path, "old and complete\n", 17, &cause));
+	ck_assert_int_eq(chmod(path, 0640), 0);
+	ck_assert_int_eq(symlink("report.json", link), 0);
+
+	/* the limit is this process's: Check runs each test in a child */
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ck_assert(!strbuf_write_file(path, big, sizeof(big), &cause));
+	snprintf(want, sizeof(want), "could not write to file \"%s\": %s", path, strerror(EFBIG));
+	ck_assert_str_eq(cause, want);
+	free(cause);
+	text = slurp(path);
+	ck_assert_str_eq(text, "old and complete\n");
+	free(text);
+	/* through a symbolic link: the file it points to is kept, the link stays */
+	ck_assert(!strbuf_write_file(link, big, sizeof(big), &cause));
+	free(cause);
+	text = slurp(path);
+	ck_assert_str_eq(text, "old and complete\n");
+	free(text);
+	ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	/* a new file is not left half-written */
+	ck_assert(!strbuf_write_file(fresh, big, sizeof(big), &cause));
+	free(cause);
+	ck_assert_int_eq(access(fresh, F_OK), -1);
+	ck_assert_int_eq(count_entries(dir), 2);
+
+	/* within the limit: replaced whole, its mode kept, the link still a link */
+	ck_assert(strbuf_write_file(link, "new\n", 4, &cause));
+	text = slurp(path);
+	ck_assert_str_eq(text, "new\n");
+	free(text);
+	ck_assert(stat(path, &st) == 0 && (st.st_mode & 07777) == 0640);
+	ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	ck_assert_int_eq(count_entries(dir), 2);
+
+	/* a device is written straight into */
+	ck_assert(strbuf_write_file("/dev/null", big, 100, &cause));
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *
 strbuf_suite(void)
 {
@@ -358,6 +463,7 @@ strbuf_suite(void)
 
 	tc = tcase_create("files");
 	tcase_add_test(tc, test_check_writable);
+	tcase_add_test(tc, test_write_file_fails);
 	suite_add_tcase(s, tc);
 
 	return s;
