@@ -33,6 +33,15 @@ char	   *strbuf_detach(strbuf *sb);
  * Write len bytes of text to the file path ("-": standard output),
  * checking every step, the close included.  Returns false with *cause
  * set (caller frees) on an error.
+ *
+ * A regular file (or the file a symbolic link points to) is replaced
+ * whole or not at all: the text goes to a temporary file in the same
+ * directory, renamed over path once written and closed; on an error it
+ * is removed, and a file that was there is left as it was.  A new file
+ * gets the mode fopen() gives (0666 less the umask), an existing one
+ * keeps its mode and owner.  Devices, FIFOs, files with other hard links
+ * and files in a directory we may not create in are written straight
+ * into, as they must be.
  */
 bool		strbuf_write_file(const char *path, const char *text, size_t len, char **cause);
 

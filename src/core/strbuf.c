@@ -10,11 +10,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pgtempo/msg.h"
@@ -152,18 +152,12 @@ strbuf_detach(strbuf *sb)
 	return s;
 }
 
-bool
-strbuf_write_file(const char *path, const char *text, size_t len, char **cause)
+/* Write text to f, checking every step, the close included: 0, or the first errno. */
+static int
+write_stream(FILE *f, const char *text, size_t len, bool close_it)
 {
-	bool		to_stdout = strcmp(path, "-") == 0;
-	FILE	   *f = to_stdout ? stdout : fopen(path, "w");
 	int			err = 0;
 
-	if (f == NULL)
-	{
-		*cause = xasprintf("could not open file \"%s\" for writing: %s", path, strerror(errno));
-		return false;
-	}
 	/* the first error's errno; EIO if a stdio error left none */
 	errno = 0;
 	if (fwrite(text, 1, len, f) != len)
@@ -172,17 +166,155 @@ strbuf_write_file(const char *path, const char *text, size_t len, char **cause)
 	if ((fflush(f) != 0 || ferror(f)) && err == 0)
 		err = errno != 0 ? errno : EIO;
 	errno = 0;
-	if (!to_stdout && fclose(f) != 0 && err == 0)
+	if (close_it && fclose(f) != 0 && err == 0)
 		err = errno != 0 ? errno : EIO;
-	if (err != 0)
+	return err;
+}
+
+/* Straight into path, as a device, a FIFO or a file we cannot replace need. */
+static bool
+write_direct(const char *path, const char *text, size_t len, char **cause)
+{
+	FILE	   *f = fopen(path, "w");
+	int			err;
+
+	if (f == NULL)
 	{
-		if (to_stdout)
-			*cause = xasprintf("could not write to standard output: %s", strerror(err));
-		else
-			*cause = xasprintf("could not write to file \"%s\": %s", path, strerror(err));
+		*cause = xasprintf("could not open file \"%s\" for writing: %s", path, strerror(errno));
+		return false;
+	}
+	if ((err = write_stream(f, text, len, true)) != 0)
+	{
+		*cause = xasprintf("could not write to file \"%s\": %s", path, strerror(err));
 		return false;
 	}
 	return true;
+}
+
+/*
+ * The file that a new one replaces for path (allocated), *st its status
+ * if it exists: path itself, or the file a symbolic link points to (the
+ * link stays).  NULL when path is to be written straight into: a device,
+ * a FIFO, a file with other hard links (they would keep the old text), a
+ * dangling link, or a path we cannot look at (the open says why).
+ */
+static char *
+replace_target(const char *path, struct stat *st, bool *exists)
+{
+	char	   *target;
+
+	*exists = false;
+	if (lstat(path, st) != 0)
+		return errno == ENOENT ? xstrdup(path) : NULL;
+	if (S_ISLNK(st->st_mode))
+	{
+		char	   *real = realpath(path, NULL);
+
+		if (real == NULL || stat(real, st) != 0)
+		{
+			free(real);
+			return NULL;
+		}
+		target = xstrdup(real);
+		free(real);
+	}
+	else
+		target = xstrdup(path);
+	if (!S_ISREG(st->st_mode) || st->st_nlink != 1)
+	{
+		free(target);
+		return NULL;
+	}
+	*exists = true;
+	return target;
+}
+
+/*
+ * A new file next to target, for this process alone (O_EXCL), created
+ * with the mode fopen() would give it (0666 less the umask); -1 with
+ * errno on failure.
+ */
+static int
+open_temp(const char *target, char **tmp)
+{
+	for (unsigned i = 0;; i++)
+	{
+		int			fd;
+
+		*tmp = xasprintf("%s.tmp%ld.%u", target, (long) getpid(), i);
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST || i == 99)
+			return fd;
+		free(*tmp);
+	}
+}
+
+/* Write text into the temporary file fd (closed here) and put it in target's place: 0 or errno. */
+static int
+replace_file(int fd, const char *tmp, const char *target, const struct stat *old, bool exists,
+			 const char *text, size_t len)
+{
+	FILE	   *f;
+	int			err;
+
+	/* an existing file's mode and owner stay (the owner only where we may give it) */
+	if (exists)
+	{
+		(void) fchmod(fd, old->st_mode & 07777);
+		if (old->st_uid != geteuid() || old->st_gid != getegid())
+			(void) fchown(fd, old->st_uid, old->st_gid);
+	}
+	if ((f = fdopen(fd, "w")) == NULL)
+	{
+		err = errno;
+		close(fd);
+	}
+	else
+		err = write_stream(f, text, len, true);
+	/* no fsync: this guards against a full disk or a failed write, not a crash */
+	if (err == 0 && rename(tmp, target) != 0)
+		err = errno;
+	if (err != 0)
+		(void) unlink(tmp);
+	return err;
+}
+
+bool
+strbuf_write_file(const char *path, const char *text, size_t len, char **cause)
+{
+	struct stat st;
+	bool		exists;
+	char	   *target;
+	char	   *tmp = NULL;
+	int			fd;
+	int			err = 0;
+
+	if (strcmp(path, "-") == 0)
+	{
+		if ((err = write_stream(stdout, text, len, false)) != 0)
+		{
+			*cause = xasprintf("could not write to standard output: %s", strerror(err));
+			return false;
+		}
+		return true;
+	}
+	if ((target = replace_target(path, &st, &exists)) == NULL)
+		return write_direct(path, text, len, cause);
+	fd = open_temp(target, &tmp);
+	if (fd < 0 && (errno == EACCES || errno == EPERM || errno == ENAMETOOLONG))
+	{
+		/* a directory we may not create in, a name too long for a suffix: as before */
+		free(tmp);
+		free(target);
+		return write_direct(path, text, len, cause);
+	}
+	if (fd < 0)
+		*cause = xasprintf("could not open file \"%s\" for writing: %s", path, strerror(errno));
+	else if ((err = replace_file(fd, tmp, target, &st, exists, text, len)) != 0)
+		*cause = xasprintf("could not write to file \"%s\": %s", path, strerror(err));
+	free(tmp);
+	free(target);
+	return fd >= 0 && err == 0;
 }
 
 bool

@@ -8,17 +8,14 @@
 
 #include "sink.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
-#include "logfile.h"
+#include "format.h"
 #include "waitschart.h"
 
 /* qsort order of strings. */
@@ -29,9 +26,8 @@ line_cmp(const void *a, const void *b)
 }
 
 /*
- * Write the folded stacks, sorted so equal profiles give equal files.  On
- * a write error the file keeps the whole lines that got out, and *cause
- * says how many did not.
+ * Write the folded stacks, sorted so equal profiles give equal files,
+ * whole or not at all (strbuf_write_file).
  */
 static bool
 folded_write(const char *path, const wprof *p, char **cause)
@@ -41,13 +37,9 @@ folded_write(const char *path, const wprof *p, char **cause)
 	};
 	wprof_groups g;
 	char	  **lines;
-	size_t	   *ends;
 	strbuf		out;
-	size_t		n = 0,
-				whole;
-	int			fd;
-	int			err;
-	bool		ok = true;
+	size_t		n = 0;
+	bool		ok;
 
 	wprof_group_by(p, dims, 4, 0, &g);
 	lines = xcalloc((size_t) g.n + 1, sizeof(char *));
@@ -66,41 +58,14 @@ folded_write(const char *path, const wprof *p, char **cause)
 	/* sorted, so the same profile always gives the same file */
 	qsort(lines, n, sizeof(char *), line_cmp);
 	strbuf_init(&out);
-	ends = xcalloc(n + 1, sizeof(size_t));
 	for (size_t i = 0; i < n; i++)
 	{
 		strbuf_puts(&out, lines[i]);
-		ends[i] = out.len;
 		free(lines[i]);
 	}
 	free(lines);
-
 	/* "-": standard output, before the report; what does not get out is said there */
-	if (strcmp(path, "-") == 0)
-	{
-		ok = strbuf_write_file(path, out.data, out.len, cause);
-		free(ends);
-		strbuf_free(&out);
-		return ok;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-	{
-		*cause = xasprintf("could not open file \"%s\" for writing: %s", path, strerror(errno));
-		ok = false;
-	}
-	else if ((err = logfile_write_whole(fd, out.data, ends, n, &whole)) != 0)
-	{
-		*cause = xasprintf("could not write to file \"%s\": %s; %zu of %zu stacks were not "
-						   "written", path, strerror(err), n - whole, n);
-		ok = false;
-	}
-	if (fd >= 0 && close(fd) != 0 && ok)
-	{
-		*cause = xasprintf("could not write to file \"%s\": %s", path, strerror(errno));
-		ok = false;
-	}
-	free(ends);
+	ok = strbuf_write_file(path, out.data, out.len, cause);
 	strbuf_free(&out);
 	return ok;
 }

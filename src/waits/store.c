@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pgtempo/clock.h"
 #include "pgtempo/msg.h"
@@ -35,9 +36,26 @@ result_error(const PGresult *res, PGconn *conn)
 typedef enum send_result
 {
 	SEND_OK,
+	SEND_STORED,				/* a COPY in doubt had been committed: not sent again */
 	SEND_REJECTED,				/* the store refused the rows; the connection is fine */
 	SEND_FAILED					/* no connection, or no answer in time: send again later */
 } send_result;
+
+/*
+ * The mark that goes with each COPY, in the same query string and so the
+ * same transaction: the run's row in STORE_BATCHES_TABLE takes the COPY's
+ * number, unless it has that number already (a COPY in doubt that was
+ * committed), and then 1 / 0 fails the transaction before the COPY runs.
+ * A COPY of the same number still in flight holds the row: the mark waits
+ * for it to end.  A failing statement rather than a row count, so that an
+ * abandoned backend that runs its query late cannot store its rows either.
+ */
+#define STORE_MARK_HEAD \
+	"WITH m AS (INSERT INTO " STORE_BATCHES_TABLE " AS b (run, server, seq) VALUES (%s, %s, "
+#define STORE_MARK_TAIL \
+	") ON CONFLICT (run) DO UPDATE SET seq = excluded.seq, updated = now() " \
+	"WHERE b.seq < excluded.seq RETURNING 1) SELECT 1 / count(*) FROM m; "
+#define SQLSTATE_DIVISION_BY_ZERO "22012"
 
 /*
  * A send during the run stops when the run ends (a COPY cut short stores
@@ -100,14 +118,12 @@ connect_store(store *st, uint64_t deadline_ns, char **cause)
 	return true;
 }
 
-/* Create the table if missing and check that it has our columns. */
+/* Create a table if missing and check that it has our columns. */
 static bool
-prepare_table(store *st, uint64_t deadline_ns, char **cause)
+prepare_one(store *st, const char *table, const char *ddl, const char *columns,
+			uint64_t deadline_ns, char **cause)
 {
-	const char *ddl = st->intervals ? STORE_PROFILE_DDL : STORE_SAMPLES_DDL;
-	char	   *check = xasprintf("SELECT %s FROM %s LIMIT 0",
-								  st->intervals ? STORE_PROFILE_COLUMNS : STORE_SAMPLES_COLUMNS,
-								  st->intervals ? STORE_PROFILE_TABLE : STORE_SAMPLES_TABLE);
+	char	   *check = xasprintf("SELECT %s FROM %s LIMIT 0", columns, table);
 	char	   *why = NULL;
 	bool		ok;
 
@@ -123,11 +139,49 @@ prepare_table(store *st, uint64_t deadline_ns, char **cause)
 		ok = exec_ok(st, check, PGRES_TUPLES_OK, deadline_ns, &why);
 	if (!ok)
 	{
-		*cause = xasprintf("could not prepare table %s in the store database: %s",
-						   st->intervals ? STORE_PROFILE_TABLE : STORE_SAMPLES_TABLE, why);
+		*cause = xasprintf("could not prepare table %s in the store database: %s", table, why);
 		free(why);
 	}
 	free(check);
+	return ok;
+}
+
+/* The rows' table and the batches' marks. */
+static bool
+prepare_table(store *st, uint64_t deadline_ns, char **cause)
+{
+	if (st->intervals ?
+		!prepare_one(st, STORE_PROFILE_TABLE, STORE_PROFILE_DDL, STORE_PROFILE_COLUMNS,
+					 deadline_ns, cause) :
+		!prepare_one(st, STORE_SAMPLES_TABLE, STORE_SAMPLES_DDL, STORE_SAMPLES_COLUMNS,
+					 deadline_ns, cause))
+		return false;
+	return st->conn != NULL &&
+		prepare_one(st, STORE_BATCHES_TABLE, STORE_BATCHES_DDL, STORE_BATCHES_COLUMNS,
+					deadline_ns, cause);
+}
+
+/*
+ * This run's key in STORE_BATCHES_TABLE (the label, the time it started
+ * and the pid) and the head of its mark, quoted for SQL.
+ */
+static bool
+prepare_mark(store *st, char **cause)
+{
+	uint64_t	us = clock_wall_us();
+	char	   *run = xasprintf("%s %" PRIu64 ".%06" PRIu64 " %ld", st->label,
+								us / 1000000, us % 1000000, (long) getpid());
+	char	   *run_lit = PQescapeLiteral(st->conn, run, strlen(run));
+	char	   *label_lit = PQescapeLiteral(st->conn, st->label, strlen(st->label));
+	bool		ok = run_lit != NULL && label_lit != NULL;
+
+	if (ok)
+		st->mark_sql = xasprintf(STORE_MARK_HEAD, run_lit, label_lit);
+	else
+		*cause = conn_error(st->conn);
+	PQfreemem(run_lit);
+	PQfreemem(label_lit);
+	free(run);
 	return ok;
 }
 
@@ -203,15 +257,33 @@ copy_put(store *st, const char *data, size_t len, uint64_t deadline_ns, char **c
 	return SEND_OK;
 }
 
-/* One COPY of the rows data[0..len), before deadline_ns; *bad_line: the row refused, if known. */
-static send_result
-copy_rows(store *st, const char *data, size_t len, uint64_t deadline_ns, uint64_t *bad_line,
-		  char **cause)
+/* Read what is left of the statement in flight; the connection is dropped if it does not end in time. */
+static void
+drain(store *st, uint64_t deadline_ns)
 {
-	char	   *sql = xasprintf("COPY %s (%s) FROM STDIN",
+	PGresult   *res = NULL;
+
+	if (conn_result(st->conn, deadline_ns, send_stop(st), &res) != CONN_WAIT_READY)
+		drop_conn(st);
+	PQclear(res);
+}
+
+/*
+ * Start the COPY numbered seq, behind its mark (STORE_MARK_HEAD):
+ * SEND_OK when the COPY is ready for the rows, SEND_STORED when the mark
+ * found that COPY committed already.
+ */
+static send_result
+copy_start(store *st, uint64_t seq, uint64_t deadline_ns, char **cause)
+{
+	char	   *sql = xasprintf("%s%" PRIu64 STORE_MARK_TAIL "COPY %s (%s) FROM STDIN",
+								st->mark_sql, seq,
 								st->intervals ? STORE_PROFILE_TABLE : STORE_SAMPLES_TABLE,
 								st->intervals ? STORE_PROFILE_COLUMNS : STORE_SAMPLES_COLUMNS);
 	bool		sent = PQsendQuery(st->conn, sql) == 1;
+	PGresult   *res;
+	conn_wait	w;
+	const char *state;
 	send_result r;
 
 	free(sql);
@@ -220,18 +292,47 @@ copy_rows(store *st, const char *data, size_t len, uint64_t deadline_ns, uint64_
 		*cause = conn_error(st->conn);
 		return SEND_FAILED;
 	}
-	/* a COPY that does not start (no table) is not the rows' fault: send again later */
-	if (copy_wait(st, deadline_ns, PGRES_COPY_IN, NULL, cause) != SEND_OK)
+	/* the mark's result on its own: conn_result() would read on into the COPY's */
+	if ((w = conn_await(st->conn, deadline_ns, send_stop(st))) != CONN_WAIT_READY)
+	{
+		*cause = w == CONN_WAIT_TIMEOUT ? xstrdup("no answer from the store database in time") :
+			conn_error(st->conn);
+		drop_conn(st);
 		return SEND_FAILED;
-	if ((r = copy_put(st, data, len, deadline_ns, cause)) != SEND_OK)
-		return r;
+	}
+	res = PQgetResult(st->conn);
+	if (res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK)
+	{
+		PQclear(res);
+		/* a COPY that does not start (no table) is not the rows' fault: send again later */
+		return copy_wait(st, deadline_ns, PGRES_COPY_IN, NULL, cause) == SEND_OK ?
+			SEND_OK : SEND_FAILED;
+	}
+	state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	if (state != NULL && strcmp(state, SQLSTATE_DIVISION_BY_ZERO) == 0)
+		r = SEND_STORED;
+	else
+	{
+		*cause = result_error(res, st->conn);
+		r = SEND_FAILED;
+	}
+	PQclear(res);
+	/* the rest of the query string was skipped: its end */
+	drain(st, deadline_ns);
+	return r;
+}
+
+/* End the COPY in flight: the rows sent are for the server to commit. */
+static send_result
+copy_end(store *st, uint64_t deadline_ns, char **cause)
+{
 	for (;;)
 	{
 		int			rc = PQputCopyEnd(st->conn, NULL);
 		conn_wait	w;
 
 		if (rc == 1)
-			break;
+			return SEND_OK;
 		w = rc < 0 ? CONN_WAIT_LOST : conn_flush(st->conn, deadline_ns, send_stop(st));
 		if (w != CONN_WAIT_READY)
 		{
@@ -241,7 +342,33 @@ copy_rows(store *st, const char *data, size_t len, uint64_t deadline_ns, uint64_
 			return SEND_FAILED;
 		}
 	}
-	return copy_wait(st, deadline_ns, PGRES_COMMAND_OK, bad_line, cause);
+}
+
+/*
+ * One COPY of the nrows rows data[0..len), before deadline_ns; *bad_line:
+ * the row refused, if known.  A COPY that failed on the way may have been
+ * committed all the same (its answer was lost): it is in doubt, and the
+ * next COPY is of the same rows with the same number, which the mark
+ * finds stored or not.  The caller sends the rows in doubt first.
+ */
+static send_result
+copy_rows(store *st, const char *data, size_t len, uint64_t nrows, uint64_t deadline_ns,
+		  uint64_t *bad_line, char **cause)
+{
+	uint64_t	seq = st->doubt ? st->doubt_seq : ++st->seq;
+	send_result r = copy_start(st, seq, deadline_ns, cause);
+
+	if (r == SEND_OK)
+		r = copy_put(st, data, len, deadline_ns, cause);
+	if (r == SEND_OK)
+		r = copy_end(st, deadline_ns, cause);
+	if (r == SEND_OK)
+		r = copy_wait(st, deadline_ns, PGRES_COMMAND_OK, bad_line, cause);
+	st->doubt = r == SEND_FAILED;
+	st->doubt_seq = seq;
+	st->doubt_len = len;
+	st->doubt_rows = nrows;
+	return r;
 }
 
 /* The length of the first k rows of data[0..len). */
@@ -283,11 +410,11 @@ send_rows(store *st, const char *data, size_t len, uint64_t nrows, uint64_t dead
 	while (nrows > 0)
 	{
 		uint64_t	bad = 0;
-		send_result r = copy_rows(st, data, len, deadline_ns, &bad, cause);
+		send_result r = copy_rows(st, data, len, nrows, deadline_ns, &bad, cause);
 		size_t		head,
 					row;
 
-		if (r == SEND_OK)
+		if (r == SEND_OK || r == SEND_STORED)
 		{
 			st->rows_stored += nrows;
 			*done_len += len;
@@ -367,6 +494,14 @@ trim_pending(store *st, strbuf *buf, uint64_t *rows)
 	buf->len -= cut;
 	*rows -= dropped;
 	st->rows_lost += dropped;
+	/* rows in doubt that go are counted lost, though they may have been stored */
+	if (st->doubt && cut >= st->doubt_len)
+		st->doubt = false;
+	else if (st->doubt)
+	{
+		st->doubt_len -= cut;
+		st->doubt_rows -= dropped;
+	}
 }
 
 /*
@@ -388,8 +523,15 @@ send_batch(store *st, strbuf *batch, uint64_t *rows, uint64_t deadline_ns)
 		st->conn = NULL;
 	}
 	if (st->conn != NULL || connect_store(st, deadline_ns, &cause))
-		r = send_rows(st, batch->data, batch->len, *rows, deadline_ns, &done_len, &done_rows,
+	{
+		/* the rows in doubt on their own first, with their number */
+		r = send_rows(st, batch->data, st->doubt ? st->doubt_len : batch->len,
+					  st->doubt ? st->doubt_rows : *rows, deadline_ns, &done_len, &done_rows,
 					  &cause);
+		if (r == SEND_OK && done_len < batch->len)
+			r = send_rows(st, batch->data + done_len, batch->len - done_len, *rows - done_rows,
+						  deadline_ns, &done_len, &done_rows, &cause);
+	}
 	consume_front(batch, done_len, rows, done_rows);
 	if (r != SEND_OK)
 	{
@@ -483,7 +625,7 @@ store_open(store *st, const waits_settings *s, const char *label, char **cause)
 		free(st->label);
 		return false;
 	}
-	if (!prepare_table(st, deadline, cause))
+	if (!prepare_table(st, deadline, cause) || !prepare_mark(st, cause))
 	{
 		conn_abandon(st->conn, 500 * NS_PER_MS);
 		free(st->label);
@@ -498,6 +640,7 @@ store_open(store *st, const waits_settings *s, const char *label, char **cause)
 		*cause = xasprintf("could not start the store thread: %s", strerror(errno));
 		PQfinish(st->conn);
 		free(st->label);
+		free(st->mark_sql);
 		return false;
 	}
 	st->thread_started = true;
@@ -639,6 +782,7 @@ store_close(store *st)
 	strbuf_free(&st->pending);
 	strbuf_free(&st->local);
 	free(st->label);
+	free(st->mark_sql);
 	st->active = false;
 	return ok;
 }

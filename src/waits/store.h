@@ -19,6 +19,14 @@
  *
  *   pgtempo_waits_samples   one row per sampled backend (raw mode)
  *   pgtempo_waits_profile   one row per interval and group (--store-interval)
+ *   pgtempo_waits_batches   one row per run: the last batch it stored
+ *
+ * A COPY whose answer never came (a deadline, a lost connection) may have
+ * been committed all the same, so each COPY carries a sequence number,
+ * written into pgtempo_waits_batches in the same transaction; the rows of
+ * a COPY in doubt are sent again with the same number, and the server's
+ * row lock on the run's row tells whether the first one committed (the
+ * copy is then abandoned) or not: a batch is never stored twice.
  *
  * Their columns are in STORE_SAMPLES_DDL / STORE_PROFILE_DDL and the man
  * page.  On a distributed database (Citus), distribute them by "server".
@@ -43,6 +51,7 @@
 
 #define STORE_SAMPLES_TABLE "pgtempo_waits_samples"
 #define STORE_PROFILE_TABLE "pgtempo_waits_profile"
+#define STORE_BATCHES_TABLE "pgtempo_waits_batches"
 #define STORE_MAX_PENDING ((size_t) 64 << 20)
 #define STORE_SEND_TIMEOUT_NS	(10 * NS_PER_S)
 #define STORE_FINAL_TIMEOUT_NS	(3 * NS_PER_S)
@@ -55,6 +64,7 @@
 	"server, interval_start, interval_end, ticks, datname, usename, application_name, " \
 	"backend_type, wait_event_type, wait_event, query_id, samples, est_seconds, " \
 	"measured_seconds, measured_count"
+#define STORE_BATCHES_COLUMNS "run, server, seq, updated"
 
 #define STORE_SAMPLES_DDL \
 	"CREATE TABLE IF NOT EXISTS " STORE_SAMPLES_TABLE " (\n" \
@@ -95,6 +105,13 @@
 	"    measured_seconds float8,\n" \
 	"    measured_count   int8\n" \
 	")"
+#define STORE_BATCHES_DDL \
+	"CREATE TABLE IF NOT EXISTS " STORE_BATCHES_TABLE " (\n" \
+	"    run              text        PRIMARY KEY,\n" \
+	"    server           text        NOT NULL,\n" \
+	"    seq              int8        NOT NULL,\n" \
+	"    updated          timestamptz NOT NULL DEFAULT now()\n" \
+	")"
 
 typedef struct store
 {
@@ -102,6 +119,7 @@ typedef struct store
 	bool		intervals;		/* aggregates instead of raw rows */
 	bool		include_idle;
 	char	   *label;			/* the "server" column */
+	char	   *mark_sql;		/* the head of a batch's mark, up to its number */
 	conn_opts	opts;			/* the store connection */
 	PGconn	   *conn;			/* owned by the thread once it runs */
 	pthread_t	thread;
@@ -123,6 +141,12 @@ typedef struct store
 	bool		failing;
 	bool		rejected_warned;
 	bool		final_phase;	/* the last sends, with the final deadline */
+	uint64_t	seq;			/* the number of the last COPY sent */
+	/* a COPY not known to be committed or not: its rows lead the batch */
+	bool		doubt;
+	uint64_t	doubt_seq;
+	size_t		doubt_len;
+	uint64_t	doubt_rows;
 } store;
 
 /*

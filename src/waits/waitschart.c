@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "pgtempo/chart.h"
 #include "pgtempo/strbuf.h"
@@ -110,7 +108,6 @@ wchart_write(const wchart *c, const wprof *run, const char *path, const char *su
 	strbuf		out;
 	bool		ok;
 	char		note[64];
-	struct stat st;
 
 	/* the run's largest events define the series, largest at the bottom */
 	wprof_group_by(run, by_event, 1, 0, &g);
@@ -166,16 +163,8 @@ wchart_write(const wchart *c, const wprof *run, const char *path, const char *su
 	strbuf_init(&out);
 	chart_render(ch, &out);
 	chart_free(ch);
+	/* whole or not at all: an SVG cut short by a full disk would show nothing */
 	ok = strbuf_write_file(path, out.data, out.len, cause);
 	strbuf_free(&out);
-	if (!ok && strncmp(*cause, "could not write", 15) == 0 && stat(path, &st) == 0 &&
-		S_ISREG(st.st_mode) && unlink(path) == 0)
-	{
-		/* an SVG cut short by a full disk shows nothing: no file says so better */
-		char	   *more = xasprintf("%s; the incomplete chart was removed", *cause);
-
-		free(*cause);
-		*cause = more;
-	}
 	return ok;
 }

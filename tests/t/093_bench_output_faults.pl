@@ -179,7 +179,7 @@ my $ns_ok = system('unshare --user --map-root-user --mount sh -c '
 SKIP:
 {
 	skip 'cannot mount a small tmpfs here (unshare --user --map-root-user --mount and '
-	  . 'mount -t tmpfs must be allowed): the full-disk tests did not run', 21
+	  . 'mount -t tmpfs must be allowed): the full-disk tests did not run', 25
 	  unless $ns_ok;
 
 	# Run the shell commands in a namespace with a fresh 64 kB tmpfs on
@@ -187,10 +187,12 @@ SKIP:
 	# copied to $save.  Returns (exit, stdout, stderr) of the last command.
 	my $fs = "$dir/fs";
 	make_path($fs);
+	my $pre = '';    # files there before the disk fills, each holding "complete\n"
 	my $run_full = sub {
 		my ($fill, $save, @cmd) = @_;
 		make_path($save);
 		my $script = 'mount -t tmpfs -o size=64k tmpfs "$1" || exit 99; '
+		  . 'for f in $PRE; do echo complete >"$1/$f"; done; '
 		  . 'head -c "$2" /dev/zero >"$1/fill" 2>/dev/null; '
 		  . 'fs=$1; dst=$3; shift 3; "$@"; rc=$?; '
 		  . 'rm -f "$fs/fill"; cp "$fs"/* "$dst"/ || exit 98; exit $rc';
@@ -199,7 +201,7 @@ SKIP:
 				'unshare', '--user', '--map-root-user', '--mount', 'sh', '-c', $script, 'sh',
 				$fs, $fill, $save, @cmd
 			],
-			env => { PGUSER => $user, PGHOST => $node->host, PGPORT => $node->port });
+			env => { PGUSER => $user, PGHOST => $node->host, PGPORT => $node->port, PRE => $pre });
 	};
 
 	# Per-transaction lines; one page (4 kB) left: the write that fills the
@@ -244,16 +246,28 @@ SKIP:
 	($log) = glob("$save/pa.*");
 	ok(defined $log && -z $log, 'full disk, aggregates: nothing half-written');
 
-	# The report files on a full disk: each named, the text report printed.
+	# The report files on a full disk: each named, the text report printed;
+	# what the files held before is kept whole (a new file is written beside
+	# them and put in their place only once it is complete), nothing is left
+	# behind.  r.json is new: it is not left half-written.
 	$save = "$dir/full-files";
+	$pre = 'c.svg h.txt';
 	($r, $o, $e) = $run_full->(65536, $save, $ours, '-S', '-n', '-t', '20', '-c', '1',
 		"--json=$fs/r.json", "--chart=$fs/c.svg", "--latency-histogram=$fs/h.txt", 'postgres');
+	$pre = '';
 	is($r, 1, 'full disk, report files: exit 1');
 	for my $f ('r.json', 'c.svg', 'h.txt')
 	{
 		like($e, qr{^pgtempo-bench: error: could not write to file "\Q$fs/$f\E": No space left on device$}m,
 			"full disk, report files: $f named with the reason");
 	}
+	is(slurp("$save/c.svg"), "complete\n", 'full disk, report files: the chart there before is kept whole');
+	is(slurp("$save/h.txt"), "complete\n", 'full disk, report files: the histogram there before is kept whole');
+	ok(!-e "$save/r.json", 'full disk, report files: no half-written JSON report');
+	opendir my $dh, $save or die "$save: $!";
+	is_deeply([ sort grep { !/^\./ } readdir $dh ], [ 'c.svg', 'h.txt' ],
+		'full disk, report files: no temporary file left behind');
+	closedir $dh;
 	like($o, qr{^number of transactions actually processed: 20/20$}m,
 		'full disk, report files: the text report still comes');
 

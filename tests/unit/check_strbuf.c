@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -376,6 +380,117 @@ START_TEST(test_check_writable)
 }
 END_TEST
 
+/* The whole text of path ("" if it cannot be read). */
+static char *
+slurp(const char *path)
+{
+	FILE	   *f = fopen(path, "r");
+	strbuf		sb;
+	char		buf[4096];
+	size_t		n;
+
+	strbuf_init(&sb);
+	if (f == NULL)
+		return strbuf_detach(&sb);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_append(&sb, buf, n);
+	fclose(f);
+	return strbuf_detach(&sb);
+}
+
+/* How many entries dir holds, . and .. aside. */
+static int
+count_entries(const char *dir)
+{
+	DIR		   *d = opendir(dir);
+	struct dirent *e;
+	int			n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * A write that fails half-way (a file size limit: EFBIG, as a full disk
+ * gives ENOSPC) leaves the file that was there as it was, or no file,
+ * and no temporary file; the error names the path and the reason.
+ */
+START_TEST(test_write_file_fails)
+{
+	char		dir[] = "/tmp/check_strbuf.XXXXXX";
+	char		path[64],
+				link[80],
+				fresh[80],
+				want[160];
+	char	   *cause = NULL;
+	char	   *text;
+	char		big[8192];
+	struct rlimit lim = {4096, 4096},
+				old;
+	struct stat st;
+	bool		ok[3];
+	char	   *why[3] = {NULL, NULL, NULL};
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	snprintf(fresh, sizeof(fresh), "%s/fresh.json", dir);
+	memset(big, 'x', sizeof(big));
+	ck_assert(strbuf_write_file(path, "old and complete\n", 17, &cause));
+	ck_assert_int_eq(chmod(path, 0640), 0);
+	ck_assert_int_eq(symlink("report.json", link), 0);
+
+	/*
+	 * Under a file size limit of 4 kB (the soft one: it can be lifted again),
+	 * the three writes fail; the limit goes before the checks, as Check
+	 * writes its own messages to a file.
+	 */
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim.rlim_max = old.rlim_max;
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ok[0] = strbuf_write_file(path, big, sizeof(big), &why[0]);
+	ok[1] = strbuf_write_file(link, big, sizeof(big), &why[1]);
+	ok[2] = strbuf_write_file(fresh, big, sizeof(big), &why[2]);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+
+	ck_assert(!ok[0] && !ok[1] && !ok[2]);
+	snprintf(want, sizeof(want), "could not write to file \"%s\": %s", path, strerror(EFBIG));
+	ck_assert_str_eq(why[0], want);
+	text = slurp(path);
+	/* not ck_assert_str_eq: a long text would be too long for Check's message */
+	ck_assert_msg(strcmp(text, "old and complete\n") == 0,
+				  "the file that was there was changed: now %zu bytes", strlen(text));
+	free(text);
+	/* through a symbolic link: the file it points to is kept, the link stays */
+	ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	/* a new file is not left half-written, and no temporary file is left */
+	ck_assert_int_eq(access(fresh, F_OK), -1);
+	ck_assert_int_eq(count_entries(dir), 2);
+	for (int i = 0; i < 3; i++)
+		free(why[i]);
+
+	/* within the limit: replaced whole, its mode kept, the link still a link */
+	ck_assert(strbuf_write_file(link, "new\n", 4, &cause));
+	text = slurp(path);
+	ck_assert_str_eq(text, "new\n");
+	free(text);
+	ck_assert(stat(path, &st) == 0 && (st.st_mode & 07777) == 0640);
+	ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	ck_assert_int_eq(count_entries(dir), 2);
+
+	/* a device is written straight into */
+	ck_assert(strbuf_write_file("/dev/null", big, 100, &cause));
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *
 strbuf_suite(void)
 {
@@ -411,6 +526,7 @@ strbuf_suite(void)
 
 	tc = tcase_create("files");
 	tcase_add_test(tc, test_check_writable);
+	tcase_add_test(tc, test_write_file_fails);
 	suite_add_tcase(s, tc);
 
 	return s;
