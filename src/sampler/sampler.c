@@ -198,7 +198,7 @@ load_descriptions(sampler *sm)
 	PGresult   *res;
 	char	   *cause = NULL;
 
-	if (!sm->caps.wait_events_view || sm->ndescs > 0)
+	if (!sm->caps.wait_events_view || sm->descs != NULL)
 		return;
 	res = stmt_exec(&sm->sc, query_wait_events_sql, &cause);
 	if (res == NULL)

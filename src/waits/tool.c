@@ -363,6 +363,30 @@ describe(const void *arg, const char *type, const char *event)
 	return sampler_describe(arg, type, event);
 }
 
+/*
+ * What the sinks and the report say about the sampled server, after the
+ * first connection and after each reconnect.  The strings are interned in
+ * the run's pool: a reconnect frees and replaces the sampler's own (another
+ * host of a multi-host conninfo, another server version after an upgrade),
+ * while the report, the live view and the chart read them until the end.
+ */
+static void
+describe_source(run_state *r)
+{
+	report_source *src = &r->out.run.src;
+
+	src->server = strpool_intern(&r->pool, r->sm.label);
+	src->server_version = strpool_intern(&r->pool, r->sm.server_version);
+	src->source = strpool_intern(&r->pool, r->sm.source_detail);
+	src->interval_s = (double) r->sm.interval_ns / 1e9;
+	src->period_s = r->sm.period_s;
+	src->describe = describe;
+	src->describe_arg = &r->sm;
+	r->out.run.interval_ns = r->sm.interval_ns;
+	if (r->sm.source == SAMPLER_SOURCE_PG_STAT_WAIT)
+		r->run.has_measured = true;
+}
+
 /* The sampling loop; returns when the duration is over or a stop was requested. */
 static void
 sample_loop(run_state *r)
@@ -402,6 +426,7 @@ sample_loop(run_state *r)
 			if (sampler_reconnect(&r->sm, sampler_connect_deadline(end_ns), &cause))
 			{
 				r->connected = true;
+				describe_source(r);
 				mark_backend_cpu(r);
 				ticker_resume(&r->sc, clock_now_ns());
 			}
@@ -630,24 +655,6 @@ fail_start(run_state *r, char *cause)
 	sinks_abort(&r->out);
 	free_state(r);
 	return WAITS_EXIT_ERROR;
-}
-
-/* What the sinks and the report say about the sampled server. */
-static void
-describe_source(run_state *r)
-{
-	report_source *src = &r->out.run.src;
-
-	src->server = r->sm.label;
-	src->server_version = r->sm.server_version;
-	src->source = r->sm.source_detail;
-	src->interval_s = (double) r->sm.interval_ns / 1e9;
-	src->period_s = r->sm.period_s;
-	src->describe = describe;
-	src->describe_arg = &r->sm;
-	r->out.run.interval_ns = r->sm.interval_ns;
-	if (r->sm.source == SAMPLER_SOURCE_PG_STAT_WAIT)
-		r->run.has_measured = true;
 }
 
 /* The whole run: open outputs, connect, sample, finish; returns the exit status. */
