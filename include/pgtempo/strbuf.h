@@ -26,7 +26,7 @@ void		strbuf_puts(strbuf *sb, const char *s);
 void		strbuf_putc(strbuf *sb, char c);
 void		strbuf_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void		strbuf_vprintf(strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
-/* Hand over the string; the buffer is left empty and initialized. */
+/* Hand over the string; the buffer is left empty, owning nothing (appending allocates anew). */
 char	   *strbuf_detach(strbuf *sb);
 
 /*

@@ -809,7 +809,6 @@ command_line_text(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		strbuf_printf(&b, " %s", may_hold_password(argv[i]) ? "<conninfo>" : argv[i]);
 	text = strbuf_detach(&b);
-	strbuf_free(&b);
 	return text;
 }
 

@@ -267,7 +267,6 @@ script_read_file(const char *path, char **cause)
 		return NULL;
 	}
 	text = strbuf_detach(&buf);
-	strbuf_free(&buf);
 	return text;
 }
 

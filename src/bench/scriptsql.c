@@ -541,7 +541,6 @@ find_params(command *c)
 	}
 	strbuf_puts(&numbered, sql + done);
 	c->sql_numbered = strbuf_detach(&numbered);
-	strbuf_free(&numbered);		/* detach leaves a fresh allocation behind */
 }
 
 /* Make a SQL command of the collected text, or NULL if it is only white space and -- comments. */

@@ -140,6 +140,11 @@ strbuf_vprintf(strbuf *sb, const char *fmt, va_list ap)
 	sb->len += (size_t) len;
 }
 
+/*
+ * Hand over the string and leave the buffer empty without an allocation
+ * (as strbuf_free does), so that a caller who only wanted the string owes
+ * nothing; appending to it again allocates anew.
+ */
 char *
 strbuf_detach(strbuf *sb)
 {
@@ -148,7 +153,9 @@ strbuf_detach(strbuf *sb)
 	if (sb->data == NULL)
 		strbuf_init(sb);
 	s = sb->data;
-	strbuf_init(sb);
+	sb->data = NULL;
+	sb->len = 0;
+	sb->cap = 0;
 	return s;
 }
 

@@ -52,7 +52,6 @@ folded_write(const char *path, const wprof *p, char **cause)
 		strbuf_init(&sb);
 		format_folded_line(&sb, &g.g[i].key, g.g[i].samples);
 		lines[n++] = strbuf_detach(&sb);
-		strbuf_free(&sb);		/* detach leaves a fresh buffer behind */
 	}
 	wprof_groups_free(&g);
 	/* sorted, so the same profile always gives the same file */
