@@ -6,6 +6,7 @@ use strict;
 use warnings;
 
 use File::stat ();
+use IPC::Run;
 use PgTempo::Test;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -106,6 +107,11 @@ is_deeply([ $rc, $out, $err ], [ 0, "42\n", '' ], 'psql via connstr');
 
 $node->stop;
 ok(!-e $pidfile, 'postmaster.pid is gone after stop');
-is($node->psql('postgres', 'SELECT 1'), 2, 'psql cannot connect after stop');
+# -c, not the statement on standard input: psql may exit before IPC::Run has
+# written it, and the write's EPIPE would end this script
+my ($psql_out, $psql_err) = ('', '');
+IPC::Run::run([ 'psql', '-X', '-d', $node->connstr('postgres'), '-c', 'SELECT 1' ],
+	'<', \'', '>', \$psql_out, '2>', \$psql_err);
+is($? >> 8, 2, 'psql cannot connect after stop');
 
 done_testing();

@@ -176,6 +176,8 @@ SKIP:
 			last if $_ eq '';
 			(my $x = $_) =~ s/\d+(\.\d+)?/N/g;
 			$x =~ s/ +/ /g;
+			# a long outlier's bucket fills its column: the row loses its indent
+			$x =~ s/^ //;
 			push @s, $x;
 		}
 		# collapse the rows, whose number differs with the machine's noise
