@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pgtempo/json.h"
+
 #define JSONREAD_MAX_DEPTH 64
 
 typedef enum jsonread_type
@@ -77,7 +79,13 @@ void		jsonread_free(jsonread_doc *doc);
 /* The member key of object v; NULL when v is NULL, not an object, or has none. */
 const jsonread_value *jsonread_get(const jsonread_value *v, const char *key);
 
+/* Whether a and b are the same value (numbers by value, objects member by member in order). */
+bool		jsonread_equal(const jsonread_value *a, const jsonread_value *b);
+
 /* "object", "number", ...: for messages. */
 const char *jsonread_type_name(jsonread_type t);
+
+/* Write v with the JSON writer (as compact or pretty as w is). */
+void		jsonread_write(json_writer *w, const jsonread_value *v);
 
 #endif

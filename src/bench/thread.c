@@ -28,6 +28,7 @@
 #include "clientio.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
+#include "startat.h"
 
 #define MAX_EVENTS 256
 
@@ -579,6 +580,9 @@ thread_main(void *arg)
 
 	pthread_barrier_wait(&r->barrier);
 	th->bench_start = clock_now_ns();
+	/* --start-at: all threads wait for the common start (startat.c) */
+	if (r->s->start_at_epoch_s > 0 && !startat_wait(th))
+		return NULL;
 	if (atomic_load(&r->setup_failed) || stop_signal != 0)
 		return NULL;
 	if (r->s->rate > 0 && th->nclients > 0)

@@ -86,6 +86,9 @@ arena_alloc(jsonread_doc *doc, size_t n)
 static bool
 fail(parser *ps, const char *what)
 {
+	/* whatever was expected, a text that stops early is most likely truncated */
+	if (ps->p >= ps->end)
+		what = "unexpected end of input";
 	if (ps->err == NULL)
 		ps->err = xasprintf("line %d, column %d: %s", ps->line,
 							(int) (ps->p - ps->line_start) + 1, what);
@@ -369,13 +372,19 @@ parse_number(parser *ps, jsonread_value *v)
 		size_t		n = (size_t) (ps->p - start);
 
 		if (n >= sizeof(buf))
+		{
+			ps->p = start;
 			return fail(ps, "number too long");
+		}
 		memcpy(buf, start, n);
 		buf[n] = '\0';
 		pthread_once(&c_locale_once, init_c_locale);
 		v->num = fabs(strtod_l(buf, NULL, c_locale));
 		if (!isfinite(v->num))
+		{
+			ps->p = start;		/* point at the number */
 			return fail(ps, "number out of range");
+		}
 	}
 	if (neg)
 		v->num = -v->num;
@@ -664,6 +673,78 @@ jsonread_get(const jsonread_value *v, const char *key)
 		if (strcmp(v->u.members[k].key, key) == 0)
 			return &v->u.members[k].value;
 	return NULL;
+}
+
+bool
+jsonread_equal(const jsonread_value *a, const jsonread_value *b)
+{
+	if (a->type != b->type)
+		return false;
+	switch (a->type)
+	{
+		case JSONREAD_NULL:
+			return true;
+		case JSONREAD_BOOL:
+			return a->b == b->b;
+		case JSONREAD_NUMBER:
+			return a->is_int && b->is_int ? a->i == b->i : a->num == b->num;
+		case JSONREAD_STRING:
+			return a->n == b->n && memcmp(a->u.str, b->u.str, a->n) == 0;
+		case JSONREAD_ARRAY:
+			if (a->n != b->n)
+				return false;
+			for (uint32_t i = 0; i < a->n; i++)
+				if (!jsonread_equal(&a->u.items[i], &b->u.items[i]))
+					return false;
+			return true;
+		case JSONREAD_OBJECT:
+			if (a->n != b->n)
+				return false;
+			for (uint32_t i = 0; i < a->n; i++)
+				if (strcmp(a->u.members[i].key, b->u.members[i].key) != 0 ||
+					!jsonread_equal(&a->u.members[i].value, &b->u.members[i].value))
+					return false;
+			return true;
+	}
+	return false;
+}
+
+void
+jsonread_write(json_writer *w, const jsonread_value *v)
+{
+	switch (v->type)
+	{
+		case JSONREAD_NULL:
+			json_null(w);
+			break;
+		case JSONREAD_BOOL:
+			json_bool(w, v->b);
+			break;
+		case JSONREAD_NUMBER:
+			if (v->is_int)
+				json_int(w, v->i);
+			else
+				json_double(w, v->num);
+			break;
+		case JSONREAD_STRING:
+			json_string(w, v->u.str);
+			break;
+		case JSONREAD_ARRAY:
+			json_array_begin(w);
+			for (uint32_t i = 0; i < v->n; i++)
+				jsonread_write(w, &v->u.items[i]);
+			json_array_end(w);
+			break;
+		case JSONREAD_OBJECT:
+			json_object_begin(w);
+			for (uint32_t i = 0; i < v->n; i++)
+			{
+				json_key(w, v->u.members[i].key);
+				jsonread_write(w, &v->u.members[i].value);
+			}
+			json_object_end(w);
+			break;
+	}
 }
 
 const char *

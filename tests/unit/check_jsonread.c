@@ -16,45 +16,6 @@
 #include "pgtempo/json.h"
 #include "unit.h"
 
-/* Write v back with the JSON writer, compactly. */
-static void
-rewrite(json_writer *w, const jsonread_value *v)
-{
-	switch (v->type)
-	{
-		case JSONREAD_NULL:
-			json_null(w);
-			break;
-		case JSONREAD_BOOL:
-			json_bool(w, v->b);
-			break;
-		case JSONREAD_NUMBER:
-			if (v->is_int)
-				json_int(w, v->i);
-			else
-				json_double(w, v->num);
-			break;
-		case JSONREAD_STRING:
-			json_string(w, v->u.str);
-			break;
-		case JSONREAD_ARRAY:
-			json_array_begin(w);
-			for (uint32_t i = 0; i < v->n; i++)
-				rewrite(w, &v->u.items[i]);
-			json_array_end(w);
-			break;
-		case JSONREAD_OBJECT:
-			json_object_begin(w);
-			for (uint32_t i = 0; i < v->n; i++)
-			{
-				json_key(w, v->u.members[i].key);
-				rewrite(w, &v->u.members[i].value);
-			}
-			json_object_end(w);
-			break;
-	}
-}
-
 static const struct
 {
 	const char *in;
@@ -96,7 +57,7 @@ START_TEST(test_good)
 	ck_assert_msg(doc != NULL, "%s: %s", good_cases[_i].in, cause);
 	strbuf_init(&sb);
 	json_init(&w, &sb, false);
-	rewrite(&w, jsonread_root(doc));
+	jsonread_write(&w, jsonread_root(doc));
 	ck_assert_str_eq(sb.data, good_cases[_i].want);
 	strbuf_free(&sb);
 	jsonread_free(doc);
@@ -120,14 +81,18 @@ static const struct
 	{"{a:1}", "line 1, column 2: expected a string key"},
 	{"[1]\n[2]", "line 2, column 1: unexpected text after the value"},
 	{"01", "line 1, column 1: leading zero in number"},
-	{"-", "line 1, column 2: invalid number"},
-	{"1.", "line 1, column 3: invalid number"},
-	{"1e", "line 1, column 3: invalid number"},
+	{"-", "line 1, column 2: unexpected end of input"},
+	{"1.", "line 1, column 3: unexpected end of input"},
+	{"1e", "line 1, column 3: unexpected end of input"},
+	{"1.x", "line 1, column 3: invalid number"},
+	{"[1,", "line 1, column 4: unexpected end of input"},
+	{"{\"a\":1,\n", "line 2, column 1: unexpected end of input"},
 	{".5", "line 1, column 1: invalid token"},
 	{"+1", "line 1, column 1: invalid token"},
 	{"NaN", "line 1, column 1: invalid token"},
-	{"1e999", "line 1, column 6: number out of range"},
-	{"\"abc", "line 1, column 5: unterminated string"},
+	{"1e999", "line 1, column 1: number out of range"},
+	{"[1e999]", "line 1, column 2: number out of range"},
+	{"\"abc", "line 1, column 5: unexpected end of input"},
 	{"\"a\nb\"", "line 1, column 3: control character in string"},
 	{"\"\\x\"", "line 1, column 3: invalid escape in string"},
 	{"\"\\u12G4\"", "line 1, column 4: invalid \\u escape"},
@@ -238,6 +203,39 @@ START_TEST(test_numbers)
 }
 END_TEST
 
+/* Equality: by value, members in order. */
+START_TEST(test_equal)
+{
+	static const struct
+	{
+		const char *a;
+		const char *b;
+		bool		eq;
+	}			cases[] = {
+		{"[1,2.5,\"x\",null,true]", "[1, 2.50, \"x\", null, true]", true},
+		{"{\"a\":{\"b\":[]}}", "{ \"a\" : { \"b\" : [ ] } }", true},
+		{"1", "1.0", true},
+		{"1", "2", false},
+		{"[1,2]", "[1,2,3]", false},
+		{"{\"a\":1,\"b\":2}", "{\"b\":2,\"a\":1}", false},
+		{"\"a\\u0000b\"", "\"a\\u0000c\"", false},
+		{"null", "false", false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		char	   *cause = NULL;
+		jsonread_doc *a = jsonread_parse(cases[i].a, strlen(cases[i].a), &cause);
+		jsonread_doc *b = jsonread_parse(cases[i].b, strlen(cases[i].b), &cause);
+
+		ck_assert_msg(jsonread_equal(jsonread_root(a), jsonread_root(b)) == cases[i].eq,
+					  "%s vs %s", cases[i].a, cases[i].b);
+		jsonread_free(a);
+		jsonread_free(b);
+	}
+}
+END_TEST
+
 /* Lookup by key, the first of duplicates; \u0000 kept in a string's length. */
 START_TEST(test_get)
 {
@@ -304,6 +302,7 @@ jsonread_suite(void)
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad_cases) / sizeof(bad_cases[0]));
 	tcase_add_test(tc, test_depth);
 	tcase_add_test(tc, test_get);
+	tcase_add_test(tc, test_equal);
 	tcase_add_test(tc, test_file);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("numbers");
