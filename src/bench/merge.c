@@ -93,6 +93,17 @@ same(const merge_host *a, const merge_host *b, const char *what, const jsonread_
 	return false;
 }
 
+/* results.scripts[i].commands of h (i < 0: results.scripts). */
+static const jsonread_value *
+script_commands(const merge_host *h, int i)
+{
+	const jsonread_value *scripts = jsonread_get(jsonread_get(h->root, "results"), "scripts");
+
+	if (i < 0 || scripts == NULL || (uint32_t) i >= scripts->n)
+		return scripts;
+	return jsonread_get(&scripts->u.items[i], "commands");
+}
+
 /* Whether b ran the same benchmark as a (the difference printed if not). */
 static bool
 same_benchmark(const merge_host *a, const merge_host *b)
@@ -115,10 +126,12 @@ same_benchmark(const merge_host *a, const merge_host *b)
 		return false;
 	if (a->has_waits != b->has_waits)
 		return same(a, b, "waits", jsonread_get(a->root, "waits"), jsonread_get(b->root, "waits"));
+	if (a->nscripts != b->nscripts)
+		return same(a, b, "results.scripts", script_commands(a, -1), script_commands(b, -1));
 	for (int i = 0; i < a->nscripts; i++)
 	{
-		const jsonread_value *ca = jsonread_get(&jsonread_get(jsonread_get(a->root, "results"), "scripts")->u.items[i], "commands");
-		const jsonread_value *cb = jsonread_get(&jsonread_get(jsonread_get(b->root, "results"), "scripts")->u.items[i], "commands");
+		const jsonread_value *ca = script_commands(a, i);
+		const jsonread_value *cb = script_commands(b, i);
 
 		if (a->scripts[i].ncommands != b->scripts[i].ncommands)
 		{
@@ -495,10 +508,14 @@ write_merged(const merged *m, const merge_host *hosts, int n, const jsonreport_m
 	}
 }
 
-/* Read the files; false if one cannot be merged (unless allow_partial: then it is left out). */
+/*
+ * Read the files, each compared with the first as it is read (*different
+ * set, the difference printed); false if one cannot be read (unless
+ * allow_partial: then it is left out).
+ */
 static bool
 read_hosts(char **files, int nfiles, bool allow_partial, merge_host *hosts, int *nhosts,
-		   const char **missing, int *nmissing)
+		   const char **missing, int *nmissing, bool *different)
 {
 	bool		ok = true;
 
@@ -509,7 +526,12 @@ read_hosts(char **files, int nfiles, bool allow_partial, merge_host *hosts, int 
 
 		if (mergeread_host(files[i], &hosts[*nhosts], &cause))
 		{
-			(*nhosts)++;
+			merge_host *h = &hosts[(*nhosts)++];
+
+			if (h != hosts && !same_benchmark(hosts, h))
+				*different = true;
+			if (h != hosts)
+				mergeread_drop_doc(h);
 			continue;
 		}
 		if (allow_partial)
@@ -555,19 +577,18 @@ merge_run(const bench_settings *opts, bool allow_partial, char **files, int nfil
 	int			nhosts,
 				nmissing,
 				status = 0;
+	bool		different = false;
 	merged		m;
 
 	memset(&m, 0, sizeof(m));
-	if (!read_hosts(files, nfiles, allow_partial, hosts, &nhosts, missing, &nmissing))
+	if (!read_hosts(files, nfiles, allow_partial, hosts, &nhosts, missing, &nmissing, &different) ||
+		different)
 		status = 1;
 	else if (nhosts == 0)
 	{
 		msg_error("none of the %d report(s) could be merged", nfiles);
 		status = 1;
 	}
-	for (int i = 1; status == 0 && i < nhosts; i++)
-		if (!same_benchmark(&hosts[0], &hosts[i]))
-			status = 1;
 	if (status == 0 && opts->chart_path != NULL && hosts[0].progress_s <= 0)
 	{
 		msg_error("--chart needs the runs' progress series: run them with -P and --json");

@@ -37,24 +37,24 @@ typedef struct merge_point
 /* One script of a host. */
 typedef struct merge_script
 {
-	const char *name;
+	const char *name;			/* in the document */
 	int			weight;
 	stats		st;
 	hist	   *h;				/* its latency histogram */
 	int			ncommands;		/* -r: its commands; 0: none */
-	const char **command_text;
+	const char **command_text;	/* in the document */
 	stats_command *commands;
 } merge_script;
 
 typedef struct merge_host
 {
 	const char *file;
-	jsonread_doc *doc;			/* the strings below point into it */
+	jsonread_doc *doc;			/* NULL once dropped */
 	const jsonread_value *root;
-	const char *host;
+	char	   *host;			/* the strings of the host are its own */
 	bench_settings s;			/* as the report needs them; its scripts name and -r list commands only */
 	bench_server_facts server;
-	const char *server_version;
+	char	   *server_version;
 	int			server_version_num;
 	int			nclients;
 	int			nthreads;
@@ -64,7 +64,7 @@ typedef struct merge_host
 	double		duration_s;
 	clock_sync	clock;
 	int			exit_status;
-	const char *interrupted_by;
+	char	   *interrupted_by;
 	int64_t		log_lines_lost;
 	int64_t		clients_abandoned;
 	stats		total;
@@ -89,6 +89,13 @@ typedef struct merge_host
 bool		mergeread_host(const char *file, merge_host *h, char **cause);
 
 void		mergeread_free(merge_host *h);
+
+/*
+ * Free the document once h was compared with the first host: what is
+ * added up was copied out of it.  64 reports of an hour's -P 1 series
+ * take 140 MB of text; only one is kept.
+ */
+void		mergeread_drop_doc(merge_host *h);
 
 /* Free scripts made by mergeread_host (they hold names and command lines only). */
 void		mergeread_free_scripts(script **scripts, int n);

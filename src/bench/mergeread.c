@@ -391,6 +391,8 @@ read_settings(rd *r, const jsonread_value *st, merge_host *h)
 		s->percentiles[s->npercentiles++] = pcts->u.items[i].num;
 	h->server.scale = count(r, st, "settings.", "scale");
 	h->server.partition_method = str(r, st, "settings.", "partition_method");
+	if (h->server.partition_method != NULL)
+		h->server.partition_method = xstrdup(h->server.partition_method);
 	h->server.partitions = (int) count(r, st, "settings.", "partitions");
 }
 
@@ -425,11 +427,12 @@ read_run(rd *r, const jsonread_value *root, merge_host *h)
 	if (count(r, root, "", "schema") != JSONREPORT_SCHEMA)
 		rd_fail(r, "schema %lld, this version reads schema %d",
 				(long long) count(r, root, "", "schema"), JSONREPORT_SCHEMA);
-	h->host = str(r, root, "", "host");
+	h->host = str(r, root, "", "host") != NULL ? xstrdup(str(r, root, "", "host")) : NULL;
 	h->start_epoch_s = num(r, root, "", "bench_start_epoch_s", 0);
 	h->end_epoch_s = num(r, root, "", "end_epoch_s", 0);
 	h->exit_status = (int) count(r, root, "", "exit_status");
-	h->interrupted_by = str(r, root, "", "interrupted_by");
+	h->interrupted_by = str(r, root, "", "interrupted_by") != NULL ?
+		xstrdup(str(r, root, "", "interrupted_by")) : NULL;
 	h->log_lines_lost = count(r, root, "", "log_lines_lost");
 	h->clients_abandoned = count(r, root, "", "clients_abandoned");
 	if (clock != NULL && clock->type == JSONREAD_OBJECT)
@@ -445,7 +448,8 @@ read_run(rd *r, const jsonread_value *root, merge_host *h)
 	h->nthreads = (int) count(r, settings, "settings.", "threads");
 	h->rate = num(r, settings, "settings.", "rate_tps", 0);
 	h->progress_s = (int) count(r, settings, "settings.", "progress_s");
-	h->server_version = str(r, root, "", "server_version");
+	h->server_version = str(r, root, "", "server_version") != NULL ?
+		xstrdup(str(r, root, "", "server_version")) : NULL;
 	h->server_version_num = (int) count(r, root, "", "server_version_num");
 	read_settings(r, settings, h);
 }
@@ -485,14 +489,32 @@ mergeread_host(const char *file, merge_host *h, char **cause)
 		return false;
 	}
 	if (h->host == NULL)
-		h->host = file;
+		h->host = xstrdup(file);
 	make_scripts(h);
 	return true;
 }
 
 void
+mergeread_drop_doc(merge_host *h)
+{
+	for (int i = 0; i < h->nscripts; i++)
+	{
+		free(h->scripts[i].command_text);
+		h->scripts[i].command_text = NULL;
+		h->scripts[i].name = NULL;
+	}
+	jsonread_free(h->doc);
+	h->doc = NULL;
+	h->root = NULL;
+}
+
+void
 mergeread_free(merge_host *h)
 {
+	free(h->host);
+	free(h->interrupted_by);
+	free(h->server_version);
+	free((char *) h->server.partition_method);
 	for (int i = 0; i < h->nscripts; i++)
 	{
 		free(h->scripts[i].h);

@@ -669,8 +669,9 @@ jsonread_get(const jsonread_value *v, const char *key)
 {
 	if (v == NULL || v->type != JSONREAD_OBJECT)
 		return NULL;
+	/* the first byte first: most keys differ there, and strcmp() is a call */
 	for (uint32_t k = 0; k < v->n; k++)
-		if (strcmp(v->u.members[k].key, key) == 0)
+		if (v->u.members[k].key[0] == key[0] && strcmp(v->u.members[k].key, key) == 0)
 			return &v->u.members[k].value;
 	return NULL;
 }
