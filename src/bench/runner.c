@@ -23,6 +23,7 @@
 #include "pgtempo/xalloc.h"
 #include "report.h"
 #include "runstate.h"
+#include "startat.h"
 #include "thread.h"
 
 #define SQLSTATE_UNDEFINED_TABLE "42P01"
@@ -383,8 +384,8 @@ set_up(run_state *r, setup_thread *setup)
 	if (s->use_log && !open_logs(r, now))
 		return false;
 	/* with -T, connecting gives up when the run would have ended, grace included */
-	deadline = s->duration > 0 ?
-		now + ((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S : CONN_NO_DEADLINE;
+	deadline = s->duration > 0 ? startat_run_base(s, now, r->r.epoch_shift_ns) +
+		((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S : CONN_NO_DEADLINE;
 	con = conn_connect(&s->conn, deadline, NULL, &cause);
 	if (con == NULL)
 	{

@@ -43,6 +43,16 @@ startat_check_ahead(double start_at_epoch_s, const char *what)
 	return false;
 }
 
+uint64_t
+startat_run_base(const bench_settings *s, uint64_t now, int64_t epoch_shift_ns)
+{
+	double		at_ns = s->start_at_epoch_s * 1e9 - (double) epoch_shift_ns;
+
+	if (s->start_at_epoch_s <= 0 || at_ns <= (double) now)
+		return now;
+	return (uint64_t) at_ns;
+}
+
 /* Sleep until the system clock reaches t, or a stop signal. */
 static void
 sleep_until_wall(double t)
@@ -91,9 +101,13 @@ startat_wait(bthread *th)
 	sleep_until_wall(s->start_at_epoch_s);
 	if (th->id == 0)
 	{
+		/* -T ends at TIME + duration: the wake-up's lateness comes off */
+		double		late = wall_now() - s->start_at_epoch_s;
+
 		th->bench_start = clock_now_ns();
 		if (s->duration > 0)
-			r->end_time = th->bench_start + (uint64_t) s->duration * NS_PER_S;
+			r->end_time = th->bench_start + (uint64_t) s->duration * NS_PER_S -
+				(uint64_t) (late > 0 && late < 1 ? late * 1e9 : 0);
 	}
 	/* the end is set before anyone starts, and no thread starts before the others woke */
 	pthread_barrier_wait(&r->barrier);

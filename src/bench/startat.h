@@ -12,6 +12,7 @@
 #define PGTEMPO_BENCH_STARTAT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "runstate.h"
 
@@ -22,6 +23,13 @@
  * common start.
  */
 bool		startat_wait(bthread *th);
+
+/*
+ * When the run's clock starts, for the deadlines counted from it (-T's
+ * end for connecting): now, or the --start-at time (on the monotonic
+ * clock, through epoch_shift_ns) when that is later.
+ */
+uint64_t	startat_run_base(const bench_settings *s, uint64_t now, int64_t epoch_shift_ns);
 
 /* The message for a start time that is not ahead of now: true if it is ahead. */
 bool		startat_check_ahead(double start_at_epoch_s, const char *what);

@@ -68,7 +68,8 @@ connect_deadline(const bthread *th)
 
 	if (s->duration <= 0)
 		return CONN_NO_DEADLINE;
-	return th->start + ((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S;
+	return startat_run_base(s, th->start, th->r->epoch_shift_ns) +
+		((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S;
 }
 
 /*

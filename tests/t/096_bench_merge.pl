@@ -225,6 +225,18 @@ like($err, qr/error: start time .* \(--start-at\) is in the past: 1\d\.\d{3} s a
 is($code, 1, 'a start time without offset: exit 1');
 like($err, qr/invalid value "2026-01-01T00:00:00" for option --start-at/, 'without offset: refused');
 
+# connections that take longer than the time left: each one waits 2 s
+# after authentication (post_auth_delay), the set-up's and the clients'
+{
+	my $start_at = time() + 2.5;
+	($code, $out, $err) = run_tool([ $ours, '-n', '-f', $sleep, '-T', 1, '-c', 2,
+			sprintf('--start-at=@%.3f', $start_at), "$db options='-c post_auth_delay=2'" ]);
+	is($code, 1, 'connections that miss the start time: exit 1');
+	like($err, qr/error: start time .* \(--start-at\) had passed when the connections were made: \d+\.\d{3} s ago/,
+		'connections that miss the start time: by how much');
+	unlike($out, qr/number of transactions/, 'connections that miss the start time: no report');
+}
+
 # a signal during the wait ends the run at once, with nothing measured
 {
 	my ($o, $e) = ('', '');
