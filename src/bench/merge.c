@@ -508,6 +508,21 @@ write_merged(const merged *m, const merge_host *hosts, int n, const jsonreport_m
 	}
 }
 
+/* Whether h is one of the n runs before it (a report given twice, or copied): printed. */
+static bool
+twice(const merge_host *hosts, int n, const merge_host *h)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(hosts[i].host, h->host) == 0 && hosts[i].start_epoch_s == h->start_epoch_s &&
+			hosts[i].end_epoch_s == h->end_epoch_s)
+		{
+			msg_error("\"%s\" and \"%s\" are the same run (host %s): it would be counted twice",
+					  hosts[i].file, h->file, h->host);
+			return true;
+		}
+	return false;
+}
+
 /*
  * Read the files, each compared with the first as it is read (*different
  * set, the difference printed); false if one cannot be read (unless
@@ -529,6 +544,8 @@ read_hosts(char **files, int nfiles, bool allow_partial, merge_host *hosts, int 
 			merge_host *h = &hosts[(*nhosts)++];
 
 			if (h != hosts && !same_benchmark(hosts, h))
+				*different = true;
+			if (twice(hosts, *nhosts - 1, h))
 				*different = true;
 			if (h != hosts)
 				mergeread_drop_doc(h);

@@ -193,6 +193,11 @@ is($code, 1, 'a truncated report: exit 1');
 like($err, qr/file "\Q$dir\E\/trunc.json" is not valid JSON: line \d+, column \d+: unexpected end of input/,
 	'a truncated report: where it ends');
 
+($code, $out, $err) = run_tool([ $ours, '--merge', "$dir/h1.json", "$dir/h2.json", "$dir/h1.json" ]);
+is($code, 1, 'a report given twice: exit 1');
+like($err, qr/"\Q$dir\E\/h1.json" and "\Q$dir\E\/h1.json" are the same run \(host .*\): it would be counted twice/,
+	'a report given twice: said');
+
 write_file("$dir/notours.json", '{"a": 1}');
 ($code, $out, $err) = run_tool([ $ours, '--merge', "$dir/notours.json" ]);
 is($code, 1, 'not a report: exit 1');
