@@ -437,7 +437,8 @@ parse_array(parser *ps, jsonread_value *out, int depth)
 	out->type = JSONREAD_ARRAY;
 	out->n = (uint32_t) (ps->vtop - base);
 	items = arena_alloc(ps->doc, (out->n > 0 ? out->n : 1) * sizeof(*items));
-	memcpy(items, ps->vstack + base, out->n * sizeof(*items));
+	if (out->n > 0)
+		memcpy(items, ps->vstack + base, out->n * sizeof(*items));
 	out->u.items = items;
 	ps->vtop = base;
 	return true;
@@ -501,7 +502,8 @@ parse_object(parser *ps, jsonread_value *out, int depth)
 	out->type = JSONREAD_OBJECT;
 	out->n = (uint32_t) (ps->mtop - base);
 	members = arena_alloc(ps->doc, (out->n > 0 ? out->n : 1) * sizeof(*members));
-	memcpy(members, ps->mstack + base, out->n * sizeof(*members));
+	if (out->n > 0)
+		memcpy(members, ps->mstack + base, out->n * sizeof(*members));
 	out->u.members = members;
 	ps->mtop = base;
 	return true;
