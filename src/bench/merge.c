@@ -187,7 +187,7 @@ add_window(merged *m, const merge_host *h, bool first)
 		m->end_epoch_s = h->end_epoch_s;
 	if (first)
 		m->clock.synchronized = true;
-	m->clock.known = true;
+	m->clock.known = m->clock.known || h->clock.known;
 	m->clock.synchronized = m->clock.synchronized && h->clock.known && h->clock.synchronized;
 	m->w.nknown += h->clock.known;
 	m->w.nsynced += h->clock.known && h->clock.synchronized;
