@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "jsonreport.h"
+#include "merge.h"
 #include "merge_int.h"
 #include "pgtempo/xalloc.h"
 #include "report.h"
@@ -58,14 +59,16 @@ add_tx(fake_run *r, int k, stats_outcome o, double lat, stats *all, hist *all_h)
 	hist_record(all_h, (uint64_t) lat);
 }
 
-/* A two-script run of n transactions, written as a --json report. */
+/* A two-script run of n transactions, written as a --json report (with waits when given). */
 static void
-make_run(fake_run *r, unsigned seed, int n, stats *all, hist *all_h)
+make_run_waits(fake_run *r, unsigned seed, int n, stats *all, hist *all_h,
+			   const bwaits_report *waits)
 {
 	jsonreport_run run = {0};
 	bench_server_facts server = {.scale = 1};
 	char	   *cause = NULL;
 	int			fd;
+	unsigned	first_seed = seed;
 
 	memset(r, 0, sizeof(*r));
 	r->s = (bench_settings) {.nclients = 4,.nthreads = 2,.duration = 10,.max_tries = 2,
@@ -90,14 +93,22 @@ make_run(fake_run *r, unsigned seed, int n, stats *all, hist *all_h)
 			   i % 50 == 7 ? STATS_SERIALIZATION : STATS_OK, some_latency(&seed), all, all_h);
 	run.server = &server;
 	run.start_epoch_s = 1795698000;
-	run.bench_start_epoch_s = 1795698000.5;
+	run.bench_start_epoch_s = 1795698000.5 + (first_seed % 7) / 1000.0;
 	run.end_epoch_s = 1795698010.5;
 	run.data = &r->d;
+	run.waits = waits;
+	r->s.waits_ns = waits != NULL ? waits->interval_ns : 0;
 	snprintf(r->path, sizeof(r->path), "/tmp/check_bench_merge_XXXXXX");
 	fd = mkstemp(r->path);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	ck_assert_msg(jsonreport_write(r->path, &r->s, &run, &cause), "%s", cause);
+}
+
+static void
+make_run(fake_run *r, unsigned seed, int n, stats *all, hist *all_h)
+{
+	make_run_waits(r, seed, n, all, all_h, NULL);
 }
 
 static void
@@ -162,6 +173,7 @@ START_TEST(read_back_exact)
 	}
 	ck_assert_int_eq(h.nclients, 4);
 	ck_assert(h.start_epoch_s == 1795698000.5 && h.end_epoch_s == 1795698010.5);
+	ck_assert(!h.has_waits);
 	ck_assert_int_eq(h.s.duration, 10);
 	ck_assert_int_eq((int) h.s.mode, (int) QUERY_SIMPLE);
 	mergeread_free(&h);
@@ -207,6 +219,101 @@ START_TEST(two_make_one)
 	}
 	free(all_h);
 	free(sum_h);
+}
+END_TEST
+
+/* merge_run() with stdout sent to /dev/null (it is the TAP stream here); its status. */
+static int
+quiet_merge(const bench_settings *opts, char **files, int n)
+{
+	int			saved = dup(STDOUT_FILENO);
+	FILE	   *null = fopen("/dev/null", "w");
+	int			status;
+
+	fflush(stdout);
+	dup2(fileno(null), STDOUT_FILENO);
+	status = merge_run(opts, false, files, n);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	fclose(null);
+	return status;
+}
+
+/* A number at a path of objects in doc (NaN if absent). */
+static double
+num_at(const jsonread_value *v, const char *const *path)
+{
+	for (; *path != NULL; path++)
+		v = jsonread_get(v, *path);
+	return v != NULL && v->type == JSONREAD_NUMBER ? v->num : NAN;
+}
+
+/* The whole merge: the merged --json has the sums, the union's percentiles, the waits added. */
+START_TEST(merge_whole)
+{
+	bwaits_event ev1[] = {{"Lock", "transactionid", 300, 75}, {"CPU", NULL, 100, 25}};
+	bwaits_event ev2[] = {{"CPU", NULL, 250, 83}, {"IO", "DataFileRead", 50, 17}};
+	bwaits_report w1 = {10000000, 100, 4, 400, ev1, 2};
+	bwaits_report w2 = {10000000, 90, 3, 300, ev2, 2};
+	stats		all;
+	hist	   *all_h = hist_new(1);
+	fake_run	r[2];
+	char	   *files[2] = {r[0].path, r[1].path};
+	char		out[] = "/tmp/check_bench_merge_out_XXXXXX";
+	bench_settings opts = {.json_path = out,.npercentiles = 3,.percentiles = {50, 99, 99.9}};
+	char	   *cause = NULL;
+	jsonread_doc *doc;
+	const jsonread_value *root,
+			   *waits;
+
+	stats_init(&all);
+	make_run_waits(&r[0], 11, 1500, &all, all_h, &w1);
+	make_run_waits(&r[1], 12, 2500, &all, all_h, &w2);
+	close(mkstemp(out));
+	unit_stderr_begin();
+	ck_assert_int_eq(quiet_merge(&opts, files, 2), 0);
+	free(unit_stderr_end());
+	doc = jsonread_file(out, &cause);
+	ck_assert_msg(doc != NULL, "%s", cause);
+	root = jsonread_root(doc);
+	ck_assert(num_at(root, (const char *[]) {"results", "transactions", "processed", NULL}) == (double) all.cnt);
+	ck_assert(num_at(root, (const char *[]) {"settings", "clients", NULL}) == 8);
+	ck_assert(num_at(root, (const char *[]) {"results", "latency", "percentiles_ms", "p99", NULL}) ==
+			  (double) hist_percentile(all_h, 99) / 1e6);
+	ck_assert(num_at(root, (const char *[]) {"results", "latency", "percentiles_ms", "p99.9", NULL}) ==
+			  (double) hist_percentile(all_h, 99.9) / 1e6);
+	ck_assert(num_at(root, (const char *[]) {"waits_sampling", "session_samples", NULL}) == 700);
+	ck_assert(num_at(root, (const char *[]) {"waits_sampling", "sessions", NULL}) == 7);
+	waits = jsonread_get(root, "waits");
+	ck_assert_int_eq(waits->n, 3);
+	ck_assert_str_eq(jsonread_get(&waits->u.items[0], "wait_event_type")->u.str, "CPU");
+	ck_assert(jsonread_get(&waits->u.items[0], "samples")->num == 350);
+	ck_assert(jsonread_get(&waits->u.items[0], "pct")->num == 50);
+	ck_assert_str_eq(jsonread_get(&waits->u.items[1], "wait_event")->u.str, "transactionid");
+	ck_assert_int_eq(jsonread_get(root, "hosts")->n, 2);
+	jsonread_free(doc);
+
+	/* another benchmark: --max-tries differs */
+	free_run(&r[1]);
+	make_run_waits(&r[1], 12, 100, &all, all_h, &w2);
+	r[1].s.max_tries = 3;
+	{
+		jsonreport_run run = {.data = &r[1].d,.bench_start_epoch_s = 1,.end_epoch_s = 2,.waits = &w2};
+		bench_server_facts server = {.scale = 1};
+
+		run.server = &server;
+		ck_assert(jsonreport_write(r[1].path, &r[1].s, &run, &cause));
+	}
+	unit_stderr_begin();
+	ck_assert_int_eq(quiet_merge(&opts, files, 2), 1);
+	cause = unit_stderr_end();
+	ck_assert_msg(strstr(cause, "settings.max_tries differs") != NULL, "%s", cause);
+	free(cause);
+	for (int i = 0; i < 2; i++)
+		free_run(&r[i]);
+	unlink(out);
+	free(all_h);
 }
 END_TEST
 
@@ -282,6 +389,7 @@ merge_suite(void)
 
 	tcase_add_test(tc, read_back_exact);
 	tcase_add_test(tc, two_make_one);
+	tcase_add_test(tc, merge_whole);
 	tcase_add_loop_test(tc, bad_reports, 0, sizeof(bad_cases) / sizeof(bad_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;
