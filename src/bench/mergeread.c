@@ -423,6 +423,11 @@ read_run(rd *r, const jsonread_value *root, merge_host *h)
 		rd_fail(r, "not a pgtempo-bench --json report");
 		return;
 	}
+	if (jsonread_get(root, "bench_start_epoch_s") == NULL)
+	{
+		rd_fail(r, "written by a pgtempo-bench that did not record the sums a merge needs: run it with this version");
+		return;
+	}
 	settings = field(r, root, "", "settings", JSONREAD_OBJECT);
 	if (count(r, root, "", "schema") != JSONREPORT_SCHEMA)
 		rd_fail(r, "schema %lld, this version reads schema %d",

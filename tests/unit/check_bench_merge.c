@@ -326,6 +326,7 @@ static const struct
 }			bad_cases[] = {
 	{"\"tool\": \"pgtempo-bench\"", "\"tool\": \"pgbench\"", "not a pgtempo-bench --json report"},
 	{"\"schema\": 1,", "\"schema\": 7,", "schema 7, this version reads schema 1"},
+	{"\"bench_start_epoch_s\":", "\"bench_start_epoch\":", "did not record the sums a merge needs"},
 	{"\"sum_ns\":", "\"sum_nz\":", "field \"results.latency.sum_ns\" is missing"},
 	{"\"processed\": ", "\"processed\": -", "field \"results.transactions.processed\" is not a count"},
 	{"\"results\": {", "\"results\": null, \"x\": {", "the run did not start"},
