@@ -8,7 +8,7 @@
  * runs from its first thread's start to its end.  The -P series is added
  * interval by interval (intervals matched by their number since the
  * start); per-interval percentiles cannot be rebuilt from the hosts'
- * percentiles, so the merged series has none, only the interval's max.
+ * percentiles, so the merged series has them null, and the interval's max.
  */
 #include "config.h"
 
@@ -312,7 +312,11 @@ add_progress(merged *m, merge_host *hosts, int n)
 			q->stddev_ms = variance > 0 ? sqrt(variance) : 0;
 			q->lag_ms = lag[k] / t;
 		}
-		q->has_percentiles = false;
+		/* the interval's percentiles are unknown (null in JSON), its max is known */
+		for (int i = 0; i < BENCH_MAX_PERCENTILES; i++)
+			q->percentiles_ms[i] = NAN;
+		if (q->transactions == 0)
+			q->max_ms = NAN;
 		m->progress[m->nprogress++] = *q;
 	}
 	free(lat);

@@ -161,6 +161,20 @@ for my $r (@j)
 }
 my %mtx = map { (sprintf('%.0f', $_->{time_s}) => $_->{transactions}) } @{ $m->{progress} };
 is_deeply(\%mtx, \%tx, 'merge: the progress series is the sum per interval');
+my ($busy) = grep { $_->{transactions} > 0 } @{ $m->{progress} };
+my %maxes;
+for my $r (@j)
+{
+	for (@{ $r->{progress} })
+	{
+		my $k = sprintf('%.0f', $_->{time_s});
+		$maxes{$k} = $_->{percentiles_ms}{max}
+		  if !defined $maxes{$k} || $_->{percentiles_ms}{max} > $maxes{$k};
+	}
+}
+ok(!defined $busy->{percentiles_ms}{p50}, 'merge: per-interval percentiles are null');
+is($busy->{percentiles_ms}{max}, $maxes{ sprintf('%.0f', $busy->{time_s}) },
+	'merge: the interval\'s max is the largest of the runs\'');
 is(scalar @{ $m->{hosts} }, 3, 'merge: JSON lists the hosts');
 like(slurp("$dir/m.svg"), qr/<svg/, 'merge: --chart written');
 
