@@ -22,3 +22,28 @@ median() {
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.3f\n", a / b }'
 }
+
+# Run a command as the cluster owner: $user (default pgtempo-test) when root,
+# since PostgreSQL refuses to run as root.
+as_owner() {
+	if [ "$(id -u)" -eq 0 ]; then
+		(cd / && runuser -u "${user:-pgtempo-test}" -- "$@")
+	else
+		"$@"
+	fi
+}
+
+# throwaway_cluster NAME SERVER_OPTIONS: a scratch directory in $tmp and a
+# cluster in it, listening on a socket there only, stopped and removed at
+# exit; PGHOST, PGUSER and PGDATABASE point at it.  Needs $bindir.
+throwaway_cluster() {
+	tmp=$(mktemp -d "/tmp/pgtempo-$1.XXXXXX")
+	trap 'as_owner "$bindir/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1 || :; rm -rf "$tmp"' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	[ "$(id -u)" -ne 0 ] || chown "${user:-pgtempo-test}:" "$tmp"
+	as_owner "$bindir/initdb" -A trust -U postgres -N -D "$tmp/data" >"$tmp/initdb.log" 2>&1
+	as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -s \
+		-o "-k $tmp -c listen_addresses='' $2" start
+	export PGHOST="$tmp" PGUSER=postgres PGDATABASE=postgres
+}

@@ -85,4 +85,19 @@ clock_tsc_to_ns(const clock_tsc *t, uint64_t ticks)
 	return (uint64_t) (((unsigned __int128) ticks * t->mult) >> CLOCK_TSC_SHIFT);
 }
 
+/*
+ * Whether the system clock is synchronized (to NTP, PTP, ...), as the
+ * kernel tells adjtimex(2) without changing anything: a daemon that
+ * disciplines the clock clears STA_UNSYNC and keeps the error estimates.
+ */
+typedef struct clock_sync
+{
+	bool		known;			/* adjtimex() answered */
+	bool		synchronized;	/* not TIME_ERROR, STA_UNSYNC clear */
+	double		est_error_s;	/* the estimated error */
+	double		max_error_s;	/* the maximum error */
+} clock_sync;
+
+void		clock_sync_status(clock_sync *out);
+
 #endif

@@ -40,6 +40,14 @@ bool		parse_duration_opt(const char *arg, const char *name, const char *unit,
 							   int64_t min, int64_t max, int64_t *out);
 
 /*
+ * A point in time as Unix time (seconds): ISO 8601 with its offset
+ * ("2026-11-26T14:00:00+01:00", "...T13:00:00.250Z", a space allowed
+ * for the T, seconds optional) or "@EPOCH" ("@1795698000.5").  A time
+ * without an offset is refused: on several hosts, local time is a guess.
+ */
+bool		parse_timestamp(const char *s, const char *optname, double *out, char **cause);
+
+/*
  * After getopt_long() returned '?' or ':' (with ':' first in its option
  * string and opterr = 0): true when the user asked for help with -?;
  * otherwise reports the bad option in PostgreSQL's words ("invalid

@@ -55,6 +55,7 @@ typedef struct bench_settings
 	bool		continue_on_error;	/* --continue-on-error */
 	bool		debug;			/* --debug */
 	int64_t		waits_ns;		/* --waits: the sampling interval; 0: no sampling */
+	double		start_at_epoch_s;	/* --start-at: the common start (Unix time); 0: none */
 
 	/* rate and latency limits */
 	double		rate;			/* -R, transactions per second for the whole run; 0: none */

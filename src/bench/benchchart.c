@@ -32,7 +32,8 @@ bench_chart_write(const bench_settings *s, const char *subtitle, const bench_cha
 				skipped = 0;
 	char		name[64];
 	strbuf		out;
-	bool		ok;
+	bool		ok,
+				pcts = false;
 
 	chart_set_x(c, CHART_X_ELAPSED, "time since start");
 	chart_set_x_range(c, 0, NAN);
@@ -60,8 +61,11 @@ bench_chart_write(const bench_settings *s, const char *subtitle, const bench_cha
 		s_skip = chart_add_series(c, tput, name, CHART_EVENTS, CHART_LEFT, CHART_YELLOW);
 	}
 
-	s_p50 = chart_add_series(c, lat, "p50", CHART_LINE, CHART_LEFT, CHART_GREEN);
-	s_p99 = chart_add_series(c, lat, "p99", CHART_LINE, CHART_LEFT, CHART_ORANGE);
+	/* --merge has no per-interval percentiles: no empty p50 and p99 lines then */
+	for (int i = 0; i < n && !pcts; i++)
+		pcts = isfinite(pts[i].p50_ms);
+	s_p50 = pcts || n == 0 ? chart_add_series(c, lat, "p50", CHART_LINE, CHART_LEFT, CHART_GREEN) : -1;
+	s_p99 = pcts || n == 0 ? chart_add_series(c, lat, "p99", CHART_LINE, CHART_LEFT, CHART_ORANGE) : -1;
 	s_max = chart_add_series(c, lat, "max", CHART_LINE, CHART_LEFT, CHART_PURPLE);
 	if (s->latency_limit_ns > 0)
 	{
@@ -87,8 +91,10 @@ bench_chart_write(const bench_settings *s, const char *subtitle, const bench_cha
 		chart_add_point(c, s_fail, p->elapsed_s, (double) p->failed);
 		if (s_skip >= 0)
 			chart_add_point(c, s_skip, p->elapsed_s, (double) p->skipped);
-		chart_add_point(c, s_p50, p->elapsed_s, p->p50_ms);
-		chart_add_point(c, s_p99, p->elapsed_s, p->p99_ms);
+		if (s_p50 >= 0)
+			chart_add_point(c, s_p50, p->elapsed_s, p->p50_ms);
+		if (s_p99 >= 0)
+			chart_add_point(c, s_p99, p->elapsed_s, p->p99_ms);
 		chart_add_point(c, s_max, p->elapsed_s, p->max_ms);
 		if (s_limit >= 0)
 			chart_add_point(c, s_limit, p->elapsed_s, (double) s->latency_limit_ns / 1e6);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pgtempo/json.h"
 
@@ -49,6 +50,17 @@ kv_double_or_null(json_writer *w, const char *key, bool ok, double v)
 		json_double(w, v);
 	else
 		json_null(w);
+}
+
+/* The exact sums of a series, which --merge adds up: count, sum, sum of squares, min, max (ns). */
+static void
+json_sums(json_writer *w, const stats_simple *ss)
+{
+	json_kv_int(w, "count", ss->count);
+	json_kv_double(w, "sum_ns", ss->sum);
+	json_kv_double(w, "sum_squares_ns2", ss->sum2);
+	kv_double_or_null(w, "min_ns", ss->count > 0, ss->min);
+	kv_double_or_null(w, "max_ns", ss->count > 0, ss->max);
 }
 
 /* The counts of a stats (totals or one script); expected is -t's target or -1. */
@@ -118,6 +130,7 @@ json_latency(json_writer *w, const bench_settings *s, const stats_simple *lat, c
 	kv_double_or_null(w, "max_ms", any, lat->max / 1e6);
 	if (with_estimate)
 		kv_double_or_null(w, "average_from_duration_ms", isfinite(estimate_ms), estimate_ms);
+	json_sums(w, lat);
 	json_key(w, "percentiles_ms");
 	if (h != NULL && h->total > 0)
 		json_percentiles(w, s, h);
@@ -136,6 +149,7 @@ json_latency(json_writer *w, const bench_settings *s, const stats_simple *lat, c
 		json_object_end(w);
 	}
 	json_array_end(w);
+	json_kv_uint(w, "histogram_clamped", h != NULL ? h->clamped : 0);
 	json_object_end(w);
 }
 
@@ -152,6 +166,7 @@ json_lag(json_writer *w, const bench_settings *s, const stats *st)
 	json_object_begin(w);
 	kv_double_or_null(w, "average_ms", st->cnt > 0, st->cnt > 0 ? st->lag.sum / st->cnt / 1e6 : 0.0);
 	kv_double_or_null(w, "max_ms", st->lag.count > 0, st->lag.max / 1e6);
+	json_sums(w, &st->lag);
 	json_object_end(w);
 }
 
@@ -244,6 +259,7 @@ json_commands(json_writer *w, const bench_settings *s, const report_data *d, int
 		json_object_begin(w);
 		json_kv_string(w, "command", sc->commands[c]->first_line);
 		json_kv_double(w, "latency_ms", cs->count > 0 ? cs->sum / cs->count / 1e6 : 0.0);
+		json_kv_double(w, "latency_sum_ns", cs->sum);
 		json_kv_int(w, "count", cs->count);
 		json_kv_int(w, "failures", cs->failures);
 		json_kv_int(w, "retries", cs->retries);
@@ -277,6 +293,7 @@ json_results(json_writer *w, const bench_settings *s, const report_data *d)
 	kv_double_or_null(w, "initial_connection_time_ms", !s->is_connect, d->conn_elapsed_ms);
 	kv_double_or_null(w, "average_connection_time_ms", s->is_connect && t->cnt + failures > 0,
 					  d->conn_total_ms / (double) (t->cnt + failures));
+	json_kv_double(w, "connection_time_total_ms", d->conn_total_ms);
 	json_latency(w, s, &t->latency, d->lat_hist, true,
 				 total_cnt > 0 ? dur * 1000.0 * s->nclients / total_cnt : NAN);
 	json_lag(w, s, t);
@@ -366,6 +383,80 @@ json_progress(json_writer *w, const bench_settings *s, const jsonreport_run *run
 	json_array_end(w);
 }
 
+/* --waits: what the shares are of, which --merge adds up. */
+static void
+json_waits_sampling(json_writer *w, const bwaits_report *rep)
+{
+	json_key(w, "waits_sampling");
+	json_object_begin(w);
+	json_kv_double(w, "interval_ms", (double) rep->interval_ns / 1e6);
+	json_kv_uint(w, "samples", rep->ticks);
+	json_kv_int(w, "sessions", rep->sessions);
+	json_kv_uint(w, "session_samples", rep->counted);
+	json_object_end(w);
+}
+
+/* The clock's state, or the worst of the merged hosts' ({synchronized: all were}). */
+static void
+json_clock(json_writer *w, const clock_sync *c)
+{
+	json_key(w, "clock");
+	if (c == NULL || !c->known)
+	{
+		json_null(w);
+		return;
+	}
+	json_object_begin(w);
+	json_kv_bool(w, "synchronized", c->synchronized);
+	json_kv_double(w, "estimated_error_ms", c->est_error_s * 1e3);
+	json_kv_double(w, "maximum_error_ms", c->max_error_s * 1e3);
+	json_object_end(w);
+}
+
+/* Where and when the measured run took place: what --merge checks the hosts with. */
+static void
+json_where_when(json_writer *w, const bench_settings *s, const jsonreport_run *run)
+{
+	char		when[64];
+	char		host[256] = "";
+
+	kv_double_or_null(w, "bench_start_epoch_s", run->bench_start_epoch_s > 0,
+					  run->bench_start_epoch_s);
+	json_key(w, "start_at");
+	if (s->start_at_epoch_s > 0)
+	{
+		jsonreport_iso8601(when, sizeof(when), s->start_at_epoch_s);
+		json_string(w, when);
+	}
+	else
+		json_null(w);
+	kv_double_or_null(w, "start_at_epoch_s", s->start_at_epoch_s > 0, s->start_at_epoch_s);
+	if (run->merge == NULL && (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0'))
+		strcpy(host, "unknown");
+	json_kv_string(w, "host", run->merge == NULL ? host : NULL);
+	json_clock(w, run->clock);
+	if (run->merge != NULL)
+	{
+		const jsonreport_merge *m = run->merge;
+
+		json_key(w, "hosts");
+		json_array_begin(w);
+		for (int i = 0; i < m->nhosts; i++)
+		{
+			json_object_begin(w);
+			json_kv_string(w, "host", m->hosts[i]);
+			json_kv_string(w, "file", m->files[i]);
+			json_object_end(w);
+		}
+		json_array_end(w);
+		json_key(w, "files_missing");
+		json_array_begin(w);
+		for (int i = 0; i < m->nmissing; i++)
+			json_string(w, m->missing[i]);
+		json_array_end(w);
+	}
+}
+
 void
 jsonreport_build(strbuf *out, const bench_settings *s, const jsonreport_run *run)
 {
@@ -389,6 +480,7 @@ jsonreport_build(strbuf *out, const bench_settings *s, const jsonreport_run *run
 	json_kv_string(&w, "end_time", when);
 	json_kv_double(&w, "start_epoch_s", run->start_epoch_s);
 	json_kv_double(&w, "end_epoch_s", run->end_epoch_s);
+	json_where_when(&w, s, run);
 	json_kv_int(&w, "exit_status", run->exit_status);
 	json_kv_string(&w, "interrupted_by", run->stop_signal == SIGINT ? "SIGINT" :
 				   run->stop_signal == SIGTERM ? "SIGTERM" : NULL);
@@ -401,6 +493,7 @@ jsonreport_build(strbuf *out, const bench_settings *s, const jsonreport_run *run
 		bwaits_report none = {0};
 
 		bwaits_report_json(&w, run->waits != NULL ? run->waits : &none);
+		json_waits_sampling(&w, run->waits != NULL ? run->waits : &none);
 	}
 	json_progress(&w, s, run);
 	json_object_end(&w);

@@ -15,10 +15,21 @@
 #include <stdint.h>
 
 #include "bench.h"
+#include "pgtempo/clock.h"
 #include "pgtempo/strbuf.h"
 #include "report.h"
 
 #define JSONREPORT_SCHEMA 1
+
+/* --merge: the runs a merged document stands for. */
+typedef struct jsonreport_merge
+{
+	const char *const *hosts;	/* each run's host */
+	const char *const *files;	/* and the file it was read from */
+	int			nhosts;
+	const char *const *missing;	/* --allow-partial: the files left out */
+	int			nmissing;
+} jsonreport_merge;
 
 /* What the document says about the run besides the settings. */
 typedef struct jsonreport_run
@@ -28,6 +39,9 @@ typedef struct jsonreport_run
 	int			server_version_num;	/* PQserverVersion(); 0: unknown */
 	double		start_epoch_s;	/* wall-clock start and end (Unix time) */
 	double		end_epoch_s;
+	double		bench_start_epoch_s;	/* when the measured run began; 0: it did not */
+	const clock_sync *clock;	/* whether the clock was synchronized; NULL: unknown */
+	const jsonreport_merge *merge;	/* --merge: the runs merged; NULL: one run */
 	int			exit_status;	/* what the program returns */
 	int			stop_signal;	/* SIGINT or SIGTERM stopped the run; 0: none */
 	int64_t		log_lines_lost;	/* -l lines lost to write errors */

@@ -21,6 +21,7 @@
 #include "bench.h"
 #include "benchwaits.h"
 #include "init.h"
+#include "merge.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
 #include "pgtempo/parse.h"
@@ -29,6 +30,7 @@
 #include "report.h"
 #include "runner.h"
 #include "setup.h"
+#include "startat.h"
 
 /* --help: pgbench's options and ours. */
 /* --help says when --waits is an error in this build. */
@@ -43,7 +45,10 @@ usage(void)
 {
 	printf("%s is a benchmarking tool for PostgreSQL, compatible with pgbench.\n\n",
 		   msg_progname());
-	printf("Usage:\n  %s [OPTION]... [DBNAME]\n\n", msg_progname());
+	printf("Usage:\n  %s [OPTION]... [DBNAME]\n", msg_progname());
+	printf("  %s --merge [--json=FILE] [--chart=FILE] [--latency-histogram=FILE]\n"
+		   "                [--percentiles=LIST] [--allow-partial] REPORT.json...\n\n",
+		   msg_progname());
 	printf("Initialization options:\n"
 		   "  -i, --initialize         invokes initialization mode\n"
 		   "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n"
@@ -114,6 +119,8 @@ usage(void)
 		   "  --random-seed=SEED       set random seed (\"time\", \"rand\", integer)\n"
 		   "  --sampling-rate=NUM      share of transactions to log, e.g. 0.01 for 1%%\n"
 		   "  --show-script=NAME       show builtin script code, then exit\n"
+		   "  --start-at=TIME          connect, then start at TIME (ISO 8601 with offset,\n"
+		   "                           or @EPOCH): one start for runs on several hosts\n"
 		   "  --verbose-errors         print messages of all errors\n"
 		   "  --waits[=INTERVAL]       sample the sessions' wait events every INTERVAL\n"
 		   "                           (default 10ms; units us, ms, s) and report them\n%s\n"
@@ -125,6 +132,9 @@ usage(void)
 		   "  -U, --username=USERNAME  connect as specified database user\n"
 		   "  -V, --version            output version information, then exit\n"
 		   "  -?, --help               show this help, then exit\n\n"
+		   "Merging (runs of the same benchmark on several client hosts):\n"
+		   "  --merge REPORT.json...   one report from the runs' --json reports\n"
+		   "  --allow-partial          leave out a report that cannot be read, with a warning\n\n"
 		   "The first SIGINT or SIGTERM ends the run after the transactions in flight and\n"
 		   "prints the report (exit status 128 + the signal number).\n\n"
 		   "See 'man pgtempo-bench' for more information.\n", WAITS_HELP_NOTE);
@@ -369,6 +379,8 @@ typedef struct cmdline
 {
 	bench_settings s;
 	bool		init_mode;		/* -i */
+	bool		merge_mode;		/* --merge */
+	bool		allow_partial;	/* --merge --allow-partial */
 	init_settings init;
 } cmdline;
 
@@ -573,6 +585,18 @@ handle_percentiles(const opt_def *def, void *ctx, const char *arg)
 }
 
 static opt_status
+handle_start_at(const opt_def *def, void *ctx, const char *arg)
+{
+	bench_settings *s = &((cmdline *) ctx)->s;
+	char	   *cause = NULL;
+
+	(void) def;
+	if (!parse_timestamp(arg, "--start-at", &s->start_at_epoch_s, &cause))
+		return opt_fail(cause);
+	return startat_check_ahead(s->start_at_epoch_s, "is in the past:") ? OPT_OK : OPT_ERROR;
+}
+
+static opt_status
 handle_random_seed(const opt_def *def, void *ctx, const char *arg)
 {
 	bench_settings *s = &((cmdline *) ctx)->s;
@@ -646,6 +670,7 @@ static const opt_def options[] = {
 	{"foreign-keys", 0, no_argument, opt_true, I(foreign_keys), .flags = INIT_ONLY},
 	{"random-seed", 0, required_argument, handle_random_seed, .flags = BENCH_ONLY},
 	{"show-script", 0, required_argument, handle_show_script},
+	{"start-at", 0, required_argument, handle_start_at, .flags = BENCH_ONLY},
 	{"partitions", 0, required_argument, opt_int, I(partitions), 0, INT_MAX, "--partitions", .flags = INIT_ONLY},
 	{"partition-method", 0, required_argument, handle_partition_method, .flags = INIT_ONLY},
 	{"failures-detailed", 0, no_argument, opt_true, S(failures_detailed), .flags = BENCH_ONLY},
@@ -662,6 +687,18 @@ static const opt_def options[] = {
 
 /* The table, --help, and: a bad value is not followed by the --help hint, as in pgbench. */
 static const opt_parser parser = {options, OPT_COUNT(options), usage, false};
+
+/* --merge takes only the options of its outputs: any other is an unknown option. */
+static const opt_def merge_options[] = {
+	{"merge", 0, no_argument, opt_true, offsetof(cmdline, merge_mode)},
+	{"allow-partial", 0, no_argument, opt_true, offsetof(cmdline, allow_partial)},
+	{"json", 0, required_argument, opt_string, S(json_path)},
+	{"chart", 0, required_argument, opt_string, S(chart_path)},
+	{"latency-histogram", 0, required_argument, opt_string, S(hist_path)},
+	{"percentiles", 0, required_argument, handle_percentiles},
+	{"help", '?', no_argument, NULL},
+};
+static const opt_parser merge_parser = {merge_options, OPT_COUNT(merge_options), usage, true};
 
 #undef S
 #undef I
@@ -728,12 +765,47 @@ check_bench_settings(bench_settings *s)
 	return true;
 }
 
+/* --merge's command line: the output options, then the reports. */
+static opt_status
+parse_merge_arguments(int argc, char **argv, cmdline *cl)
+{
+	opt_status	st = opt_parse(&merge_parser, argc, argv, cl, NULL);
+
+	if (st != OPT_OK)
+		return st;
+	if (optind >= argc)
+	{
+		msg_error("--merge needs the runs' --json reports");
+		msg_hint("Try \"%s --help\" for more information.", msg_progname());
+		return OPT_ERROR;
+	}
+	if (report_stdout_outputs(&cl->s) > 1)
+	{
+		msg_error("only one of --json, --latency-histogram and --chart can write to standard output");
+		return OPT_ERROR;
+	}
+	return OPT_OK;
+}
+
+/* Whether the command line asks for --merge (before "--", which ends the options). */
+static bool
+wants_merge(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--merge") == 0)
+			return true;
+	return false;
+}
+
 /* Fill cl from the command line, with pgbench's messages in pgbench's order. */
 static opt_status
 parse_arguments(int argc, char **argv, cmdline *cl)
 {
 	unsigned	seen = 0;
 	opt_status	st;
+
+	if (wants_merge(argc, argv))
+		return parse_merge_arguments(argc, argv, cl);
 
 	if (opt_help_first(&parser, argc, argv))
 		return OPT_EXIT_OK;
@@ -869,7 +941,10 @@ main(int argc, char **argv)
 	}
 	settings->conn.application_name = msg_progname();
 	settings->command_line = command_line_text(argc, argv);
-	if (cl.init_mode)
+	if (cl.merge_mode)
+		status = check_output_paths(settings) ?
+			merge_run(settings, cl.allow_partial, argv + optind, argc - optind) : 1;
+	else if (cl.init_mode)
 		status = init_run(&cl.init, &settings->conn);
 	else if (settings->dry_run)
 		status = dryrun_run(settings);

@@ -169,6 +169,25 @@ print_commands(FILE *out, const bench_settings *s, const report_data *d, int i, 
 	}
 }
 
+/* --start-at and --merge: the window and the clocks. */
+static void
+print_window(FILE *out, const report_window *w)
+{
+	if (w->nhosts > 0)
+		fprintf(out, "number of hosts: %d\n", w->nhosts);
+	fprintf(out, "start time: %s\nend time: %s\n", w->start, w->end);
+	if (w->nhosts > 0)
+		fprintf(out, "clocks: %d of %d synchronized", w->nsynced, w->nhosts);
+	else
+		fprintf(out, "clock: %s", w->nknown == 0 ? "status unknown" :
+				w->nsynced > 0 ? "synchronized" : "NOT synchronized");
+	if (w->nknown > 0)
+		fprintf(out, ", %sestimated error %.3f ms, %smaximum error %.3f ms",
+				w->nhosts > 0 ? "largest " : "", w->est_error_ms,
+				w->nhosts > 0 ? "largest " : "", w->max_error_ms);
+	fputc('\n', out);
+}
+
 void
 report_print(FILE *out, const bench_settings *s, const bench_server_facts *server,
 			 const report_data *d)
@@ -201,6 +220,8 @@ report_print(FILE *out, const bench_settings *s, const bench_server_facts *serve
 		fprintf(out, "duration: %d s\n", s->duration);
 		fprintf(out, "number of transactions actually processed: %lld\n", (long long) t->cnt);
 	}
+	if (d->window != NULL)
+		print_window(out, d->window);
 	/* nothing ended: the rest would be divisions by zero */
 	if (total_cnt <= 0)
 		return;

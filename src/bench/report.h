@@ -14,6 +14,21 @@
 #include "pgtempo/strbuf.h"
 #include "stats.h"
 
+/*
+ * When the measured run took place and how far the clocks can be
+ * trusted: printed under --start-at and by --merge, after the duration.
+ */
+typedef struct report_window
+{
+	int			nhosts;			/* --merge: the runs merged; 0: this run only */
+	char		start[64];		/* the measured run's start and end, ISO 8601 */
+	char		end[64];
+	int			nknown;			/* hosts whose clock status is known */
+	int			nsynced;		/* of which synchronized */
+	double		est_error_ms;	/* the largest estimated and maximum errors */
+	double		max_error_ms;
+} report_window;
+
 /* Everything the final report prints, merged over the threads. */
 typedef struct report_data
 {
@@ -26,6 +41,7 @@ typedef struct report_data
 	double		conn_total_ms;	/* -C: time spent connecting and disconnecting */
 	double		conn_elapsed_ms;	/* otherwise: time to open the connections */
 	const bwaits_report *waits; /* --waits: the sessions' wait events; NULL: none */
+	const report_window *window;	/* --start-at, --merge: printed; NULL: not */
 } report_data;
 
 /* The numbers of one -P line (kept in memory for --json). */

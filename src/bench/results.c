@@ -32,6 +32,18 @@ output_failed(const char *path, char **cause, int *status)
 		*status = 1;
 }
 
+void
+results_window(report_window *w, double start_epoch_s, double end_epoch_s, const clock_sync *c)
+{
+	memset(w, 0, sizeof(*w));
+	jsonreport_iso8601(w->start, sizeof(w->start), start_epoch_s);
+	jsonreport_iso8601(w->end, sizeof(w->end), end_epoch_s);
+	w->nknown = c->known ? 1 : 0;
+	w->nsynced = c->known && c->synchronized ? 1 : 0;
+	w->est_error_ms = c->est_error_s * 1e3;
+	w->max_error_ms = c->max_error_s * 1e3;
+}
+
 /* The text report and the messages on how the run ended; returns the exit status so far. */
 static int
 print_outcome(const bench_settings *s, const bench_results *res)
@@ -48,8 +60,15 @@ print_outcome(const bench_settings *s, const bench_results *res)
 	}
 	{
 		FILE	   *out = report_stream(s);
+		report_data d = res->data;
+		report_window w;
 
-		report_print(out, s, &res->server, &res->data);
+		if (s->start_at_epoch_s > 0)
+		{
+			results_window(&w, res->bench_start_epoch_s, res->end_epoch_s, &res->clock);
+			d.window = &w;
+		}
+		report_print(out, s, &res->server, &d);
 		fflush(out);
 	}
 	if (res->client_aborted)
@@ -100,6 +119,8 @@ write_outputs(const bench_settings *s, const bench_results *res, int *status)
 			.server_version_num = res->server_version_num,
 			.start_epoch_s = res->start_epoch_s,
 			.end_epoch_s = res->end_epoch_s,
+			.bench_start_epoch_s = res->merged ? res->bench_start_epoch_s : 0,
+			.clock = &res->clock,
 			.stop_signal = res->stop_signal,
 			.log_lines_lost = res->log_lines_lost,
 			.clients_abandoned = res->abandoned,

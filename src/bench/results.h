@@ -13,6 +13,7 @@
 #include "bench.h"
 #include "benchchart.h"
 #include "benchwaits.h"
+#include "pgtempo/clock.h"
 #include "report.h"
 
 typedef struct bench_results
@@ -24,6 +25,8 @@ typedef struct bench_results
 	report_data data;
 	double		start_epoch_s;	/* wall-clock start and end (Unix time) */
 	double		end_epoch_s;
+	double		bench_start_epoch_s;	/* when the measured run began (after connecting) */
+	clock_sync	clock;			/* whether the system clock was synchronized, at the end */
 	report_progress_point *progress;	/* --json with -P: every progress line, in order */
 	int			nprogress;
 	bench_chart_point *chart;	/* --chart: a point per interval */
@@ -48,6 +51,10 @@ typedef struct bench_results
  * 128 + N (interrupted by signal N).
  */
 int			results_finish(const bench_settings *s, const bench_results *res);
+
+/* A run's window and clock for the report (--start-at). */
+void		results_window(report_window *w, double start_epoch_s, double end_epoch_s,
+						   const clock_sync *c);
 
 /* Free what res points to. */
 void		results_free(bench_results *res, int nscripts);

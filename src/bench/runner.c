@@ -23,6 +23,7 @@
 #include "pgtempo/xalloc.h"
 #include "report.h"
 #include "runstate.h"
+#include "startat.h"
 #include "thread.h"
 
 #define SQLSTATE_UNDEFINED_TABLE "42P01"
@@ -311,7 +312,10 @@ merge_results(run_state *r, uint64_t start_time, uint64_t end)
 	}
 	d->bench_duration_s = (double) (end - bench_start) / 1e9;
 	d->conn_total_ms = (double) conn_ns / 1e6;
-	d->conn_elapsed_ms = (double) (bench_start - start_time) / 1e6;
+	/* --start-at: the wait for the common start is not connection time */
+	d->conn_elapsed_ms = (double) ((r->r.connected_at != 0 ? r->r.connected_at : bench_start) -
+								   start_time) / 1e6;
+	r->res->bench_start_epoch_s = (double) ((int64_t) bench_start + r->r.epoch_shift_ns) / 1e9;
 	r->res->merged = true;
 }
 
@@ -380,8 +384,8 @@ set_up(run_state *r, setup_thread *setup)
 	if (s->use_log && !open_logs(r, now))
 		return false;
 	/* with -T, connecting gives up when the run would have ended, grace included */
-	deadline = s->duration > 0 ?
-		now + ((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S : CONN_NO_DEADLINE;
+	deadline = s->duration > 0 ? startat_run_base(s, now, r->r.epoch_shift_ns) +
+		((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S : CONN_NO_DEADLINE;
 	con = conn_connect(&s->conn, deadline, NULL, &cause);
 	if (con == NULL)
 	{
@@ -472,6 +476,7 @@ run_threads(run_state *r)
 	res->second_signal = stop_count >= 2;
 	res->start_epoch_s = (double) ((int64_t) start_time + r->r.epoch_shift_ns) / 1e9;
 	res->end_epoch_s = (double) ((int64_t) end + r->r.epoch_shift_ns) / 1e9;
+	clock_sync_status(&res->clock);
 	if (!res->setup_failed || res->stop_signal != 0)
 		merge_results(r, start_time, end);
 	res->data.waits = res->waits;

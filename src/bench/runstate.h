@@ -140,6 +140,7 @@ struct runner
 	int			cmd_base[SCRIPT_MAX_SCRIPTS + 1];	/* first command of each script, overall */
 	char	  **prepnames;		/* "P_n" for each command, overall */
 	uint64_t	end_time;		/* -T: when to stop; 0: never */
+	uint64_t	connected_at;	/* --start-at: when every connection was open; 0: no --start-at */
 	int64_t		epoch_shift_ns; /* wall clock minus monotonic clock */
 	atomic_bool setup_failed;
 	atomic_bool abort_all;		/* --exit-on-abort and a client aborted */

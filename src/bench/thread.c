@@ -28,6 +28,7 @@
 #include "clientio.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
+#include "startat.h"
 
 #define MAX_EVENTS 256
 
@@ -67,7 +68,8 @@ connect_deadline(const bthread *th)
 
 	if (s->duration <= 0)
 		return CONN_NO_DEADLINE;
-	return th->start + ((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S;
+	return startat_run_base(s, th->start, th->r->epoch_shift_ns) +
+		((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S;
 }
 
 /*
@@ -579,6 +581,9 @@ thread_main(void *arg)
 
 	pthread_barrier_wait(&r->barrier);
 	th->bench_start = clock_now_ns();
+	/* --start-at: all threads wait for the common start (startat.c) */
+	if (r->s->start_at_epoch_s > 0 && !startat_wait(th))
+		return NULL;
 	if (atomic_load(&r->setup_failed) || stop_signal != 0)
 		return NULL;
 	if (r->s->rate > 0 && th->nclients > 0)

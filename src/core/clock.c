@@ -1,6 +1,6 @@
 /*
- * clock.c — TSC discovery and conversion; the monotonic clock itself is
- * inline in clock.h.
+ * clock.c — TSC discovery and conversion, and whether the system clock is
+ * synchronized; the monotonic clock itself is inline in clock.h.
  */
 #include "config.h"
 
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/timex.h>
 
 #if defined(CLOCK_HAVE_TSC) && defined(HAVE_CPUID_H)
 #include <cpuid.h>
@@ -231,3 +232,20 @@ clock_tsc_probe(clock_tsc *t)
 }
 
 #endif
+
+void
+clock_sync_status(clock_sync *out)
+{
+	struct timex tx;
+	int			state;
+
+	memset(&tx, 0, sizeof(tx));	/* modes 0: read only, no privilege needed */
+	memset(out, 0, sizeof(*out));
+	state = adjtimex(&tx);
+	if (state < 0)
+		return;
+	out->known = true;
+	out->synchronized = state != TIME_ERROR && (tx.status & STA_UNSYNC) == 0;
+	out->est_error_s = (double) tx.esterror / 1e6;	/* microseconds */
+	out->max_error_s = (double) tx.maxerror / 1e6;
+}

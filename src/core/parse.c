@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pgtempo/clock.h"
 #include "pgtempo/msg.h"
@@ -316,4 +317,123 @@ parse_duration_opt(const char *arg, const char *name, const char *unit, int64_t 
 	duration_text(hi, sizeof(hi), max);
 	msg_error("%s must be between %s and %s", name, lo, hi);
 	return false;
+}
+
+/* "Z", "+HH:MM", "+HHMM" or "+HH" at p, to the end: *off in seconds east of UTC. */
+static bool
+parse_utc_offset(const char *p, long *off)
+{
+	int			hh,
+				mm = 0,
+				n = 0;
+
+	if (*p == 'Z' || *p == 'z')
+	{
+		*off = 0;
+		return p[1] == '\0';
+	}
+	if ((*p != '+' && *p != '-') || !isdigit((unsigned char) p[1]) ||
+		!isdigit((unsigned char) p[2]))
+		return false;
+	hh = (p[1] - '0') * 10 + (p[2] - '0');
+	if (p[3] == ':')
+		n = 1;
+	if (p[3] != '\0')
+	{
+		if (!isdigit((unsigned char) p[3 + n]) || !isdigit((unsigned char) p[4 + n]) ||
+			p[5 + n] != '\0')
+			return false;
+		mm = (p[3 + n] - '0') * 10 + (p[4 + n] - '0');
+	}
+	if (hh > 23 || mm > 59)
+		return false;
+	*off = (hh * 3600L + mm * 60L) * (*p == '-' ? -1 : 1);
+	return true;
+}
+
+/* The n digits at p as a number, or -1 if they are not all digits. */
+static int
+fixed_digits(const char *p, int n)
+{
+	int			v = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (!isdigit((unsigned char) p[i]))
+			return -1;
+		v = v * 10 + (p[i] - '0');
+	}
+	return v;
+}
+
+/* "YYYY-MM-DDTHH:MM[:SS[.frac]]" + offset, every field checked against the calendar. */
+static bool
+parse_iso8601(const char *s, double *out)
+{
+	struct tm	tm;
+	int			sec = 0;
+	double		frac = 0;
+	long		off;
+	time_t		t;
+	const char *p = s + 16;
+
+	memset(&tm, 0, sizeof(tm));
+	if (strlen(s) < 17 || s[4] != '-' || s[7] != '-' || s[13] != ':' ||
+		(s[10] != 'T' && s[10] != 't' && s[10] != ' '))
+		return false;
+	tm.tm_year = fixed_digits(s, 4) - 1900;
+	tm.tm_mon = fixed_digits(s + 5, 2) - 1;
+	tm.tm_mday = fixed_digits(s + 8, 2);
+	tm.tm_hour = fixed_digits(s + 11, 2);
+	tm.tm_min = fixed_digits(s + 14, 2);
+	if (*p == ':')
+	{
+		sec = fixed_digits(p + 1, 2);
+		p += 3;
+		if (sec >= 0 && (*p == '.' || *p == ','))
+		{
+			double		scale = 0.1;
+
+			if (!isdigit((unsigned char) *++p))
+				return false;
+			for (; isdigit((unsigned char) *p); p++, scale /= 10)
+				frac += (*p - '0') * scale;
+		}
+	}
+	if (tm.tm_year < -1900 + 1970 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 ||
+		tm.tm_hour < 0 || tm.tm_hour > 23 || tm.tm_min < 0 || tm.tm_min > 59 ||
+		sec < 0 || sec > 59 || !parse_utc_offset(p, &off))
+		return false;
+	tm.tm_sec = sec;
+	{
+		int			mday = tm.tm_mday;
+
+		t = timegm(&tm);
+		/* timegm() normalizes February 30th into March: refuse what moved */
+		if (t == (time_t) -1 || tm.tm_mday != mday)
+			return false;
+	}
+	*out = (double) (t - off) + frac;
+	return true;
+}
+
+bool
+parse_timestamp(const char *s, const char *optname, double *out, char **cause)
+{
+	bool		ok;
+
+	if (s[0] == '@')
+	{
+		char	   *end;
+
+		errno = 0;
+		*out = strtod(s + 1, &end);
+		ok = end != s + 1 && *end == '\0' && errno == 0 && isdigit((unsigned char) s[1]) &&
+			isfinite(*out);
+	}
+	else
+		ok = parse_iso8601(s, out);
+	if (!ok)
+		return invalid_value(s, optname, cause);
+	return true;
 }

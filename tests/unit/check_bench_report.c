@@ -649,7 +649,16 @@ START_TEST(json_document)
 	/* one p50 key although 50 was asked twice */
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"percentiles_ms\": {\n        \"p50\": 4.005887,\n        \"p99.9\": 8,\n        \"max\": 8\n      }"));
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"low_us\": 1998.848,\n          \"high_us\": 2007.04,\n          \"count\": 1"));
-	ck_assert_ptr_nonnull(strstr(sb.data, "\"lag\": {\n      \"average_ms\": 1.5,\n      \"max_ms\": 3\n    }"));
+	ck_assert_ptr_nonnull(strstr(sb.data, "\"lag\": {\n      \"average_ms\": 1.5,\n      \"max_ms\": 3,\n"
+								 "      \"count\": 3,\n      \"sum_ns\": 4500000,\n"
+								 "      \"sum_squares_ns2\": 10250000000000,\n"
+								 "      \"min_ns\": 500000,\n      \"max_ns\": 3000000\n    }"));
+	/* the exact sums --merge adds up, and where and when */
+	ck_assert_ptr_nonnull(strstr(sb.data, "\"count\": 3,\n      \"sum_ns\": 14000000,\n"
+								 "      \"sum_squares_ns2\": 84000000000000,\n"
+								 "      \"min_ns\": 2000000,\n      \"max_ns\": 8000000,\n"));
+	ck_assert_ptr_nonnull(strstr(sb.data, "\"histogram_clamped\": 0\n"));
+	ck_assert_ptr_nonnull(strstr(sb.data, "\"start_at\": null,\n  \"start_at_epoch_s\": null,\n  \"host\": \""));
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"commands\": null"));
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"time_s\": 1,"));
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"lag_ms\": 0.5,"));

@@ -117,6 +117,18 @@ START_TEST(tsc_probe_consistent)
 }
 END_TEST
 
+/* adjtimex(2) in read-only mode answers without privileges; errors are never negative. */
+START_TEST(sync_status_readable)
+{
+	clock_sync	cs;
+
+	clock_sync_status(&cs);
+	ck_assert(cs.known);
+	ck_assert(cs.est_error_s >= 0 && cs.max_error_s >= 0);
+	ck_assert(cs.max_error_s < 100);	/* the kernel caps maxerror at 16 s */
+}
+END_TEST
+
 static Suite *
 clock_suite(void)
 {
@@ -125,6 +137,7 @@ clock_suite(void)
 
 	tcase_add_test(tc, now_is_monotonic);
 	tcase_add_test(tc, now_tracks_sleep);
+	tcase_add_test(tc, sync_status_readable);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tsc");
 	tcase_add_test(tc, tsc_conversion);

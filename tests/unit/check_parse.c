@@ -280,6 +280,65 @@ START_TEST(test_null_cause)
 }
 END_TEST
 
+static const struct
+{
+	const char *in;
+	double		want;			/* Unix time; ignored when bad */
+	bool		ok;
+}			timestamp_cases[] = {
+	{"2026-11-26T13:00:00Z", 1795698000, true},
+	{"2026-11-26T13:00:00+00:00", 1795698000, true},
+	{"2026-11-26T14:00:00+01:00", 1795698000, true},
+	{"2026-11-26T08:30:00-0430", 1795698000, true},
+	{"2026-11-26T15:00:00+02", 1795698000, true},
+	{"2026-11-26 13:00Z", 1795698000, true},
+	{"2026-11-26t13:00:00.25z", 1795698000.25, true},
+	{"2026-11-26T13:00:00,5Z", 1795698000.5, true},
+	{"2024-02-29T00:00:00Z", 1709164800, true},
+	{"@1795698000", 1795698000, true},
+	{"@1795698000.125", 1795698000.125, true},
+	{"2026-11-26T13:00:00", 0, false},	/* no offset: refused */
+	{"2026-11-26", 0, false},
+	{"2025-02-29T00:00:00Z", 0, false},
+	{"2026-13-01T00:00:00Z", 0, false},
+	{"2026-11-26T24:00:00Z", 0, false},
+	{"2026-11-26T13:60:00Z", 0, false},
+	{"2026-11-26T13:00:61Z", 0, false},
+	{"2026-11-26T13:00:00.Z", 0, false},
+	{"2026-11-26T13:00:00+1:00", 0, false},
+	{"2026-11-26T13:00:00+01:00x", 0, false},
+	{" 2026-11-26T13:00:00Z", 0, false},
+	{"+026-11-26T13:00:00Z", 0, false},
+	{"1969-12-31T23:59:59Z", 0, false},
+	{"@", 0, false},
+	{"@-5", 0, false},
+	{"@12x", 0, false},
+	{"@1e400", 0, false},
+	{"tomorrow", 0, false},
+};
+
+START_TEST(test_timestamp_cases)
+{
+	double		got = -1;
+	char	   *cause = NULL;
+	bool		ok = parse_timestamp(timestamp_cases[_i].in, "--start-at", &got, &cause);
+
+	ck_assert_msg(ok == timestamp_cases[_i].ok, "%s: %s", timestamp_cases[_i].in,
+				  cause ? cause : "accepted");
+	if (ok)
+		ck_assert_msg(got == timestamp_cases[_i].want, "%s: %.6f", timestamp_cases[_i].in, got);
+	else
+	{
+		char		want[128];
+
+		snprintf(want, sizeof(want), "invalid value \"%s\" for option --start-at",
+				 timestamp_cases[_i].in);
+		ck_assert_str_eq(cause, want);
+		free(cause);
+	}
+}
+END_TEST
+
 static Suite *
 parse_suite(void)
 {
@@ -298,6 +357,11 @@ parse_suite(void)
 	tc = tcase_create("duration");
 	tcase_add_loop_test(tc, test_duration_cases, 0,
 						sizeof(duration_cases) / sizeof(duration_cases[0]));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("timestamp");
+	tcase_add_loop_test(tc, test_timestamp_cases, 0,
+						sizeof(timestamp_cases) / sizeof(timestamp_cases[0]));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cause");

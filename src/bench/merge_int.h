@@ -1,0 +1,103 @@
+/*
+ * merge_int.h — one host's report as --merge reads it (mergeread.c) and
+ * adds it up (merge.c).
+ */
+#ifndef PGTEMPO_BENCH_MERGE_INT_H
+#define PGTEMPO_BENCH_MERGE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench.h"
+#include "benchwaits.h"
+#include "pgtempo/clock.h"
+#include "pgtempo/hist.h"
+#include "pgtempo/jsonread.h"
+#include "stats.h"
+
+/* One -P line of a host, the numbers that add up. */
+typedef struct merge_point
+{
+	int64_t		k;				/* the interval's number: round(time_s / progress_s) */
+	double		time_s;
+	double		epoch_s;
+	double		interval_s;
+	int64_t		transactions;
+	double		tps;
+	double		latency_ms;
+	double		stddev_ms;
+	double		lag_ms;
+	int64_t		failed;
+	int64_t		skipped;
+	int64_t		retried;
+	int64_t		retries;
+	double		max_ms;			/* NaN: the host had no percentiles for it */
+} merge_point;
+
+/* One script of a host. */
+typedef struct merge_script
+{
+	const char *name;			/* in the document */
+	int			weight;
+	stats		st;
+	hist	   *h;				/* its latency histogram */
+	int			ncommands;		/* -r: its commands; 0: none */
+	const char **command_text;	/* in the document */
+	stats_command *commands;
+} merge_script;
+
+typedef struct merge_host
+{
+	const char *file;
+	jsonread_doc *doc;			/* NULL once dropped */
+	const jsonread_value *root;
+	char	   *host;			/* the strings of the host are its own */
+	bench_settings s;			/* as the report needs them; its scripts name and -r list commands only */
+	bench_server_facts server;
+	char	   *server_version;
+	int			server_version_num;
+	int			nclients;
+	int			nthreads;
+	double		rate;			/* -R of the host; 0: none */
+	double		start_epoch_s;	/* the measured run */
+	double		end_epoch_s;
+	double		duration_s;
+	clock_sync	clock;
+	int			exit_status;
+	char	   *interrupted_by;
+	int64_t		log_lines_lost;
+	int64_t		clients_abandoned;
+	stats		total;
+	hist	   *h;
+	double		conn_elapsed_ms;
+	double		conn_total_ms;
+	merge_script *scripts;
+	int			nscripts;
+	int			progress_s;		/* -P; 0: no series */
+	merge_point *points;
+	int			npoints;
+	bool		has_waits;
+	bwaits_report waits;		/* its events and sampling */
+} merge_host;
+
+/*
+ * Read the report in file into *h: false with *cause set (caller frees)
+ * when the file cannot be read, is not JSON, is not a pgtempo-bench
+ * report, or lacks what a merge needs (a run that did not start, a
+ * report written before the sums were added).
+ */
+bool		mergeread_host(const char *file, merge_host *h, char **cause);
+
+void		mergeread_free(merge_host *h);
+
+/*
+ * Free the document once h was compared with the first host: what is
+ * added up was copied out of it.  64 reports of an hour's -P 1 series
+ * take 140 MB of text; only one is kept.
+ */
+void		mergeread_drop_doc(merge_host *h);
+
+/* Free scripts made by mergeread_host (they hold names and command lines only). */
+void		mergeread_free_scripts(script **scripts, int n);
+
+#endif

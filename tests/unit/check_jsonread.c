@@ -1,0 +1,319 @@
+/*
+ * check_jsonread.c — unit tests of the strict JSON reader: documents read
+ * back through the writer (json.h), rejected documents with their
+ * located errors, numbers, strings, and files.
+ */
+#include "config.h"
+
+#include "pgtempo/jsonread.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pgtempo/json.h"
+#include "unit.h"
+
+static const struct
+{
+	const char *in;
+	const char *want;			/* written back compactly */
+} good_cases[] = {
+	{"null", "null"},
+	{" true ", "true"},
+	{"\n\tfalse\r\n", "false"},
+	{"0", "0"},
+	{"-0", "0"},
+	{"42", "42"},
+	{"-9223372036854775808", "-9223372036854775808"},
+	{"9223372036854775807", "9223372036854775807"},
+	{"1.5", "1.5"},
+	{"-2.25e2", "-225"},
+	{"1E+2", "100"},
+	{"123e-2", "1.23"},
+	{"0.1", "0.1"},
+	{"\"\"", "\"\""},
+	{"\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"", "\"a\\\"b\\\\c/d\\b\\f\\n\\r\\t\""},
+	{"\"\\u00e9\\u20AC\"", "\"\xc3\xa9\xe2\x82\xac\""},
+	{"\"\\ud83d\\ude00\"", "\"\xf0\x9f\x98\x80\""},
+	{"\"caf\xc3\xa9\"", "\"caf\xc3\xa9\""},
+	{"[]", "[]"},
+	{"{}", "{}"},
+	{"[1,[2,[3,[]]],{}]", "[1,[2,[3,[]]],{}]"},
+	{"{\"a\":1,\"b\":[true,null],\"c\":{\"d\":\"e\"}}",
+	"{\"a\":1,\"b\":[true,null],\"c\":{\"d\":\"e\"}}"},
+	{" { \"k\" : [ 1 , 2 ] } ", "{\"k\":[1,2]}"},
+};
+
+START_TEST(test_good)
+{
+	char	   *cause = NULL;
+	jsonread_doc *doc = jsonread_parse(good_cases[_i].in, strlen(good_cases[_i].in), &cause);
+	strbuf		sb;
+	json_writer w;
+
+	ck_assert_msg(doc != NULL, "%s: %s", good_cases[_i].in, cause);
+	strbuf_init(&sb);
+	json_init(&w, &sb, false);
+	jsonread_write(&w, jsonread_root(doc));
+	ck_assert_str_eq(sb.data, good_cases[_i].want);
+	strbuf_free(&sb);
+	jsonread_free(doc);
+}
+END_TEST
+
+static const struct
+{
+	const char *in;
+	const char *want;			/* the cause */
+} bad_cases[] = {
+	{"", "line 1, column 1: unexpected end of input"},
+	{"   \n  ", "line 2, column 3: unexpected end of input"},
+	{"nul", "line 1, column 1: invalid token"},
+	{"True", "line 1, column 1: invalid token"},
+	{"[1,]", "line 1, column 4: invalid token"},
+	{"[1 2]", "line 1, column 4: expected ',' or ']'"},
+	{"{\"a\":1,}", "line 1, column 8: expected a string key"},
+	{"{\"a\" 1}", "line 1, column 6: expected ':'"},
+	{"{\"a\":1 \"b\":2}", "line 1, column 8: expected ',' or '}'"},
+	{"{a:1}", "line 1, column 2: expected a string key"},
+	{"[1]\n[2]", "line 2, column 1: unexpected text after the value"},
+	{"01", "line 1, column 1: leading zero in number"},
+	{"-", "line 1, column 2: unexpected end of input"},
+	{"1.", "line 1, column 3: unexpected end of input"},
+	{"1e", "line 1, column 3: unexpected end of input"},
+	{"1.x", "line 1, column 3: invalid number"},
+	{"[1,", "line 1, column 4: unexpected end of input"},
+	{"{\"a\":1,\n", "line 2, column 1: unexpected end of input"},
+	{".5", "line 1, column 1: invalid token"},
+	{"+1", "line 1, column 1: invalid token"},
+	{"NaN", "line 1, column 1: invalid token"},
+	{"1e999", "line 1, column 1: number out of range"},
+	{"[1e999]", "line 1, column 2: number out of range"},
+	{"\"abc", "line 1, column 5: unexpected end of input"},
+	{"\"a\nb\"", "line 1, column 3: control character in string"},
+	{"\"\\x\"", "line 1, column 3: invalid escape in string"},
+	{"\"\\u12G4\"", "line 1, column 4: invalid \\u escape"},
+	{"\"\\ud800\"", "line 1, column 8: lone high surrogate in \\u escape"},
+	{"\"\\udc00\"", "line 1, column 8: lone low surrogate in \\u escape"},
+	{"\"\xff\"", "line 1, column 2: invalid UTF-8 in string"},
+	{"\"\xc0\xaf\"", "line 1, column 2: invalid UTF-8 in string"},
+	{"// c\n1", "line 1, column 1: invalid token"},
+};
+
+START_TEST(test_bad)
+{
+	char	   *cause = NULL;
+	jsonread_doc *doc = jsonread_parse(bad_cases[_i].in, strlen(bad_cases[_i].in), &cause);
+
+	ck_assert_msg(doc == NULL, "accepted: %s", bad_cases[_i].in);
+	ck_assert_str_eq(cause, bad_cases[_i].want);
+	free(cause);
+}
+END_TEST
+
+/* Nesting deeper than JSONREAD_MAX_DEPTH is an error, not a stack overflow. */
+START_TEST(test_depth)
+{
+	char		text[2 * (JSONREAD_MAX_DEPTH + 2) + 1];
+	char	   *cause = NULL;
+	int			n = JSONREAD_MAX_DEPTH + 1;
+	jsonread_doc *doc;
+
+	for (int i = 0; i < n; i++)
+	{
+		text[i] = '[';
+		text[2 * n - 1 - i] = ']';
+	}
+	text[2 * n] = '\0';
+	doc = jsonread_parse(text, strlen(text), &cause);
+	ck_assert_ptr_nonnull(doc);
+	jsonread_free(doc);
+
+	memmove(text + 1, text, strlen(text) + 1);
+	text[0] = '[';
+	strcat(text, "]");
+	doc = jsonread_parse(text, strlen(text), &cause);
+	ck_assert_ptr_null(doc);
+	ck_assert_ptr_nonnull(strstr(cause, "nested too deeply"));
+	free(cause);
+}
+END_TEST
+
+/* Every double written with %.17g (and the writer's shortest form) reads back exactly. */
+START_TEST(test_number_round_trip)
+{
+	unsigned	seed = 12345;
+
+	for (int i = 0; i < 20000; i++)
+	{
+		double		v;
+		char		buf[64];
+		char	   *cause = NULL;
+		jsonread_doc *doc;
+		strbuf		sb;
+		json_writer w;
+
+		seed = seed * 1103515245u + 12345u;
+		v = ldexp((double) (seed >> 4) / (1u << 28), (int) (seed % 80) - 40) * (seed & 1 ? 1 : -1);
+		snprintf(buf, sizeof(buf), "%.17g", v);
+		doc = jsonread_parse(buf, strlen(buf), &cause);
+		ck_assert_msg(doc != NULL && jsonread_root(doc)->num == v, "%s", buf);
+		jsonread_free(doc);
+
+		strbuf_init(&sb);
+		json_init(&w, &sb, false);
+		json_double(&w, v);
+		doc = jsonread_parse(sb.data, sb.len, &cause);
+		ck_assert_msg(doc != NULL && jsonread_root(doc)->num == v, "%s", sb.data);
+		jsonread_free(doc);
+		strbuf_free(&sb);
+	}
+}
+END_TEST
+
+static const struct
+{
+	const char *in;
+	double		want;
+	bool		is_int;
+} number_cases[] = {
+	{"12345678901234567890", 12345678901234567890.0, false},	/* past int64 */
+	{"1234567890123456789", 1234567890123456789.0, true},
+	{"0.30000000000000004", 0.30000000000000004, false},
+	{"2.2250738585072014e-308", 2.2250738585072014e-308, false},
+	{"1.7976931348623157e308", 1.7976931348623157e308, false},
+	{"5e-324", 5e-324, false},
+	{"1e-400", 0.0, false},
+	{"-1.25", -1.25, false},
+	{"1.0", 1.0, false},
+};
+
+START_TEST(test_numbers)
+{
+	char	   *cause = NULL;
+	jsonread_doc *doc = jsonread_parse(number_cases[_i].in, strlen(number_cases[_i].in), &cause);
+
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_msg(jsonread_root(doc)->num == number_cases[_i].want, "%s", number_cases[_i].in);
+	ck_assert_int_eq(jsonread_root(doc)->is_int, number_cases[_i].is_int);
+	jsonread_free(doc);
+}
+END_TEST
+
+/* Equality: by value, members in order. */
+START_TEST(test_equal)
+{
+	static const struct
+	{
+		const char *a;
+		const char *b;
+		bool		eq;
+	}			cases[] = {
+		{"[1,2.5,\"x\",null,true]", "[1, 2.50, \"x\", null, true]", true},
+		{"{\"a\":{\"b\":[]}}", "{ \"a\" : { \"b\" : [ ] } }", true},
+		{"1", "1.0", true},
+		{"1", "2", false},
+		{"[1,2]", "[1,2,3]", false},
+		{"{\"a\":1,\"b\":2}", "{\"b\":2,\"a\":1}", false},
+		{"\"a\\u0000b\"", "\"a\\u0000c\"", false},
+		{"null", "false", false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		char	   *cause = NULL;
+		jsonread_doc *a = jsonread_parse(cases[i].a, strlen(cases[i].a), &cause);
+		jsonread_doc *b = jsonread_parse(cases[i].b, strlen(cases[i].b), &cause);
+
+		ck_assert_msg(jsonread_equal(jsonread_root(a), jsonread_root(b)) == cases[i].eq,
+					  "%s vs %s", cases[i].a, cases[i].b);
+		jsonread_free(a);
+		jsonread_free(b);
+	}
+}
+END_TEST
+
+/* Lookup by key, the first of duplicates; \u0000 kept in a string's length. */
+START_TEST(test_get)
+{
+	const char *text = "{\"a\":1,\"b\":{\"c\":\"x\\u0000y\"},\"a\":2}";
+	char	   *cause = NULL;
+	jsonread_doc *doc = jsonread_parse(text, strlen(text), &cause);
+	const jsonread_value *root = jsonread_root(doc);
+	const jsonread_value *c = jsonread_get(jsonread_get(root, "b"), "c");
+
+	ck_assert_int_eq(jsonread_get(root, "a")->i, 1);
+	ck_assert_ptr_null(jsonread_get(root, "z"));
+	ck_assert_ptr_null(jsonread_get(jsonread_get(root, "a"), "c"));
+	ck_assert_ptr_null(jsonread_get(NULL, "a"));
+	ck_assert_int_eq(c->n, 3);
+	ck_assert_int_eq(memcmp(c->u.str, "x\0y", 4), 0);
+	ck_assert_str_eq(jsonread_type_name(root->type), "object");
+	jsonread_free(doc);
+}
+END_TEST
+
+/* A large array (more than one arena chunk) and a file, read whole. */
+START_TEST(test_file)
+{
+	char		path[] = "/tmp/check_jsonread_XXXXXX";
+	int			fd = mkstemp(path);
+	FILE	   *f = fdopen(fd, "w");
+	char	   *cause = NULL;
+	jsonread_doc *doc;
+	const jsonread_value *root;
+
+	fputs("[", f);
+	for (int i = 0; i < 100000; i++)
+		fprintf(f, "%s{\"i\":%d,\"x\":%d.5}", i > 0 ? "," : "", i, i);
+	fputs("]\n", f);
+	fclose(f);
+	doc = jsonread_file(path, &cause);
+	ck_assert_msg(doc != NULL, "%s", cause);
+	root = jsonread_root(doc);
+	ck_assert_int_eq(root->n, 100000);
+	ck_assert_int_eq(jsonread_get(&root->u.items[99999], "i")->i, 99999);
+	ck_assert(jsonread_get(&root->u.items[7], "x")->num == 7.5);
+	jsonread_free(doc);
+
+	f = fopen(path, "w");
+	fputs("{\"a\": [1, 2,", f);
+	fclose(f);
+	ck_assert_ptr_null(jsonread_file(path, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "is not valid JSON: line 1, column 13: unexpected end of input"));
+	free(cause);
+	unlink(path);
+	ck_assert_ptr_null(jsonread_file(path, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "could not open file"));
+	free(cause);
+}
+END_TEST
+
+static Suite *
+jsonread_suite(void)
+{
+	Suite	   *s = suite_create("jsonread");
+	TCase	   *tc = tcase_create("documents");
+
+	tcase_add_loop_test(tc, test_good, 0, sizeof(good_cases) / sizeof(good_cases[0]));
+	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad_cases) / sizeof(bad_cases[0]));
+	tcase_add_test(tc, test_depth);
+	tcase_add_test(tc, test_get);
+	tcase_add_test(tc, test_equal);
+	tcase_add_test(tc, test_file);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("numbers");
+	tcase_add_test(tc, test_number_round_trip);
+	tcase_add_loop_test(tc, test_numbers, 0, sizeof(number_cases) / sizeof(number_cases[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_run(jsonread_suite());
+}
