@@ -38,6 +38,7 @@
 
 #include "pgtempo/clock.h"
 #include "pgtempo/msg.h"
+#include "pgtempo/signals.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
@@ -215,7 +216,7 @@ handle_sigint(int signo)
 
 	if (cancel_requested)
 	{
-		signal(signo, SIG_DFL);
+		signals_catch(signo, SIG_DFL, 0, NULL);
 		raise(signo);
 		errno = save_errno;
 		return;
@@ -843,8 +844,7 @@ init_run(const init_settings *s, const conn_opts *conn)
 {
 	init_ctx	c;
 	char	   *cause = NULL;
-	struct sigaction sa,
-				old_sa;
+	struct sigaction old_sa;
 	int			status;
 
 	memset(&c, 0, sizeof(c));
@@ -861,15 +861,11 @@ init_run(const init_settings *s, const conn_opts *conn)
 
 	cancel_requested = 0;
 	cancel_handle = PQgetCancel(c.conn);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handle_sigint;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGINT, &sa, &old_sa);
+	signals_catch(SIGINT, handle_sigint, SA_RESTART, &old_sa);
 
 	status = run_steps(&c, s->steps != NULL ? s->steps : INIT_DEFAULT_STEPS);
 
-	sigaction(SIGINT, &old_sa, NULL);
+	signals_restore(SIGINT, &old_sa);
 	PQfreeCancel(cancel_handle);
 	cancel_handle = NULL;
 	strbuf_free(&c.sql);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pgtempo/msg.h"
+#include "pgtempo/signals.h"
 #include "pgtempo/xalloc.h"
 
 #include "report.h"
@@ -24,19 +25,6 @@ on_signal(int signo)
 {
 	caught_signal = signo;
 	timing_request_stop();
-}
-
-static void
-install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESETHAND;	/* a second signal ends the program at once */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 }
 
 /* Install the test clock from $PGTEMPO_FAKE_CLOCK, if set; false on a bad value. */
@@ -70,7 +58,8 @@ tool_run(const timing_settings *s)
 	r.settings = s;
 	if (!setup_fake_clock(&r, &fake))
 		return 1;
-	install_signals();
+	/* a second signal ends the program at once */
+	signals_catch_stop(on_signal, SA_RESETHAND);
 
 	clockenv_read(&r.env);
 	for (int c = 0; c < TIMING_CLOCK_COUNT; c++)

@@ -22,6 +22,7 @@
 
 #include "pgtempo/clock.h"
 #include "pgtempo/msg.h"
+#include "pgtempo/signals.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
@@ -60,25 +61,15 @@ on_hup(int signo)
 static void
 install_signals(bool starting)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
 	/*
 	 * No SA_RESTART: a signal must cut a sleep short.  Connecting looks at
 	 * the stop flag, but a password prompt or a slow DNS lookup does not:
 	 * a second signal there takes its default action, as nothing has been
 	 * measured yet.
 	 */
-	sa.sa_flags = starting ? SA_RESETHAND : 0;
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_flags = 0;
-	sa.sa_handler = on_hup;
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
+	signals_catch_stop(on_stop, starting ? SA_RESETHAND : 0);
+	signals_catch(SIGHUP, on_hup, 0, NULL);
+	signals_catch(SIGPIPE, SIG_IGN, 0, NULL);
 }
 
 typedef struct run_state
