@@ -206,7 +206,7 @@ connect_all(bthread *th)
 			}
 			if (rc > 0)
 			{
-				c->state = CS_CHOOSE;
+				clientio_set_state(c, CS_CHOOSE);
 				pending--;
 				inflight--;
 			}
@@ -575,7 +575,7 @@ thread_main(void *arg)
 	if (th->failed)
 		atomic_store(&r->setup_failed, true);
 	for (int i = 0; i < th->nclients; i++)
-		th->clients[i].state = CS_CHOOSE;
+		clientio_set_state(&th->clients[i], CS_CHOOSE);
 
 	pthread_barrier_wait(&r->barrier);
 	th->bench_start = clock_now_ns();

@@ -27,9 +27,9 @@ on_signal(int signo)
 	timing_request_stop();
 }
 
-/* Install the test clock from $PGTEMPO_FAKE_CLOCK, if set; false on a bad value. */
+/* Install the test clock from $PGTEMPO_FAKE_CLOCK, if set (*readings then not NULL); false on a bad value. */
 static bool
-setup_fake_clock(timing_results *r, uint64_t **readings)
+setup_fake_clock(uint64_t **readings)
 {
 	const char *spec = getenv("PGTEMPO_FAKE_CLOCK");
 	size_t		n;
@@ -43,7 +43,6 @@ setup_fake_clock(timing_results *r, uint64_t **readings)
 		return false;
 	}
 	timing_set_fake_clock(*readings, n);
-	r->fake = true;
 	return true;
 }
 
@@ -56,18 +55,12 @@ tool_run(const timing_settings *s)
 
 	memset(&r, 0, sizeof(r));
 	r.settings = s;
-	if (!setup_fake_clock(&r, &fake))
+	if (!setup_fake_clock(&fake))
 		return 1;
 	/* a second signal ends the program at once */
 	signals_catch_stop(on_signal, SA_RESETHAND);
 
 	clockenv_read(&r.env);
-	for (int c = 0; c < TIMING_CLOCK_COUNT; c++)
-	{
-		if (!s->clocks[c])
-			continue;
-		r.nclocks++;
-	}
 	clock_tsc_probe(&r.tsc);
 
 	if (!s->json)
@@ -89,7 +82,7 @@ tool_run(const timing_settings *s)
 
 		if (!s->clocks[c])
 			continue;
-		if (clock == TIMING_CLOCK_SYSTEM && r.fake)
+		if (clock == TIMING_CLOCK_SYSTEM && fake != NULL)
 			clock = TIMING_CLOCK_FAKE;
 		p = xmalloc(sizeof(*p));
 		r.passes[r.npasses++] = p;
@@ -100,17 +93,16 @@ tool_run(const timing_settings *s)
 			fflush(stdout);
 			fprintf(stderr, "Detected clock going backwards in time.\n");
 			fprintf(stderr, "Time warp: %llu ns\n", (unsigned long long) p->warp_ns);
-			r.backwards = true;
 		}
 		if (!s->json)
 			report_pass_text(stdout, &r, p);
-		if (r.backwards)
+		if (p->outcome == TIMING_BACKWARDS)
 			break;
 	}
 	if (!s->json)
 		report_env_text(stdout, &r);
 
-	if (s->cross_cpu && !r.backwards)
+	if (s->cross_cpu && !results_backwards(&r))
 	{
 		for (int c = 0; c < TIMING_CLOCK_COUNT && !caught_signal; c++)
 		{
@@ -124,16 +116,13 @@ tool_run(const timing_settings *s)
 				continue;
 			crosscpu_run(&r.cross[c], clock, duration_ns, &r.tsc);
 			r.cross_ran[c] = true;
-			r.ncross++;
-			if (r.cross[c].backwards)
-				r.cross_backwards = true;
 			if (!s->json)
 				report_cross_text(stdout, &r, &r.cross[c]);
 		}
 	}
 
 	r.signo = caught_signal;
-	if (r.backwards || r.cross_backwards)
+	if (results_backwards(&r) || results_cross_backwards(&r))
 		r.exit_status = 1;
 	else if (r.signo)
 		r.exit_status = 128 + r.signo;
@@ -150,7 +139,7 @@ tool_run(const timing_settings *s)
 	else if (r.signo)
 		printf("\nInterrupted by signal %d: the results above cover the time until then.\n",
 			   r.signo);
-	if (r.cross_backwards)
+	if (results_cross_backwards(&r))
 		msg_error("Detected clock going backwards across CPUs.");
 	if (!msg_flush_stdout() && r.exit_status == 0)
 		r.exit_status = 1;
