@@ -37,6 +37,7 @@
 #include <libpq-fe.h>
 
 #include "pgtempo/clock.h"
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/signals.h"
 #include "pgtempo/strbuf.h"
@@ -812,7 +813,7 @@ run_steps(init_ctx *c, const char *steps)
 		{
 			msg_error("unrecognized initialization step \"%c\"", *p);
 			strbuf_free(&stats);
-			return INIT_EXIT_ERROR;
+			return EXITCODE_ERROR;
 		}
 		if (cancel_requested)
 			break;
@@ -822,7 +823,7 @@ run_steps(init_ctx *c, const char *steps)
 			if (cancel_requested)
 				msg_error("initialization canceled by user during \"%s\"", init_steps[i].op);
 			strbuf_free(&stats);
-			return cancel_requested ? INIT_EXIT_CANCELED : INIT_EXIT_ERROR;
+			return cancel_requested ? EXITCODE_SIGNAL(SIGINT) : EXITCODE_ERROR;
 		}
 		elapsed = (double) (clock_now_ns() - start) / NS_PER_S;
 		strbuf_printf(&stats, "%s%s %.2f s", stats.len > 0 ? ", " : "", init_steps[i].op, elapsed);
@@ -832,11 +833,11 @@ run_steps(init_ctx *c, const char *steps)
 	{
 		msg_error("initialization canceled by user");
 		strbuf_free(&stats);
-		return INIT_EXIT_CANCELED;
+		return EXITCODE_SIGNAL(SIGINT);
 	}
 	fprintf(stderr, "done in %.2f s (%s).\n", run_time, stats.data);
 	strbuf_free(&stats);
-	return INIT_EXIT_OK;
+	return EXITCODE_OK;
 }
 
 int
@@ -855,7 +856,7 @@ init_run(const init_settings *s, const conn_opts *conn)
 		msg_error("%s", cause);
 		msg_error("could not create connection for initialization");
 		free(cause);
-		return INIT_EXIT_ERROR;
+		return EXITCODE_ERROR;
 	}
 	strbuf_init(&c.sql);
 

@@ -21,6 +21,7 @@
 #include "bench.h"
 #include "benchwaits.h"
 #include "init.h"
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
 #include "pgtempo/parse.h"
@@ -860,10 +861,10 @@ main(int argc, char **argv)
 	switch (parse_arguments(argc, argv, &cl))
 	{
 		case OPT_EXIT_OK:
-			status = 0;
+			status = EXITCODE_OK;
 			goto done;
 		case OPT_ERROR:
-			status = 1;
+			status = EXITCODE_ERROR;
 			goto done;
 		case OPT_OK:
 			break;
@@ -875,13 +876,13 @@ main(int argc, char **argv)
 	else if (settings->dry_run)
 		status = dryrun_run(settings);
 	else if (!check_output_paths(settings))
-		status = 1;
+		status = EXITCODE_ERROR;
 	else
 	{
 		bench_results res;
 
 		if (!runner_run(settings, &res))
-			status = 1;
+			status = EXITCODE_ERROR;
 		else
 		{
 			status = results_finish(settings, &res);
@@ -890,8 +891,8 @@ main(int argc, char **argv)
 	}
 done:
 	/* every mode, --help and --version too: a lost report is a failure */
-	if (!msg_flush_stdout() && status == 0)
-		status = 1;
+	if (!msg_flush_stdout() && status == EXITCODE_OK)
+		status = EXITCODE_ERROR;
 	for (int i = 0; i < settings->nscripts; i++)
 		script_free(settings->scripts[i]);
 	vars_free(settings->defines);

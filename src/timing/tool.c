@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/signals.h"
 #include "pgtempo/xalloc.h"
@@ -56,7 +57,7 @@ tool_run(const timing_settings *s)
 	memset(&r, 0, sizeof(r));
 	r.settings = s;
 	if (!setup_fake_clock(&fake))
-		return 1;
+		return EXITCODE_ERROR;
 	/* a second signal ends the program at once */
 	signals_catch_stop(on_signal, SA_RESETHAND);
 
@@ -71,7 +72,7 @@ tool_run(const timing_settings *s)
 		{
 			msg_flush_stdout();
 			free(fake);
-			return 1;
+			return EXITCODE_ERROR;
 		}
 	}
 
@@ -123,9 +124,9 @@ tool_run(const timing_settings *s)
 
 	r.signo = caught_signal;
 	if (results_backwards(&r) || results_cross_backwards(&r))
-		r.exit_status = 1;
+		r.exit_status = EXITCODE_ERROR;
 	else if (r.signo)
-		r.exit_status = 128 + r.signo;
+		r.exit_status = EXITCODE_SIGNAL(r.signo);
 
 	if (s->json)
 	{
@@ -141,8 +142,8 @@ tool_run(const timing_settings *s)
 			   r.signo);
 	if (results_cross_backwards(&r))
 		msg_error("Detected clock going backwards across CPUs.");
-	if (!msg_flush_stdout() && r.exit_status == 0)
-		r.exit_status = 1;
+	if (!msg_flush_stdout() && r.exit_status == EXITCODE_OK)
+		r.exit_status = EXITCODE_ERROR;
 
 	for (int i = 0; i < r.npasses; i++)
 		free(r.passes[i]);

@@ -570,9 +570,9 @@ finish(run_state *r)
 		}
 		else
 			msg_error("the run was cut short: %s", r->gaps[r->ngaps - 1].reason);
-		return WAITS_EXIT_GAVE_UP;
+		return EXITCODE_RUN_FAILED;
 	}
-	return outputs_ok ? WAITS_EXIT_OK : WAITS_EXIT_ERROR;
+	return outputs_ok ? EXITCODE_OK : EXITCODE_ERROR;
 }
 
 /* Say on stderr what is sampled, how, and how often: auto's choice is visible. */
@@ -615,7 +615,7 @@ fail_start(run_state *r, char *cause)
 	free(cause);
 	sinks_abort(&r->out);
 	free_state(r);
-	return WAITS_EXIT_ERROR;
+	return EXITCODE_ERROR;
 }
 
 /* What the sinks and the report say about the sampled server. */
