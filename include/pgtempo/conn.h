@@ -69,6 +69,9 @@ opt_status	opt_conn(const opt_def *def, void *ctx, const char *arg);
 /* libpq's error message of conn, without the trailing newline (allocated). */
 char	   *conn_error(const PGconn *conn);
 
+/* A copy of a libpq message without its trailing newline; "unknown error" for NULL. */
+char	   *conn_trim_message(const char *m);
+
 /*
  * Waiting on a connection without ever blocking past a deadline.
  *
@@ -137,6 +140,22 @@ conn_wait	conn_exec(PGconn *conn, const char *sql, int result_format,
  * *cause (allocated) when the request could not be sent in time.
  */
 bool		conn_cancel(PGconn *conn, uint64_t timeout_ns, char **cause);
+
+/*
+ * The one way to send cancel requests: pc[0..n-1] (the array and each
+ * request are taken over) go out from a detached thread of their own, with
+ * SIGINT and SIGTERM blocked in it.  Waits at most wait_ns for them: false
+ * with *cause (allocated) if one failed or they took longer.  With wait_ns
+ * 0, returns at once: false only if the thread could not start.
+ */
+bool		conn_cancel_send(PGcancel **pc, int n, uint64_t wait_ns, char **cause);
+
+/*
+ * Before the program exits, which would end the threads sending them:
+ * wait at most timeout_ns for the cancel requests still being sent; false
+ * if some still are.
+ */
+bool		conn_cancel_drain(uint64_t timeout_ns);
 
 /*
  * Close conn.  When a statement is still in flight (it did not answer in

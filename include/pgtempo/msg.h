@@ -25,8 +25,14 @@ void		msg_detail(const char *fmt, ...) MSG_PRINTF(1, 2);
 void		msg_hint(const char *fmt, ...) MSG_PRINTF(1, 2);
 /* An informational line: "prog: text" (PostgreSQL's pg_log_info). */
 void		msg_info(const char *fmt, ...) MSG_PRINTF(1, 2);
-/* An error that ends the program: msg_error() then exit(1). */
+/*
+ * The one way to end the program on an error nothing can recover from
+ * (tmux's fatalx and fatal): say why with msg_error(), then
+ * exit(EXITCODE_ERROR).  msg_fatal_errno() adds ": " and strerror(errnum).
+ * Recoverable failures return a status and hand a cause back instead.
+ */
 void		msg_fatal(const char *fmt, ...) MSG_PRINTF(1, 2) __attribute__((noreturn));
+void		msg_fatal_errno(int errnum, const char *fmt, ...) MSG_PRINTF(2, 3) __attribute__((noreturn));
 /* "prog: hint: Try "prog --help" for more information." after a usage error. */
 void		msg_try_help(void);
 

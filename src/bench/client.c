@@ -290,13 +290,13 @@ retry_or_fail(client *c, uint64_t now)
 		c->ec.in_pipeline = false;
 		c->cmd = 0;
 		c->es = ES_OK;
-		c->state = CS_START_CMD;
+		clientio_set_state(c, CS_START_CMD);
 		return;
 	}
 	cs->failures++;
 	if (s->verbose_errors)
 		verbose_error(c, false);
-	c->state = CS_END_TX;
+	clientio_set_state(c, CS_END_TX);
 }
 
 /* Count a transaction: totals, its script's, the histograms, the log and the -t counter. */
@@ -466,7 +466,7 @@ run_meta(client *c, const command *cmd, uint64_t *now)
 			c->num_syncs++;
 			/* collect every pending result, then leave pipeline mode at the last sync */
 			c->qrynum = 0;
-			c->state = CS_WAIT;
+			clientio_set_state(c, CS_WAIT);
 			return;
 		default:
 			break;
@@ -474,13 +474,12 @@ run_meta(client *c, const command *cmd, uint64_t *now)
 	if (er == EXEC_SLEEP)
 	{
 		c->sleep_until = lazy_now(now) + (uint64_t) (sleep_us > 0 ? sleep_us : 0) * NS_PER_US;
-		c->state = CS_SLEEP;
-		th->nsleeping++;
+		clientio_set_state(c, CS_SLEEP);
 		return;
 	}
 	/* an expression or a shell command may have taken a while */
 	*now = 0;
-	c->state = CS_END_CMD;
+	clientio_set_state(c, CS_END_CMD);
 }
 
 /*
@@ -517,12 +516,11 @@ on_choose(client *c, uint64_t *now)
 			clientio_finish(c, CS_FINISHED);
 			return false;
 		}
-		c->state = CS_THROTTLE;
+		clientio_set_state(c, CS_THROTTLE);
 		c->sleep_until = c->txn_scheduled;
-		th->nsleeping++;
 		return true;
 	}
-	c->state = CS_START_TX;
+	clientio_set_state(c, CS_START_TX);
 	return true;
 }
 
@@ -537,8 +535,7 @@ on_throttle(client *c, uint64_t *now)
 	}
 	if (*now < c->sleep_until)
 		return false;
-	c->th->nsleeping--;
-	c->state = CS_START_TX;
+	clientio_set_state(c, CS_START_TX);
 	return true;
 }
 
@@ -567,7 +564,7 @@ on_start_tx(client *c, uint64_t *now)
 	if (s->rate <= 0)
 		c->txn_scheduled = c->txn_begin;
 	c->cmd = 0;
-	c->state = CS_START_CMD;
+	clientio_set_state(c, CS_START_CMD);
 	return true;
 }
 
@@ -596,11 +593,11 @@ start_sql(client *c, const command *cmd)
 	c->next_cmd = c->cmd + 1;
 	if (PQpipelineStatus(c->con) != PQ_PIPELINE_OFF)
 	{
-		c->state = CS_END_CMD;
+		clientio_set_state(c, CS_END_CMD);
 		return true;
 	}
 	c->qrynum = 0;
-	c->state = CS_WAIT;
+	clientio_set_state(c, CS_WAIT);
 	if (s->debug)
 		clientio_debug("client %d receiving", c->ec.id);
 	return false;
@@ -629,7 +626,7 @@ on_start_cmd(client *c, uint64_t *now)
 			clientio_finish(c, CS_ABORTED);
 			return false;
 		}
-		c->state = CS_END_TX;
+		clientio_set_state(c, CS_END_TX);
 		return true;
 	}
 	cmd = sc->commands[c->cmd];
@@ -653,7 +650,7 @@ on_wait(client *c, uint64_t *now)
 			return false;
 		case RESP_DONE:
 			if (PQpipelineStatus(c->con) != PQ_PIPELINE_ON)
-				c->state = CS_END_CMD;
+				clientio_set_state(c, CS_END_CMD);
 			else
 				c->qrynum = 0;	/* the next query of the pipeline */
 			break;
@@ -668,7 +665,7 @@ on_wait(client *c, uint64_t *now)
 				clientio_finish(c, CS_ABORTED);
 				return false;
 			}
-			c->state = CS_ERROR;
+			clientio_set_state(c, CS_ERROR);
 			break;
 	}
 	*now = 0;
@@ -681,8 +678,7 @@ on_sleep(client *c, uint64_t *now)
 {
 	if (lazy_now(now) < c->sleep_until)
 		return false;
-	c->th->nsleeping--;
-	c->state = CS_END_CMD;
+	clientio_set_state(c, CS_END_CMD);
 	return true;
 }
 
@@ -698,7 +694,7 @@ on_end_cmd(client *c, uint64_t *now)
 		cs->sum += (double) (lazy_now(now) - c->stmt_begin);
 	}
 	c->cmd = c->next_cmd;
-	c->state = CS_START_CMD;
+	clientio_set_state(c, CS_START_CMD);
 	return true;
 }
 
@@ -722,7 +718,7 @@ on_error(client *c, uint64_t *now)
 				clientio_finish(c, CS_ABORTED);
 				return false;
 			}
-			c->state = CS_WAIT_ROLLBACK;
+			clientio_set_state(c, CS_WAIT_ROLLBACK);
 			return false;
 		case PQTRANS_IDLE:
 			retry_or_fail(c, lazy_now(now));
@@ -802,7 +798,7 @@ on_end_tx(client *c, uint64_t *now)
 		return false;
 	}
 	/* give the other clients a turn (a script may have no SQL at all) */
-	c->state = CS_CHOOSE;
+	clientio_set_state(c, CS_CHOOSE);
 	clientio_enqueue(c);
 	return false;
 }
@@ -882,7 +878,7 @@ client_on_event(client *c, uint32_t events)
 			clientio_finish(c, CS_ABORTED);
 			return;
 		}
-		c->state = CS_START_TX;
+		clientio_set_state(c, CS_START_TX);
 		client_advance(c);
 		return;
 	}

@@ -89,9 +89,7 @@ clientio_finish(client *c, cstate final)
 {
 	runner	   *r = c->th->r;
 
-	if (c->state == CS_SLEEP || c->state == CS_THROTTLE)
-		c->th->nsleeping--;
-	c->state = final;
+	clientio_set_state(c, final);
 	clientio_close(c);
 	c->th->remaining--;
 	if (final == CS_ABORTED && r->s->exit_on_abort)
@@ -147,7 +145,7 @@ clientio_connect_start(client *c, bool *again)
 		c->th->connect_timeouts = true;
 	/* PQconnectStart's contract: behave as if PQconnectPoll had said "writing" */
 	ep_set(c, EPOLLOUT);
-	c->state = CS_CONNECT;
+	clientio_set_state(c, CS_CONNECT);
 	return true;
 }
 

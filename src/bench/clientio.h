@@ -60,6 +60,17 @@ bool		clientio_discard_until_sync(client *c);
 /* Whether c's connection is idle (true), or abort it with pgbench's message. */
 bool		clientio_check_idle(client *c, bool at_end);
 
+/* Move c to state st; its thread's count of sleeping clients (nsleeping) follows. */
+static inline void
+clientio_set_state(client *c, cstate st)
+{
+	bool		was = c->state == CS_SLEEP || c->state == CS_THROTTLE;
+	bool		is = st == CS_SLEEP || st == CS_THROTTLE;
+
+	c->th->nsleeping += (int) is - (int) was;
+	c->state = st;
+}
+
 /* Put c in its thread's run queue for the next turn (once). */
 static inline void
 clientio_enqueue(client *c)

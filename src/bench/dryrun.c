@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
@@ -94,17 +95,17 @@ dryrun_run(const bench_settings *s)
 	setup_thread *threads = xcalloc((size_t) s->nthreads, sizeof(setup_thread));
 	bool	   *aborted = xcalloc((size_t) s->nclients, sizeof(bool));
 	int			weights[SCRIPT_MAX_SCRIPTS];
-	int			status = 0;
+	int			status = EXITCODE_OK;
 
 	for (int i = 0; i < s->nscripts; i++)
 		weights[i] = s->scripts[i]->weight;
 	if (!setup_clients(clients, s->nclients, threads, s->nthreads, s->defines, s->scale,
 					   s->random_seed, &base))
-		status = 1;
+		status = EXITCODE_ERROR;
 	for (int i = 0; i < s->nclients; i++)
 		clients[i].simple_protocol = s->mode == QUERY_SIMPLE;
 
-	for (int t = 0; status == 0 && t < s->nthreads; t++)
+	for (int t = 0; status == EXITCODE_OK && t < s->nthreads; t++)
 	{
 		setup_thread *th = &threads[t];
 
@@ -121,11 +122,11 @@ dryrun_run(const bench_settings *s)
 	for (int i = 0; i < s->nclients; i++)
 	{
 		if (aborted[i])
-			status = 2;
+			status = EXITCODE_RUN_FAILED;
 		vars_free(clients[i].vars);
 	}
 	fflush(stdout);
-	if (status == 2)
+	if (status == EXITCODE_RUN_FAILED)
 		msg_error("Run was aborted; the above results are incomplete.");
 	free(aborted);
 	free(clients);

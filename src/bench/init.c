@@ -37,7 +37,9 @@
 #include <libpq-fe.h>
 
 #include "pgtempo/clock.h"
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
+#include "pgtempo/signals.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
@@ -215,7 +217,7 @@ handle_sigint(int signo)
 
 	if (cancel_requested)
 	{
-		signal(signo, SIG_DFL);
+		signals_catch(signo, SIG_DFL, 0, NULL);
 		raise(signo);
 		errno = save_errno;
 		return;
@@ -811,7 +813,7 @@ run_steps(init_ctx *c, const char *steps)
 		{
 			msg_error("unrecognized initialization step \"%c\"", *p);
 			strbuf_free(&stats);
-			return INIT_EXIT_ERROR;
+			return EXITCODE_ERROR;
 		}
 		if (cancel_requested)
 			break;
@@ -821,7 +823,7 @@ run_steps(init_ctx *c, const char *steps)
 			if (cancel_requested)
 				msg_error("initialization canceled by user during \"%s\"", init_steps[i].op);
 			strbuf_free(&stats);
-			return cancel_requested ? INIT_EXIT_CANCELED : INIT_EXIT_ERROR;
+			return cancel_requested ? EXITCODE_SIGNAL(SIGINT) : EXITCODE_ERROR;
 		}
 		elapsed = (double) (clock_now_ns() - start) / NS_PER_S;
 		strbuf_printf(&stats, "%s%s %.2f s", stats.len > 0 ? ", " : "", init_steps[i].op, elapsed);
@@ -831,11 +833,11 @@ run_steps(init_ctx *c, const char *steps)
 	{
 		msg_error("initialization canceled by user");
 		strbuf_free(&stats);
-		return INIT_EXIT_CANCELED;
+		return EXITCODE_SIGNAL(SIGINT);
 	}
 	fprintf(stderr, "done in %.2f s (%s).\n", run_time, stats.data);
 	strbuf_free(&stats);
-	return INIT_EXIT_OK;
+	return EXITCODE_OK;
 }
 
 int
@@ -843,8 +845,7 @@ init_run(const init_settings *s, const conn_opts *conn)
 {
 	init_ctx	c;
 	char	   *cause = NULL;
-	struct sigaction sa,
-				old_sa;
+	struct sigaction old_sa;
 	int			status;
 
 	memset(&c, 0, sizeof(c));
@@ -855,21 +856,17 @@ init_run(const init_settings *s, const conn_opts *conn)
 		msg_error("%s", cause);
 		msg_error("could not create connection for initialization");
 		free(cause);
-		return INIT_EXIT_ERROR;
+		return EXITCODE_ERROR;
 	}
 	strbuf_init(&c.sql);
 
 	cancel_requested = 0;
 	cancel_handle = PQgetCancel(c.conn);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handle_sigint;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGINT, &sa, &old_sa);
+	signals_catch(SIGINT, handle_sigint, SA_RESTART, &old_sa);
 
 	status = run_steps(&c, s->steps != NULL ? s->steps : INIT_DEFAULT_STEPS);
 
-	sigaction(SIGINT, &old_sa, NULL);
+	signals_restore(SIGINT, &old_sa);
 	PQfreeCancel(cancel_handle);
 	cancel_handle = NULL;
 	strbuf_free(&c.sql);

@@ -34,11 +34,6 @@
 /* From this scale on, account ids do not fit an int: aid becomes bigint. */
 #define INIT_SCALE_32BIT_THRESHOLD 20000
 
-/* init_run()'s exit statuses. */
-#define INIT_EXIT_OK		0
-#define INIT_EXIT_ERROR		1
-#define INIT_EXIT_CANCELED	130		/* SIGINT, as a shell reports it */
-
 typedef enum init_partition_method
 {
 	INIT_PART_NONE,
@@ -92,8 +87,8 @@ void		init_settings_free(init_settings *s);
  * Connect and run each step of s->steps in order, printing pgbench's
  * progress lines and the final "done in ..." line.  An interrupt
  * (SIGINT) cancels the statement the server is running and stops.
- * Returns INIT_EXIT_OK, INIT_EXIT_ERROR (the reason printed) or
- * INIT_EXIT_CANCELED.
+ * Returns EXITCODE_OK, EXITCODE_ERROR (the reason printed) or
+ * EXITCODE_SIGNAL(SIGINT) (pgtempo/exitcode.h).
  */
 int			init_run(const init_settings *s, const conn_opts *conn);
 

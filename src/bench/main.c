@@ -22,6 +22,7 @@
 #include "benchwaits.h"
 #include "init.h"
 #include "merge.h"
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
 #include "pgtempo/parse.h"
@@ -931,10 +932,10 @@ main(int argc, char **argv)
 	switch (parse_arguments(argc, argv, &cl))
 	{
 		case OPT_EXIT_OK:
-			status = 0;
+			status = EXITCODE_OK;
 			goto done;
 		case OPT_ERROR:
-			status = 1;
+			status = EXITCODE_ERROR;
 			goto done;
 		case OPT_OK:
 			break;
@@ -943,19 +944,20 @@ main(int argc, char **argv)
 	settings->command_line = command_line_text(argc, argv);
 	if (cl.merge_mode)
 		status = check_output_paths(settings) ?
-			merge_run(settings, cl.allow_partial, argv + optind, argc - optind) : 1;
+			merge_run(settings, cl.allow_partial, argv + optind, argc - optind) :
+			EXITCODE_ERROR;
 	else if (cl.init_mode)
 		status = init_run(&cl.init, &settings->conn);
 	else if (settings->dry_run)
 		status = dryrun_run(settings);
 	else if (!check_output_paths(settings))
-		status = 1;
+		status = EXITCODE_ERROR;
 	else
 	{
 		bench_results res;
 
 		if (!runner_run(settings, &res))
-			status = 1;
+			status = EXITCODE_ERROR;
 		else
 		{
 			status = results_finish(settings, &res);
@@ -964,8 +966,8 @@ main(int argc, char **argv)
 	}
 done:
 	/* every mode, --help and --version too: a lost report is a failure */
-	if (!msg_flush_stdout() && status == 0)
-		status = 1;
+	if (!msg_flush_stdout() && status == EXITCODE_OK)
+		status = EXITCODE_ERROR;
 	for (int i = 0; i < settings->nscripts; i++)
 		script_free(settings->scripts[i]);
 	vars_free(settings->defines);

@@ -23,6 +23,7 @@
 #include "benchchart.h"
 #include "jsonreport.h"
 #include "merge_int.h"
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 #include "report.h"
@@ -451,14 +452,14 @@ print_merged(const merged *m, const merge_host *hosts, int n)
 	warn_hosts(m, hosts, n);
 }
 
-/* An output file that could not be written: the error, and status 1. */
+/* An output file that could not be written: the error, and the exit status of an error. */
 static void
 output_failed(char **cause, int *status)
 {
 	msg_error("%s", *cause);
 	free(*cause);
 	*cause = NULL;
-	*status = 1;
+	*status = EXITCODE_ERROR;
 }
 
 /* --latency-histogram, --json and --chart of the merged run. */
@@ -597,25 +598,25 @@ merge_run(const bench_settings *opts, bool allow_partial, char **files, int nfil
 	const char **paths = xcalloc((size_t) nfiles, sizeof(char *));
 	int			nhosts,
 				nmissing,
-				status = 0;
+				status = EXITCODE_OK;
 	bool		different = false;
 	merged		m;
 
 	memset(&m, 0, sizeof(m));
 	if (!read_hosts(files, nfiles, allow_partial, hosts, &nhosts, missing, &nmissing, &different) ||
 		different)
-		status = 1;
+		status = EXITCODE_ERROR;
 	else if (nhosts == 0)
 	{
 		msg_error("none of the %d report(s) could be merged", nfiles);
-		status = 1;
+		status = EXITCODE_ERROR;
 	}
-	if (status == 0 && opts->chart_path != NULL && hosts[0].progress_s <= 0)
+	if (status == EXITCODE_OK && opts->chart_path != NULL && hosts[0].progress_s <= 0)
 	{
 		msg_error("--chart needs the runs' progress series: run them with -P and --json");
-		status = 1;
+		status = EXITCODE_ERROR;
 	}
-	if (status == 0)
+	if (status == EXITCODE_OK)
 	{
 		jsonreport_merge jm = {names, paths, nhosts, missing, nmissing};
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "jsonreport.h"
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 #include "stop.h"
@@ -28,8 +29,8 @@ output_failed(const char *path, char **cause, int *status)
 	*cause = NULL;
 	if (strcmp(path, "-") == 0)
 		clearerr(stdout);
-	if (*status == 0)
-		*status = 1;
+	if (*status == EXITCODE_OK)
+		*status = EXITCODE_ERROR;
 }
 
 void
@@ -48,15 +49,15 @@ results_window(report_window *w, double start_epoch_s, double end_epoch_s, const
 static int
 print_outcome(const bench_settings *s, const bench_results *res)
 {
-	int			status = 0;
+	int			status = EXITCODE_OK;
 
 	if (res->setup_failed && res->stop_signal == 0)
-		return 1;
+		return EXITCODE_ERROR;
 	if (res->aborted_all)
 	{
 		/* no text report, as pgbench; --json has it */
 		msg_error("Run was aborted due to an error in thread %d", res->abort_thread);
-		return 2;
+		return EXITCODE_RUN_FAILED;
 	}
 	{
 		FILE	   *out = report_stream(s);
@@ -72,7 +73,7 @@ print_outcome(const bench_settings *s, const bench_results *res)
 		fflush(out);
 	}
 	if (res->client_aborted)
-		status = 2;
+		status = EXITCODE_RUN_FAILED;
 	if (res->stop_signal != 0)
 		msg_warning("interrupted by %s: the report covers the transactions that ended before the stop",
 					res->stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
@@ -85,12 +86,12 @@ print_outcome(const bench_settings *s, const bench_results *res)
 			msg_warning("%d client(s) abandoned: their backends did not answer within %d s of the cancel request",
 						res->abandoned, STOP_CANCEL_WAIT_S);
 		msg_detail("Their connections were closed; a backend that resumes ends the statement.");
-		if (status == 0)
-			status = 2;
+		if (status == EXITCODE_OK)
+			status = EXITCODE_RUN_FAILED;
 	}
 	if (res->stop_signal != 0)
-		status = 128 + res->stop_signal;
-	else if (status == 2 && res->abandoned == 0)
+		status = EXITCODE_SIGNAL(res->stop_signal);
+	else if (status == EXITCODE_RUN_FAILED && res->abandoned == 0)
 		msg_error("Run was aborted; the above results are incomplete.");
 	return status;
 }
@@ -150,8 +151,8 @@ results_finish(const bench_settings *s, const bench_results *res)
 	{
 		msg_error("%lld log line(s) were lost: the -l log files are incomplete",
 				  (long long) res->log_lines_lost);
-		if (status == 0)
-			status = 1;
+		if (status == EXITCODE_OK)
+			status = EXITCODE_ERROR;
 	}
 	write_outputs(s, res, &status);
 	return status;

@@ -449,11 +449,9 @@ run_threads(run_state *r)
 	{
 		int			e = pthread_create(&r->r.threads[t].tid, NULL, thread_main, &r->r.threads[t]);
 
+		/* the threads started wait at the barrier for this one: nothing to recover */
 		if (e != 0)
-		{
-			msg_error("could not create thread: %s", strerror(e));
-			_exit(1);
-		}
+			msg_fatal_errno(e, "could not create thread");
 	}
 	thread_main(&r->r.threads[0]);
 	for (int t = 1; t < s->nthreads; t++)

@@ -309,6 +309,87 @@ track_identifier(parser *p, const char *word, int len)
 	}
 }
 
+/* The end of the white space or -- comment at start, or -1 if there is neither. */
+static int
+blank_end(const char *t, int len, int start)
+{
+	int			end = start + 1;
+
+	if (is_space(t[start]))
+	{
+		while (end < len && is_space(t[end]))
+			end++;
+		return end;
+	}
+	if (t[start] != '-' || start + 1 >= len || t[start + 1] != '-')
+		return -1;
+	end = start + 2;
+	while (end < len && t[end] != '\n' && t[end] != '\r')
+		end++;
+	return end;
+}
+
+/*
+ * The end of the token at start (not white space, a comment, a backslash
+ * or a semicolon), following parentheses and the identifiers that tell
+ * where a function body begins and ends.
+ */
+static int
+token_end(parser *p, int start)
+{
+	const char *t = p->text;
+	int			len = p->len;
+	char		c = t[start];
+	int			end = start + 1;
+
+	if (c == '\'')
+		end = skip_string(t, len, start + 1, false);
+	else if ((c == 'e' || c == 'E') && start + 1 < len && t[start + 1] == '\'')
+		end = skip_string(t, len, start + 2, true);
+	else if ((c == 'b' || c == 'B' || c == 'x' || c == 'X' || c == 'n' || c == 'N') &&
+			 start + 1 < len && t[start + 1] == '\'')
+		end = skip_string(t, len, start + 2, false);
+	else if ((c == 'u' || c == 'U') && start + 2 < len && t[start + 1] == '&' &&
+			 t[start + 2] == '\'')
+		end = skip_string(t, len, start + 3, false);
+	else if ((c == 'u' || c == 'U') && start + 2 < len && t[start + 1] == '&' &&
+			 t[start + 2] == '"')
+		end = skip_quoted_ident(t, len, start + 3);
+	else if (c == '"')
+		end = skip_quoted_ident(t, len, start + 1);
+	else if (is_ident_start(c))
+	{
+		while (end < len && is_ident_cont(t[end]))
+			end++;
+		track_identifier(p, t + start, end - start);
+	}
+	else if (is_digit(c) || (c == '.' && start + 1 < len && is_digit(t[start + 1])))
+		end = skip_number(t, len, start);
+	else if (c == '$')
+	{
+		end = skip_dollar_quote(t, len, start);
+		if (end < 0)
+			end = start + 1;
+	}
+	else if (c == ':')
+	{
+		/* "::" and ":=" are tokens; ":name" is one token for psql */
+		if (start + 1 < len && (t[start + 1] == ':' || t[start + 1] == '='))
+			end = start + 2;
+		else
+			while (end < len && is_var_char(t[end]))
+				end++;
+	}
+	else if (c == '(')
+		p->paren_depth++;
+	else if (c == ')')
+	{
+		if (p->paren_depth > 0)
+			p->paren_depth--;
+	}
+	return end;
+}
+
 /*
  * Collect SQL text from p->pos into buf the way psql's lexer does: white
  * space and -- comments are dropped until something else is seen, \; and
@@ -339,21 +420,9 @@ script_scan_sql(parser *p, strbuf *buf, int *first, int *nqueries)
 		char		c = t[start];
 		int			end;
 
-		if (is_space(c))
+		if ((end = blank_end(t, len, start)) >= 0)
 		{
-			end = start + 1;
-			while (end < len && is_space(t[end]))
-				end++;
-			if (buf->len > 0)
-				KEEP(start, end);
-			p->pos = end;
-			continue;
-		}
-		if (c == '-' && start + 1 < len && t[start + 1] == '-')
-		{
-			end = start + 2;
-			while (end < len && t[end] != '\n' && t[end] != '\r')
-				end++;
+			/* dropped until something else is seen */
 			if (buf->len > 0)
 				KEEP(start, end);
 			p->pos = end;
@@ -410,52 +479,7 @@ script_scan_sql(parser *p, strbuf *buf, int *first, int *nqueries)
 		}
 
 		content = true;
-		end = start + 1;
-		if (c == '\'')
-			end = skip_string(t, len, start + 1, false);
-		else if ((c == 'e' || c == 'E') && start + 1 < len && t[start + 1] == '\'')
-			end = skip_string(t, len, start + 2, true);
-		else if ((c == 'b' || c == 'B' || c == 'x' || c == 'X' || c == 'n' || c == 'N') &&
-				 start + 1 < len && t[start + 1] == '\'')
-			end = skip_string(t, len, start + 2, false);
-		else if ((c == 'u' || c == 'U') && start + 2 < len && t[start + 1] == '&' &&
-				 t[start + 2] == '\'')
-			end = skip_string(t, len, start + 3, false);
-		else if ((c == 'u' || c == 'U') && start + 2 < len && t[start + 1] == '&' &&
-				 t[start + 2] == '"')
-			end = skip_quoted_ident(t, len, start + 3);
-		else if (c == '"')
-			end = skip_quoted_ident(t, len, start + 1);
-		else if (is_ident_start(c))
-		{
-			while (end < len && is_ident_cont(t[end]))
-				end++;
-			track_identifier(p, t + start, end - start);
-		}
-		else if (is_digit(c) || (c == '.' && start + 1 < len && is_digit(t[start + 1])))
-			end = skip_number(t, len, start);
-		else if (c == '$')
-		{
-			end = skip_dollar_quote(t, len, start);
-			if (end < 0)
-				end = start + 1;
-		}
-		else if (c == ':')
-		{
-			/* "::" and ":=" are tokens; ":name" is one token for psql */
-			if (start + 1 < len && (t[start + 1] == ':' || t[start + 1] == '='))
-				end = start + 2;
-			else
-				while (end < len && is_var_char(t[end]))
-					end++;
-		}
-		else if (c == '(')
-			p->paren_depth++;
-		else if (c == ')')
-		{
-			if (p->paren_depth > 0)
-				p->paren_depth--;
-		}
+		end = token_end(p, start);
 		KEEP(start, end);
 		p->pos = end;
 	}

@@ -34,15 +34,16 @@ bool		stop_install(void);
 void		stop_wake(void);
 
 /*
- * Send the n cancel requests pc[] (both freed here) from a detached thread
- * of its own: PQcancel has no time limit.
+ * Send the n cancel requests pc[] (both freed here) with
+ * conn_cancel_send(), not waiting: PQcancel has no time limit.
  */
 void		stop_send_cancels(PGcancel **pc, int n);
 
 /*
  * Before the program exits (which would end the threads sending them):
- * give the cancel requests up to STOP_CANCEL_WAIT_S seconds to reach
- * the server, then restore the default handlers of SIGINT and SIGTERM.
+ * give the cancel requests (conn_cancel_drain()) up to STOP_CANCEL_WAIT_S
+ * seconds to reach the server, then restore the default actions of the
+ * stop signals.
  */
 void		stop_finish(void);
 

@@ -56,6 +56,16 @@ wait_events(bthread *th, struct epoll_event *ev, int64_t timeout_ns)
 	return epoll_wait(th->epfd, ev, MAX_EVENTS, timeout_ns < 0 ? -1 : 0);
 }
 
+/* Lower *timeout (ns; -1: none yet) to what is left from now until at, 0 if at has passed. */
+static void
+lower_timeout(int64_t *timeout, uint64_t now, uint64_t at)
+{
+	int64_t		d = at > now ? (int64_t) (at - now) : 0;
+
+	if (*timeout < 0 || d < *timeout)
+		*timeout = d;
+}
+
 /*
  * When the thread's initial connections must be made: with -T, by the
  * end of the run and the grace a stop gives (a postmaster that accepts
@@ -111,8 +121,7 @@ connect_expired(bthread *th, int next, uint64_t deadline, int64_t *timeout)
 	now = clock_now_ns();
 	if (now < until)
 	{
-		if (*timeout < 0 || (int64_t) (until - now) < *timeout)
-			*timeout = (int64_t) (until - now);
+		lower_timeout(timeout, now, until);
 		return false;
 	}
 	clientio_connect_timed_out(c == NULL, th->r->s->duration + STOP_DEADLINE_GRACE_S);
@@ -154,7 +163,7 @@ connect_all(bthread *th)
 				now = clock_now_ns();
 				if (now < retry_at)
 				{
-					timeout = (int64_t) (retry_at - now);
+					lower_timeout(&timeout, now, retry_at);
 					break;
 				}
 				retry_at = 0;
@@ -208,7 +217,7 @@ connect_all(bthread *th)
 			}
 			if (rc > 0)
 			{
-				c->state = CS_CHOOSE;
+				clientio_set_state(c, CS_CHOOSE);
 				pending--;
 				inflight--;
 			}
@@ -285,8 +294,6 @@ abandon_waiting(bthread *th)
 static bool
 stopping_step(bthread *th, uint64_t *now, int64_t *timeout)
 {
-	int64_t		d;
-
 	lazy_now(now);
 	if (stop_signal != 0 && (th->cancel_at == 0 || th->cancel_at > *now))
 		th->cancel_at = *now;
@@ -295,7 +302,7 @@ stopping_step(bthread *th, uint64_t *now, int64_t *timeout)
 	if (th->remaining <= 0)
 		return false;
 	if (th->abandon_at == 0)
-		d = (int64_t) (th->cancel_at - *now);
+		lower_timeout(timeout, *now, th->cancel_at);
 	else
 	{
 		if (stop_count >= 2 || *now >= th->abandon_at)
@@ -303,10 +310,8 @@ stopping_step(bthread *th, uint64_t *now, int64_t *timeout)
 			abandon_waiting(th);
 			return true;
 		}
-		d = (int64_t) (th->abandon_at - *now);
+		lower_timeout(timeout, *now, th->abandon_at);
 	}
-	if (*timeout < 0 || d < *timeout)
-		*timeout = d;
 	return false;
 }
 
@@ -391,8 +396,8 @@ expire_connects(bthread *th, uint64_t *now, int64_t *timeout)
 			msg_error("client %d aborted while establishing connection", c->ec.id);
 			clientio_finish(c, CS_ABORTED);
 		}
-		else if (*timeout < 0 || (int64_t) (c->connect_until - *now) < *timeout)
-			*timeout = (int64_t) (c->connect_until - *now);
+		else
+			lower_timeout(timeout, *now, c->connect_until);
 	}
 }
 
@@ -434,29 +439,11 @@ event_loop(bthread *th)
 			timeout = 0;
 		else
 		{
-			if (th->nsleeping > 0)
-			{
-				lazy_now(&now);
-				for (int i = 0; i < th->nclients; i++)
-				{
-					client	   *c = &th->clients[i];
-
-					if (c->state == CS_SLEEP || c->state == CS_THROTTLE)
-					{
-						int64_t		d = c->sleep_until > now ? (int64_t) (c->sleep_until - now) : 0;
-
-						if (timeout < 0 || d < timeout)
-							timeout = d;
-					}
-				}
-			}
+			for (int i = 0; th->nsleeping > 0 && i < th->nclients; i++)
+				if (th->clients[i].state == CS_SLEEP || th->clients[i].state == CS_THROTTLE)
+					lower_timeout(&timeout, lazy_now(&now), th->clients[i].sleep_until);
 			if (next_report != 0)
-			{
-				int64_t		d = next_report > lazy_now(&now) ? (int64_t) (next_report - now) : 0;
-
-				if (timeout < 0 || d < timeout)
-					timeout = d;
-			}
+				lower_timeout(&timeout, lazy_now(&now), next_report);
 		}
 		if (th->connect_timeouts)
 			expire_connects(th, &now, &timeout);
@@ -577,7 +564,7 @@ thread_main(void *arg)
 	if (th->failed)
 		atomic_store(&r->setup_failed, true);
 	for (int i = 0; i < th->nclients; i++)
-		th->clients[i].state = CS_CHOOSE;
+		clientio_set_state(&th->clients[i], CS_CHOOSE);
 
 	pthread_barrier_wait(&r->barrier);
 	th->bench_start = clock_now_ns();

@@ -387,6 +387,35 @@ txlog_begin(txlog *l, uint64_t bench_start_ns, const prng_state *sample_rs)
 	l->begun = true;
 }
 
+/* A transaction line's latency field: the latency in us, or what became of the transaction. */
+static char *
+put_latency(const txlog *l, char *p, stats_outcome outcome, uint64_t latency_ns)
+{
+	const char *word = "failed";
+	size_t		n;
+
+	switch (outcome)
+	{
+		case STATS_OK:
+			return fmt_u64(p, ns_to_us(latency_ns));
+		case STATS_SKIPPED:
+			word = "skipped";
+			break;
+		case STATS_SERIALIZATION:
+			word = l->detailed ? "serialization" : word;
+			break;
+		case STATS_DEADLOCK:
+			word = l->detailed ? "deadlock" : word;
+			break;
+		case STATS_OTHER:
+			word = l->detailed ? "other" : word;
+			break;
+	}
+	n = strlen(word);
+	memcpy(p, word, n);
+	return p + n;
+}
+
 void
 txlog_tx(txlog *l, int client_id, int64_t tx_no, int script_no, stats_outcome outcome,
 		 uint64_t latency_ns, uint64_t lag_ns, uint32_t retries, uint64_t now_ns)
@@ -424,40 +453,7 @@ txlog_tx(txlog *l, int client_id, int64_t tx_no, int script_no, stats_outcome ou
 	/* pgbench counts the transaction it logs: the first one is 1 */
 	p = fmt_i64(p, tx_no + 1);
 	*p++ = ' ';
-	switch (outcome)
-	{
-		case STATS_OK:
-			p = fmt_u64(p, ns_to_us(latency_ns));
-			break;
-		case STATS_SKIPPED:
-			memcpy(p, "skipped", 7);
-			p += 7;
-			break;
-		case STATS_SERIALIZATION:
-		case STATS_DEADLOCK:
-		case STATS_OTHER:
-			if (!l->detailed)
-			{
-				memcpy(p, "failed", 6);
-				p += 6;
-			}
-			else if (outcome == STATS_SERIALIZATION)
-			{
-				memcpy(p, "serialization", 13);
-				p += 13;
-			}
-			else if (outcome == STATS_DEADLOCK)
-			{
-				memcpy(p, "deadlock", 8);
-				p += 8;
-			}
-			else
-			{
-				memcpy(p, "other", 5);
-				p += 5;
-			}
-			break;
-	}
+	p = put_latency(l, p, outcome, latency_ns);
 	*p++ = ' ';
 	p = fmt_i64(p, script_no);
 	*p++ = ' ';

@@ -96,56 +96,46 @@ chart_stack_free(stack *st)
 	memset(st, 0, sizeof(*st));
 }
 
-void
-chart_stack_build(const chart *c, int pi, chart_axis axis, const scale *xs, stack *st)
+/* Whether series i is one of the stacked areas of panel pi on that axis. */
+static bool
+is_layer(const chart *c, int i, int pi, chart_axis axis)
 {
-	size_t		total = 0,
-				nx = 0;
-	double	   *ux;
-	double	   *vals;
-	int			k = 0;
+	const series *s = &c->series[i];
 
-	memset(st, 0, sizeof(*st));
-	for (int i = 0; i < c->nseries; i++)
+	return s->panel == pi && s->style == CHART_AREA && s->axis == axis;
+}
+
+/* The sorted union, without repeats, of the finite x values of st's layers; *nx of them. */
+static double *
+union_x(const chart *c, const stack *st, size_t total, size_t *nx)
+{
+	double	   *ux = xmalloc((total ? total : 1) * sizeof(double));
+	size_t		n = 0,
+				u = 0;
+
+	for (int k = 0; k < st->nlayers; k++)
 	{
-		const series *s = &c->series[i];
+		const series *s = &c->series[st->layer_series[k]];
 
-		if (s->panel == pi && s->style == CHART_AREA && s->axis == axis)
-		{
-			st->nlayers++;
-			total += s->n;
-		}
-	}
-	if (st->nlayers == 0)
-		return;
-	st->layer_series = xmalloc(st->nlayers * sizeof(int));
-
-	/* the union of all x values */
-	ux = xmalloc((total ? total : 1) * sizeof(double));
-	for (int i = 0; i < c->nseries; i++)
-	{
-		const series *s = &c->series[i];
-
-		if (s->panel != pi || s->style != CHART_AREA || s->axis != axis)
-			continue;
-		st->layer_series[k++] = i;
 		for (size_t j = 0; j < s->n; j++)
 			if (isfinite(s->x[j]))
-				ux[nx++] = s->x[j];
+				ux[n++] = s->x[j];
 	}
-	qsort(ux, nx, sizeof(double), cmp_double);
-	{
-		size_t		u = 0;
+	qsort(ux, n, sizeof(double), cmp_double);
+	for (size_t j = 0; j < n; j++)
+		if (u == 0 || ux[j] != ux[u - 1])
+			ux[u++] = ux[j];
+	*nx = u;
+	return ux;
+}
 
-		for (size_t j = 0; j < nx; j++)
-			if (u == 0 || ux[j] != ux[u - 1])
-				ux[u++] = ux[j];
-		nx = u;
-	}
+/* Each layer's value at each x of ux: its point there, or 0; layer k's at [k * nx]. */
+static double *
+layer_values(const chart *c, const stack *st, const double *ux, size_t nx)
+{
+	double	   *vals = xcalloc((nx ? nx : 1) * st->nlayers, sizeof(double));
 
-	/* each layer's value at each union x: its point there, or 0 */
-	vals = xcalloc((nx ? nx : 1) * st->nlayers, sizeof(double));
-	for (k = 0; k < st->nlayers; k++)
+	for (int k = 0; k < st->nlayers; k++)
 	{
 		const series *s = &c->series[st->layer_series[k]];
 		const double *px,
@@ -169,39 +159,70 @@ chart_stack_build(const chart *c, int pi, chart_axis axis, const scale *xs, stac
 			free((void *) py);
 		}
 	}
+	return vals;
+}
 
-	/* thin to one column per pixel */
-	if (nx > (size_t) fabs(xs->px1 - xs->px0) + 1)
+/* One column per pixel of xs: ux and every layer's vals averaged in place; the new nx. */
+static size_t
+thin_to_pixels(const stack *st, const scale *xs, double *ux, double *vals, size_t nx)
+{
+	size_t		out = 0,
+				start = 0;
+
+	while (start < nx)
 	{
-		size_t		out = 0,
-					start = 0;
+		long		col = (long) floor(chart_scale_px(xs, ux[start]));
+		size_t		end = start + 1;
+		double		sx = ux[start];
 
-		while (start < nx)
+		while (end < nx && (long) floor(chart_scale_px(xs, ux[end])) == col)
+			sx += ux[end++];
+		ux[out] = sx / (double) (end - start);
+		for (int k = 0; k < st->nlayers; k++)
 		{
-			long		col = (long) floor(chart_scale_px(xs, ux[start]));
-			size_t		end = start + 1;
-			double		sx = ux[start];
+			double		sum = 0;
 
-			while (end < nx && (long) floor(chart_scale_px(xs, ux[end])) == col)
-				sx += ux[end++];
-			ux[out] = sx / (double) (end - start);
-			for (k = 0; k < st->nlayers; k++)
-			{
-				double		sum = 0;
-
-				for (size_t j = start; j < end; j++)
-					sum += vals[k * nx + j];
-				/* out <= start: nothing still needed is overwritten */
-				vals[k * nx + out] = sum / (double) (end - start);
-			}
-			out++;
-			start = end;
+			for (size_t j = start; j < end; j++)
+				sum += vals[k * nx + j];
+			/* out <= start: nothing still needed is overwritten */
+			vals[k * nx + out] = sum / (double) (end - start);
 		}
-		/* compact the layers to the new width */
-		for (k = 1; k < st->nlayers; k++)
-			memmove(vals + k * out, vals + k * nx, out * sizeof(double));
-		nx = out;
+		out++;
+		start = end;
 	}
+	/* compact the layers to the new width */
+	for (int k = 1; k < st->nlayers; k++)
+		memmove(vals + k * out, vals + k * nx, out * sizeof(double));
+	return out;
+}
+
+void
+chart_stack_build(const chart *c, int pi, chart_axis axis, const scale *xs, stack *st)
+{
+	size_t		total = 0,
+				nx = 0;
+	double	   *ux;
+	double	   *vals;
+	int			k = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (int i = 0; i < c->nseries; i++)
+		if (is_layer(c, i, pi, axis))
+		{
+			st->nlayers++;
+			total += c->series[i].n;
+		}
+	if (st->nlayers == 0)
+		return;
+	st->layer_series = xmalloc(st->nlayers * sizeof(int));
+	for (int i = 0; i < c->nseries; i++)
+		if (is_layer(c, i, pi, axis))
+			st->layer_series[k++] = i;
+
+	ux = union_x(c, st, total, &nx);
+	vals = layer_values(c, st, ux, nx);
+	if (nx > (size_t) fabs(xs->px1 - xs->px0) + 1)
+		nx = thin_to_pixels(st, xs, ux, vals, nx);
 
 	/* cumulate */
 	for (k = 1; k < st->nlayers; k++)

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "pgtempo/clock.h"
+#include "pgtempo/signals.h"
 #include "pgtempo/xalloc.h"
 
 /* A wait looks at the stop flag at least this often (a signal may come just before poll). */
@@ -28,14 +30,22 @@
 static char *saved_password;
 
 char *
-conn_error(const PGconn *conn)
+conn_trim_message(const char *m)
 {
-	const char *m = conn ? PQerrorMessage(conn) : "out of memory";
-	size_t		n = strlen(m);
+	size_t		n;
 
+	if (m == NULL)
+		m = "unknown error";
+	n = strlen(m);
 	while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
 		n--;
 	return xstrndup(m, n);
+}
+
+char *
+conn_error(const PGconn *conn)
+{
+	return conn_trim_message(conn ? PQerrorMessage(conn) : "out of memory");
 }
 
 bool
@@ -352,35 +362,52 @@ conn_exec(PGconn *conn, const char *sql, int result_format, uint64_t deadline_ns
 	return CONN_WAIT_READY;
 }
 
-/* A cancel request being sent by its own thread; freed by whoever is last. */
+/* Cancel requests being sent by a thread of their own; freed by whoever is last. */
 typedef struct cancel_req
 {
-	PGcancel   *cancel;
+	PGcancel  **pc;
+	int			n;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool		done;
-	bool		abandoned;		/* the caller stopped waiting: the thread frees it */
-	bool		ok;
-	char		err[256];
+	bool		abandoned;		/* no one waits (any more): the thread frees it */
+	bool		ok;				/* every request was taken */
+	char		err[256];		/* why the first that failed failed */
 } cancel_req;
+
+/* Cancel threads still running, for conn_cancel_drain(). */
+static atomic_int cancels_running;
 
 static void
 cancel_req_free(cancel_req *r)
 {
-	PQfreeCancel(r->cancel);
+	for (int i = 0; i < r->n; i++)
+		PQfreeCancel(r->pc[i]);
+	free(r->pc);
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->cv);
 	free(r);
 }
 
-/* PQcancel blocks until the postmaster closes the connection: hence a thread. */
+/*
+ * Send the requests.  PQcancel connects to the postmaster and waits for
+ * it to close the connection, without a time limit: hence a thread, which
+ * a caller that stops waiting leaves behind.
+ */
 static void *
 cancel_main(void *arg)
 {
 	cancel_req *r = arg;
-	bool		ok = PQcancel(r->cancel, r->err, (int) sizeof(r->err)) == 1;
+	char		err[sizeof(r->err)];
+	bool		ok = true;
 	bool		abandoned;
 
+	for (int i = 0; i < r->n; i++)
+		if (PQcancel(r->pc[i], err, (int) sizeof(err)) != 1 && ok)
+		{
+			ok = false;
+			memcpy(r->err, err, sizeof(err));
+		}
 	pthread_mutex_lock(&r->mu);
 	r->ok = ok;
 	r->done = true;
@@ -389,72 +416,121 @@ cancel_main(void *arg)
 	pthread_mutex_unlock(&r->mu);
 	if (abandoned)
 		cancel_req_free(r);
+	atomic_fetch_sub(&cancels_running, 1);
 	return NULL;
 }
 
-bool
-conn_cancel(PGconn *conn, uint64_t timeout_ns, char **cause)
+/* Start r's thread, detached, with the stop signals blocked in it; false with *cause. */
+static bool
+cancel_start(cancel_req *r, char **cause)
 {
-	cancel_req *r;
 	pthread_attr_t attr;
-	pthread_condattr_t cattr;
 	pthread_t	thread;
-	struct timespec until;
-	uint64_t	t;
-	bool		ok;
+	sigset_t	old;
 	int			rc;
 
-	PGcancel   *c = PQgetCancel(conn);
-
-	if (c == NULL)
-	{
-		*cause = xstrdup("no connection to cancel");
-		return false;
-	}
-	r = xcalloc(1, sizeof(*r));
-	r->cancel = c;
-	pthread_mutex_init(&r->mu, NULL);
-	pthread_condattr_init(&cattr);
-	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->cv, &cattr);
-	pthread_condattr_destroy(&cattr);
+	signals_block_stop(&old);
+	atomic_fetch_add(&cancels_running, 1);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	rc = pthread_create(&thread, &attr, cancel_main, r);
 	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0)
 	{
-		*cause = xasprintf("could not start a thread for the cancel request: %s", strerror(rc));
-		cancel_req_free(r);
-		return false;
+		atomic_fetch_sub(&cancels_running, 1);
+		*cause = xasprintf("could not start a thread for cancel requests: %s", strerror(rc));
 	}
-	t = clock_now_ns() + timeout_ns;
+	return rc == 0;
+}
+
+/* Wait for r until the monotonic time t; false (r left to its thread) if it did not finish. */
+static bool
+cancel_wait(cancel_req *r, uint64_t t)
+{
+	struct timespec until;
+	bool		done;
+
 	until.tv_sec = (time_t) (t / NS_PER_S);
 	until.tv_nsec = (long) (t % NS_PER_S);
 	pthread_mutex_lock(&r->mu);
 	while (!r->done)
 		if (pthread_cond_timedwait(&r->cv, &r->mu, &until) == ETIMEDOUT)
 			break;
-	if (!r->done)
-	{
+	done = r->done;
+	if (!done)
 		r->abandoned = true;
-		pthread_mutex_unlock(&r->mu);
-		*cause = xasprintf("the server did not take the cancel request within %.1f s",
-						   (double) timeout_ns / 1e9);
+	pthread_mutex_unlock(&r->mu);
+	return done;
+}
+
+bool
+conn_cancel_send(PGcancel **pc, int n, uint64_t wait_ns, char **cause)
+{
+	cancel_req *r;
+	pthread_condattr_t cattr;
+	uint64_t	until = clock_now_ns() + wait_ns;
+	bool		ok;
+
+	if (n == 0)
+	{
+		free(pc);
+		return true;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->pc = pc;
+	r->n = n;
+	r->abandoned = wait_ns == 0;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->cv, &cattr);
+	pthread_condattr_destroy(&cattr);
+	if (!cancel_start(r, cause))
+	{
+		cancel_req_free(r);
 		return false;
 	}
-	pthread_mutex_unlock(&r->mu);
+	if (wait_ns == 0)
+		return true;
+	if (!cancel_wait(r, until))
+	{
+		*cause = xasprintf("the server did not take the cancel request within %.1f s",
+						   (double) wait_ns / 1e9);
+		return false;
+	}
 	ok = r->ok;
 	if (!ok)
-	{
-		size_t		n = strlen(r->err);
-
-		while (n > 0 && (r->err[n - 1] == '\n' || r->err[n - 1] == ' '))
-			n--;
-		*cause = xstrndup(r->err, n);
-	}
+		*cause = conn_trim_message(r->err);
 	cancel_req_free(r);
 	return ok;
+}
+
+bool
+conn_cancel(PGconn *conn, uint64_t timeout_ns, char **cause)
+{
+	PGcancel   *c = PQgetCancel(conn);
+	PGcancel  **pc;
+
+	if (c == NULL)
+	{
+		*cause = xstrdup("no connection to cancel");
+		return false;
+	}
+	pc = xmalloc(sizeof(*pc));
+	pc[0] = c;
+	return conn_cancel_send(pc, 1, timeout_ns, cause);
+}
+
+bool
+conn_cancel_drain(uint64_t timeout_ns)
+{
+	uint64_t	until = clock_now_ns() + timeout_ns;
+	struct timespec tick = {0, 10 * 1000 * 1000};
+
+	while (atomic_load(&cancels_running) > 0 && clock_now_ns() < until)
+		nanosleep(&tick, NULL);
+	return atomic_load(&cancels_running) == 0;
 }
 
 void

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/exitcode.h"
+
 #define DEFAULT_PROGNAME "pgtempo"
 
 /* A file name component is at most 255 bytes on every file system we run on. */
@@ -169,15 +171,38 @@ msg_hint(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Say why the program ends (with strerror(errnum) unless it is 0), and end it. */
+static void __attribute__((noreturn, format(printf, 2, 0)))
+fatal_end(int errnum, const char *fmt, va_list ap)
+{
+	char		why[1024];
+
+	if (errnum == 0)
+		msg_emit("error", fmt, ap);
+	else
+	{
+		vsnprintf(why, sizeof(why), fmt, ap);
+		msg_error("%s: %s", why, strerror(errnum));
+	}
+	exit(EXITCODE_ERROR);
+}
+
 void
 msg_fatal(const char *fmt, ...)
 {
 	va_list		ap;
 
 	va_start(ap, fmt);
-	msg_emit("error", fmt, ap);
-	va_end(ap);
-	exit(1);
+	fatal_end(0, fmt, ap);
+}
+
+void
+msg_fatal_errno(int errnum, const char *fmt, ...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	fatal_end(errnum, fmt, ap);
 }
 
 /* The hint PostgreSQL's tools print after a usage error. */

@@ -15,14 +15,7 @@
 char *
 stmt_trimmed(const char *m)
 {
-	size_t		n;
-
-	if (m == NULL)
-		m = "unknown error";
-	n = strlen(m);
-	while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
-		n--;
-	return xstrndup(m, n);
+	return conn_trim_message(m);
 }
 
 void

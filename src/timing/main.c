@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
 #include "pgtempo/parse.h"
@@ -196,9 +197,9 @@ main(int argc, char **argv)
 	{
 		case OPT_EXIT_OK:
 			/* --help and --version to a full disk fail too */
-			return msg_flush_stdout() ? 0 : 1;
+			return msg_flush_stdout() ? EXITCODE_OK : EXITCODE_ERROR;
 		case OPT_ERROR:
-			return 1;
+			return EXITCODE_ERROR;
 		case OPT_OK:
 			break;
 	}

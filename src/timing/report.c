@@ -187,7 +187,7 @@ report_pass_text(FILE *out, const timing_results *r, const timing_pass *p)
 	const timing_settings *s = r->settings;
 
 	/* A lone system-clock pass prints exactly PostgreSQL's lines. */
-	if (r->nclocks > 1 || p->clock == TIMING_CLOCK_RDTSC || p->clock == TIMING_CLOCK_RDTSCP)
+	if (results_nclocks(s) > 1 || p->clock == TIMING_CLOCK_RDTSC || p->clock == TIMING_CLOCK_RDTSCP)
 	{
 		char		tsc[160] = "";
 
@@ -503,7 +503,7 @@ report_json(strbuf *out, const timing_results *r)
 	json_array_end(&w);
 
 	json_key(&w, "cross_cpu");
-	if (r->ncross == 0)
+	if (results_ncross(r) == 0)
 		json_null(&w);
 	else
 	{
@@ -548,8 +548,8 @@ report_json(strbuf *out, const timing_results *r)
 	json_kv_string(&w, "advice", advice);
 	json_object_end(&w);
 
-	json_kv_string(&w, "verdict", r->backwards ? "backwards" :
-				   r->cross_backwards ? "backwards_across_cpus" :
+	json_kv_string(&w, "verdict", results_backwards(r) ? "backwards" :
+				   results_cross_backwards(r) ? "backwards_across_cpus" :
 				   r->signo ? "interrupted" : "ok");
 	json_kv_int(&w, "exit_status", r->exit_status);
 	json_object_end(&w);

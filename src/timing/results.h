@@ -36,17 +36,53 @@ typedef struct timing_results
 	const timing_settings *settings;
 	clockenv	env;
 	clock_tsc	tsc;
-	bool		fake;			/* the system clock was replaced by PGTEMPO_FAKE_CLOCK */
-	int			nclocks;		/* clocks asked for */
 	timing_pass *passes[TIMING_CLOCK_COUNT];	/* the passes run, in order */
 	int			npasses;
 	crosscpu_result cross[TIMING_CLOCK_COUNT];
 	bool		cross_ran[TIMING_CLOCK_COUNT];
-	int			ncross;
-	bool		backwards;		/* a pass saw time go backwards */
-	bool		cross_backwards;	/* the cross-CPU check did */
 	int			signo;			/* the signal that interrupted the run, or 0 */
 	int			exit_status;
 } timing_results;
+
+/* The counts and verdicts below are computed from the above where they are used. */
+
+/* How many clocks the settings ask for. */
+static inline int
+results_nclocks(const timing_settings *s)
+{
+	int			n = 0;
+
+	for (int c = 0; c < TIMING_CLOCK_COUNT; c++)
+		n += s->clocks[c];
+	return n;
+}
+
+/* Whether a pass saw time go backwards (the passes stop at the first that does). */
+static inline bool
+results_backwards(const timing_results *r)
+{
+	return r->npasses > 0 && r->passes[r->npasses - 1]->outcome == TIMING_BACKWARDS;
+}
+
+/* How many cross-CPU checks ran. */
+static inline int
+results_ncross(const timing_results *r)
+{
+	int			n = 0;
+
+	for (int c = 0; c < TIMING_CLOCK_COUNT; c++)
+		n += r->cross_ran[c];
+	return n;
+}
+
+/* Whether a cross-CPU check saw time go backwards. */
+static inline bool
+results_cross_backwards(const timing_results *r)
+{
+	for (int c = 0; c < TIMING_CLOCK_COUNT; c++)
+		if (r->cross_ran[c] && r->cross[c].backwards)
+			return true;
+	return false;
+}
 
 #endif

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
+#include "pgtempo/signals.h"
 #include "pgtempo/xalloc.h"
 
 #include "report.h"
@@ -26,22 +28,9 @@ on_signal(int signo)
 	timing_request_stop();
 }
 
-static void
-install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESETHAND;	/* a second signal ends the program at once */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-/* Install the test clock from $PGTEMPO_FAKE_CLOCK, if set; false on a bad value. */
+/* Install the test clock from $PGTEMPO_FAKE_CLOCK, if set (*readings then not NULL); false on a bad value. */
 static bool
-setup_fake_clock(timing_results *r, uint64_t **readings)
+setup_fake_clock(uint64_t **readings)
 {
 	const char *spec = getenv("PGTEMPO_FAKE_CLOCK");
 	size_t		n;
@@ -55,8 +44,107 @@ setup_fake_clock(timing_results *r, uint64_t **readings)
 		return false;
 	}
 	timing_set_fake_clock(*readings, n);
-	r->fake = true;
 	return true;
+}
+
+/*
+ * The passes, one per clock asked for, each reported as it ends; they stop
+ * at a signal or at the first that sees time go backwards.  fake: the
+ * system clock is the test clock.
+ */
+static void
+run_passes(timing_results *r, uint64_t duration_ns, bool fake)
+{
+	const timing_settings *s = r->settings;
+
+	for (int c = 0; c < TIMING_CLOCK_COUNT && !caught_signal; c++)
+	{
+		timing_pass *p;
+		timing_clock clock = (timing_clock) c;
+
+		if (!s->clocks[c])
+			continue;
+		if (clock == TIMING_CLOCK_SYSTEM && fake)
+			clock = TIMING_CLOCK_FAKE;
+		p = xmalloc(sizeof(*p));
+		r->passes[r->npasses++] = p;
+		timing_run(p, clock, duration_ns, &r->tsc);
+		if (p->outcome == TIMING_BACKWARDS)
+		{
+			/* PostgreSQL's words, without a prefix: scripts look for them */
+			fflush(stdout);
+			fprintf(stderr, "Detected clock going backwards in time.\n");
+			fprintf(stderr, "Time warp: %llu ns\n", (unsigned long long) p->warp_ns);
+		}
+		if (!s->json)
+			report_pass_text(stdout, r, p);
+		if (p->outcome == TIMING_BACKWARDS)
+			break;
+	}
+	if (!s->json)
+		report_env_text(stdout, r);
+}
+
+/* --cross-cpu: the check for every clock asked for that this machine has, until a signal. */
+static void
+run_cross_cpu(timing_results *r, uint64_t duration_ns)
+{
+	const timing_settings *s = r->settings;
+
+	for (int c = 0; c < TIMING_CLOCK_COUNT && !caught_signal; c++)
+	{
+		timing_clock clock = (timing_clock) c;
+
+		if (!s->clocks[c])
+			continue;
+		if (clock != TIMING_CLOCK_SYSTEM && !r->tsc.usable)
+			continue;
+		if (clock == TIMING_CLOCK_RDTSCP && !r->tsc.has_rdtscp)
+			continue;
+		crosscpu_run(&r->cross[c], clock, duration_ns, &r->tsc);
+		r->cross_ran[c] = true;
+		if (!s->json)
+			report_cross_text(stdout, r, &r->cross[c]);
+	}
+}
+
+/* The exit status, the JSON report or the text report's last words; r->exit_status set. */
+static void
+finish(timing_results *r)
+{
+	r->signo = caught_signal;
+	if (results_backwards(r) || results_cross_backwards(r))
+		r->exit_status = EXITCODE_ERROR;
+	else if (r->signo)
+		r->exit_status = EXITCODE_SIGNAL(r->signo);
+
+	if (r->settings->json)
+	{
+		strbuf		out;
+
+		strbuf_init(&out);
+		report_json(&out, r);
+		fwrite(out.data, 1, out.len, stdout);
+		strbuf_free(&out);
+	}
+	else if (r->signo)
+		printf("\nInterrupted by signal %d: the results above cover the time until then.\n",
+			   r->signo);
+	if (results_cross_backwards(r))
+		msg_error("Detected clock going backwards across CPUs.");
+	if (!msg_flush_stdout() && r->exit_status == EXITCODE_OK)
+		r->exit_status = EXITCODE_ERROR;
+}
+
+/* Free what the passes and checks allocated. */
+static void
+free_results(timing_results *r)
+{
+	for (int i = 0; i < r->npasses; i++)
+		free(r->passes[i]);
+	for (int c = 0; c < TIMING_CLOCK_COUNT; c++)
+		if (r->cross_ran[c])
+			crosscpu_free(&r->cross[c]);
 }
 
 int
@@ -68,19 +156,12 @@ tool_run(const timing_settings *s)
 
 	memset(&r, 0, sizeof(r));
 	r.settings = s;
-	if (!setup_fake_clock(&r, &fake))
-		return 1;
-	install_signals();
-
+	if (!setup_fake_clock(&fake))
+		return EXITCODE_ERROR;
+	/* a second signal ends the program at once */
+	signals_catch_stop(on_signal, SA_RESETHAND);
 	clockenv_read(&r.env);
-	for (int c = 0; c < TIMING_CLOCK_COUNT; c++)
-	{
-		if (!s->clocks[c])
-			continue;
-		r.nclocks++;
-	}
 	clock_tsc_probe(&r.tsc);
-
 	if (!s->json)
 	{
 		report_header(stdout, s);
@@ -89,88 +170,14 @@ tool_run(const timing_settings *s)
 		{
 			msg_flush_stdout();
 			free(fake);
-			return 1;
+			return EXITCODE_ERROR;
 		}
 	}
-
-	for (int c = 0; c < TIMING_CLOCK_COUNT && !caught_signal; c++)
-	{
-		timing_pass *p;
-		timing_clock clock = (timing_clock) c;
-
-		if (!s->clocks[c])
-			continue;
-		if (clock == TIMING_CLOCK_SYSTEM && r.fake)
-			clock = TIMING_CLOCK_FAKE;
-		p = xmalloc(sizeof(*p));
-		r.passes[r.npasses++] = p;
-		timing_run(p, clock, duration_ns, &r.tsc);
-		if (p->outcome == TIMING_BACKWARDS)
-		{
-			/* PostgreSQL's words, without a prefix: scripts look for them */
-			fflush(stdout);
-			fprintf(stderr, "Detected clock going backwards in time.\n");
-			fprintf(stderr, "Time warp: %llu ns\n", (unsigned long long) p->warp_ns);
-			r.backwards = true;
-		}
-		if (!s->json)
-			report_pass_text(stdout, &r, p);
-		if (r.backwards)
-			break;
-	}
-	if (!s->json)
-		report_env_text(stdout, &r);
-
-	if (s->cross_cpu && !r.backwards)
-	{
-		for (int c = 0; c < TIMING_CLOCK_COUNT && !caught_signal; c++)
-		{
-			timing_clock clock = (timing_clock) c;
-
-			if (!s->clocks[c])
-				continue;
-			if (clock != TIMING_CLOCK_SYSTEM && !r.tsc.usable)
-				continue;
-			if (clock == TIMING_CLOCK_RDTSCP && !r.tsc.has_rdtscp)
-				continue;
-			crosscpu_run(&r.cross[c], clock, duration_ns, &r.tsc);
-			r.cross_ran[c] = true;
-			r.ncross++;
-			if (r.cross[c].backwards)
-				r.cross_backwards = true;
-			if (!s->json)
-				report_cross_text(stdout, &r, &r.cross[c]);
-		}
-	}
-
-	r.signo = caught_signal;
-	if (r.backwards || r.cross_backwards)
-		r.exit_status = 1;
-	else if (r.signo)
-		r.exit_status = 128 + r.signo;
-
-	if (s->json)
-	{
-		strbuf		out;
-
-		strbuf_init(&out);
-		report_json(&out, &r);
-		fwrite(out.data, 1, out.len, stdout);
-		strbuf_free(&out);
-	}
-	else if (r.signo)
-		printf("\nInterrupted by signal %d: the results above cover the time until then.\n",
-			   r.signo);
-	if (r.cross_backwards)
-		msg_error("Detected clock going backwards across CPUs.");
-	if (!msg_flush_stdout() && r.exit_status == 0)
-		r.exit_status = 1;
-
-	for (int i = 0; i < r.npasses; i++)
-		free(r.passes[i]);
-	for (int c = 0; c < TIMING_CLOCK_COUNT; c++)
-		if (r.cross_ran[c])
-			crosscpu_free(&r.cross[c]);
+	run_passes(&r, duration_ns, fake != NULL);
+	if (s->cross_cpu && !results_backwards(&r))
+		run_cross_cpu(&r, duration_ns);
+	finish(&r);
+	free_results(&r);
 	free(fake);
 	return r.exit_status;
 }

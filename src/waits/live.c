@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "pgtempo/clock.h"
+#include "pgtempo/signals.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/utf8.h"
 #include "pgtempo/xalloc.h"
@@ -96,7 +97,7 @@ crash_restore(int signo)
 		}
 		lv.active = 0;
 	}
-	signal(signo, SIG_DFL);
+	signals_catch(signo, SIG_DFL, 0, NULL);
 	raise(signo);
 }
 
@@ -164,7 +165,6 @@ live_begin(const waits_settings *s, char **cause)
 {
 	FILE	   *in = stdin,
 			   *out = stdout;
-	struct sigaction sa;
 	static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
@@ -203,11 +203,8 @@ live_begin(const waits_settings *s, char **cause)
 	add_leave("cnorm");
 	add_leave("sgr0");
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = crash_restore;
-	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
-		sigaction(crash_signals[i], &sa, NULL);
+		signals_catch(crash_signals[i], crash_restore, 0, NULL);
 	if (!lv.atexit_done)
 		atexit(on_exit_restore);
 	lv.atexit_done = true;

@@ -381,10 +381,10 @@ main(int argc, char **argv)
 		case OPT_EXIT_OK:
 			waits_settings_free(&settings);
 			/* --help or --version that did not get out is no success */
-			return msg_flush_stdout() ? WAITS_EXIT_OK : WAITS_EXIT_ERROR;
+			return msg_flush_stdout() ? EXITCODE_OK : EXITCODE_ERROR;
 		case OPT_ERROR:
 			waits_settings_free(&settings);
-			return WAITS_EXIT_ERROR;
+			return EXITCODE_ERROR;
 		case OPT_OK:
 			break;
 	}

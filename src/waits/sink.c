@@ -201,16 +201,18 @@ sinks_stop(sink_list *l)
 bool
 sinks_finish(sink_list *l, uint64_t end_us)
 {
+	bool		ok = true;
+
 	for (int i = 0; i < l->n; i++)
 	{
 		sink	   *k = l->v[i];
 
 		if (k->interval_ns > 0)
 			end_interval(k, end_us);
-		if (k->ops->close != NULL)
-			k->ops->close(k, SINK_END);
+		if (k->ops->close != NULL && !k->ops->close(k, SINK_END))
+			ok = false;
 	}
-	return close_all(l, SINK_CLOSE);
+	return close_all(l, SINK_CLOSE) && ok;
 }
 
 /* No run: close what was opened, write nothing more. */

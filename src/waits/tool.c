@@ -22,6 +22,7 @@
 
 #include "pgtempo/clock.h"
 #include "pgtempo/msg.h"
+#include "pgtempo/signals.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
@@ -60,25 +61,15 @@ on_hup(int signo)
 static void
 install_signals(bool starting)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
 	/*
 	 * No SA_RESTART: a signal must cut a sleep short.  Connecting looks at
 	 * the stop flag, but a password prompt or a slow DNS lookup does not:
 	 * a second signal there takes its default action, as nothing has been
 	 * measured yet.
 	 */
-	sa.sa_flags = starting ? SA_RESETHAND : 0;
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_flags = 0;
-	sa.sa_handler = on_hup;
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
+	signals_catch_stop(on_stop, starting ? SA_RESETHAND : 0);
+	signals_catch(SIGHUP, on_hup, 0, NULL);
+	signals_catch(SIGPIPE, SIG_IGN, 0, NULL);
 }
 
 typedef struct run_state
@@ -86,11 +77,12 @@ typedef struct run_state
 	const waits_settings *s;
 	strpool		pool;
 	sampler		sm;
-	bool		connected;
 	wprof		run;			/* the whole run */
 	sink_list	out;			/* every output */
 	sample_batch batch;
 	ticker		sc;
+	uint64_t	retry_at;		/* connection lost: when to try again */
+	uint64_t	backoff;		/* and after that, how long to wait */
 	sample_gap *gaps;
 	int			ngaps;
 	bool		gap_open;
@@ -156,7 +148,7 @@ fill_health(run_state *r, sample_health *h)
 		h->cpu_us_per_sample = (tv_s(&ru.ru_utime) + tv_s(&ru.ru_stime) -
 								tv_s(&r->ru0.ru_utime) - tv_s(&r->ru0.ru_stime)) * 1e6 /
 			(double) h->samples;
-	if (r->connected && r->backend_cpu0 >= 0 && r->sm.samples > r->backend_samples0 &&
+	if (r->backend_cpu0 >= 0 && r->sm.samples > r->backend_samples0 &&
 		(bcpu = sampler_backend_cpu_s(&r->sm)) >= 0)
 		h->backend_cpu_us_per_sample = (bcpu - r->backend_cpu0) * 1e6 /
 			(double) (r->sm.samples - r->backend_samples0);
@@ -218,7 +210,7 @@ measure(run_state *r, uint64_t now_us)
 {
 	sample_batch mb;
 
-	if (!r->connected || r->sm.source != SAMPLER_SOURCE_PG_STAT_WAIT)
+	if (!sampler_connected(&r->sm) || r->sm.source != SAMPLER_SOURCE_PG_STAT_WAIT)
 		return;
 	sample_batch_init(&mb);
 	if (sampler_measure(&r->sm, &mb, now_us) == SAMPLER_OK)
@@ -282,7 +274,8 @@ handle_sample(run_state *r, sampler_status st)
 		case SAMPLER_LOST:
 			open_gap(r);
 			sampler_disconnect(&r->sm);
-			r->connected = false;
+			r->retry_at = clock_now_ns();
+			r->backoff = RECONNECT_FIRST_NS;
 			break;
 		case SAMPLER_INTERRUPTED:
 			break;
@@ -303,9 +296,9 @@ take_sample(run_state *r)
 
 	if (sampler_in_flight(&r->sm))
 		handle_sample(r, sampler_collect(&r->sm, &r->batch));
-	if (r->connected && r->time_next_sample)
+	if (sampler_connected(&r->sm) && r->time_next_sample)
 		handle_sample(r, sampler_sample(&r->sm, &r->batch, ts));
-	else if (r->connected && (st = sampler_send(&r->sm, ts)) != SAMPLER_OK)
+	else if (sampler_connected(&r->sm) && (st = sampler_send(&r->sm, ts)) != SAMPLER_OK)
 		handle_sample(r, st);
 	r->time_next_sample = false;
 	ticker_done(&r->sc, clock_now_ns());
@@ -320,18 +313,21 @@ housekeeping(run_state *r, uint64_t now_ns)
 
 	reopen_flag = 0;
 	/* the sample in flight belongs before the intervals that end now */
-	if (r->connected && sampler_in_flight(&r->sm))
+	if (sampler_connected(&r->sm) && sampler_in_flight(&r->sm))
 		handle_sample(r, sampler_collect(&r->sm, &r->batch));
 	r->time_next_sample = true;
-	if (r->connected)
+	if (sampler_connected(&r->sm))
 	{
 		char	   *cause = NULL;
 
 		/* a failure here is the connection's: the next sample reports it */
 		if (!sampler_refresh_names(&r->sm, &cause))
 			free(cause);
+		measure(r, now_us);
+		/* a statement without an answer in time dropped the connection: lost, as in a sample */
+		if (!sampler_connected(&r->sm) && !stop_flag)
+			handle_sample(r, SAMPLER_LOST);
 	}
-	measure(r, now_us);
 	sinks_second(&r->out, now_ns, now_us, reopen);
 }
 
@@ -394,8 +390,6 @@ sample_loop(run_state *r)
 	const waits_settings *s = r->s;
 	uint64_t	end_ns = s->duration_ns > 0 ? r->t0_ns + (uint64_t) s->duration_ns : UINT64_MAX;
 	uint64_t	next_house = r->t0_ns + NS_PER_S;
-	uint64_t	retry_at = 0;
-	uint64_t	backoff = RECONNECT_FIRST_NS;
 
 	/* no statement waits past the end: a server that stops answering cannot hold the run */
 	sampler_set_end(&r->sm, end_ns);
@@ -407,16 +401,9 @@ sample_loop(run_state *r)
 
 		if (stop_flag || now >= end_ns)
 			break;
-		if (r->connected && now >= ticker_deadline(&r->sc))
-		{
+		if (sampler_connected(&r->sm) && now >= ticker_deadline(&r->sc))
 			take_sample(r);
-			if (!r->connected)
-			{
-				retry_at = clock_now_ns();
-				backoff = RECONNECT_FIRST_NS;
-			}
-		}
-		else if (!r->connected && now >= retry_at)
+		else if (!sampler_connected(&r->sm) && now >= r->retry_at)
 		{
 			char	   *cause = NULL;
 
@@ -425,7 +412,6 @@ sample_loop(run_state *r)
 
 			if (sampler_reconnect(&r->sm, sampler_connect_deadline(end_ns), &cause))
 			{
-				r->connected = true;
 				describe_source(r);
 				mark_backend_cpu(r);
 				ticker_resume(&r->sc, clock_now_ns());
@@ -434,8 +420,8 @@ sample_loop(run_state *r)
 			{
 				free(r->reconnect_error);
 				r->reconnect_error = cause;
-				retry_at = clock_now_ns() + backoff;
-				backoff = backoff * 2 > RECONNECT_MAX_NS ? RECONNECT_MAX_NS : backoff * 2;
+				r->retry_at = clock_now_ns() + r->backoff;
+				r->backoff = r->backoff * 2 > RECONNECT_MAX_NS ? RECONNECT_MAX_NS : r->backoff * 2;
 			}
 		}
 
@@ -448,7 +434,7 @@ sample_loop(run_state *r)
 		}
 		if (stop_flag)
 			break;
-		wake = r->connected ? ticker_deadline(&r->sc) : retry_at;
+		wake = sampler_connected(&r->sm) ? ticker_deadline(&r->sc) : r->retry_at;
 		if (next_house < wake)
 			wake = next_house;
 		if (end_ns < wake)
@@ -457,7 +443,7 @@ sample_loop(run_state *r)
 			wait_until(r, wake);
 	}
 	/* the sample sent at the last tick */
-	if (r->connected && sampler_in_flight(&r->sm))
+	if (sampler_connected(&r->sm) && sampler_in_flight(&r->sm))
 		handle_sample(r, sampler_collect(&r->sm, &r->batch));
 }
 
@@ -609,9 +595,9 @@ finish(run_state *r)
 		}
 		else
 			msg_error("the run was cut short: %s", r->gaps[r->ngaps - 1].reason);
-		return WAITS_EXIT_GAVE_UP;
+		return EXITCODE_RUN_FAILED;
 	}
-	return outputs_ok ? WAITS_EXIT_OK : WAITS_EXIT_ERROR;
+	return outputs_ok ? EXITCODE_OK : EXITCODE_ERROR;
 }
 
 /* Say on stderr what is sampled, how, and how often: auto's choice is visible. */
@@ -654,7 +640,7 @@ fail_start(run_state *r, char *cause)
 	free(cause);
 	sinks_abort(&r->out);
 	free_state(r);
-	return WAITS_EXIT_ERROR;
+	return EXITCODE_ERROR;
 }
 
 /* The whole run: open outputs, connect, sample, finish; returns the exit status. */
@@ -695,7 +681,6 @@ waits_run(const waits_settings *s)
 	if (!sampler_open(&r.sm, &cfg, &r.pool, &stop_flag, connect_end, &cause) ||
 		!check_databases(&r, &cause))
 		return fail_start(&r, cause);
-	r.connected = true;
 	describe_source(&r);
 	if (!sinks_open(&r.out, SINK_CONNECTED, &cause))
 		return fail_start(&r, cause);

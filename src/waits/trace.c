@@ -577,7 +577,7 @@ trace_loop(trace_state *ts, ticker *tk, uint64_t end_ns, int *status, char **cau
 			sinks_second(&ts->out, now, clock_wall_us(), true);
 			if (ts->out.run.failed)
 			{
-				*status = WAITS_EXIT_ERROR;
+				*status = EXITCODE_ERROR;
 				break;
 			}
 		}
@@ -610,16 +610,16 @@ say_end(const trace_state *ts, exec_outcome o, const char *cause, int *status)
 	else if (o == EXEC_FAILED)
 	{
 		msg_error("%s", cause);
-		*status = WAITS_EXIT_ERROR;
+		*status = EXITCODE_ERROR;
 	}
 	else if (o == EXEC_LOST)
 	{
 		msg_error("connection to the server lost: %s", cause);
-		*status = WAITS_EXIT_GAVE_UP;
+		*status = EXITCODE_RUN_FAILED;
 	}
 	if (ts->n > 1 && ts->nlive == 0)
 		msg_info("all traced processes have exited: trace ended");
-	else if (*status == WAITS_EXIT_OK && ts->nlive > 0 && !ts->out.run.failed)
+	else if (*status == EXITCODE_OK && ts->nlive > 0 && !ts->out.run.failed)
 		msg_info("%s: trace ended", *stop_flag ? "interrupted" : "the duration is over");
 }
 
@@ -633,12 +633,12 @@ trace_run(const waits_settings *s, volatile sig_atomic_t *stop, volatile sig_ato
 	uint64_t	interval_ns = s->interval_given ? (uint64_t) s->interval_ns : TRACE_DEFAULT_INTERVAL_NS;
 	char	   *cause = NULL;
 	exec_outcome o;
-	int			status = WAITS_EXIT_OK;
+	int			status = EXITCODE_OK;
 
 	stop_flag = stop;
 	reopen_flag = reopen;
 	if (!start(&ts, s, end_ns))
-		return WAITS_EXIT_ERROR;
+		return EXITCODE_ERROR;
 #ifdef PR_SET_TIMERSLACK
 	/* a sleeper may wake up to 50 us late by default: much, at a thousand polls a second */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
@@ -666,7 +666,7 @@ trace_run(const waits_settings *s, volatile sig_atomic_t *stop, volatile sig_ato
 	report(&ts, clock_now_ns() - t0_ns, &tk);
 	/* what is left is pushed out and the file closed: a line that did not get out fails the run */
 	if (!sinks_finish(&ts.out, clock_wall_us()))
-		status = WAITS_EXIT_ERROR;
+		status = EXITCODE_ERROR;
 	free_state(&ts);
 	return status;
 }

@@ -16,14 +16,11 @@
 
 #include "pgtempo/clock.h"
 #include "pgtempo/conn.h"
+#include "pgtempo/exitcode.h"	/* waits_run() and trace_run() return these */
 
 #include "query.h"
 #include "wprof.h"
 
-/* Exit statuses. */
-#define WAITS_EXIT_OK		0
-#define WAITS_EXIT_ERROR	1	/* usage, connection at start, an output failed */
-#define WAITS_EXIT_GAVE_UP	2	/* the connection was lost and not regained */
 
 typedef enum waits_log_format
 {

@@ -199,6 +199,65 @@ START_TEST(test_statement_and_cancel)
 }
 END_TEST
 
+/* libpq's messages lose their trailing newline and spaces, nothing else. */
+START_TEST(test_trim_message)
+{
+	static const struct
+	{
+		const char *in;
+		const char *want;
+	}			cases[] = {
+		{"server closed the connection unexpectedly\n", "server closed the connection unexpectedly"},
+		{"two lines\nsecond line \n\n", "two lines\nsecond line"},
+		{"no newline", "no newline"},
+		{"\n", ""},
+		{"", ""},
+		{NULL, "unknown error"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		char	   *got = conn_trim_message(cases[i].in);
+
+		ck_assert_str_eq(got, cases[i].want);
+		free(got);
+	}
+}
+END_TEST
+
+/*
+ * Cancel requests sent without waiting: the call returns at once, the
+ * drain sees the thread held up by a postmaster that does not answer, and
+ * sees it end once the postmaster is gone.
+ */
+START_TEST(test_cancel_send_drain)
+{
+	fake_server f;
+	conn_opts	o;
+	char	   *cause = NULL;
+	PGconn	   *c;
+	PGcancel  **pc;
+	uint64_t	t0;
+
+	ck_assert(conn_cancel_send(calloc(1, sizeof(PGcancel *)), 0, 0, &cause));
+	fake_start(&f, true);
+	o = fake_opts(&f);
+	c = conn_connect(&o, clock_now_ns() + 5 * NS_PER_S, NULL, &cause);
+	ck_assert_msg(c != NULL, "connect: %s", cause ? cause : "");
+	pc = calloc(2, sizeof(*pc));
+	pc[0] = PQgetCancel(c);
+	pc[1] = PQgetCancel(c);
+	t0 = clock_now_ns();
+	ck_assert(conn_cancel_send(pc, 2, 0, &cause));
+	ck_assert_ptr_null(cause);
+	ck_assert(!conn_cancel_drain(200 * NS_PER_MS));
+	ck_assert_uint_lt(clock_now_ns() - t0, 2 * NS_PER_S);
+	PQfinish(c);
+	fake_stop(&f);
+	ck_assert(conn_cancel_drain(5 * NS_PER_S));
+}
+END_TEST
+
 static Suite *
 conn_suite(void)
 {
@@ -208,6 +267,8 @@ conn_suite(void)
 	tcase_add_test(tc, test_connect_deadline);
 	tcase_add_test(tc, test_connect_stop);
 	tcase_add_test(tc, test_statement_and_cancel);
+	tcase_add_test(tc, test_trim_message);
+	tcase_add_test(tc, test_cancel_send_drain);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pgtempo/exitcode.h"
 #include "pgtempo/xalloc.h"
 #include "unit.h"
 
@@ -280,6 +281,29 @@ START_TEST(test_fatal_exits_1)
 }
 END_TEST
 
+static void
+call_fatal_errno(void)
+{
+	msg_set_progname("/usr/bin/pgtempo-bench");
+	msg_fatal_errno(EAGAIN, "could not create thread");
+}
+
+/* The errno variant says why the call failed, on the same line, and ends the same way. */
+START_TEST(test_fatal_errno_exits_1)
+{
+	char		err[256];
+	char		want[256];
+	int			status;
+
+	status = unit_run_in_child(call_fatal_errno, err, sizeof(err));
+	ck_assert_msg(WIFEXITED(status), "child did not exit (status %d)", status);
+	ck_assert_int_eq(WEXITSTATUS(status), EXITCODE_ERROR);
+	snprintf(want, sizeof(want), "pgtempo-bench: error: could not create thread: %s\n",
+			 strerror(EAGAIN));
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
 #ifndef UNDER_ASAN
 static void
 exhaust_memory(void)
@@ -326,6 +350,7 @@ msg_suite(void)
 
 	tc = tcase_create("fatal");
 	tcase_add_test(tc, test_fatal_exits_1);
+	tcase_add_test(tc, test_fatal_errno_exits_1);
 
 #ifndef UNDER_ASAN
 	tcase_add_test(tc, test_out_of_memory);
