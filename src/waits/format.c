@@ -551,6 +551,48 @@ format_gap_csv(strbuf *sb, const sample_gap *g)
 	strbuf_putc(sb, '\n');
 }
 
+/* The meta record's object: the log format's version, then the run's description. */
+static void
+meta_object(strbuf *sb, const format_meta *m)
+{
+	json_writer w;
+
+	jsonl_begin(&w, sb, "meta");
+	json_kv_int(&w, "log_version", FORMAT_LOG_VERSION);
+	json_kv_string(&w, "tool", "pgtempo-waits " PACKAGE_VERSION);
+	kv_ts(&w, "run", m->run_us);
+	json_kv_string(&w, "source", m->source);
+	json_kv_string(&w, "server", m->server);
+	json_kv_string(&w, "server_version", m->server_version);
+	json_kv_double(&w, "interval_s", m->interval_s);
+	json_kv_double(&w, "period_s", m->period_s);
+	json_kv_bool(&w, "include_idle", m->include_idle);
+	json_kv_bool(&w, "measured", m->measured);
+	json_key(&w, "backend_types");
+	json_array_begin(&w);
+	for (int i = 0; i < m->nbackend_types; i++)
+		json_string(&w, m->backend_types[i]);
+	json_array_end(&w);
+	json_kv_bool(&w, "backend_types_given", m->backend_types_given);
+	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+/* The meta record as a JSON line. */
+void
+format_meta_jsonl(strbuf *sb, const format_meta *m)
+{
+	meta_object(sb, m);
+}
+
+/* The meta record as a CSV comment line: one JSON object, which holds any text on one line. */
+void
+format_meta_csv(strbuf *sb, const format_meta *m)
+{
+	strbuf_puts(sb, "# meta ");
+	meta_object(sb, m);
+}
+
 /* The store's row counts as a JSON line. */
 void
 format_store_jsonl(strbuf *sb, const format_store_counts *c)
