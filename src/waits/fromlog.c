@@ -36,7 +36,9 @@ typedef struct fl_point
 	double		p50_ms,
 				p99_ms,
 				max_ms,
-				rate_hz;
+				rate_hz,
+				cpu_us,			/* per sample, ours and our backend's; < 0 unknown */
+				backend_cpu_us;
 } fl_point;
 
 /* A run that wrote to the files: its meta record and its health records. */
@@ -57,6 +59,7 @@ typedef struct fromlog
 	sink_list	out;			/* --chart, --folded */
 	sample_batch batch;			/* rows of one timestamp */
 	bool		batch_open;
+	bool		batch_interval;	/* of profile lines: not one tick */
 	uint64_t	next_sec_ns;	/* the chart's next second */
 	bool		started;
 	fl_run	   *runs;
@@ -68,6 +71,7 @@ typedef struct fromlog
 	uint64_t	first_us,
 				last_us;		/* the rows of the files, in or out of the window */
 	uint64_t	win_last_us;	/* the last row in the window: the last sample's time */
+	uint64_t	win_ticks;		/* timestamps of raw rows in the window */
 	bool		file_failed;
 } fromlog;
 
@@ -133,6 +137,8 @@ add_health(fromlog *f, const sample_health *h)
 	p.p99_ms = h->p99_ms;
 	p.max_ms = h->max_ms;
 	p.rate_hz = h->rate_hz;
+	p.cpu_us = h->cpu_us_per_sample;
+	p.backend_cpu_us = h->backend_cpu_us_per_sample;
 	r->pts[r->npts++] = p;
 }
 
@@ -241,6 +247,16 @@ window_health(fromlog *f, sample_health *h)
 	for (int i = 0; i < f->ngaps; i++)
 		h->gap_s += (double) (f->gaps[i].end_us - f->gaps[i].start_us) / 1e6;
 	h->cpu_us_per_sample = h->backend_cpu_us_per_sample = -1;
+	if (latest != NULL)
+	{
+		/* the run's cost per sample so far */
+		h->cpu_us_per_sample = latest->cpu_us;
+		h->backend_cpu_us_per_sample = latest->backend_cpu_us;
+	}
+	/* a raw row's time is a sample's: where rows were every tick, they count them exactly */
+	if (f->win_ticks > h->samples)
+		h->samples = f->win_ticks;
+	h->rate_hz = h->elapsed_s > 0 && !whole ? (double) h->samples / h->elapsed_s : h->rate_hz;
 }
 
 /* ---------------------------------------------------------------- rows */
@@ -275,6 +291,8 @@ flush_batch(fromlog *f)
 	if (!f->batch_open)
 		return;
 	advance(f, b->ts_us);
+	if (!f->batch_interval)
+		f->win_ticks++;
 	for (int i = 0; i < b->nrows; i++)
 		wprof_add(&f->prof, b, &b->rows[i]);
 	sinks_rows(&f->out, b, true);
@@ -303,6 +321,7 @@ add_row(fromlog *f, const histread_rec *rec)
 	{
 		sample_batch_reset(&f->batch, rec->ts_us);
 		f->batch_open = true;
+		f->batch_interval = rec->kind == HISTREAD_INTERVAL;
 	}
 	if (rec->ts_us > f->win_last_us)
 		f->win_last_us = rec->ts_us;

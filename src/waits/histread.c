@@ -462,7 +462,12 @@ decode_health(histfield *f, int n, histread_rec *rec)
 	if (!fint(histfield_get(f, n, "gaps"), -1, &gaps) || gaps < 0 || gaps > INT32_MAX)
 		return "gaps";
 	h->ngaps = (int) gaps;
-	h->cpu_us_per_sample = h->backend_cpu_us_per_sample = -1;
+	/* written when known */
+	if (!fdouble(histfield_get(f, n, "cpu_us_per_sample"), -1, &h->cpu_us_per_sample))
+		return "cpu_us_per_sample";
+	if (!fdouble(histfield_get(f, n, "backend_cpu_us_per_sample"), -1,
+				 &h->backend_cpu_us_per_sample))
+		return "backend_cpu_us_per_sample";
 	return NULL;
 }
 
@@ -553,13 +558,13 @@ meta_done(histread *h, histread_rec *rec, const char *bad, char **cause)
 static int
 row_done(histread *h, histread_rec *rec, histread_kind kind, const char *bad, char **cause)
 {
-	if (bad != NULL)
-		return fail_at(h, h->rec_line, cause, "a bad value in column \"%s\"", bad);
 	if (!h->seen_meta)
 		return fail_at(h, h->rec_line, cause, "a row before any meta record: the file was "
 					   "written by a pgtempo-waits older than log format version %d (which "
 					   "does not say how it sampled), or its beginning is missing",
 					   FORMAT_LOG_VERSION);
+	if (bad != NULL)
+		return fail_at(h, h->rec_line, cause, "a bad value in column \"%s\"", bad);
 	rec->kind = kind;
 	return 1;
 }
