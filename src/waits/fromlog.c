@@ -500,6 +500,7 @@ finish(fromlog *f, waits_settings *rs)
 	f->out.run.interval_ns = (uint64_t) llround(m->interval_s * 1e9);
 	sinks_stop(&f->out);
 	ok = sinks_finish(&f->out, last);
+	ri.no_blockers = f->interval_file != NULL;
 	ri.health = &h;
 	ri.gaps = f->gaps;
 	ri.ngaps = f->ngaps;
