@@ -239,13 +239,16 @@ json_value(const char *p, histfield *f)
 		f->vlen = (size_t) (e + 1 - p);
 		return e + 1;
 	}
-	if (strncmp(p, "null", 4) == 0 || strncmp(p, "true", 4) == 0 || strncmp(p, "false", 5) == 0)
+	/* null, true, false: by their first letter, as this runs for every value */
+	if ((*p == 'n' && strncmp(p, "null", 4) == 0) || (*p == 't' && strncmp(p, "true", 4) == 0) ||
+		(*p == 'f' && strncmp(p, "false", 5) == 0))
 	{
 		f->t = *p == 'n' ? '0' : 'b';
 		f->vlen = *p == 'f' ? 5 : 4;
 		return p + f->vlen;
 	}
-	for (e = p; *e && strchr("+-.0123456789eE", *e) != NULL; e++)
+	for (e = p; (*e >= '0' && *e <= '9') || *e == '-' || *e == '+' || *e == '.' || *e == 'e' ||
+		 *e == 'E'; e++)
 		;
 	if (e == p)
 		return NULL;

@@ -569,6 +569,15 @@ row_done(histread *h, histread_rec *rec, histread_kind kind, const char *bad, ch
 	return 1;
 }
 
+/* The member named key: where format.c writes it (at), else wherever it is. */
+static histfield *
+member(histfield *f, int n, int at, const char *key)
+{
+	if (at < n && memcmp(f[at].key, key, f[at].klen) == 0 && key[f[at].klen] == '\0')
+		return &f[at];
+	return histfield_get(f, n, key);
+}
+
 /* A JSON record of any type. */
 static int
 json_record(histread *h, char *text, histread_rec *rec, char **cause)
@@ -590,7 +599,7 @@ json_record(histread *h, char *text, histread_rec *rec, char **cause)
 		const char *const *cols = raw ? raw_cols : interval_cols;
 
 		for (int i = 0; i < (raw ? NRAW : NINTERVAL); i++)
-			c[i] = histfield_get(f, n, cols[i]);
+			c[i] = member(f, n, i + 1, cols[i]);
 		return row_done(h, rec, raw ? HISTREAD_SAMPLE : HISTREAD_INTERVAL,
 						raw ? decode_sample(h, c, rec) : decode_interval(h, c, rec), cause);
 	}
