@@ -118,15 +118,31 @@ count_opt(const char *arg, const char *name, const char *unit, int64_t min, int6
 	return false;
 }
 
+/* An option given, by its name: what a mode does not go with. */
+typedef struct option_given
+{
+	bool		given;
+	const char *name;
+} option_given;
+
+/* False, with the error said, when one of the n options was given with mode. */
+static bool
+none_given(const char *mode, const option_given *other, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (other[i].given)
+		{
+			msg_error("%s cannot be used with %s", mode, other[i].name);
+			return false;
+		}
+	return true;
+}
+
 /* --trace goes with the connection options, -i and -T only; --trace-file needs it. */
 static bool
 trace_options_ok(const waits_settings *s)
 {
-	const struct
-	{
-		bool		given;
-		const char *name;
-	}			other[] = {
+	const option_given other[] = {
 		{s->source != SAMPLER_SOURCE_AUTO, "--source"},
 		{s->include_idle, "--include-idle"},
 		{s->query_text > 0, "--query-text"},
@@ -156,13 +172,7 @@ trace_options_ok(const waits_settings *s)
 		msg_error("invalid value \"\" for option --trace-file");
 		return false;
 	}
-	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
-		if (other[i].given)
-		{
-			msg_error("--trace cannot be used with %s", other[i].name);
-			return false;
-		}
-	return true;
+	return none_given("--trace", other, OPT_COUNT(other));
 }
 
 /* -i, -T, --log-interval, --store-interval: a duration in [min, max] ns. */
@@ -384,11 +394,7 @@ paths_ok(const waits_settings *s)
 static bool
 from_log_options_ok(const waits_settings *s, unsigned seen)
 {
-	const struct
-	{
-		bool		given;
-		const char *name;
-	}			other[] = {
+	const option_given other[] = {
 		{s->interval_given, "-i/--interval"},
 		{s->duration_ns > 0, "-T/--duration"},
 		{s->source != SAMPLER_SOURCE_AUTO, "--source"},
@@ -414,12 +420,8 @@ from_log_options_ok(const waits_settings *s, unsigned seen)
 		msg_error("--since, --until and --keep-going need --from-log");
 		return false;
 	}
-	for (size_t i = 0; i < OPT_COUNT(other); i++)
-		if (other[i].given)
-		{
-			msg_error("--from-log cannot be used with %s", other[i].name);
-			return false;
-		}
+	if (!none_given("--from-log", other, OPT_COUNT(other)))
+		return false;
 	if (s->since_us != INT64_MIN && s->until_us != INT64_MAX && s->since_us >= s->until_us)
 	{
 		msg_error("--since must be before --until");
