@@ -48,6 +48,7 @@ typedef struct fl_run
 	fl_point   *pts;			/* pts[0]: the start, all zero */
 	int			npts;
 	int			cap;
+	uint64_t	first_row_us;	/* its first row: where it starts without a health record */
 	uint64_t	last_row_us;	/* its last row (raw rows may follow the last health record) */
 } fl_run;
 
@@ -361,6 +362,8 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 				f->interval_file = strpool_intern(&f->pool, h->path);
 			if (rec->ts_us > r->last_row_us)
 				r->last_row_us = rec->ts_us;
+			if (r->first_row_us == 0 || rec->ts_us < r->first_row_us)
+				r->first_row_us = rec->ts_us;
 			if (f->first_us == 0 || rec->ts_us < f->first_us)
 				f->first_us = rec->ts_us;
 			if (rec->ts_us > f->last_us)
@@ -416,7 +419,7 @@ window_span(const fromlog *f, uint64_t *first, uint64_t *last)
 	for (int i = 0; i < f->nruns; i++)
 	{
 		const fl_run *r = &f->runs[i];
-		uint64_t	start = r->npts > 0 ? r->pts[0].ts_us : r->last_row_us;
+		uint64_t	start = r->npts > 0 ? r->pts[0].ts_us : r->first_row_us;
 		uint64_t	end = r->npts > 0 && r->pts[r->npts - 1].ts_us > r->last_row_us ?
 			r->pts[r->npts - 1].ts_us : r->last_row_us;
 
@@ -477,6 +480,7 @@ finish(fromlog *f, waits_settings *rs)
 	window_health(f, &h);
 	window_span(f, &first, &last);
 	f->prof.ticks = h.samples;
+	f->prof.has_measured = f->prof.has_measured || m->measured;
 	f->prof.hidden = h.hidden;
 	f->prof.first_us = first;
 	/* a sample is a row's time; the last health record comes a little after it */
