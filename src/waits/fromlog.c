@@ -214,7 +214,6 @@ window_health(fromlog *f, sample_health *h)
 
 		if (r->npts == 0)
 			continue;
-		qsort(r->pts, (size_t) r->npts, sizeof(fl_point), cmp_point);
 		counts_at(r, a, va);
 		counts_at(r, b, vb);
 		for (int k = 0; k < PT_N; k++)
@@ -410,6 +409,15 @@ read_file(fromlog *f, const char *path, char **cause)
 
 /* ---------------------------------------------------------------- the report */
 
+/* Where a run starts and ends: its first and last health record or row. */
+static void
+run_span(const fl_run *r, uint64_t *start, uint64_t *end)
+{
+	*start = r->npts > 0 ? r->pts[0].ts_us : r->first_row_us;
+	*end = r->npts > 0 && r->pts[r->npts - 1].ts_us > r->last_row_us ?
+		r->pts[r->npts - 1].ts_us : r->last_row_us;
+}
+
 /* The run's coverage of the window: from its first start to its last record, cut to it. */
 static void
 window_span(const fromlog *f, uint64_t *first, uint64_t *last)
@@ -418,10 +426,10 @@ window_span(const fromlog *f, uint64_t *first, uint64_t *last)
 	*last = 0;
 	for (int i = 0; i < f->nruns; i++)
 	{
-		const fl_run *r = &f->runs[i];
-		uint64_t	start = r->npts > 0 ? r->pts[0].ts_us : r->first_row_us;
-		uint64_t	end = r->npts > 0 && r->pts[r->npts - 1].ts_us > r->last_row_us ?
-			r->pts[r->npts - 1].ts_us : r->last_row_us;
+		uint64_t	start,
+					end;
+
+		run_span(&f->runs[i], &start, &end);
 
 		if (start < *first)
 			*first = start;
@@ -432,6 +440,61 @@ window_span(const fromlog *f, uint64_t *first, uint64_t *last)
 		*first = (uint64_t) f->s->since_us;
 	if (f->s->until_us != INT64_MAX && (uint64_t) f->s->until_us < *last)
 		*last = (uint64_t) f->s->until_us;
+}
+
+/* Gaps in order of their start. */
+static int
+cmp_gap(const void *a, const void *b)
+{
+	const sample_gap *x = a,
+			   *y = b;
+
+	return x->start_us < y->start_us ? -1 : x->start_us > y->start_us;
+}
+
+/* Runs in order of their start. */
+static int
+cmp_run(const void *a, const void *b)
+{
+	uint64_t	sa,
+				ea,
+				sb,
+				eb;
+
+	run_span(a, &sa, &ea);
+	run_span(b, &sb, &eb);
+	return sa < sb ? -1 : sa > sb;
+}
+
+/*
+ * Time between two runs is a gap too: nothing sampled then, and the
+ * report says so rather than let a window look quiet (a service that was
+ * down, a cron job that did not run).
+ */
+static void
+gaps_between_runs(fromlog *f)
+{
+	sample_gap	g = {.reason = (char *) "no run of pgtempo-waits logged in this time"};
+
+	qsort(f->runs, (size_t) f->nruns, sizeof(fl_run), cmp_run);
+	for (int i = 1; i < f->nruns; i++)
+	{
+		uint64_t	s0,
+					e0,
+					s1,
+					e1;
+
+		run_span(&f->runs[i - 1], &s0, &e0);
+		run_span(&f->runs[i], &s1, &e1);
+		/* a run ends with its last health record, within a second or two of the next */
+		if (s1 > e0 + 2000000)
+		{
+			g.start_us = e0;
+			g.end_us = s1;
+			add_gap(f, &g);
+		}
+	}
+	qsort(f->gaps, (size_t) f->ngaps, sizeof(sample_gap), cmp_gap);
 }
 
 /* --by pid needs raw rows: profile lines have no sessions. */
@@ -469,7 +532,7 @@ warn_empty(const fromlog *f)
 static bool
 finish(fromlog *f, waits_settings *rs)
 {
-	const histread_meta *m = &f->runs[0].meta;
+	const histread_meta *m;
 	sample_health h;
 	report_info ri;
 	uint64_t	first,
@@ -477,6 +540,10 @@ finish(fromlog *f, waits_settings *rs)
 	bool		ok;
 
 	flush_batch(f);
+	for (int i = 0; i < f->nruns; i++)
+		qsort(f->runs[i].pts, (size_t) f->runs[i].npts, sizeof(fl_point), cmp_point);
+	gaps_between_runs(f);
+	m = &f->runs[0].meta;
 	window_health(f, &h);
 	window_span(f, &first, &last);
 	f->prof.ticks = h.samples;

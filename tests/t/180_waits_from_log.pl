@@ -120,6 +120,29 @@ like($err, qr/^pgtempo-waits: error: --by pid cannot be used with "\Q$dir\E\/iv\
 	'--by pid of profiles: says which dimension the file lacks');
 like($err, qr/They hold event, query, db, user, app and backend_type/, '--by pid of profiles: and which it holds');
 
+# ---------------------------------------------------------------- rotated files, runs appended
+
+# a new file every second: the meta record heads each, and the files read as one run
+$live = decode_json(run_ok('live rotated', @conn, @apps, '-T', '2.5', '--json',
+	"--log=$dir/rot-%H%M%S.jsonl"));
+my @rot = glob("$dir/rot-*.jsonl");
+cmp_ok(scalar @rot, '>=', 2, 'rotated: several files');
+is(scalar(grep { (split /\n/, slurp($_))[0] =~ /^\{"type":"meta"/ } @rot), scalar @rot,
+	'rotated: each file starts with the meta record');
+$back = decode_json(run_ok('from rotated', '--from-log', @rot, '--json'));
+is_deeply(comparable($back), comparable({%$live}), 'rotated: the files give the live report');
+
+# two runs appended to one file, with time between them: that time is a gap
+run_ok('first run', @conn, @apps, '-T', '1', "--log=$dir/two.csv");
+sleep 3;
+run_ok('second run', @conn, @apps, '-T', '1', "--log=$dir/two.csv");
+$back_text = run_ok('from two runs', '--from-log', "$dir/two.csv");
+like($back_text, qr/^gaps: 1 \(\d+\.\d+ s without samples\)\n  \S+ \.\. \S+  \d+\.\d+ s  no run of pgtempo-waits logged in this time$/m,
+	'two runs: the time between them is a gap of the report');
+my ($taken, $secs, $missed) = $back_text =~ /^sampling: (\d+) samples in ([\d.]+) s \([\d.]+\/s\), (\d+) missed ticks/m;
+ok(abs($secs - 2) < 0.05 && abs($taken + $missed - 200) <= 5,
+	"two runs: the samples of both ($taken taken and $missed missed in $secs s)");
+
 # ---------------------------------------------------------------- --since / --until
 
 my @recs = map { decode_json($_) } split /\n/, slurp("$dir/raw.jsonl");
