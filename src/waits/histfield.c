@@ -103,11 +103,11 @@ parse_offset(const char *p, long *off)
 static bool
 parse_clock(const char *p, struct tm *tm, long *us, const char **rest)
 {
-	tm->tm_hour = digits(p, 2);
-	tm->tm_min = p[2] == ':' ? digits(p + 3, 2) : -1;
+	/* each part is read only once the one before it was there: no read past the end */
 	tm->tm_sec = 0;
 	*us = 0;
-	if (tm->tm_hour < 0 || tm->tm_hour > 23 || tm->tm_min < 0 || tm->tm_min > 59)
+	if ((tm->tm_hour = digits(p, 2)) < 0 || tm->tm_hour > 23 || p[2] != ':' ||
+		(tm->tm_min = digits(p + 3, 2)) < 0 || tm->tm_min > 59)
 		return false;
 	p += 5;
 	if (*p == ':')
@@ -145,12 +145,13 @@ histfield_parse_time(const char *arg, const char *name, int64_t now_us, int64_t 
 	if (digits(arg, 4) >= 0 && arg[4] == '-')
 	{
 		tm.tm_year = digits(arg, 4) - 1900;
-		tm.tm_mon = digits(arg + 5, 2) - 1;
-		tm.tm_mday = arg[7] == '-' ? digits(arg + 8, 2) : -1;
 		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+		/* each part is read only once the one before it was there */
+		if ((tm.tm_mon = digits(arg + 5, 2) - 1) < 0 || tm.tm_mon > 11 || arg[7] != '-' ||
+			(tm.tm_mday = digits(arg + 8, 2)) < 1 || tm.tm_mday > 31)
+			goto bad;
 		rest = arg + 10;
-		if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
-			((*rest == 'T' || *rest == ' ') && !parse_clock(rest + 1, &tm, &frac, &rest)))
+		if ((*rest == 'T' || *rest == ' ') && !parse_clock(rest + 1, &tm, &frac, &rest))
 			goto bad;
 	}
 	else if (!parse_clock(arg, &tm, &frac, &rest))

@@ -164,6 +164,7 @@ write_log(bool jsonl, bool intervals, strpool *pool, size_t *len)
 	sample_batch b;
 	sample_row *r;
 	strbuf		sb;
+	char	   *text;
 
 	strbuf_init(&sb);
 	if (!jsonl)
@@ -207,7 +208,9 @@ write_log(bool jsonl, bool intervals, strpool *pool, size_t *len)
 	(jsonl ? format_health_jsonl : format_health_csv) (&sb, &hl);
 	sample_batch_free(&b);
 	*len = sb.len;
-	return strbuf_detach(&sb);
+	text = strbuf_detach(&sb);
+	strbuf_free(&sb);			/* detach leaves a fresh buffer behind */
+	return text;
 }
 
 /* Both formats, both kinds of rows: every field reads back as it was written. */
@@ -346,6 +349,15 @@ START_TEST(window_times)
 		{"UTC", "2026-11-26T03:10+25:00", -1},
 		{"UTC", "2026-11-26T03:10 junk", -1},
 		{"UTC", "yesterday", -1},
+		{"UTC", "2026-", -1},
+		{"UTC", "2026-11", -1},
+		{"UTC", "2026-11-2", -1},
+		{"UTC", "2026-11-26T", -1},
+		{"UTC", "2026-11-26T03", -1},
+		{"UTC", "2026-11-26T03:1", -1},
+		{"UTC", "2026-11-26T03:10+", -1},
+		{"UTC", "12:", -1},
+		{"UTC", "12", -1},
 		{"UTC", "", -1},
 	};
 
