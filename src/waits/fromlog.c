@@ -276,7 +276,11 @@ advance(fromlog *f, uint64_t ts_us)
 	}
 	if (ns < f->next_sec_ns)
 		return;
-	/* a second with no rows (or hours between runs) is one step */
+	sinks_second(&f->out, f->next_sec_ns, f->next_sec_ns / 1000, false);
+	f->next_sec_ns += NS_PER_S;
+	if (ns < f->next_sec_ns)
+		return;
+	/* the seconds with no rows (or hours between runs) after it are one step */
 	f->next_sec_ns += (ns - f->next_sec_ns) / NS_PER_S * NS_PER_S;
 	sinks_second(&f->out, f->next_sec_ns, f->next_sec_ns / 1000, false);
 	f->next_sec_ns += NS_PER_S;
