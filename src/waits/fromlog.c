@@ -351,6 +351,30 @@ add_gap(fromlog *f, const sample_gap *g)
 	f->gaps[f->ngaps++] = *g;
 }
 
+/* Is name one of the list's (an empty list takes every name)? */
+static bool
+listed(const sampler_strlist *l, const char *name)
+{
+	if (l->n == 0)
+		return true;
+	for (int i = 0; i < l->n; i++)
+		if (name != NULL && strcmp(l->v[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* The filters of a live run, on the rows of the files: --pid, --db, --user, --application-name. */
+static bool
+row_wanted(const waits_settings *s, const sample_row *r)
+{
+	bool		pid_ok = s->npids == 0;
+
+	for (int i = 0; i < s->npids && !pid_ok; i++)
+		pid_ok = r->pid == s->pids[i];
+	return pid_ok && listed(&s->dbs, r->datname) && listed(&s->users, r->usename) &&
+		listed(&s->apps, r->application_name);
+}
+
 /* One record of a file. */
 static void
 take_record(fromlog *f, const histread *h, const histread_rec *rec)
@@ -372,7 +396,7 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 			if (rec->ts_us > f->last_us)
 				f->last_us = rec->ts_us;
 			if (in_window(f->s, rec->kind == HISTREAD_INTERVAL ? rec->start_us : rec->ts_us,
-						  rec->ts_us))
+						  rec->ts_us) && row_wanted(f->s, &rec->row))
 				add_row(f, rec);
 			break;
 		case HISTREAD_HEALTH:
@@ -501,20 +525,21 @@ gaps_between_runs(fromlog *f)
 	qsort(f->gaps, (size_t) f->ngaps, sizeof(sample_gap), cmp_gap);
 }
 
-/* --by pid needs raw rows: profile lines have no sessions. */
+/* --by pid and --pid need raw rows: profile lines have no sessions. */
 static bool
 check_dims(const fromlog *f)
 {
+	bool		by_pid = f->s->npids > 0;
+
 	for (int i = 0; i < f->s->nby; i++)
-		if (f->s->by[i] == WPROF_DIM_PID && f->interval_file != NULL)
-		{
-			msg_error("--by pid cannot be used with \"%s\": its --log-interval profiles hold "
-					  "no sessions", f->interval_file);
-			msg_detail("They hold event, query, db, user, app and backend_type; raw rows "
-					   "(--log without --log-interval) hold every dimension.");
-			return false;
-		}
-	return true;
+		by_pid = by_pid || f->s->by[i] == WPROF_DIM_PID;
+	if (!by_pid || f->interval_file == NULL)
+		return true;
+	msg_error("%s cannot be used with \"%s\": its --log-interval profiles hold no sessions",
+			  f->s->npids > 0 ? "--pid" : "--by pid", f->interval_file);
+	msg_detail("They hold event, query, db, user, app and backend_type; raw rows "
+			   "(--log without --log-interval) hold every dimension.");
+	return false;
 }
 
 /* Say when the window holds none of the files' rows: a mistyped --since is likely. */

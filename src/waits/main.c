@@ -77,6 +77,8 @@ usage(void)
 		   "      --until=TIME           up to this time (the same forms)\n"
 		   "      --keep-going           report the other files when one cannot be read\n"
 		   "                             (the exit status is still 1)\n"
+		   "  --pid, --db, --user and --application-name select the files' rows as they\n"
+		   "  select a live run's\n"
 		   "\nTrace mode (instead of sampling):\n"
 		   "      --trace=PID[,PID...]   write a line when a wait of these backends starts\n"
 		   "                             and one when it stops (polled every 1ms unless -i)\n"
@@ -400,10 +402,6 @@ from_log_options_ok(const waits_settings *s, unsigned seen)
 		{s->source != SAMPLER_SOURCE_AUTO, "--source"},
 		{s->include_idle, "--include-idle"},
 		{s->query_text > 0, "--query-text"},
-		{s->npids > 0, "--pid"},
-		{s->dbs.n > 0, "--db"},
-		{s->users.n > 0, "--user"},
-		{s->apps.n > 0, "--application-name"},
 		{s->backend_types.n > 0 || s->backend_types_all, "--backend-type"},
 		{s->log_path != NULL, "--log"},
 		{s->top, "--top"},

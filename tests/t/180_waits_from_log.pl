@@ -87,6 +87,16 @@ ok((grep { $_->{wait_event} eq 'relation' && @{ $_->{blockers} }
 	  && $_->{blockers}[0]{pid} == $holder_pid } @{ $back->{profile} }),
 	'jsonl: the blocker read back');
 
+# the filters of a live run select the rows of the files
+my $lock_rows = () = slurp("$dir/raw.jsonl") =~ /"application_name":"f_lock"/g;
+my $only = decode_json(run_ok('from jsonl, one app', '--from-log', "$dir/raw.jsonl", '--json',
+	'--application-name=f_lock'));
+is($only->{active_samples}, $lock_rows, '--application-name: only its rows');
+is($only->{ticks}, $live->{ticks}, '--application-name: the samples taken are the run\'s');
+my $by_pid = decode_json(run_ok('from jsonl, one pid', '--from-log', "$dir/raw.jsonl", '--json',
+	"--pid=$waiter_pid", '--db=postgres'));
+is($by_pid->{active_samples}, $lock_rows, '--pid and --db: the waiter\'s rows');
+
 # ---------------------------------------------------------------- raw CSV, text report, --by pid
 
 my $live_text = run_ok('live csv', @conn, @apps, '-T', '2', '--by=pid,event', '--query-text',
@@ -119,6 +129,8 @@ is($rc, 1, '--by pid of profiles: exit 1');
 like($err, qr/^pgtempo-waits: error: --by pid cannot be used with "\Q$dir\E\/iv\.jsonl": its --log-interval profiles hold no sessions$/m,
 	'--by pid of profiles: says which dimension the file lacks');
 like($err, qr/They hold event, query, db, user, app and backend_type/, '--by pid of profiles: and which it holds');
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/iv.jsonl", "--pid=$waiter_pid" ], %utc);
+like($err, qr/--pid cannot be used with "\Q$dir\E\/iv\.jsonl"/, '--pid of profiles: an error too');
 
 # ---------------------------------------------------------------- rotated files, runs appended
 
