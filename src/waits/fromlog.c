@@ -431,6 +431,9 @@ read_file(fromlog *f, const char *path, char **cause)
 		take_record(f, &h, &rec);
 	}
 	flush_batch(f);
+	if (rc == 0 && h.tail_skipped)
+		msg_info("%s:%" PRIu64 ": the last record is still being written: read up to the "
+				 "one before", path, h.line + 1);
 	histread_close(&h);
 	return rc == 0;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pgtempo/xalloc.h"
@@ -26,6 +27,8 @@
 /* A record longer than this is not one of ours (query texts are cut at 1,000,000 characters). */
 #define HISTREAD_MAX_RECORD (16 << 20)
 #define HISTREAD_MAX_FIELDS 24
+/* A file written this recently may end on a record still being written. */
+#define HISTREAD_WRITING_S 5
 
 /* ---------------------------------------------------------------- the file */
 
@@ -137,6 +140,20 @@ fail_at(histread *h, uint64_t line, char **cause, const char *fmt, ...)
 }
 
 /*
+ * Is the file being appended to right now?  A reader can catch a write
+ * halfway: a regular file written in the last few seconds may end on
+ * part of a record that is still coming, which is no sign of damage.
+ */
+static bool
+being_written(const histread *h)
+{
+	struct stat st;
+
+	return fstat(h->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		st.st_mtime >= time(NULL) - HISTREAD_WRITING_S;
+}
+
+/*
  * The next whole record: 1 with *rec and *rlen (its newline replaced by a
  * NUL), 0 at the end, -1 on a record cut off or unreadable.
  */
@@ -160,6 +177,12 @@ next_span(histread *h, char **rec, size_t *rlen, char **cause)
 			return fail_at(h, h->line + 1, cause, "could not read: %s", strerror(err));
 		if (h->pos == h->len)
 			return 0;
+		if (being_written(h))
+		{
+			/* a run is appending to it: the whole records are what it holds so far */
+			h->tail_skipped = true;
+			return 0;
+		}
 		return fail_at(h, h->line + 1, cause, "the last record has no end of line: the file "
 					   "was cut off (a full disk, a copy or a crash while it was written)");
 	}

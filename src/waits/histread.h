@@ -7,7 +7,9 @@
  * a JSON object.  Every record must be whole and of this version's shape;
  * anything else is an error naming the file and the line, so a file that
  * was cut off, written by another version or not a log at all is never
- * half read.  A meta record must come before the first row: it says how
+ * half read.  One exception: a file written in the last few seconds (a
+ * run is appending to it) may end on part of a record, which is left for
+ * the next reader (tail_skipped says so).  A meta record must come before the first row: it says how
  * the rows were sampled (format_meta).
  *
  * Strings of rows are interned in the caller's pool; a column that holds
@@ -93,6 +95,7 @@ typedef struct histread
 	uint64_t	line;			/* lines consumed */
 	uint64_t	rec_line;		/* where the record read last starts */
 	bool		seen_meta;		/* rows may come */
+	bool		tail_skipped;	/* it ended on part of a record, written seconds ago */
 	strbuf		scratch;		/* unquoted and unescaped text */
 	/* the text each column had in the row before, and its interned copy */
 	strbuf		last_text[20];

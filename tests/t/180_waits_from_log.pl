@@ -208,6 +208,8 @@ like($err, qr/--from-log cannot be used with --log/, '--from-log with --log');
 my $text = slurp("$dir/raw.csv");
 my $nlines = () = $text =~ /\n/g;
 spew("$dir/cut.csv", substr($text, 0, length($text) - 5));
+# written a minute ago: no run is appending to it any more, it was cut off
+utime(time - 60, time - 60, "$dir/cut.csv");
 spew("$dir/foreign.csv", "id,name\n1,x\n");
 (my $v2 = slurp("$dir/raw.jsonl")) =~ s/"log_version":1/"log_version":2/;
 spew("$dir/v2.jsonl", $v2);
@@ -227,6 +229,13 @@ like($err, qr/^pgtempo-waits: error: \Q$dir\E\/v2\.jsonl:1: written by pgtempo-w
 is($rc, 1, '--keep-going: still exit 1');
 is($out, $live_text, '--keep-going: the report of the good file');
 like($err, qr/foreign\.csv:1: not a pgtempo-waits history log/, '--keep-going: the bad file said');
+
+# a file written this very moment may end on a record still coming: the whole ones are read
+spew("$dir/writing.csv", substr($text, 0, length($text) - 5));
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/writing.csv", '--by=pid,event' ], %utc);
+is($rc, 0, 'a file being written: exit 0');
+like($err, qr/^pgtempo-waits: \Q$dir\E\/writing\.csv:$nlines: the last record is still being written: read up to the one before$/m,
+	'a file being written: says where it stopped');
 
 # ---------------------------------------------------------------- a gap (server restart)
 

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pgtempo/strbuf.h"
@@ -22,17 +24,26 @@
 
 #include "unit.h"
 
-/* Write text to a new temporary file; its path (caller frees). */
+/* Write text to a new temporary file last written age seconds ago; its path (caller frees). */
 static char *
-temp_file(const char *text, size_t len)
+temp_file_aged(const char *text, size_t len, time_t age)
 {
 	char	   *path = xstrdup("/tmp/check_waits_histread.XXXXXX");
 	int			fd = mkstemp(path);
+	struct timeval tv[2] = {{time(NULL) - age, 0}, {time(NULL) - age, 0}};
 
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, text, len), (ssize_t) len);
 	close(fd);
+	ck_assert_int_eq(utimes(path, tv), 0);
 	return path;
+}
+
+/* A file of text that no run is writing any more. */
+static char *
+temp_file(const char *text, size_t len)
+{
+	return temp_file_aged(text, len, 3600);
 }
 
 /*
@@ -141,6 +152,43 @@ START_TEST(bad_files)
 		free(cause);
 		strpool_free(&pool);
 	}
+}
+END_TEST
+
+/*
+ * A file a run is appending to may end on part of a record: its whole
+ * records are read, the rest is left; the same file written an hour ago
+ * was cut off.
+ */
+START_TEST(being_written)
+{
+	const char *text = FORMAT_CSV_SAMPLE_HEADER "\n" META_CSV ROW_CSV "2026-11-26T10:00:01.0";
+	strpool		pool;
+
+	strpool_init(&pool);
+	for (int aged = 0; aged < 2; aged++)
+	{
+		char	   *path = temp_file_aged(text, strlen(text), aged ? 3600 : 0);
+		histread	h;
+		histread_rec rec;
+		char	   *cause = NULL;
+		int			n = 0,
+					rc;
+
+		ck_assert(histread_open(&h, path, &pool, &cause));
+		while ((rc = histread_next(&h, &rec, &cause)) > 0)
+			n++;
+		ck_assert_int_eq(n, 2);
+		ck_assert_int_eq(rc, aged ? -1 : 0);
+		ck_assert(h.tail_skipped == !aged);
+		if (aged)
+			ck_assert_ptr_nonnull(strstr(cause, ":4: the last record has no end of line"));
+		free(cause);
+		histread_close(&h);
+		unlink(path);
+		free(path);
+	}
+	strpool_free(&pool);
 }
 END_TEST
 
@@ -424,6 +472,7 @@ main(void)
 
 	setenv("TZ", "UTC", 1);
 	tcase_add_test(tc, bad_files);
+	tcase_add_test(tc, being_written);
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, timestamps);
 	tcase_add_test(tc, window_times);
