@@ -90,6 +90,15 @@ use_run(fromlog *f, const histread_meta *m, const histread *h, char **cause)
 			f->cur = i;
 			return true;
 		}
+	/* one report, one server (names are interned: the same text, the same pointer) */
+	if (first != NULL && first->server != m->server)
+	{
+		*cause = xasprintf("%s:%" PRIu64 ": this run sampled server %s and the one before %s: "
+						   "report them separately", h->path, h->rec_line,
+						   m->server ? m->server : "(unknown)",
+						   first->server ? first->server : "(unknown)");
+		return false;
+	}
 	/* one window, one way of sampling: the estimates of another do not add up */
 	if (first != NULL && (fabs(first->period_s - m->period_s) > 1e-9 ||
 						  fabs(first->interval_s - m->interval_s) > 1e-9 ||

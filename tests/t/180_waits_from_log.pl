@@ -224,6 +224,12 @@ like($err, qr/^pgtempo-waits: error: \Q$dir\E\/foreign\.csv:1: not a pgtempo-wai
 ($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/v2.jsonl" ], %utc);
 like($err, qr/^pgtempo-waits: error: \Q$dir\E\/v2\.jsonl:1: written by pgtempo-waits \S+ in log format version 2; this pgtempo-waits \(\S+\) reads version 1$/m,
 	'another version: which one');
+(my $other = slurp("$dir/raw.jsonl")) =~ s/"server":"[^"]*"/"server":"elsewhere:5432"/;
+$other =~ s/"run":"(\d{4})/'"run":"' . ($1 - 1)/e;
+spew("$dir/other.jsonl", $other);
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/raw.jsonl", "$dir/other.jsonl" ], %utc);
+like($err, qr/^pgtempo-waits: error: \Q$dir\E\/other\.jsonl:1: this run sampled server elsewhere:5432 and the one before \S+: report them separately$/m,
+	'another server: not added up');
 ($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/foreign.csv", "$dir/raw.csv",
 	'--keep-going', '--by=pid,event' ], %utc);
 is($rc, 1, '--keep-going: still exit 1');
