@@ -534,7 +534,8 @@ gaps_between_runs(fromlog *f)
 			add_gap(f, &g);
 		}
 	}
-	qsort(f->gaps, (size_t) f->ngaps, sizeof(sample_gap), cmp_gap);
+	if (f->ngaps > 1)
+		qsort(f->gaps, (size_t) f->ngaps, sizeof(sample_gap), cmp_gap);
 }
 
 /* --by pid and --pid need raw rows: profile lines have no sessions. */
@@ -582,7 +583,8 @@ finish(fromlog *f, waits_settings *rs)
 
 	flush_batch(f);
 	for (int i = 0; i < f->nruns; i++)
-		qsort(f->runs[i].pts, (size_t) f->runs[i].npts, sizeof(fl_point), cmp_point);
+		if (f->runs[i].npts > 1)
+			qsort(f->runs[i].pts, (size_t) f->runs[i].npts, sizeof(fl_point), cmp_point);
 	gaps_between_runs(f);
 	m = &f->runs[0].meta;
 	window_health(f, &h);

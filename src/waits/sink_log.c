@@ -32,6 +32,7 @@ typedef struct sink_log
 	/* the meta record heads every file the run writes (--from-log reads it) */
 	int64_t		run_us;			/* 0: not connected yet */
 	uint64_t	meta_files;		/* lf.files_opened when the last one was queued */
+	report_source src;			/* as connected; its strings are the sink's own copies */
 } sink_log;
 
 /* Queue the record in the line buffer: the log counts what it loses by record. */
@@ -62,9 +63,9 @@ log_meta(sink_log *s)
 {
 	const sink_run *run = s->base.run;
 	format_meta m = {
-		.run_us = s->run_us, .source = run->src.source, .server = run->src.server,
-		.server_version = run->src.server_version, .interval_s = run->src.interval_s,
-		.period_s = run->src.period_s, .include_idle = run->s->include_idle,
+		.run_us = s->run_us, .source = s->src.source, .server = s->src.server,
+		.server_version = s->src.server_version, .interval_s = s->src.interval_s,
+		.period_s = s->src.period_s, .include_idle = run->s->include_idle,
 		.measured = run->prof->has_measured,
 		.backend_types = (const char *const *) run->s->backend_types.v,
 		.nbackend_types = run->s->backend_types.n,
@@ -92,6 +93,12 @@ log_open(sink *k, sink_open_stage stage, char **cause)
 		s->next_health_ns = k->run->t0_ns + SINK_LOG_HEALTH_EVERY_NS;
 	if (stage == SINK_CONNECTED && s->active)
 	{
+		/* copies: a reconnect replaces the sampler's strings, the files' meta stays the run's */
+		s->src = k->run->src;
+		s->src.source = xstrdup(k->run->src.source ? k->run->src.source : "");
+		s->src.server = xstrdup(k->run->src.server ? k->run->src.server : "");
+		s->src.server_version = xstrdup(k->run->src.server_version ?
+										k->run->src.server_version : "");
 		s->run_us = (int64_t) clock_wall_us();
 		log_meta(s);
 	}
@@ -219,7 +226,12 @@ log_close(sink *k, sink_close_stage stage)
 static void
 log_free(sink *k)
 {
-	strbuf_free(&((sink_log *) k)->line);
+	sink_log   *s = (sink_log *) k;
+
+	strbuf_free(&s->line);
+	free((char *) s->src.source);
+	free((char *) s->src.server);
+	free((char *) s->src.server_version);
 }
 
 static const sink_ops log_ops = {
