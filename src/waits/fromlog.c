@@ -73,6 +73,8 @@ typedef struct fromlog
 				last_us;		/* the rows of the files, in or out of the window */
 	uint64_t	win_last_us;	/* the last row in the window: the last sample's time */
 	uint64_t	win_ticks;		/* timestamps of raw rows in the window */
+	uint64_t	iv_start_us;	/* the profile lines in the window: the first one's start */
+	uint64_t	iv_end_us;		/* and the last one's end; 0: none */
 	bool		file_failed;
 } fromlog;
 
@@ -210,10 +212,17 @@ window_health(fromlog *f, sample_health *h)
 {
 	uint64_t	a = f->s->since_us < 0 ? 0 : (uint64_t) f->s->since_us;
 	uint64_t	b = f->s->until_us == INT64_MAX ? UINT64_MAX : (uint64_t) f->s->until_us;
+
 	double		sum[PT_N] = {0};
 	const fl_point *latest = NULL;
 	bool		whole = f->nruns == 1;
 
+	/* profile lines count whole: so do the samples of their intervals */
+	if (f->iv_end_us > 0 && (f->s->since_us != INT64_MIN || f->s->until_us != INT64_MAX))
+	{
+		a = f->iv_start_us;
+		b = f->iv_end_us;
+	}
 	memset(h, 0, sizeof(*h));
 	for (int i = 0; i < f->nruns; i++)
 	{
@@ -338,6 +347,10 @@ add_row(fromlog *f, const histread_rec *rec)
 	}
 	if (rec->ts_us > f->win_last_us)
 		f->win_last_us = rec->ts_us;
+	if (rec->kind == HISTREAD_INTERVAL && (f->iv_end_us == 0 || rec->start_us < f->iv_start_us))
+		f->iv_start_us = rec->start_us;
+	if (rec->kind == HISTREAD_INTERVAL && rec->ts_us > f->iv_end_us)
+		f->iv_end_us = rec->ts_us;
 	r = sample_batch_add(&f->batch);
 	*r = rec->row;
 	r->nblockers = 0;

@@ -124,6 +124,22 @@ my @bstrip = map { my %g = %$_; delete @g{qw(blockers lock_samples no_blocker_sa
 is_deeply(\@bstrip, \@strip, 'intervals: the same groups, samples, shares and error bounds');
 ok(!(grep { exists $_->{no_blocker_samples} } @{ $back->{profile} }),
 	'intervals: no claim about blockers the profiles do not hold');
+# a window of profiles: the lines whose middle falls in it, and the samples of their intervals
+{
+	my @ivr = grep { $_->{type} eq 'interval' } map { decode_json($_) } split /\n/, slurp("$dir/iv.jsonl");
+	my %ticks = map { ($_->{interval_start} => $_->{ticks}) } @ivr;
+	my @starts = sort keys %ticks;
+	my %end = map { ($_->{interval_start} => $_->{interval_end}) } @ivr;
+	my @pick = @starts[ 1, 2 ];
+	my $want_active = 0;
+	$want_active += $_->{samples} for grep { $_->{interval_start} eq $pick[0] || $_->{interval_start} eq $pick[1] } @ivr;
+	# a third into the first interval, to a third before the end of the second
+	my $cut = decode_json(run_ok('window of profiles', '--from-log', "$dir/iv.jsonl", '--json',
+		'--since=' . ts_shift($pick[0], 300000), '--until=' . ts_shift($end{$pick[1]}, -300000)));
+	is($cut->{active_samples}, $want_active, 'window of profiles: the lines of its intervals');
+	cmp_ok(abs($cut->{ticks} - $ticks{$pick[0]} - $ticks{$pick[1]}), '<=', 1,
+		"window of profiles: the samples of its intervals ($cut->{ticks})");
+}
 my ($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/iv.jsonl", '--by=pid' ], %utc);
 is($rc, 1, '--by pid of profiles: exit 1');
 like($err, qr/^pgtempo-waits: error: --by pid cannot be used with "\Q$dir\E\/iv\.jsonl": its --log-interval profiles hold no sessions$/m,
@@ -172,6 +188,15 @@ for my $form ([ 'Z', $since, $until ], [ '+01:00', map { to_offset($_) } $since,
 	is($cut->{active_samples}, scalar @in, "window ($form->[0]): active samples");
 	cmp_ok($cut->{ticks}, '>=', int(@ts / 3) - 1, "window ($form->[0]): the samples of a third of the run");
 	cmp_ok($cut->{ticks}, '<', $raw_ticks * 0.6, "window ($form->[0]): fewer than the whole run's");
+}
+
+# A timestamp of the log moved by us microseconds.
+sub ts_shift
+{
+	my ($z, $us) = @_;
+	my ($y, $mo, $d, $H, $M, $S, $f) = $z =~ /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{6})Z$/ or die $z;
+	my $t = (timegm($S, $M, $H, $d, $mo - 1, $y) * 1000000 + $f) + $us;
+	return strftime('%Y-%m-%dT%H:%M:%S', gmtime int($t / 1000000)) . sprintf('.%06dZ', $t % 1000000);
 }
 
 # The same time with an offset of +01:00.
