@@ -596,7 +596,7 @@ row_done(histread *h, histread_rec *rec, histread_kind kind, const char *bad, ch
 static histfield *
 member(histfield *f, int n, int at, const char *key)
 {
-	if (at < n && memcmp(f[at].key, key, f[at].klen) == 0 && key[f[at].klen] == '\0')
+	if (at < n && f[at].klen == strlen(key) && memcmp(f[at].key, key, f[at].klen) == 0)
 		return &f[at];
 	return histfield_get(f, n, key);
 }

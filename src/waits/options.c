@@ -247,7 +247,8 @@ options_parse_retain(const char *arg, int64_t *age_ns, int64_t *bytes, char **ca
 
 		if (strcmp(end, units[i].unit) != 0)
 			continue;
-		if (!(v > 0) || v * units[i].factor >= 9.2e18)
+		/* at least a second or a byte: less would read as no limit */
+		if (!(v * units[i].factor >= (units[i].size ? 1.0 : 1e9)) || v * units[i].factor >= 9.2e18)
 			break;
 		if (*out != 0)
 		{

@@ -124,6 +124,14 @@ START_TEST(bad_files)
 		{"json type", "{\"type\":\"what\"}\n", "", ":1: a record of unknown type \"what\""},
 		{"json broken", "{\"type\":\"sample\",\n", "", ":1: not a JSON record"},
 		{"json array", "{\"type\":\"sample\"}\n[1]\n", "", ":1: a row before any meta record"},
+		/* a member name longer than the column's where the column should be (found by fuzzing) */
+		{"json long key", "{\"type\":\"meta\",\"log_version\":1,\"tool\":\"t\",\"run\":"
+			"\"2026-11-26T10:00:00.000000Z\",\"source\":\"s\",\"server\":\"h\","
+			"\"server_version\":\"15\",\"interval_s\":0.01,\"period_s\":0.01,"
+			"\"include_idle\":false,\"measured\":false,\"backend_types\":[],"
+			"\"backend_types_given\":false}\n{\"type\":\"sample\",\"ts_and_then_a_long_name_that"
+			"_is_no_column_of_the_log_at_all_not_even_close\":1}\n", "M",
+		 ":2: a bad value in column \"ts\""},
 		{"json missing", "{\"type\":\"meta\",\"log_version\":1,\"tool\":\"t\"}\n", "",
 		 ":1: a meta record with a bad \"run\""},
 	};

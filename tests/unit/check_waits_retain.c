@@ -199,6 +199,9 @@ START_TEST(parse_retain)
 		{"7s", 0, 0, "must be an age with a unit"},
 		{"-1d", 0, 0, "must be an age with a unit"},
 		{"GB", 0, 0, "must be an age with a unit"},
+		{"0.0001kB", 0, 0, "must be an age with a unit"},
+		{"0.001min", 0, 0, "must be an age with a unit"},
+		{"1e300d", 0, 0, "must be an age with a unit"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
