@@ -268,21 +268,6 @@ is($rc, 0, 'a file being written: exit 0');
 like($err, qr/^pgtempo-waits: \Q$dir\E\/writing\.csv:$nlines: the last record is still being written: read up to the one before$/m,
 	'a file being written: says where it stopped');
 
-# ---------------------------------------------------------------- a gap (server restart)
-
-my $run = IPC::Run::start([ $bin, @conn, '-T', '5', '--json', "--log=$dir/gap.jsonl" ],
-	'>', \my $gout, '2>', \my $gerr);
-sleep 1;
-$node->restart;
-$run->finish;
-$live = decode_json($gout);
-cmp_ok(scalar @{ $live->{gaps} }, '>=', 1, 'restart: the live run had a gap');
-$back = decode_json(run_ok('from gap log', '--from-log', "$dir/gap.jsonl", '--json'));
-is_deeply($back->{gaps}, $live->{gaps}, 'restart: the same gaps, from the log');
-is_deeply($back->{health}, $live->{health}, 'restart: the same health: gap ticks, missed ticks');
-$back_text = run_ok('from gap log, text', '--from-log', "$dir/gap.jsonl");
-like($back_text, qr/^gaps: 1 \([\d.]+ s without samples\)$/m, 'restart: the text report shows the gap');
-
 # ---------------------------------------------------------------- --log-retain
 
 my $rdir = "$dir/retain";
@@ -298,6 +283,21 @@ cmp_ok(scalar(() = glob("$rdir/w-2*.csv")), '>=', 1, '--log-retain: the new file
 ($rc, $out, $err) = run_tool([ $bin, @conn, '-T', '1', "--log=$rdir/w.csv", '--log-retain=1d' ], %utc);
 like($err, qr/--log-retain needs a --log name with strftime escapes: "\Q$rdir\E\/w\.csv" is never rotated/,
 	'--log-retain: a name that never rotates is an error');
+
+# ---------------------------------------------------------------- a gap (server restart)
+
+my $run = IPC::Run::start([ $bin, @conn, '-T', '5', '--json', "--log=$dir/gap.jsonl" ],
+	'>', \my $gout, '2>', \my $gerr);
+sleep 1;
+$node->restart;
+$run->finish;
+$live = decode_json($gout);
+cmp_ok(scalar @{ $live->{gaps} }, '>=', 1, 'restart: the live run had a gap');
+$back = decode_json(run_ok('from gap log', '--from-log', "$dir/gap.jsonl", '--json'));
+is_deeply($back->{gaps}, $live->{gaps}, 'restart: the same gaps, from the log');
+is_deeply($back->{health}, $live->{health}, 'restart: the same health: gap ticks, missed ticks');
+$back_text = run_ok('from gap log, text', '--from-log', "$dir/gap.jsonl");
+like($back_text, qr/^gaps: 1 \([\d.]+ s without samples\)$/m, 'restart: the text report shows the gap');
 
 # the restart ended the sessions
 eval { $_->quit } for $holder, $waiter, $sleeper;
