@@ -485,6 +485,11 @@ format_health_jsonl(strbuf *sb, const sample_health *h)
 	json_kv_int(&w, "gaps", h->ngaps);
 	json_kv_double(&w, "gap_seconds", h->gap_s);
 	json_kv_uint(&w, "hidden_rows", h->hidden);
+	/* our own cost, so that a report from the log shows it too (--from-log) */
+	if (h->cpu_us_per_sample >= 0)
+		json_kv_double(&w, "cpu_us_per_sample", h->cpu_us_per_sample);
+	if (h->backend_cpu_us_per_sample >= 0)
+		json_kv_double(&w, "backend_cpu_us_per_sample", h->backend_cpu_us_per_sample);
 	json_object_end(&w);
 	strbuf_putc(sb, '\n');
 }
@@ -499,9 +504,14 @@ format_health_csv(strbuf *sb, const sample_health *h)
 	strbuf_printf(sb, "# health ts=%s samples=%" PRIu64 " elapsed_s=%.3f rate_hz=%.2f "
 				  "missed_ticks=%" PRIu64 " gap_ticks=%" PRIu64 " failed_samples=%" PRIu64
 				  " latency_p50_ms=%.3f latency_p99_ms=%.3f latency_max_ms=%.3f gaps=%d "
-				  "gap_seconds=%.3f hidden_rows=%" PRIu64 "\n",
+				  "gap_seconds=%.3f hidden_rows=%" PRIu64,
 				  ts, h->samples, h->elapsed_s, h->rate_hz, h->missed, h->gap_ticks, h->failed,
 				  h->p50_ms, h->p99_ms, h->max_ms, h->ngaps, h->gap_s, h->hidden);
+	if (h->cpu_us_per_sample >= 0)
+		strbuf_printf(sb, " cpu_us_per_sample=%.1f", h->cpu_us_per_sample);
+	if (h->backend_cpu_us_per_sample >= 0)
+		strbuf_printf(sb, " backend_cpu_us_per_sample=%.1f", h->backend_cpu_us_per_sample);
+	strbuf_putc(sb, '\n');
 }
 
 /* A connection gap as JSON members: start, end and seconds (null while open), reason. */
@@ -549,6 +559,48 @@ format_gap_csv(strbuf *sb, const sample_gap *g)
 	/* the reason is free text: keep it on this line */
 	format_folded_frame(sb, g->reason);
 	strbuf_putc(sb, '\n');
+}
+
+/* The meta record's object: the log format's version, then the run's description. */
+static void
+meta_object(strbuf *sb, const format_meta *m)
+{
+	json_writer w;
+
+	jsonl_begin(&w, sb, "meta");
+	json_kv_int(&w, "log_version", FORMAT_LOG_VERSION);
+	json_kv_string(&w, "tool", "pgtempo-waits " PACKAGE_VERSION);
+	kv_ts(&w, "run", m->run_us);
+	json_kv_string(&w, "source", m->source);
+	json_kv_string(&w, "server", m->server);
+	json_kv_string(&w, "server_version", m->server_version);
+	json_kv_double(&w, "interval_s", m->interval_s);
+	json_kv_double(&w, "period_s", m->period_s);
+	json_kv_bool(&w, "include_idle", m->include_idle);
+	json_kv_bool(&w, "measured", m->measured);
+	json_key(&w, "backend_types");
+	json_array_begin(&w);
+	for (int i = 0; i < m->nbackend_types; i++)
+		json_string(&w, m->backend_types[i]);
+	json_array_end(&w);
+	json_kv_bool(&w, "backend_types_given", m->backend_types_given);
+	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+/* The meta record as a JSON line. */
+void
+format_meta_jsonl(strbuf *sb, const format_meta *m)
+{
+	meta_object(sb, m);
+}
+
+/* The meta record as a CSV comment line: one JSON object, which holds any text on one line. */
+void
+format_meta_csv(strbuf *sb, const format_meta *m)
+{
+	strbuf_puts(sb, "# meta ");
+	meta_object(sb, m);
 }
 
 /* The store's row counts as a JSON line. */

@@ -96,6 +96,32 @@ void		format_gap_csv(strbuf *sb, const sample_gap *g);
 void		format_health_members(json_writer *w, const sample_health *h);
 void		format_gap_members(json_writer *w, const sample_gap *g);
 
+/*
+ * The version of the history log's records: a reader (histread.h) refuses
+ * files of another.  Raised when a record changes its fields.
+ */
+#define FORMAT_LOG_VERSION 1
+
+/* What a log's rows mean: the run that wrote them (a meta record heads every file). */
+typedef struct format_meta
+{
+	int64_t		run_us;			/* when the run connected: tells runs apart */
+	const char *source;			/* as the report's heading says it */
+	const char *server;
+	const char *server_version;
+	double		interval_s;
+	double		period_s;		/* backend time one sample stands for */
+	bool		include_idle;
+	bool		measured;		/* the source measures wait time */
+	const char *const *backend_types;	/* counted; none: every type */
+	int			nbackend_types;
+	bool		backend_types_given;
+} format_meta;
+
+/* The meta record: a JSON line, or the same object on a CSV comment line ("# meta {...}"). */
+void		format_meta_jsonl(strbuf *sb, const format_meta *m);
+void		format_meta_csv(strbuf *sb, const format_meta *m);
+
 /* --store's rows at the end of a run. */
 typedef struct format_store_counts
 {

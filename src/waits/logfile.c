@@ -17,6 +17,11 @@
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
+#include "retain.h"
+
+/* How often the files past --log-retain are looked for. */
+#define LOGFILE_RETAIN_EVERY_S 60
+
 /* Expand strftime escapes in local time, as log file names are read by people. */
 bool
 logfile_expand(const char *pattern, time_t t, char *out, size_t outlen)
@@ -242,6 +247,31 @@ logfile_flush(logfile *lf)
 	return true;
 }
 
+/* Delete the pattern's files past the limits; a failure is said once per streak. */
+static void
+retain_now(logfile *lf, time_t now)
+{
+	char	   *cause = NULL;
+
+	retain_apply(lf->pattern, lf->path, now, lf->retain_age_s, lf->retain_bytes, &cause);
+	if (cause != NULL && !lf->retain_failing)
+		msg_warning("%s", cause);
+	lf->retain_failing = cause != NULL;
+	free(cause);
+	lf->next_retain = now + LOGFILE_RETAIN_EVERY_S;
+}
+
+/* Start deleting old files of the pattern: now, then as the run goes. */
+void
+logfile_retain(logfile *lf, int64_t max_age_ns, int64_t max_bytes, time_t now)
+{
+	if (lf->pattern == NULL || !lf->has_escapes || (max_age_ns <= 0 && max_bytes <= 0))
+		return;
+	lf->retain_age_s = max_age_ns / 1000000000;
+	lf->retain_bytes = max_bytes;
+	retain_now(lf, now);
+}
+
 /* Once a second: write out, and switch files on SIGHUP or a new expansion. */
 void
 logfile_tick(logfile *lf, time_t now, bool reopen)
@@ -257,6 +287,8 @@ logfile_tick(logfile *lf, time_t now, bool reopen)
 		changed = true;
 	/* what was queued belongs to the old file */
 	logfile_flush(lf);
+	if (lf->next_retain != 0 && !changed && now >= lf->next_retain)
+		retain_now(lf, now);
 	if (!changed && !reopen && lf->fd >= 0)
 		return;
 	if (lf->fd >= 0)
@@ -274,6 +306,8 @@ logfile_tick(logfile *lf, time_t now, bool reopen)
 		lf->failing = true;
 		free(cause);
 	}
+	if (lf->next_retain != 0 && changed)
+		retain_now(lf, now);
 }
 
 /* Write out and close; false (and how many records were lost said) if any were. */

@@ -49,6 +49,11 @@ typedef struct logfile
 	uint64_t	records_lost;	/* could not be written */
 	uint64_t	files_opened;
 	bool		failing;		/* an error was reported and not yet recovered from */
+	/* --log-retain (retain.h): older files of the pattern deleted, once a minute */
+	int64_t		retain_age_s;	/* 0: no age limit */
+	int64_t		retain_bytes;	/* 0: no size limit */
+	time_t		next_retain;	/* 0: no retention */
+	bool		retain_failing;	/* a deletion failed: said once */
 } logfile;
 
 /*
@@ -63,6 +68,12 @@ void		logfile_add(logfile *lf, const char *data, size_t len);
 bool		logfile_flush(logfile *lf);
 /* Once a second: flush, and start a new file if reopen or the expansion changed. */
 void		logfile_tick(logfile *lf, time_t now, bool reopen);
+/*
+ * --log-retain: delete the pattern's files older than max_age_ns or past
+ * max_bytes (either 0: no such limit) now, then once a minute and
+ * whenever a new file is started.
+ */
+void		logfile_retain(logfile *lf, int64_t max_age_ns, int64_t max_bytes, time_t now);
 /* Flush and close; false if any record was lost during the file's life. */
 bool		logfile_close(logfile *lf);
 

@@ -17,7 +17,9 @@
 #include "pgtempo/parse.h"
 #include "pgtempo/xalloc.h"
 
+#include "histfield.h"
 #include "options.h"
+#include "retain.h"
 #include "waits.h"
 
 /* The --help text, kept in step with the man page. */
@@ -27,7 +29,8 @@ usage(void)
 	printf("%s samples the wait events of PostgreSQL's backends from pg_stat_activity,\n"
 		   "at a fixed interval over one connection, and reports where the time goes.\n\n",
 		   msg_progname());
-	printf("Usage:\n  %s [OPTION]... [DBNAME]\n\n", msg_progname());
+	printf("Usage:\n  %s [OPTION]... [DBNAME]\n", msg_progname());
+	printf("  %s --from-log FILE... [OPTION]...\n\n", msg_progname());
 	printf("Sampling options:\n"
 		   "  -i, --interval=TIME        time between samples (default 10ms; units us, ms, s)\n"
 		   "  -T, --duration=TIME        stop after this long (default: until interrupted;\n"
@@ -61,6 +64,21 @@ usage(void)
 		   "      --store=CONNINFO       write samples into tables of this database\n"
 		   "      --store-interval=SECONDS  store a profile per interval instead of raw rows\n"
 		   "      --store-label=TEXT     the \"server\" column of stored rows (default host:port)\n"
+		   "      --log-retain=LIMIT     delete the --log pattern's older files: past an age\n"
+		   "                             (units min, h, d) or a total size (kB, MB, GB, TB);\n"
+		   "                             give it twice for both\n"
+		   "\nReports from history files (instead of sampling, no server connection):\n"
+		   "      --from-log FILE...     report from these --log files (csv or jsonl, raw\n"
+		   "                             rows or --log-interval profiles); every argument\n"
+		   "                             after it is a file too\n"
+		   "      --since=TIME           from this time: ISO 8601, with or without an\n"
+		   "                             offset (2026-11-26T03:10, ...+01:00, ...Z), or\n"
+		   "                             HH:MM of today; local time without an offset\n"
+		   "      --until=TIME           up to this time (the same forms)\n"
+		   "      --keep-going           report the other files when one cannot be read\n"
+		   "                             (the exit status is still 1)\n"
+		   "  --pid, --db, --user and --application-name select the files' rows as they\n"
+		   "  select a live run's\n"
 		   "\nTrace mode (instead of sampling):\n"
 		   "      --trace=PID[,PID...]   write a line when a wait of these backends starts\n"
 		   "                             and one when it stops (polled every 1ms unless -i)\n"
@@ -102,15 +120,31 @@ count_opt(const char *arg, const char *name, const char *unit, int64_t min, int6
 	return false;
 }
 
+/* An option given, by its name: what a mode does not go with. */
+typedef struct option_given
+{
+	bool		given;
+	const char *name;
+} option_given;
+
+/* False, with the error said, when one of the n options was given with mode. */
+static bool
+none_given(const char *mode, const option_given *other, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (other[i].given)
+		{
+			msg_error("%s cannot be used with %s", mode, other[i].name);
+			return false;
+		}
+	return true;
+}
+
 /* --trace goes with the connection options, -i and -T only; --trace-file needs it. */
 static bool
 trace_options_ok(const waits_settings *s)
 {
-	const struct
-	{
-		bool		given;
-		const char *name;
-	}			other[] = {
+	const option_given other[] = {
 		{s->source != SAMPLER_SOURCE_AUTO, "--source"},
 		{s->include_idle, "--include-idle"},
 		{s->query_text > 0, "--query-text"},
@@ -140,13 +174,7 @@ trace_options_ok(const waits_settings *s)
 		msg_error("invalid value \"\" for option --trace-file");
 		return false;
 	}
-	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
-		if (other[i].given)
-		{
-			msg_error("--trace cannot be used with %s", other[i].name);
-			return false;
-		}
-	return true;
+	return none_given("--trace", other, OPT_COUNT(other));
 }
 
 /* -i, -T, --log-interval, --store-interval: a duration in [min, max] ns. */
@@ -238,6 +266,43 @@ handle_log_format(const opt_def *def, void *ctx, const char *arg)
 	return OPT_OK;
 }
 
+/* --from-log: the first file (the others are the arguments after the options). */
+static opt_status
+handle_from_log(const opt_def *def, void *ctx, const char *arg)
+{
+	waits_settings *s = ctx;
+
+	(void) def;
+	s->from_log = xrealloc(s->from_log, (size_t) (s->nfrom_log + 1) * sizeof(char *));
+	s->from_log[s->nfrom_log++] = xstrdup(arg);
+	return OPT_OK;
+}
+
+/* --since, --until: a time (histfield_parse_time). */
+static opt_status
+handle_time(const opt_def *def, void *ctx, const char *arg)
+{
+	char	   *cause = NULL;
+	int64_t    *out = (int64_t *) ((char *) ctx + def->field);
+
+	if (!histfield_parse_time(arg, def->label, (int64_t) clock_wall_us(), out, &cause))
+		return opt_fail(cause);
+	return OPT_OK;
+}
+
+/* --log-retain: an age or a size; once each. */
+static opt_status
+handle_retain(const opt_def *def, void *ctx, const char *arg)
+{
+	waits_settings *s = ctx;
+	char	   *cause = NULL;
+
+	(void) def;
+	if (!options_parse_retain(arg, &s->log_retain_ns, &s->log_retain_bytes, &cause))
+		return opt_fail(cause);
+	return OPT_OK;
+}
+
 static opt_status
 handle_trace(const opt_def *def, void *ctx, const char *arg)
 {
@@ -253,6 +318,8 @@ handle_trace(const opt_def *def, void *ctx, const char *arg)
 /* opt_def.flags: options whose presence counts later. */
 #define FORMAT_GIVEN	1u			/* --log-format: it needs --log */
 #define INTERVAL_GIVEN	2u			/* -i: the trace polls at it, not every 1ms */
+#define FROM_LOG_GIVEN	4u			/* --from-log: the arguments are files */
+#define WINDOW_GIVEN	8u			/* --since, --until, --keep-going: they need --from-log */
 
 #define F(f)	offsetof(waits_settings, f)
 #define NS_S	((int64_t) NS_PER_S)
@@ -281,6 +348,11 @@ static const opt_def options[] = {
 	{"store", 0, required_argument, opt_strdup, F(store)},
 	{"store-interval", 0, required_argument, handle_duration, F(store_interval_ns), NS_S, 86400 * NS_S, "--store-interval", "s"},
 	{"store-label", 0, required_argument, opt_strdup, F(store_label)},
+	{"log-retain", 0, required_argument, handle_retain},
+	{"from-log", 0, required_argument, handle_from_log, .flags = FROM_LOG_GIVEN},
+	{"since", 0, required_argument, handle_time, F(since_us), .label = "--since", .flags = WINDOW_GIVEN},
+	{"until", 0, required_argument, handle_time, F(until_us), .label = "--until", .flags = WINDOW_GIVEN},
+	{"keep-going", 0, no_argument, opt_true, F(keep_going), .flags = WINDOW_GIVEN},
 	{"trace", 0, required_argument, handle_trace},
 	{"trace-file", 0, required_argument, opt_strdup, F(trace_path)},
 	{"dbname", 'd', required_argument, opt_conn, F(conn)},
@@ -320,10 +392,70 @@ paths_ok(const waits_settings *s)
 	return true;
 }
 
+/* --from-log reads files: nothing that samples, connects or writes history goes with it. */
+static bool
+from_log_options_ok(const waits_settings *s, unsigned seen)
+{
+	const option_given other[] = {
+		{s->interval_given, "-i/--interval"},
+		{s->duration_ns > 0, "-T/--duration"},
+		{s->source != SAMPLER_SOURCE_AUTO, "--source"},
+		{s->include_idle, "--include-idle"},
+		{s->query_text > 0, "--query-text"},
+		{s->backend_types.n > 0 || s->backend_types_all, "--backend-type"},
+		{s->log_path != NULL, "--log"},
+		{s->top, "--top"},
+		{s->store != NULL, "--store"},
+		{s->ntrace_pids > 0, "--trace"},
+		{s->conn.dbname != NULL || s->conn.host != NULL || s->conn.port != NULL ||
+		 s->conn.user != NULL, "a connection option"},
+	};
+
+	if (s->nfrom_log == 0)
+	{
+		if ((seen & WINDOW_GIVEN) == 0)
+			return true;
+		msg_error("--since, --until and --keep-going need --from-log");
+		return false;
+	}
+	if (!none_given("--from-log", other, OPT_COUNT(other)))
+		return false;
+	if (s->since_us != INT64_MIN && s->until_us != INT64_MAX && s->since_us >= s->until_us)
+	{
+		msg_error("--since must be before --until");
+		return false;
+	}
+	return true;
+}
+
+/* --log-retain needs a --log pattern whose files it can tell. */
+static bool
+retain_ok(const waits_settings *s)
+{
+	char	   *cause = NULL;
+
+	if (s->log_retain_ns == 0 && s->log_retain_bytes == 0)
+		return true;
+	if (s->log_path == NULL)
+	{
+		msg_error("--log-retain needs --log");
+		return false;
+	}
+	if (!retain_pattern_ok(s->log_path, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		return false;
+	}
+	return true;
+}
+
 /* The options taken together: what needs what. */
 static bool
-check_settings(waits_settings *s, bool format_given)
+check_settings(waits_settings *s, bool format_given, unsigned seen)
 {
+	if (!from_log_options_ok(s, seen) || !retain_ok(s))
+		return false;
 	/* all: no filter; none given: the sessions' processes */
 	s->backend_types_given = s->backend_types.n > 0 && !s->backend_types_all;
 	if (s->backend_types_all)
@@ -354,12 +486,15 @@ parse_arguments(int argc, char **argv, waits_settings *s)
 	if ((st = opt_parse(&parser, argc, argv, s, &seen)) != OPT_OK)
 		return st;
 	s->interval_given = (seen & INTERVAL_GIVEN) != 0;
+	/* --from-log FILE...: every argument is a file (a shell's glob) */
+	while ((seen & FROM_LOG_GIVEN) != 0 && optind < argc)
+		handle_from_log(NULL, s, argv[optind++]);
 	/* a database name may also come as the one argument, as in psql */
 	if (optind < argc && s->conn.dbname == NULL)
 		s->conn.dbname = argv[optind++];
 	if (!opt_no_more_args(argc, argv))
 		return OPT_ERROR;
-	if (!check_settings(s, (seen & FORMAT_GIVEN) != 0))
+	if (!check_settings(s, (seen & FORMAT_GIVEN) != 0, seen))
 	{
 		msg_try_help();
 		return OPT_ERROR;

@@ -222,6 +222,48 @@ options_log_format_for(const char *path, waits_log_format asked)
 	return WAITS_LOG_CSV;
 }
 
+/* --log-retain: "7d", "36h", "90min", or "10GB", "500MB". */
+bool
+options_parse_retain(const char *arg, int64_t *age_ns, int64_t *bytes, char **cause)
+{
+	static const struct
+	{
+		const char *unit;
+		double		factor;
+		bool		size;
+	}			units[] = {
+		{"min", 60e9, false}, {"h", 3600e9, false}, {"d", 86400e9, false},
+		{"kB", 1024.0, true}, {"MB", 1048576.0, true}, {"GB", 1073741824.0, true},
+		{"TB", 1099511627776.0, true},
+	};
+	char	   *end;
+	double		v = strtod(arg, &end);
+
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; end != arg && i < sizeof(units) / sizeof(units[0]); i++)
+	{
+		int64_t    *out = units[i].size ? bytes : age_ns;
+
+		if (strcmp(end, units[i].unit) != 0)
+			continue;
+		/* at least a second or a byte: less would read as no limit */
+		if (!(v * units[i].factor >= (units[i].size ? 1.0 : 1e9)) || v * units[i].factor >= 9.2e18)
+			break;
+		if (*out != 0)
+		{
+			*cause = xasprintf("option --log-retain gives the %s twice", units[i].size ?
+							   "size" : "age");
+			return false;
+		}
+		*out = (int64_t) (v * units[i].factor);
+		return true;
+	}
+	*cause = xasprintf("invalid value \"%s\" for option --log-retain: must be an age with a "
+					   "unit (min, h, d) or a size with a unit (kB, MB, GB, TB)", arg);
+	return false;
+}
+
 /* Append a copy of a repeated option's value. */
 void
 options_strlist_add(sampler_strlist *l, const char *v)

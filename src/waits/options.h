@@ -49,6 +49,12 @@ void		options_sampler_config(const waits_settings *s, sampler_config *cfg);
 bool		options_parse_log_format(const char *arg, waits_log_format *out, char **cause);
 /* The format a log file gets: the one asked for, else from its name (.jsonl/.json: JSON Lines). */
 waits_log_format options_log_format_for(const char *path, waits_log_format asked);
+/*
+ * --log-retain=LIMIT: an age (a number with unit min, h or d) into
+ * *age_ns, or a size (kB, MB, GB or TB, powers of 1024) into *bytes; each
+ * at most once.
+ */
+bool		options_parse_retain(const char *arg, int64_t *age_ns, int64_t *bytes, char **cause);
 /* Append a copy of v. */
 void		options_strlist_add(sampler_strlist *l, const char *v);
 void		options_strlist_free(sampler_strlist *l);

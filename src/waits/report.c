@@ -134,7 +134,7 @@ max_sub(const waits_settings *s)
 static bool
 shows_blockers(const report_info *ri)
 {
-	return !ri->in_server;
+	return !ri->in_server && !ri->no_blockers;
 }
 
 /* Is dimension d among the --by dimensions? */

@@ -50,6 +50,7 @@ typedef struct report_info
 	int			ngaps;
 	const wprof *p;
 	bool		gave_up;		/* ended without a connection */
+	bool		no_blockers;	/* the rows say nothing of blockers (profiles read back) */
 	const format_store_counts *store;	/* --store's rows, or NULL */
 } report_info;
 

@@ -29,6 +29,10 @@ typedef struct sink_log
 	bool		active;
 	uint64_t	next_health_ns;	/* raw mode: the next health record */
 	strbuf		line;
+	/* the meta record heads every file the run writes (--from-log reads it) */
+	int64_t		run_us;			/* 0: not connected yet */
+	uint64_t	meta_files;		/* lf.files_opened when the last one was queued */
+	report_source src;			/* as connected; its strings are the sink's own copies */
 } sink_log;
 
 /* Queue the record in the line buffer: the log counts what it loses by record. */
@@ -53,6 +57,29 @@ log_health(sink_log *s)
 	emit(s);
 }
 
+/* The meta record: what the rows of this run mean. */
+static void
+log_meta(sink_log *s)
+{
+	const sink_run *run = s->base.run;
+	format_meta m = {
+		.run_us = s->run_us, .source = s->src.source, .server = s->src.server,
+		.server_version = s->src.server_version, .interval_s = s->src.interval_s,
+		.period_s = s->src.period_s, .include_idle = run->s->include_idle,
+		.measured = run->prof->has_measured,
+		.backend_types = (const char *const *) run->s->backend_types.v,
+		.nbackend_types = run->s->backend_types.n,
+		.backend_types_given = run->s->backend_types_given,
+	};
+
+	if (s->fmt == WAITS_LOG_JSONL)
+		format_meta_jsonl(&s->line, &m);
+	else
+		format_meta_csv(&s->line, &m);
+	emit(s);
+	s->meta_files = s->lf.files_opened;
+}
+
 /* Open --log with the header of its format; the raw health records begin. */
 static bool
 log_open(sink *k, sink_open_stage stage, char **cause)
@@ -64,6 +91,17 @@ log_open(sink *k, sink_open_stage stage, char **cause)
 
 	if (stage == SINK_STARTED)
 		s->next_health_ns = k->run->t0_ns + SINK_LOG_HEALTH_EVERY_NS;
+	if (stage == SINK_CONNECTED && s->active)
+	{
+		/* copies: a reconnect replaces the sampler's strings, the files' meta stays the run's */
+		s->src = k->run->src;
+		s->src.source = xstrdup(k->run->src.source ? k->run->src.source : "");
+		s->src.server = xstrdup(k->run->src.server ? k->run->src.server : "");
+		s->src.server_version = xstrdup(k->run->src.server_version ?
+										k->run->src.server_version : "");
+		s->run_us = (int64_t) clock_wall_us();
+		log_meta(s);
+	}
 	if (stage != SINK_OPEN)
 		return true;
 	if (s->fmt == WAITS_LOG_CSV)
@@ -71,6 +109,8 @@ log_open(sink *k, sink_open_stage stage, char **cause)
 						 FORMAT_CSV_SAMPLE_HEADER);
 	ok = logfile_open(&s->lf, st->log_path, line, time(NULL), cause);
 	free(line);
+	if (ok)
+		logfile_retain(&s->lf, st->log_retain_ns, st->log_retain_bytes, time(NULL));
 	s->active = ok;
 	return ok;
 }
@@ -129,6 +169,9 @@ log_second(sink *k, uint64_t now_ns, bool reopen)
 		s->next_health_ns += SINK_LOG_HEALTH_EVERY_NS;
 	}
 	logfile_tick(&s->lf, time(NULL), reopen);
+	/* a new file (rotated, reopened) starts with the meta record too */
+	if (s->run_us != 0 && s->lf.files_opened != s->meta_files)
+		log_meta(s);
 }
 
 /* A gap record. */
@@ -183,7 +226,12 @@ log_close(sink *k, sink_close_stage stage)
 static void
 log_free(sink *k)
 {
-	strbuf_free(&((sink_log *) k)->line);
+	sink_log   *s = (sink_log *) k;
+
+	strbuf_free(&s->line);
+	free((char *) s->src.source);
+	free((char *) s->src.server);
+	free((char *) s->src.server_version);
 }
 
 static const sink_ops log_ops = {

@@ -27,6 +27,7 @@
 #include "pgtempo/xalloc.h"
 
 #include "format.h"
+#include "fromlog.h"
 #include "options.h"
 #include "report.h"
 #include "sample.h"
@@ -657,6 +658,8 @@ waits_run(const waits_settings *s)
 
 	stop_flag = 0;
 	reopen_flag = 0;
+	if (s->nfrom_log > 0)
+		return fromlog_run(s);
 	if (s->ntrace_pids > 0)
 	{
 		/* a trace never has a report to lose: signals act at once, from the start */
@@ -730,6 +733,11 @@ waits_settings_free(waits_settings *s)
 	free(s->store_label);
 	free(s->trace_pids);
 	free(s->trace_path);
+	for (int i = 0; i < s->nfrom_log; i++)
+		free(s->from_log[i]);
+	free(s->from_log);
+	s->from_log = NULL;
+	s->nfrom_log = 0;
 	s->trace_pids = NULL;
 	s->trace_path = NULL;
 	s->pids = NULL;

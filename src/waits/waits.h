@@ -67,6 +67,15 @@ typedef struct waits_settings
 	int32_t    *trace_pids;
 	int			ntrace_pids;
 	char	   *trace_path;		/* --trace-file; NULL: standard output */
+	/* --from-log: report from these history files instead of sampling (fromlog.h) */
+	char	  **from_log;
+	int			nfrom_log;
+	int64_t		since_us;		/* --since; INT64_MIN: from the first record */
+	int64_t		until_us;		/* --until; INT64_MAX: to the last */
+	bool		keep_going;		/* --keep-going: a bad file is skipped, not fatal */
+	/* --log-retain: rotated files of the --log pattern are deleted past these */
+	int64_t		log_retain_ns;	/* 0: kept whatever their age */
+	int64_t		log_retain_bytes;	/* 0: kept whatever their size */
 } waits_settings;
 
 #define WAITS_DEFAULT_INTERVAL_NS	(10 * NS_PER_MS)
@@ -77,7 +86,7 @@ typedef struct waits_settings
 #define WAITS_SETTINGS_INIT { \
 	.interval_ns = WAITS_DEFAULT_INTERVAL_NS, .source = SAMPLER_SOURCE_AUTO, \
 	.by = {WPROF_DIM_EVENT}, .nby = 1, .log_format = WAITS_LOG_AUTO, \
-	.blockers = WAITS_DEFAULT_BLOCKERS }
+	.blockers = WAITS_DEFAULT_BLOCKERS, .since_us = INT64_MIN, .until_us = INT64_MAX }
 
 /* Run the sampler with these settings; returns the exit status. */
 int			waits_run(const waits_settings *s);

@@ -6,7 +6,8 @@
  * through every parser main() calls for a value that is more than a
  * plain string: --by, --source, --pid, --log-format, the log-format
  * guess from a file name, --query-text, and the durations of -i, -T,
- * --log-interval and --store-interval with main()'s units and ranges.
+ * --log-interval and --store-interval with main()'s units and ranges,
+ * --log-retain and the times of --since and --until.
  * A parser must either accept the value with a result in range or
  * return a message.  Built and run by "make fuzz"; not part of make
  * check.
@@ -19,6 +20,7 @@
 
 #include "pgtempo/parse.h"
 
+#include "histfield.h"
 #include "options.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -95,6 +97,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_duration(arg, "-T/--duration", "s", (int64_t) NS_PER_MS, 604800 * (int64_t) NS_PER_S);
 	fuzz_duration(arg, "--log-interval", "s", (int64_t) NS_PER_S, 86400 * (int64_t) NS_PER_S);
 	fuzz_duration(arg, "--store-interval", "s", (int64_t) NS_PER_S, 86400 * (int64_t) NS_PER_S);
+
+	/* --log-retain: an age or a size, positive */
+	{
+		int64_t		age = 0,
+					bytes = 0;
+
+		cause = NULL;
+		ok = options_parse_retain(arg, &age, &bytes, &cause);
+		if (ok && (age < 0 || bytes < 0 || (age == 0) == (bytes == 0)))
+			abort();
+		check_cause(ok, cause);
+		cause = NULL;
+	}
+	/* --since/--until: a time, or a message */
+	{
+		int64_t		us;
+
+		check_cause(histfield_parse_time(arg, "--since", INT64_C(1795694400000000), &us, &cause),
+					cause);
+		cause = NULL;
+	}
 
 	free(arg);
 	return 0;

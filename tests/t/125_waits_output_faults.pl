@@ -80,12 +80,13 @@ SKIP:
 	}
 }
 
-# "-" is standard output: the log records, then the folded stacks, then the report.
+# "-" is standard output: the log records (the meta record first), then the folded stacks,
+# then the report.
 {
 	my ($rc, $out, $err) = run_tool([ $bin, @conn, @sleep, '-T', '1.5', '--log=-', '--log-format=jsonl',
 		'--folded=-' ]);
 	is($rc, 0, '--log=- --folded=-: exit 0');
-	like($out, qr/\A\{"type":"sample".*\n(?:\{.*\n)*[^;\n]+;client backend;Timeout;PgSleep;\S+ \d+\nsource: /,
+	like($out, qr/\A\{"type":"meta".*\n\{"type":"sample".*\n(?:\{.*\n)*[^;\n]+;client backend;Timeout;PgSleep;\S+ \d+\nsource: /,
 		'--log=- --folded=-: records, stacks, report, in this order');
 	ok(!-e '-', '--log=- --folded=-: no file named "-"');
 }
@@ -177,8 +178,8 @@ SKIP:
 	my @lines = split /\n/, $text;
 	is(scalar(grep { !eval { decode_json($_) } } @lines), 0, 'tmpfs full: every line is JSON');
 	cmp_ok(length($text), '>', 30000, 'tmpfs full: the file holds what fitted');
-	# one record per active sample, and one health record at the end
-	is(scalar(@lines) + ($lost // 0), $r->{active_samples} + 1,
+	# the meta record, one record per active sample, and one health record at the end
+	is(scalar(@lines) + ($lost // 0), $r->{active_samples} + 2,
 		'tmpfs full: the records written and the records lost add up to all of them');
 	# the files written at the end, whole or not at all: the chart that does
 	# not fit leaves the complete file that was there, the folded stacks

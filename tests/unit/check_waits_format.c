@@ -294,6 +294,30 @@ START_TEST(interval_lines)
 }
 END_TEST
 
+/* The meta record that heads every log file: its version and the run's description. */
+START_TEST(meta)
+{
+	static const char *const types[] = {"client backend", "walsender"};
+	format_meta m = {
+		.run_us = INT64_C(1700000000000000), .source = "pg_stat_activity",
+		.server = "/tmp:5432", .server_version = "15.2", .interval_s = 0.01, .period_s = 0.01,
+		.measured = true, .backend_types = types, .nbackend_types = 2,
+	};
+	const char *want = "{\"type\":\"meta\",\"log_version\":1,\"tool\":\"pgtempo-waits "
+		PACKAGE_VERSION "\",\"run\":\"2023-11-14T22:13:20.000000Z\",\"source\":"
+		"\"pg_stat_activity\",\"server\":\"/tmp:5432\",\"server_version\":\"15.2\","
+		"\"interval_s\":0.01,\"period_s\":0.01,\"include_idle\":false,\"measured\":true,"
+		"\"backend_types\":[\"client backend\",\"walsender\"],\"backend_types_given\":false}\n";
+
+	format_meta_jsonl(&sb, &m);
+	ck_assert_str_eq(sb.data, want);
+	strbuf_reset(&sb);
+	format_meta_csv(&sb, &m);
+	ck_assert(strncmp(sb.data, "# meta ", 7) == 0);
+	ck_assert_str_eq(sb.data + 7, want);
+}
+END_TEST
+
 START_TEST(health_and_gaps)
 {
 	sample_health h;
@@ -311,6 +335,7 @@ START_TEST(health_and_gaps)
 	h.max_ms = 2;
 	h.ngaps = 1;
 	h.gap_s = 2.5;
+	h.cpu_us_per_sample = h.backend_cpu_us_per_sample = -1;
 	format_health_csv(&sb, &h);
 	ck_assert_str_eq(sb.data,
 					 "# health ts=2023-11-14T22:13:20.000000Z samples=300 elapsed_s=3.000 "
@@ -325,6 +350,17 @@ START_TEST(health_and_gaps)
 					 "\"failed_samples\":0,"
 					 "\"latency_p50_ms\":0.25,\"latency_p99_ms\":1.5,\"latency_max_ms\":2,"
 					 "\"gaps\":1,\"gap_seconds\":2.5,\"hidden_rows\":0}\n");
+	strbuf_reset(&sb);
+	/* the sampler's cost, when it is known, for a report from the log */
+	h.cpu_us_per_sample = 61.25;
+	h.backend_cpu_us_per_sample = 96.5;
+	format_health_csv(&sb, &h);
+	ck_assert_ptr_nonnull(strstr(sb.data, " hidden_rows=0 cpu_us_per_sample=61.2 "
+								 "backend_cpu_us_per_sample=96.5\n"));
+	strbuf_reset(&sb);
+	format_health_jsonl(&sb, &h);
+	ck_assert_ptr_nonnull(strstr(sb.data, "\"hidden_rows\":0,\"cpu_us_per_sample\":61.25,"
+								 "\"backend_cpu_us_per_sample\":96.5}\n"));
 	strbuf_reset(&sb);
 	format_gap_csv(&sb, &g);
 	ck_assert_str_eq(sb.data,
@@ -388,6 +424,7 @@ main(void)
 	tcase_add_test(tc, sample_copy);
 	tcase_add_test(tc, interval_lines);
 	tcase_add_test(tc, health_and_gaps);
+	tcase_add_test(tc, meta);
 	tcase_add_test(tc, folded);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

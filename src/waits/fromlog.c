@@ -1,0 +1,713 @@
+/*
+ * fromlog.c — pgtempo-waits --from-log: the outputs of a live run, from
+ * the history files.
+ */
+#include "config.h"
+
+#include "fromlog.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/msg.h"
+#include "pgtempo/xalloc.h"
+
+#include "format.h"
+#include "histread.h"
+#include "report.h"
+#include "sink.h"
+#include "strpool.h"
+#include "wprof.h"
+
+/* The counts of a health record, as numbers to interpolate. */
+enum
+{
+	PT_SAMPLES, PT_MISSED, PT_FAILED, PT_GAP_TICKS, PT_HIDDEN, PT_ELAPSED, PT_N
+};
+
+/* A health record: the run's counts since it started, at ts. */
+typedef struct fl_point
+{
+	uint64_t	ts_us;
+	double		v[PT_N];
+	double		p50_ms,
+				p99_ms,
+				max_ms,
+				rate_hz,
+				cpu_us,			/* per sample, ours and our backend's; < 0 unknown */
+				backend_cpu_us;
+} fl_point;
+
+/* A run that wrote to the files: its meta record and its health records. */
+typedef struct fl_run
+{
+	histread_meta meta;
+	fl_point   *pts;			/* pts[0]: the start, all zero */
+	int			npts;
+	int			cap;
+	uint64_t	first_row_us;	/* its first row: where it starts without a health record */
+	uint64_t	last_row_us;	/* its last row (raw rows may follow the last health record) */
+} fl_run;
+
+typedef struct fromlog
+{
+	const waits_settings *s;
+	strpool		pool;
+	wprof		prof;			/* the window's profile */
+	sink_list	out;			/* --chart, --folded */
+	sample_batch batch;			/* rows of one timestamp */
+	bool		batch_open;
+	bool		batch_interval;	/* of profile lines: not one tick */
+	uint64_t	next_sec_ns;	/* the chart's next second */
+	bool		started;
+	fl_run	   *runs;
+	int			nruns;
+	int			cur;			/* the run the rows being read belong to */
+	sample_gap *gaps;
+	int			ngaps;
+	const char *interval_file;	/* a file of --log-interval lines, for --by pid's error */
+	uint64_t	first_us,
+				last_us;		/* the rows of the files, in or out of the window */
+	uint64_t	win_last_us;	/* the last row in the window: the last sample's time */
+	uint64_t	win_ticks;		/* timestamps of raw rows in the window */
+	uint64_t	iv_start_us;	/* the profile lines in the window: the first one's start */
+	uint64_t	iv_end_us;		/* and the last one's end; 0: none */
+	bool		file_failed;
+} fromlog;
+
+/* ---------------------------------------------------------------- runs */
+
+/* The run of meta (a rotated file goes on with the run of the one before). */
+static bool
+use_run(fromlog *f, const histread_meta *m, const histread *h, char **cause)
+{
+	const histread_meta *first = f->nruns > 0 ? &f->runs[0].meta : NULL;
+
+	for (int i = 0; i < f->nruns; i++)
+		if (f->runs[i].meta.run_us == m->run_us)
+		{
+			f->cur = i;
+			return true;
+		}
+	/* one report, one server (names are interned: the same text, the same pointer) */
+	if (first != NULL && first->server != m->server)
+	{
+		*cause = xasprintf("%s:%" PRIu64 ": this run sampled server %s and the one before %s: "
+						   "report them separately", h->path, h->rec_line,
+						   m->server ? m->server : "(unknown)",
+						   first->server ? first->server : "(unknown)");
+		return false;
+	}
+	/* one window, one way of sampling: the estimates of another do not add up */
+	if (first != NULL && (fabs(first->period_s - m->period_s) > 1e-9 ||
+						  fabs(first->interval_s - m->interval_s) > 1e-9 ||
+						  first->include_idle != m->include_idle))
+	{
+		*cause = xasprintf("%s:%" PRIu64 ": this run sampled every %g s (period %g s, idle %s) "
+						   "and the one before every %g s (period %g s, idle %s): report "
+						   "them separately", h->path, h->rec_line, m->interval_s, m->period_s,
+						   m->include_idle ? "counted" : "not counted", first->interval_s,
+						   first->period_s, first->include_idle ? "counted" : "not counted");
+		return false;
+	}
+	f->runs = xrealloc(f->runs, (size_t) (f->nruns + 1) * sizeof(fl_run));
+	memset(&f->runs[f->nruns], 0, sizeof(fl_run));
+	f->runs[f->nruns].meta = *m;
+	f->cur = f->nruns++;
+	return true;
+}
+
+/* Keep a health record of the current run; the first also gives the run's start. */
+static void
+add_health(fromlog *f, const sample_health *h)
+{
+	fl_run	   *r = &f->runs[f->cur];
+	fl_point	p = {.ts_us = h->ts_us};
+
+	if (r->cap < r->npts + 2)
+	{
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->pts = xrealloc(r->pts, (size_t) r->cap * sizeof(fl_point));
+	}
+	if (r->npts == 0)
+	{
+		/* every count of a health record is since the run started */
+		memset(&r->pts[0], 0, sizeof(fl_point));
+		r->pts[0].ts_us = h->ts_us - (uint64_t) llround(h->elapsed_s * 1e6);
+		r->npts = 1;
+	}
+	p.v[PT_SAMPLES] = (double) h->samples;
+	p.v[PT_MISSED] = (double) h->missed;
+	p.v[PT_FAILED] = (double) h->failed;
+	p.v[PT_GAP_TICKS] = (double) h->gap_ticks;
+	p.v[PT_HIDDEN] = (double) h->hidden;
+	p.v[PT_ELAPSED] = h->elapsed_s;
+	p.p50_ms = h->p50_ms;
+	p.p99_ms = h->p99_ms;
+	p.max_ms = h->max_ms;
+	p.rate_hz = h->rate_hz;
+	p.cpu_us = h->cpu_us_per_sample;
+	p.backend_cpu_us = h->backend_cpu_us_per_sample;
+	r->pts[r->npts++] = p;
+}
+
+/* Oldest first (files may come in any order). */
+static int
+cmp_point(const void *a, const void *b)
+{
+	const fl_point *x = a,
+			   *y = b;
+
+	if (x->ts_us != y->ts_us)
+		return x->ts_us < y->ts_us ? -1 : 1;
+	return x->v[PT_SAMPLES] < y->v[PT_SAMPLES] ? -1 : x->v[PT_SAMPLES] > y->v[PT_SAMPLES];
+}
+
+/*
+ * The run's counts at time t: interpolated between its health records;
+ * after the last, samples go on at the run's rate up to its last row.
+ */
+static void
+counts_at(const fl_run *r, uint64_t t, double *v)
+{
+	const fl_point *last = &r->pts[r->npts - 1];
+	int			i = 1;
+
+	if (t <= r->pts[0].ts_us)
+	{
+		memset(v, 0, sizeof(double) * PT_N);
+		return;
+	}
+	if (t >= last->ts_us)
+	{
+		uint64_t	to = t < r->last_row_us ? t : r->last_row_us;
+		double		span = (double) (last->ts_us - r->pts[0].ts_us);
+
+		memcpy(v, last->v, sizeof(double) * PT_N);
+		if (to > last->ts_us && span > 0)
+		{
+			v[PT_SAMPLES] += last->v[PT_SAMPLES] * (double) (to - last->ts_us) / span;
+			v[PT_ELAPSED] += (double) (to - last->ts_us) / 1e6;
+		}
+		return;
+	}
+	while (r->pts[i].ts_us < t)
+		i++;
+	for (int k = 0; k < PT_N; k++)
+	{
+		const fl_point *a = &r->pts[i - 1],
+				   *b = &r->pts[i];
+		double		w = (double) (t - a->ts_us) / (double) (b->ts_us - a->ts_us);
+
+		v[k] = a->v[k] + w * (b->v[k] - a->v[k]);
+	}
+}
+
+/* The sampler's health over the window, summed over the runs. */
+static void
+window_health(fromlog *f, sample_health *h)
+{
+	uint64_t	a = f->s->since_us < 0 ? 0 : (uint64_t) f->s->since_us;
+	uint64_t	b = f->s->until_us == INT64_MAX ? UINT64_MAX : (uint64_t) f->s->until_us;
+
+	double		sum[PT_N] = {0};
+	const fl_point *latest = NULL;
+	bool		whole = f->nruns == 1;
+
+	/* profile lines count whole: so do the samples of their intervals */
+	if (f->iv_end_us > 0 && (f->s->since_us != INT64_MIN || f->s->until_us != INT64_MAX))
+	{
+		a = f->iv_start_us;
+		b = f->iv_end_us;
+	}
+	memset(h, 0, sizeof(*h));
+	for (int i = 0; i < f->nruns; i++)
+	{
+		fl_run	   *r = &f->runs[i];
+		double		va[PT_N],
+					vb[PT_N];
+
+		if (r->npts == 0)
+			continue;
+		counts_at(r, a, va);
+		counts_at(r, b, vb);
+		for (int k = 0; k < PT_N; k++)
+			sum[k] += vb[k] - va[k];
+		whole = whole && a <= r->pts[0].ts_us && b >= r->pts[r->npts - 1].ts_us &&
+			r->last_row_us <= r->pts[r->npts - 1].ts_us;
+		for (int j = 1; j < r->npts; j++)
+			if (r->pts[j].ts_us > a && r->pts[j - 1].ts_us < b)
+			{
+				latest = &r->pts[j];
+				if (latest->max_ms > h->max_ms)
+					h->max_ms = latest->max_ms;
+			}
+	}
+	h->samples = (uint64_t) llround(sum[PT_SAMPLES]);
+	h->missed = (uint64_t) llround(sum[PT_MISSED]);
+	h->failed = (uint64_t) llround(sum[PT_FAILED]);
+	h->gap_ticks = (uint64_t) llround(sum[PT_GAP_TICKS]);
+	h->hidden = (uint64_t) llround(sum[PT_HIDDEN]);
+	h->elapsed_s = sum[PT_ELAPSED];
+	h->rate_hz = h->elapsed_s > 0 ? (double) h->samples / h->elapsed_s : 0;
+	if (latest != NULL)
+	{
+		/* the run's latencies so far: the closest the files come to the window's */
+		h->p50_ms = latest->p50_ms;
+		h->p99_ms = latest->p99_ms;
+		if (whole)
+			h->rate_hz = latest->rate_hz;
+	}
+	h->ngaps = f->ngaps;
+	for (int i = 0; i < f->ngaps; i++)
+		h->gap_s += (double) (f->gaps[i].end_us - f->gaps[i].start_us) / 1e6;
+	h->cpu_us_per_sample = h->backend_cpu_us_per_sample = -1;
+	if (latest != NULL)
+	{
+		/* the run's cost per sample so far */
+		h->cpu_us_per_sample = latest->cpu_us;
+		h->backend_cpu_us_per_sample = latest->backend_cpu_us;
+	}
+	/* a raw row's time is a sample's: where rows were every tick, they count them exactly */
+	if (f->win_ticks > h->samples)
+		h->samples = f->win_ticks;
+	h->rate_hz = h->elapsed_s > 0 && !whole ? (double) h->samples / h->elapsed_s : h->rate_hz;
+}
+
+/* ---------------------------------------------------------------- rows */
+
+/* The chart's seconds up to ts: each sink's intervals end as they would live. */
+static void
+advance(fromlog *f, uint64_t ts_us)
+{
+	uint64_t	ns = ts_us * 1000;
+
+	if (!f->started)
+	{
+		sinks_start(&f->out, ns, ts_us, f->runs[f->cur].meta.measured);
+		f->next_sec_ns = ns + NS_PER_S;
+		f->started = true;
+		return;
+	}
+	if (ns < f->next_sec_ns)
+		return;
+	sinks_second(&f->out, f->next_sec_ns, f->next_sec_ns / 1000, false);
+	f->next_sec_ns += NS_PER_S;
+	if (ns < f->next_sec_ns)
+		return;
+	/* the seconds with no rows (or hours between runs) after it are one step */
+	f->next_sec_ns += (ns - f->next_sec_ns) / NS_PER_S * NS_PER_S;
+	sinks_second(&f->out, f->next_sec_ns, f->next_sec_ns / 1000, false);
+	f->next_sec_ns += NS_PER_S;
+}
+
+/* The rows of one timestamp go into the profile and to the sinks, as one sample. */
+static void
+flush_batch(fromlog *f)
+{
+	sample_batch *b = &f->batch;
+
+	if (!f->batch_open)
+		return;
+	advance(f, b->ts_us);
+	if (!f->batch_interval)
+		f->win_ticks++;
+	for (int i = 0; i < b->nrows; i++)
+		wprof_add(&f->prof, b, &b->rows[i]);
+	sinks_rows(&f->out, b, true);
+	f->batch_open = false;
+}
+
+/* Is a row at ts (a profile line from start to ts) in the window? */
+static bool
+in_window(const waits_settings *s, uint64_t start_us, uint64_t ts_us)
+{
+	/* a profile line counts whole, where its middle is */
+	uint64_t	t = start_us + (ts_us - start_us) / 2;
+
+	return (int64_t) t >= s->since_us && (int64_t) t < s->until_us;
+}
+
+/* A row of the window, added to the batch of its timestamp. */
+static void
+add_row(fromlog *f, const histread_rec *rec)
+{
+	sample_row *r;
+
+	if (f->batch_open && f->batch.ts_us != rec->ts_us)
+		flush_batch(f);
+	if (!f->batch_open)
+	{
+		sample_batch_reset(&f->batch, rec->ts_us);
+		f->batch_open = true;
+		f->batch_interval = rec->kind == HISTREAD_INTERVAL;
+	}
+	if (rec->ts_us > f->win_last_us)
+		f->win_last_us = rec->ts_us;
+	if (rec->kind == HISTREAD_INTERVAL && (f->iv_end_us == 0 || rec->start_us < f->iv_start_us))
+		f->iv_start_us = rec->start_us;
+	if (rec->kind == HISTREAD_INTERVAL && rec->ts_us > f->iv_end_us)
+		f->iv_end_us = rec->ts_us;
+	r = sample_batch_add(&f->batch);
+	*r = rec->row;
+	r->nblockers = 0;
+	r->blockers_off = f->batch.nblockers;
+	for (int i = 0; i < rec->row.nblockers; i++)
+		sample_batch_add_blocker(&f->batch, rec->blockers[i]);
+}
+
+/* A gap of the window, once (a rotated run may be read twice over). */
+static void
+add_gap(fromlog *f, const sample_gap *g)
+{
+	if (g->end_us != 0 && ((int64_t) g->end_us <= f->s->since_us ||
+						   (int64_t) g->start_us >= f->s->until_us))
+		return;
+	for (int i = 0; i < f->ngaps; i++)
+		if (f->gaps[i].start_us == g->start_us)
+			return;
+	f->gaps = xrealloc(f->gaps, (size_t) (f->ngaps + 1) * sizeof(sample_gap));
+	f->gaps[f->ngaps++] = *g;
+}
+
+/* Is name one of the list's (an empty list takes every name)? */
+static bool
+listed(const sampler_strlist *l, const char *name)
+{
+	if (l->n == 0)
+		return true;
+	for (int i = 0; i < l->n; i++)
+		if (name != NULL && strcmp(l->v[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* The filters of a live run, on the rows of the files: --pid, --db, --user, --application-name. */
+static bool
+row_wanted(const waits_settings *s, const sample_row *r)
+{
+	bool		pid_ok = s->npids == 0;
+
+	for (int i = 0; i < s->npids && !pid_ok; i++)
+		pid_ok = r->pid == s->pids[i];
+	return pid_ok && listed(&s->dbs, r->datname) && listed(&s->users, r->usename) &&
+		listed(&s->apps, r->application_name);
+}
+
+/* One record of a file. */
+static void
+take_record(fromlog *f, const histread *h, const histread_rec *rec)
+{
+	fl_run	   *r = &f->runs[f->cur];
+
+	switch (rec->kind)
+	{
+		case HISTREAD_SAMPLE:
+		case HISTREAD_INTERVAL:
+			if (rec->kind == HISTREAD_INTERVAL && f->interval_file == NULL)
+				f->interval_file = strpool_intern(&f->pool, h->path);
+			if (rec->ts_us > r->last_row_us)
+				r->last_row_us = rec->ts_us;
+			if (r->first_row_us == 0 || rec->ts_us < r->first_row_us)
+				r->first_row_us = rec->ts_us;
+			if (f->first_us == 0 || rec->ts_us < f->first_us)
+				f->first_us = rec->ts_us;
+			if (rec->ts_us > f->last_us)
+				f->last_us = rec->ts_us;
+			if (in_window(f->s, rec->kind == HISTREAD_INTERVAL ? rec->start_us : rec->ts_us,
+						  rec->ts_us) && row_wanted(f->s, &rec->row))
+				add_row(f, rec);
+			break;
+		case HISTREAD_HEALTH:
+			add_health(f, &rec->health);
+			break;
+		case HISTREAD_GAP:
+			add_gap(f, &rec->gap);
+			break;
+		case HISTREAD_META:
+		case HISTREAD_STORE:
+			break;
+	}
+}
+
+/* Read one file into the window; false with *cause at its first bad record. */
+static bool
+read_file(fromlog *f, const char *path, char **cause)
+{
+	histread	h;
+	histread_rec rec;
+	int			rc;
+
+	if (!histread_open(&h, path, &f->pool, cause))
+		return false;
+	while ((rc = histread_next(&h, &rec, cause)) > 0)
+	{
+		if (rec.kind == HISTREAD_META && !use_run(f, &rec.meta, &h, cause))
+		{
+			rc = -1;
+			break;
+		}
+		take_record(f, &h, &rec);
+	}
+	flush_batch(f);
+	if (rc == 0 && h.tail_skipped)
+		msg_info("%s:%" PRIu64 ": the last record is still being written: read up to the "
+				 "one before", path, h.line + 1);
+	histread_close(&h);
+	return rc == 0;
+}
+
+/* ---------------------------------------------------------------- the report */
+
+/* Where a run starts and ends: its first and last health record or row. */
+static void
+run_span(const fl_run *r, uint64_t *start, uint64_t *end)
+{
+	*start = r->npts > 0 ? r->pts[0].ts_us : r->first_row_us;
+	*end = r->npts > 0 && r->pts[r->npts - 1].ts_us > r->last_row_us ?
+		r->pts[r->npts - 1].ts_us : r->last_row_us;
+}
+
+/* The run's coverage of the window: from its first start to its last record, cut to it. */
+static void
+window_span(const fromlog *f, uint64_t *first, uint64_t *last)
+{
+	*first = UINT64_MAX;
+	*last = 0;
+	for (int i = 0; i < f->nruns; i++)
+	{
+		uint64_t	start,
+					end;
+
+		run_span(&f->runs[i], &start, &end);
+
+		if (start < *first)
+			*first = start;
+		if (end > *last)
+			*last = end;
+	}
+	if (f->s->since_us > 0 && (uint64_t) f->s->since_us > *first)
+		*first = (uint64_t) f->s->since_us;
+	if (f->s->until_us != INT64_MAX && (uint64_t) f->s->until_us < *last)
+		*last = (uint64_t) f->s->until_us;
+}
+
+/* Gaps in order of their start. */
+static int
+cmp_gap(const void *a, const void *b)
+{
+	const sample_gap *x = a,
+			   *y = b;
+
+	return x->start_us < y->start_us ? -1 : x->start_us > y->start_us;
+}
+
+/* Runs in order of their start. */
+static int
+cmp_run(const void *a, const void *b)
+{
+	uint64_t	sa,
+				ea,
+				sb,
+				eb;
+
+	run_span(a, &sa, &ea);
+	run_span(b, &sb, &eb);
+	return sa < sb ? -1 : sa > sb;
+}
+
+/*
+ * Time between two runs is a gap too: nothing sampled then, and the
+ * report says so rather than let a window look quiet (a service that was
+ * down, a cron job that did not run).
+ */
+static void
+gaps_between_runs(fromlog *f)
+{
+	sample_gap	g = {.reason = (char *) "no run of pgtempo-waits logged in this time"};
+
+	qsort(f->runs, (size_t) f->nruns, sizeof(fl_run), cmp_run);
+	for (int i = 1; i < f->nruns; i++)
+	{
+		uint64_t	s0,
+					e0,
+					s1,
+					e1;
+
+		run_span(&f->runs[i - 1], &s0, &e0);
+		run_span(&f->runs[i], &s1, &e1);
+		/* a run ends with its last health record, within a second or two of the next */
+		if (s1 > e0 + 2000000)
+		{
+			g.start_us = e0;
+			g.end_us = s1;
+			add_gap(f, &g);
+		}
+	}
+	if (f->ngaps > 1)
+		qsort(f->gaps, (size_t) f->ngaps, sizeof(sample_gap), cmp_gap);
+}
+
+/* --by pid and --pid need raw rows: profile lines have no sessions. */
+static bool
+check_dims(const fromlog *f)
+{
+	bool		by_pid = f->s->npids > 0;
+
+	for (int i = 0; i < f->s->nby; i++)
+		by_pid = by_pid || f->s->by[i] == WPROF_DIM_PID;
+	if (!by_pid || f->interval_file == NULL)
+		return true;
+	msg_error("%s cannot be used with \"%s\": its --log-interval profiles hold no sessions",
+			  f->s->npids > 0 ? "--pid" : "--by pid", f->interval_file);
+	msg_detail("They hold event, query, db, user, app and backend_type; raw rows "
+			   "(--log without --log-interval) hold every dimension.");
+	return false;
+}
+
+/* Say when the window holds none of the files' rows: a mistyped --since is likely. */
+static void
+warn_empty(const fromlog *f)
+{
+	char		a[FORMAT_TS_LEN],
+				b[FORMAT_TS_LEN];
+
+	if (f->prof.active > 0 || f->last_us == 0)
+		return;
+	format_ts(a, (int64_t) f->first_us);
+	format_ts(b, (int64_t) f->last_us);
+	msg_warning("no rows of the files fall between --since and --until");
+	msg_detail("The files hold rows from %s to %s.", a, b);
+}
+
+/* The report of the window, the sinks' files; false if an output failed. */
+static bool
+finish(fromlog *f, waits_settings *rs)
+{
+	const histread_meta *m;
+	sample_health h;
+	report_info ri;
+	uint64_t	first,
+				last;
+	bool		ok;
+
+	flush_batch(f);
+	for (int i = 0; i < f->nruns; i++)
+		if (f->runs[i].npts > 1)
+			qsort(f->runs[i].pts, (size_t) f->runs[i].npts, sizeof(fl_point), cmp_point);
+	gaps_between_runs(f);
+	m = &f->runs[0].meta;
+	window_health(f, &h);
+	window_span(f, &first, &last);
+	f->prof.ticks = h.samples;
+	f->prof.has_measured = f->prof.has_measured || m->measured;
+	f->prof.hidden = h.hidden;
+	f->prof.first_us = first;
+	/* a sample is a row's time; the last health record comes a little after it */
+	f->prof.last_us = f->win_last_us > 0 && f->win_last_us < last ? f->win_last_us : last;
+	rs->include_idle = m->include_idle;
+	rs->backend_types.v = (char **) m->backend_types;
+	rs->backend_types.n = m->nbackend_types;
+	rs->backend_types_given = m->backend_types_given;
+	memset(&ri, 0, sizeof(ri));
+	ri.s = rs;
+	ri.src.server = m->server;
+	ri.src.server_version = m->server_version;
+	ri.src.source = m->source;
+	ri.src.interval_s = m->interval_s;
+	ri.src.period_s = m->period_s;
+	/* pg_wait_sampling samples in the server: we read its profile, no ticks are missed */
+	ri.in_server = m->source != NULL && strncmp(m->source, "pg_wait_sampling", 16) == 0;
+	if (!ri.in_server && h.samples > 0 && h.missed > 0)
+		ri.src.period_s *= (double) (h.samples + h.missed) / (double) h.samples;
+	f->out.run.src = ri.src;
+	f->out.run.interval_ns = (uint64_t) llround(m->interval_s * 1e9);
+	sinks_stop(&f->out);
+	ok = sinks_finish(&f->out, last);
+	ri.no_blockers = f->interval_file != NULL;
+	ri.health = &h;
+	ri.gaps = f->gaps;
+	ri.ngaps = f->ngaps;
+	ri.p = &f->prof;
+	if (rs->json)
+		report_json(stdout, &ri);
+	else
+		report_text(stdout, &ri);
+	if (!msg_flush_stdout())
+		ok = false;
+	warn_empty(f);
+	return ok;
+}
+
+/* Free what the reading kept. */
+static void
+free_fromlog(fromlog *f)
+{
+	for (int i = 0; i < f->nruns; i++)
+		free(f->runs[i].pts);
+	free(f->runs);
+	free(f->gaps);
+	sinks_free(&f->out);
+	sample_batch_free(&f->batch);
+	wprof_free(&f->prof);
+	strpool_free(&f->pool);
+}
+
+/* Read every file (a bad one ends the run unless --keep-going), then report. */
+int
+fromlog_run(const waits_settings *s)
+{
+	fromlog		f;
+	waits_settings rs = *s;
+	char	   *cause = NULL;
+	bool		ok = true;
+
+	memset(&f, 0, sizeof(f));
+	f.s = s;
+	strpool_init(&f.pool);
+	/* every row in a log was counted when it was written, idle ones too if they are there */
+	wprof_init(&f.prof, true);
+	sample_batch_init(&f.batch);
+	sinks_init(&f.out, &rs, &f.pool, &f.prof);
+	sinks_add_all(&f.out);
+	for (int i = 0; i < f.out.n; i++)
+		f.out.v[i]->prof.include_idle = true;
+	if (!sinks_open(&f.out, SINK_CHECK, &cause) || !sinks_open(&f.out, SINK_OPEN, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		sinks_abort(&f.out);
+		free_fromlog(&f);
+		return WAITS_EXIT_ERROR;
+	}
+	for (int i = 0; i < s->nfrom_log && (ok || s->keep_going); i++)
+		if (!read_file(&f, s->from_log[i], &cause))
+		{
+			msg_error("%s", cause);
+			free(cause);
+			cause = NULL;
+			ok = false;
+		}
+	if (!ok && !s->keep_going)
+		msg_detail("Nothing was reported; --keep-going reports the other files.");
+	else if (f.nruns == 0)
+	{
+		msg_error("the files hold no run of pgtempo-waits (no meta record)");
+		ok = false;
+	}
+	else if (check_dims(&f))
+	{
+		if (!finish(&f, &rs))
+			ok = false;
+		free_fromlog(&f);
+		return ok ? WAITS_EXIT_OK : WAITS_EXIT_ERROR;
+	}
+	else
+		ok = false;
+	sinks_abort(&f.out);
+	free_fromlog(&f);
+	return WAITS_EXIT_ERROR;
+}

@@ -1,0 +1,762 @@
+/*
+ * histread.c — reading the history logs back, a record at a time.
+ */
+#include "config.h"
+
+#include "histread.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgtempo/xalloc.h"
+
+#include "format.h"
+#include "histfield.h"
+
+#define HISTREAD_CHUNK (1 << 20)
+/* A record longer than this is not one of ours (query texts are cut at 1,000,000 characters). */
+#define HISTREAD_MAX_RECORD (16 << 20)
+#define HISTREAD_MAX_FIELDS 24
+/* A file written this recently may end on a record still being written. */
+#define HISTREAD_WRITING_S 5
+
+/* ---------------------------------------------------------------- the file */
+
+/* Open the file; its format is known from its first line. */
+bool
+histread_open(histread *h, const char *path, strpool *pool, char **cause)
+{
+	memset(h, 0, sizeof(*h));
+	h->fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+	if (h->fd < 0)
+	{
+		*cause = xasprintf("could not open file \"%s\" for reading: %s", path, strerror(errno));
+		return false;
+	}
+	h->path = xstrdup(path);
+	h->pool = pool;
+	strbuf_init(&h->scratch);
+	for (size_t i = 0; i < sizeof(h->last_text) / sizeof(h->last_text[0]); i++)
+		strbuf_init(&h->last_text[i]);
+	return true;
+}
+
+/* Close the file and free the reader. */
+void
+histread_close(histread *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h->buf);
+	free(h->path);
+	strbuf_free(&h->scratch);
+	for (size_t i = 0; i < sizeof(h->last_text) / sizeof(h->last_text[0]); i++)
+		strbuf_free(&h->last_text[i]);
+	memset(h, 0, sizeof(*h));
+	h->fd = -1;
+}
+
+/* Read more of the file after what is left; false at its end or on an error (*err). */
+static bool
+fill(histread *h, int *err)
+{
+	ssize_t		n;
+
+	if (h->pos > 0)
+	{
+		memmove(h->buf, h->buf + h->pos, h->len - h->pos);
+		h->len -= h->pos;
+		h->pos = 0;
+	}
+	if (h->cap - h->len < HISTREAD_CHUNK)
+	{
+		h->cap = h->len + 2 * HISTREAD_CHUNK;
+		h->buf = xrealloc(h->buf, h->cap + 1);
+	}
+	do
+		n = read(h->fd, h->buf + h->len, HISTREAD_CHUNK);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		*err = errno;
+	if (n <= 0)
+	{
+		h->eof = true;
+		return false;
+	}
+	h->len += (size_t) n;
+	return true;
+}
+
+/* Where the record at from ends (its '\n'), honouring CSV quotes; NULL if not in buf. */
+static char *
+record_end(histread *h, size_t from, bool csv)
+{
+	char	   *p = h->buf + from;
+	char	   *end = h->buf + h->len;
+	char	   *nl = memchr(p, '\n', (size_t) (end - p));
+
+	if (!csv || *p == '#' || nl == NULL || memchr(p, '"', (size_t) (nl - p)) == NULL)
+		return nl;
+	/* quoted fields may hold line breaks: the record ends at a newline outside quotes */
+	for (bool inq = false; p < end; p++)
+	{
+		if (*p == '"')
+			inq = !inq;
+		else if (*p == '\n' && !inq)
+			return p;
+	}
+	return NULL;
+}
+
+/* An error at the record that starts on line; returns -1. */
+static int
+fail_at(histread *h, uint64_t line, char **cause, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int
+fail_at(histread *h, uint64_t line, char **cause, const char *fmt, ...)
+{
+	va_list		ap;
+	strbuf		sb;
+
+	strbuf_init(&sb);
+	strbuf_printf(&sb, "%s:%" PRIu64 ": ", h->path, line);
+	va_start(ap, fmt);
+	strbuf_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	*cause = strbuf_detach(&sb);
+	strbuf_free(&sb);
+	return -1;
+}
+
+/*
+ * Is the file being appended to right now?  A reader can catch a write
+ * halfway: a regular file written in the last few seconds may end on
+ * part of a record that is still coming, which is no sign of damage.
+ */
+static bool
+being_written(const histread *h)
+{
+	struct stat st;
+
+	return fstat(h->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		st.st_mtime >= time(NULL) - HISTREAD_WRITING_S;
+}
+
+/*
+ * The next whole record: 1 with *rec and *rlen (its newline replaced by a
+ * NUL), 0 at the end, -1 on a record cut off or unreadable.
+ */
+static int
+next_span(histread *h, char **rec, size_t *rlen, char **cause)
+{
+	char	   *nl;
+	int			err = 0;
+
+	for (;;)
+	{
+		if (h->pos < h->len &&
+			(nl = record_end(h, h->pos, h->fmt != HISTREAD_JSONL && h->recognized)) != NULL)
+			break;
+		if (h->len - h->pos > HISTREAD_MAX_RECORD)
+			return fail_at(h, h->line + 1, cause, "a record longer than %d MB: not a "
+						   "pgtempo-waits log", HISTREAD_MAX_RECORD >> 20);
+		if (!h->eof && fill(h, &err))
+			continue;
+		if (err != 0)
+			return fail_at(h, h->line + 1, cause, "could not read: %s", strerror(err));
+		if (h->pos == h->len)
+			return 0;
+		if (being_written(h))
+		{
+			/* a run is appending to it: the whole records are what it holds so far */
+			h->tail_skipped = true;
+			return 0;
+		}
+		return fail_at(h, h->line + 1, cause, "the last record has no end of line: the file "
+					   "was cut off (a full disk, a copy or a crash while it was written)");
+	}
+	*rec = h->buf + h->pos;
+	*rlen = (size_t) (nl - *rec);
+	h->rec_line = h->line + 1;
+	*nl = '\0';
+	h->pos += *rlen + 1;
+	for (char *p = *rec; (p = memchr(p, '\n', (size_t) (nl - p))) != NULL; p++)
+		h->line++;
+	h->line++;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- values */
+
+/* The columns of the records, in the order of the CSV headers (format.h). */
+static const char *const raw_cols[] = {
+	"ts", "pid", "backend_start", "backend_type", "datname", "usename", "application_name",
+	"client_addr", "state", "wait_event_type", "wait_event", "query_id", "leader_pid",
+	"blockers", "samples", "wait_time_us", "query"
+};
+static const char *const interval_cols[] = {
+	"interval_start", "interval_end", "ticks", "datname", "usename", "application_name",
+	"backend_type", "wait_event_type", "wait_event", "query_id", "samples", "pct",
+	"est_seconds", "measured_seconds", "measured_count"
+};
+
+#define NRAW ((int) (sizeof(raw_cols) / sizeof(raw_cols[0])))
+#define NINTERVAL ((int) (sizeof(interval_cols) / sizeof(interval_cols[0])))
+
+/* A text value interned (NULL for null or empty); the column's last text is reused. */
+static bool
+fstr(histread *h, int col, const histfield *f, const char **out)
+{
+	const char *s;
+	size_t		len;
+
+	if (f == NULL || f->t == '0')
+	{
+		*out = NULL;
+		return true;
+	}
+	if (f->t != 's')
+		return false;
+	s = f->v;
+	len = f->vlen;
+	if (f->esc)
+	{
+		if (!histfield_unescape(&h->scratch, f->v, f->vlen))
+			return false;
+		s = h->scratch.data;
+		len = h->scratch.len;
+	}
+	if (col >= 0 && h->last_set[col] && h->last_text[col].len == len &&
+		memcmp(h->last_text[col].data, s, len) == 0)
+	{
+		*out = h->last_interned[col];
+		return true;
+	}
+	*out = len == 0 ? NULL : strpool_intern_n(h->pool, s, len);
+	if (col >= 0)
+	{
+		strbuf_reset(&h->last_text[col]);
+		strbuf_append(&h->last_text[col], s, len);
+		h->last_interned[col] = *out;
+		h->last_set[col] = true;
+	}
+	return true;
+}
+
+/* An integer value; *v = absent when null or empty.  False if not a number. */
+static bool
+fint(const histfield *f, int64_t absent, int64_t *v)
+{
+	char	   *e;
+
+	if (f == NULL || f->t == '0')
+	{
+		*v = absent;
+		return true;
+	}
+	errno = 0;
+	*v = strtoll(f->v, &e, 10);
+	return errno == 0 && f->vlen > 0 && e == f->v + f->vlen;
+}
+
+/* A non-negative integer that must be there. */
+static bool
+fuint(const histfield *f, uint64_t *v)
+{
+	int64_t		x;
+
+	if (f == NULL || f->t == '0' || !fint(f, -1, &x) || x < 0)
+		return false;
+	*v = (uint64_t) x;
+	return true;
+}
+
+/* A number; absent when null or empty. */
+static bool
+fdouble(const histfield *f, double absent, double *v)
+{
+	char	   *e;
+
+	if (f == NULL || f->t == '0')
+	{
+		*v = absent;
+		return true;
+	}
+	*v = strtod(f->v, &e);
+	return f->vlen > 0 && e == f->v + f->vlen && isfinite(*v);
+}
+
+/* A timestamp as format_ts writes it; absent when null or empty. */
+static bool
+fts(const histfield *f, int64_t absent, int64_t *us)
+{
+	if (f == NULL || f->t == '0')
+	{
+		*us = absent;
+		return true;
+	}
+	return f->t == 's' && histfield_ts(f->v, f->vlen, us);
+}
+
+/* A JSON boolean. */
+static bool
+fbool(const histfield *f, bool *v)
+{
+	if (f == NULL || f->t != 'b')
+		return false;
+	*v = f->v[0] == 't';
+	return true;
+}
+
+/* Blocking pids: "{1,2}" (CSV) or [1,2] (JSON); none when empty. */
+static bool
+fblockers(const histfield *f, histread_rec *rec)
+{
+	const char *p;
+	const char *end;
+
+	rec->row.nblockers = 0;
+	if (f == NULL || f->t == '0')
+		return true;
+	p = f->v;
+	end = f->v + f->vlen;
+	if (f->vlen < 2 || !((p[0] == '{' && end[-1] == '}') || (p[0] == '[' && end[-1] == ']')))
+		return false;
+	for (p++; p < end - 1;)
+	{
+		char	   *e;
+		long		v = strtol(p, &e, 10);
+
+		if (e == p || v <= 0 || v > INT32_MAX || rec->row.nblockers == HISTREAD_MAX_BLOCKERS)
+			return false;
+		rec->blockers[rec->row.nblockers++] = (int32_t) v;
+		p = histfield_ws(e);
+		if (*p == ',')
+			p = histfield_ws(p + 1);
+		else if (p != end - 1)
+			return false;
+	}
+	return true;
+}
+
+/* The class of a logged row: every row in a log was counted. */
+static sample_class
+logged_class(const sample_row *r)
+{
+	if (r->wait_event_type != NULL && strcmp(r->wait_event_type, SAMPLE_CPU_TYPE) == 0)
+		return SAMPLE_CPU;
+	if ((r->state != NULL && strcmp(r->state, "idle") == 0) ||
+		(r->wait_event_type != NULL && (strcmp(r->wait_event_type, SAMPLE_IDLE_TYPE) == 0 ||
+										strcmp(r->wait_event_type, "Activity") == 0)))
+		return SAMPLE_IDLE;
+	return SAMPLE_WAIT;
+}
+
+/* A raw row from its columns (raw_cols order); the name of a bad column, or NULL. */
+static const char *
+decode_sample(histread *h, histfield **c, histread_rec *rec)
+{
+	sample_row *r = &rec->row;
+	int64_t		v,
+				ts;
+	const char **strs[] = {
+		[3] = &r->backend_type, [4] = &r->datname, [5] = &r->usename,
+		[6] = &r->application_name, [7] = &r->client_addr, [8] = &r->state,
+		[9] = &r->wait_event_type, [10] = &r->wait_event, [16] = &r->query
+	};
+
+	memset(r, 0, sizeof(*r));
+	if (!fts(c[0], -1, &ts) || ts < 0)
+		return raw_cols[0];
+	rec->ts_us = (uint64_t) ts;
+	if (!fint(c[1], -1, &v) || v <= 0 || v > INT32_MAX)
+		return raw_cols[1];
+	r->pid = (int32_t) v;
+	if (!fts(c[2], INT64_MIN, &r->backend_start_us))
+		return raw_cols[2];
+	for (int i = 3; i < NRAW; i++)
+		if (strs[i] != NULL && !fstr(h, i, c[i], strs[i]))
+			return raw_cols[i];
+	if (!fint(c[11], 0, &r->query_id))
+		return raw_cols[11];
+	if (!fint(c[12], 0, &v) || v < 0 || v > INT32_MAX)
+		return raw_cols[12];
+	r->leader_pid = (int32_t) v;
+	if (!fblockers(c[13], rec))
+		return raw_cols[13];
+	if (!fint(c[14], -1, &v) || v < 1 || v > UINT32_MAX)
+		return raw_cols[14];
+	r->samples = (uint32_t) v;
+	if (!fint(c[15], -1, &r->wait_time_us) || r->wait_time_us < -1)
+		return raw_cols[15];
+	r->cls = logged_class(r);
+	return NULL;
+}
+
+/* A profile line from its columns (interval_cols order); the name of a bad column, or NULL. */
+static const char *
+decode_interval(histread *h, histfield **c, histread_rec *rec)
+{
+	sample_row *r = &rec->row;
+	int64_t		a,
+				b;
+	double		ms;
+	const char **strs[] = {
+		[3] = &r->datname, [4] = &r->usename, [5] = &r->application_name,
+		[6] = &r->backend_type, [7] = &r->wait_event_type, [8] = &r->wait_event
+	};
+
+	memset(r, 0, sizeof(*r));
+	if (!fts(c[0], -1, &a) || a < 0)
+		return interval_cols[0];
+	if (!fts(c[1], -1, &b) || b < a)
+		return interval_cols[1];
+	rec->start_us = (uint64_t) a;
+	rec->ts_us = (uint64_t) b;
+	if (!fuint(c[2], &rec->ticks))
+		return interval_cols[2];
+	for (int i = 3; i <= 8; i++)
+		if (!fstr(h, 20 - i, c[i], strs[i]))
+			return interval_cols[i];
+	if (!fint(c[9], 0, &r->query_id))
+		return interval_cols[9];
+	if (!fint(c[10], -1, &a) || a < 1 || a > UINT32_MAX)
+		return interval_cols[10];
+	r->samples = (uint32_t) a;
+	if (!fdouble(c[13], 0, &ms) || ms < 0)
+		return interval_cols[13];
+	r->measured_us = (uint64_t) llround(ms * 1e6);
+	if (!fint(c[14], 0, &a) || a < 0)
+		return interval_cols[14];
+	r->measured_count = (uint64_t) a;
+	r->pid = 0;
+	r->backend_start_us = INT64_MIN;
+	r->wait_time_us = -1;
+	r->cls = logged_class(r);
+	return NULL;
+}
+
+/* A health record's members (JSON, or the CSV line's key=value pairs); a bad one's name, or NULL. */
+static const char *
+decode_health(histfield *f, int n, histread_rec *rec)
+{
+	sample_health *h = &rec->health;
+	int64_t		ts,
+				gaps;
+	const struct
+	{
+		const char *key;
+		uint64_t   *v;
+	}			counts[] = {
+		{"samples", &h->samples}, {"missed_ticks", &h->missed}, {"gap_ticks", &h->gap_ticks},
+		{"failed_samples", &h->failed}, {"hidden_rows", &h->hidden},
+	};
+	const struct
+	{
+		const char *key;
+		double	   *v;
+	}			nums[] = {
+		{"elapsed_s", &h->elapsed_s}, {"rate_hz", &h->rate_hz},
+		{"latency_p50_ms", &h->p50_ms}, {"latency_p99_ms", &h->p99_ms},
+		{"latency_max_ms", &h->max_ms}, {"gap_seconds", &h->gap_s},
+	};
+
+	memset(h, 0, sizeof(*h));
+	if (!fts(histfield_get(f, n, "ts"), -1, &ts) || ts < 0)
+		return "ts";
+	h->ts_us = rec->ts_us = (uint64_t) ts;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (!fuint(histfield_get(f, n, counts[i].key), counts[i].v))
+			return counts[i].key;
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		if (histfield_get(f, n, nums[i].key) == NULL || !fdouble(histfield_get(f, n, nums[i].key), 0, nums[i].v))
+			return nums[i].key;
+	if (!fint(histfield_get(f, n, "gaps"), -1, &gaps) || gaps < 0 || gaps > INT32_MAX)
+		return "gaps";
+	h->ngaps = (int) gaps;
+	/* written when known */
+	if (!fdouble(histfield_get(f, n, "cpu_us_per_sample"), -1, &h->cpu_us_per_sample))
+		return "cpu_us_per_sample";
+	if (!fdouble(histfield_get(f, n, "backend_cpu_us_per_sample"), -1,
+				 &h->backend_cpu_us_per_sample))
+		return "backend_cpu_us_per_sample";
+	return NULL;
+}
+
+/* A gap record's members; a bad one's name, or NULL. */
+static const char *
+decode_gap(histread *h, histfield *f, int n, histread_rec *rec)
+{
+	int64_t		a,
+				b;
+
+	if (!fts(histfield_get(f, n, "start"), -1, &a) || a < 0)
+		return "start";
+	if (!fts(histfield_get(f, n, "end"), 0, &b) || (b != 0 && b < a))
+		return "end";
+	rec->gap.start_us = (uint64_t) a;
+	rec->gap.end_us = (uint64_t) b;
+	if (!fstr(h, -1, histfield_get(f, n, "reason"), (const char **) &rec->gap.reason))
+		return "reason";
+	return NULL;
+}
+
+/* The meta record's members; a bad one's name, or NULL. */
+static const char *
+decode_meta(histread *h, histfield *f, int n, histread_rec *rec)
+{
+	histread_meta *m = &rec->meta;
+	histfield	   *bt = histfield_get(f, n, "backend_types");
+	int64_t		v;
+
+	memset(m, 0, sizeof(*m));
+	if (!fint(histfield_get(f, n, "log_version"), -1, &v) || v < 0 || v > INT32_MAX)
+		return "log_version";
+	m->log_version = (int) v;
+	if (!fstr(h, -1, histfield_get(f, n, "tool"), &m->tool) || m->tool == NULL)
+		return "tool";
+	if (m->log_version != FORMAT_LOG_VERSION)
+		return NULL;			/* the caller says which version it is */
+	if (!fts(histfield_get(f, n, "run"), -1, &m->run_us) || m->run_us < 0)
+		return "run";
+	if (!fstr(h, -1, histfield_get(f, n, "source"), &m->source) ||
+		!fstr(h, -1, histfield_get(f, n, "server"), &m->server) ||
+		!fstr(h, -1, histfield_get(f, n, "server_version"), &m->server_version))
+		return "source, server or server_version";
+	if (!fdouble(histfield_get(f, n, "interval_s"), -1, &m->interval_s) || m->interval_s <= 0)
+		return "interval_s";
+	if (!fdouble(histfield_get(f, n, "period_s"), -1, &m->period_s) || m->period_s <= 0)
+		return "period_s";
+	if (!fbool(histfield_get(f, n, "include_idle"), &m->include_idle) ||
+		!fbool(histfield_get(f, n, "measured"), &m->measured) ||
+		!fbool(histfield_get(f, n, "backend_types_given"), &m->backend_types_given))
+		return "include_idle, measured or backend_types_given";
+	if (bt == NULL || bt->t != '[')
+		return "backend_types";
+	/* the array's strings: each between quotes */
+	for (char *p = bt->v + 1; *(p = (char *) histfield_ws(p)) == '"';)
+	{
+		histfield		s = {.t = 's', .v = p + 1};
+		const char *e = histfield_string_end(p + 1, &s.esc);
+
+		s.vlen = (size_t) (e - p - 1);
+		if (m->nbackend_types == 32 || !fstr(h, -1, &s, &m->backend_types[m->nbackend_types++]))
+			return "backend_types";
+		p = (char *) histfield_ws(e + 1);
+		if (*p == ',')
+			p++;
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- records */
+
+/* The meta record's checks: this version's, and before the rows. */
+static int
+meta_done(histread *h, histread_rec *rec, const char *bad, char **cause)
+{
+	if (bad != NULL)
+		return fail_at(h, h->rec_line, cause, "a meta record with a bad \"%s\"", bad);
+	if (rec->meta.log_version != FORMAT_LOG_VERSION)
+		return fail_at(h, h->rec_line, cause, "written by %s in log format version %d; this "
+					   "pgtempo-waits (%s) reads version %d", rec->meta.tool,
+					   rec->meta.log_version, PACKAGE_VERSION, FORMAT_LOG_VERSION);
+	rec->kind = HISTREAD_META;
+	h->seen_meta = true;
+	return 1;
+}
+
+/* A row's checks: decoded, and a meta record before it. */
+static int
+row_done(histread *h, histread_rec *rec, histread_kind kind, const char *bad, char **cause)
+{
+	if (!h->seen_meta)
+		return fail_at(h, h->rec_line, cause, "a row before any meta record: the file was "
+					   "written by a pgtempo-waits older than log format version %d (which "
+					   "does not say how it sampled), or its beginning is missing",
+					   FORMAT_LOG_VERSION);
+	if (bad != NULL)
+		return fail_at(h, h->rec_line, cause, "a bad value in column \"%s\"", bad);
+	rec->kind = kind;
+	return 1;
+}
+
+/* The member named key: where format.c writes it (at), else wherever it is. */
+static histfield *
+member(histfield *f, int n, int at, const char *key)
+{
+	if (at < n && f[at].klen == strlen(key) && memcmp(f[at].key, key, f[at].klen) == 0)
+		return &f[at];
+	return histfield_get(f, n, key);
+}
+
+/* A JSON record of any type. */
+static int
+json_record(histread *h, char *text, histread_rec *rec, char **cause)
+{
+	histfield		f[HISTREAD_MAX_FIELDS];
+	histfield	   *c[HISTREAD_MAX_FIELDS];
+	histfield	   *type;
+	int			n;
+
+	if (!histfield_json(text, f, HISTREAD_MAX_FIELDS, &n) || (type = histfield_get(f, n, "type")) == NULL ||
+		type->t != 's')
+		return fail_at(h, h->rec_line, cause, "not a JSON record of pgtempo-waits");
+#define IS(t) (type->vlen == strlen(t) && memcmp(type->v, t, type->vlen) == 0)
+	if (IS("meta"))
+		return meta_done(h, rec, decode_meta(h, f, n, rec), cause);
+	if (IS("sample") || IS("interval"))
+	{
+		bool		raw = IS("sample");
+		const char *const *cols = raw ? raw_cols : interval_cols;
+
+		for (int i = 0; i < (raw ? NRAW : NINTERVAL); i++)
+			c[i] = member(f, n, i + 1, cols[i]);
+		return row_done(h, rec, raw ? HISTREAD_SAMPLE : HISTREAD_INTERVAL,
+						raw ? decode_sample(h, c, rec) : decode_interval(h, c, rec), cause);
+	}
+	if (IS("health") || IS("gap"))
+	{
+		const char *bad = IS("health") ? decode_health(f, n, rec) : decode_gap(h, f, n, rec);
+
+		if (bad != NULL)
+			return fail_at(h, h->rec_line, cause, "a %.*s record with a bad \"%s\"",
+						   (int) type->vlen, type->v, bad);
+		rec->kind = IS("health") ? HISTREAD_HEALTH : HISTREAD_GAP;
+		return 1;
+	}
+	if (IS("store"))
+	{
+		rec->kind = HISTREAD_STORE;
+		return 1;
+	}
+#undef IS
+	return fail_at(h, h->rec_line, cause, "a record of unknown type \"%.*s\"",
+				   (int) type->vlen, type->v);
+}
+
+/* A CSV comment record: meta, health, gap or store. */
+static int
+csv_comment(histread *h, char *text, histread_rec *rec, char **cause)
+{
+	histfield		f[HISTREAD_MAX_FIELDS];
+	int			n;
+	const char *bad;
+
+	if (strncmp(text, "# meta {", 8) == 0)
+	{
+		if (!histfield_json(text + 7, f, HISTREAD_MAX_FIELDS, &n))
+			return fail_at(h, h->rec_line, cause, "a meta record that is not a JSON object");
+		return meta_done(h, rec, decode_meta(h, f, n, rec), cause);
+	}
+	if (strncmp(text, "# store ", 8) == 0)
+	{
+		rec->kind = HISTREAD_STORE;
+		return 1;
+	}
+	if (strncmp(text, "# health ", 9) == 0)
+	{
+		if (!histfield_pairs(text + 9, NULL, f, HISTREAD_MAX_FIELDS, &n) ||
+			(bad = decode_health(f, n, rec)) != NULL)
+			return fail_at(h, h->rec_line, cause, "a bad health record");
+		rec->kind = HISTREAD_HEALTH;
+		return 1;
+	}
+	if (strncmp(text, "# gap ", 6) == 0)
+	{
+		if (!histfield_pairs(text + 6, "reason", f, HISTREAD_MAX_FIELDS, &n) ||
+			(bad = decode_gap(h, f, n, rec)) != NULL)
+			return fail_at(h, h->rec_line, cause, "a bad gap record");
+		rec->kind = HISTREAD_GAP;
+		return 1;
+	}
+	return fail_at(h, h->rec_line, cause, "an unknown comment record: not one of this "
+				   "version's (meta, health, gap, store)");
+}
+
+/* A CSV row of the file's kind. */
+static int
+csv_row(histread *h, char *text, histread_rec *rec, char **cause)
+{
+	histfield		f[HISTREAD_MAX_FIELDS];
+	histfield	   *c[HISTREAD_MAX_FIELDS];
+	bool		raw = h->fmt == HISTREAD_CSV_RAW;
+	int			want = raw ? NRAW : NINTERVAL;
+	int			n;
+
+	if (!histfield_csv(text, f, HISTREAD_MAX_FIELDS, &n))
+		return fail_at(h, h->rec_line, cause, "not a CSV record (a stray quote)");
+	if (n != want)
+		return fail_at(h, h->rec_line, cause, "%d fields where the header has %d", n, want);
+	for (int i = 0; i < n; i++)
+		c[i] = &f[i];
+	return row_done(h, rec, raw ? HISTREAD_SAMPLE : HISTREAD_INTERVAL,
+					raw ? decode_sample(h, c, rec) : decode_interval(h, c, rec), cause);
+}
+
+/* The first line says what the file is; 1 if it is a record to read, 0 a header. */
+static int
+recognize(histread *h, const char *text, char **cause)
+{
+	h->recognized = true;
+	if (strcmp(text, FORMAT_CSV_SAMPLE_HEADER) == 0)
+		h->fmt = HISTREAD_CSV_RAW;
+	else if (strcmp(text, FORMAT_CSV_INTERVAL_HEADER) == 0)
+		h->fmt = HISTREAD_CSV_INTERVAL;
+	else if (text[0] == '{')
+	{
+		h->fmt = HISTREAD_JSONL;
+		return 1;
+	}
+	else if (strncmp(text, "ts,", 3) == 0 || strncmp(text, "interval_start,", 15) == 0)
+		return fail_at(h, h->rec_line, cause, "the CSV header of another version of "
+					   "pgtempo-waits: its columns are not this version's");
+	else
+		return fail_at(h, h->rec_line, cause, "not a pgtempo-waits history log: the first "
+					   "line is neither one of its CSV headers nor a JSON record");
+	return 0;
+}
+
+/* The next record of the file. */
+int
+histread_next(histread *h, histread_rec *rec, char **cause)
+{
+	char	   *text = NULL;
+	size_t		len = 0;
+	int			rc;
+
+	for (;;)
+	{
+		if ((rc = next_span(h, &text, &len, cause)) <= 0)
+			return rc;
+		if (len > 0 && text[len - 1] == '\r')
+			text[--len] = '\0';
+		if (memchr(text, '\0', len) != NULL)
+			return fail_at(h, h->rec_line, cause, "a NUL byte: not a text file");
+		rec->line = h->rec_line;
+		if (!h->recognized && (rc = recognize(h, text, cause)) <= 0)
+		{
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		if (len == 0)
+			return fail_at(h, h->rec_line, cause, "an empty line");
+		if (h->fmt == HISTREAD_JSONL)
+			return json_record(h, text, rec, cause);
+		if (text[0] == '#')
+			return csv_comment(h, text, rec, cause);
+		return csv_row(h, text, rec, cause);
+	}
+}

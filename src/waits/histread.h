@@ -1,0 +1,116 @@
+/*
+ * histread.h — reading pgtempo-waits' history logs (--log) back, a record
+ * at a time: raw sample rows or --log-interval profiles, as CSV or JSON
+ * Lines, with their meta, health and gap records (format.h writes them).
+ *
+ * A file is recognized by its first line: one of the two CSV headers, or
+ * a JSON object.  Every record must be whole and of this version's shape;
+ * anything else is an error naming the file and the line, so a file that
+ * was cut off, written by another version or not a log at all is never
+ * half read.  One exception: a file written in the last few seconds (a
+ * run is appending to it) may end on part of a record, which is left for
+ * the next reader (tail_skipped says so).  A meta record must come before the first row: it says how
+ * the rows were sampled (format_meta).
+ *
+ * Strings of rows are interned in the caller's pool; a column that holds
+ * the same text as in the row before is not looked up again, which keeps
+ * reading an hour of rows at 100 Hz well under a second a million rows.
+ */
+#ifndef PGTEMPO_WAITS_HISTREAD_H
+#define PGTEMPO_WAITS_HISTREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pgtempo/strbuf.h"
+
+#include "sample.h"
+#include "strpool.h"
+
+typedef enum histread_kind
+{
+	HISTREAD_META,
+	HISTREAD_SAMPLE,			/* a raw row: ts_us, row, blockers */
+	HISTREAD_INTERVAL,			/* a profile line: start_us, end_us, ticks, row (no pid) */
+	HISTREAD_HEALTH,
+	HISTREAD_GAP,
+	HISTREAD_STORE				/* --store's counts: nothing to report */
+} histread_kind;
+
+/* How the file is written. */
+typedef enum histread_format
+{
+	HISTREAD_CSV_RAW,
+	HISTREAD_CSV_INTERVAL,
+	HISTREAD_JSONL
+} histread_format;
+
+#define HISTREAD_MAX_BLOCKERS 64
+
+/* The meta record. */
+typedef struct histread_meta
+{
+	int			log_version;
+	int64_t		run_us;
+	const char *tool;			/* interned, like every string here */
+	const char *source;
+	const char *server;
+	const char *server_version;
+	double		interval_s;
+	double		period_s;
+	bool		include_idle;
+	bool		measured;
+	const char *backend_types[32];
+	int			nbackend_types;
+	bool		backend_types_given;
+} histread_meta;
+
+typedef struct histread_rec
+{
+	histread_kind kind;
+	uint64_t	line;			/* where the record starts */
+	histread_meta meta;
+	uint64_t	ts_us;			/* a sample's; an interval's end; a health record's */
+	uint64_t	start_us;		/* an interval's start */
+	uint64_t	ticks;			/* an interval's */
+	sample_row	row;			/* a sample or an interval's key and counts */
+	int32_t		blockers[HISTREAD_MAX_BLOCKERS];
+	sample_health health;
+	sample_gap	gap;			/* reason interned */
+} histread_rec;
+
+typedef struct histread
+{
+	char	   *path;
+	int			fd;
+	strpool    *pool;
+	histread_format fmt;
+	bool		recognized;		/* the first line was read */
+	char	   *buf;			/* what was read and not yet parsed */
+	size_t		len;
+	size_t		pos;
+	size_t		cap;
+	bool		eof;
+	uint64_t	line;			/* lines consumed */
+	uint64_t	rec_line;		/* where the record read last starts */
+	bool		seen_meta;		/* rows may come */
+	bool		tail_skipped;	/* it ended on part of a record, written seconds ago */
+	strbuf		scratch;		/* unquoted and unescaped text */
+	/* the text each column had in the row before, and its interned copy */
+	strbuf		last_text[20];
+	const char *last_interned[20];
+	bool		last_set[20];
+} histread;
+
+/* Open a log file; false with *cause ("could not open ..."). */
+bool		histread_open(histread *h, const char *path, strpool *pool, char **cause);
+/*
+ * The next record: 1 with *rec filled, 0 at the end of the file, -1 with
+ * *cause ("FILE:LINE: what is wrong") when the file is not a whole log of
+ * this version.
+ */
+int			histread_next(histread *h, histread_rec *rec, char **cause);
+void		histread_close(histread *h);
+
+#endif

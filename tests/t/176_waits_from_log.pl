@@ -1,0 +1,304 @@
+# pgtempo-waits --from-log: logs made by a real short run read back give the
+# live run's report (the same numbers, text and JSON, raw rows and interval
+# profiles, with the gaps of a restart), --folded and --chart from the files,
+# --since/--until cut where they say, a file cut off, foreign or of another
+# version is an error naming its line (--keep-going reports the others), and
+# --log-retain deletes its pattern's old files and nothing else.
+
+use strict;
+use warnings;
+
+use File::Copy qw(copy);
+use File::Temp qw(tempdir);
+use IPC::Run;
+use JSON::PP;
+use PgTempo::Test;
+use POSIX qw(strftime);
+use Test::More;
+use Time::Local qw(timegm);
+
+my $bin = pgtempo_bin('pgtempo-waits');
+my $node = new_cluster('waits_from_log', conf => "compute_query_id = on\n");
+my @conn = ('-h', $node->host, '-p', $node->port, '-d', 'postgres', '--source=activity');
+my $dir = tempdir(CLEANUP => 1);
+my %utc = (env => { TZ => 'UTC' });
+
+$node->safe_psql('postgres', 'CREATE TABLE t (i int)');
+my ($holder, $holder_pid) = start_session($node, 'f_holder');
+$holder->query_safe('BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
+$holder->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(600);\n");
+my ($waiter, $waiter_pid) = start_session($node, 'f_lock', "BEGIN;\nLOCK TABLE t");
+my ($sleeper, $sleeper_pid) = start_session($node, 'f_sleep', 'SELECT pg_sleep(600)');
+$node->poll_query_until('postgres', q{
+	SELECT count(*) = 2 FROM pg_stat_activity
+	WHERE (application_name = 'f_lock' AND wait_event = 'relation')
+	   OR (application_name = 'f_sleep' AND wait_event = 'PgSleep')})
+  or die 'the induced waits did not start';
+my @apps = ('--application-name=f_sleep', '--application-name=f_lock', '--application-name=f_holder');
+
+sub slurp
+{
+	my ($file) = @_;
+	open my $fh, '<:raw', $file or die "$file: $!";
+	local $/;
+	my $t = <$fh>;
+	close $fh;
+	return $t;
+}
+
+sub spew
+{
+	my ($file, $text) = @_;
+	open my $fh, '>:raw', $file or die "$file: $!";
+	print $fh $text;
+	close $fh or die "$file: $!";
+}
+
+# Run the tool; its exit code 0 is a test.
+sub run_ok
+{
+	my ($what, @args) = @_;
+	my ($rc, $out, $err) = run_tool([ $bin, @args ], %utc);
+	is($rc, 0, "$what: exit 0") or diag($err);
+	return $out;
+}
+
+# A JSON report without what only a live run knows: idle rows are not logged.
+sub comparable
+{
+	my ($r) = @_;
+	delete $r->{$_} for qw(idle_rows first_sample last_sample);
+	return $r;
+}
+
+# ---------------------------------------------------------------- raw JSON Lines, whole run
+
+my $live = decode_json(run_ok('live jsonl', @conn, @apps, '-T', '3', '--json', '--by=event,app',
+	"--log=$dir/raw.jsonl", "--folded=$dir/live.folded"));
+cmp_ok($live->{active_samples}, '>', 300, 'live: samples of three sessions');
+my $raw_ticks = $live->{ticks};
+my $back = decode_json(run_ok('from jsonl', '--from-log', "$dir/raw.jsonl", '--json',
+	'--by=event,app', "--folded=$dir/back.folded", "--chart=$dir/back.svg"));
+is_deeply(comparable($back), comparable({%$live}),
+	'jsonl: the report from the log is the live report (profile, error bounds, health, blockers)');
+is(slurp("$dir/back.folded"), slurp("$dir/live.folded"), 'jsonl: the same folded stacks');
+like(slurp("$dir/back.svg"), qr/<svg.*Lock:relation/s, 'jsonl: a chart of the events');
+ok((grep { $_->{wait_event} eq 'relation' && @{ $_->{blockers} }
+	  && $_->{blockers}[0]{pid} == $holder_pid } @{ $back->{profile} }),
+	'jsonl: the blocker read back');
+
+# the filters of a live run select the rows of the files
+my $lock_rows = () = slurp("$dir/raw.jsonl") =~ /"application_name":"f_lock"/g;
+my $only = decode_json(run_ok('from jsonl, one app', '--from-log', "$dir/raw.jsonl", '--json',
+	'--application-name=f_lock'));
+is($only->{active_samples}, $lock_rows, '--application-name: only its rows');
+is($only->{ticks}, $live->{ticks}, '--application-name: the samples taken are the run\'s');
+my $by_pid = decode_json(run_ok('from jsonl, one pid', '--from-log', "$dir/raw.jsonl", '--json',
+	"--pid=$waiter_pid", '--db=postgres'));
+is($by_pid->{active_samples}, $lock_rows, '--pid and --db: the waiter\'s rows');
+
+# ---------------------------------------------------------------- raw CSV, text report, --by pid
+
+my $live_text = run_ok('live csv', @conn, @apps, '-T', '2', '--by=pid,event', '--query-text',
+	"--log=$dir/raw.csv");
+my $back_text = run_ok('from csv', '--from-log', "$dir/raw.csv", '--by=pid,event');
+is($back_text, $live_text, 'csv: the text report from the log is the live one, line for line');
+like($back_text, qr/^\s*$waiter_pid\s+Lock\s+relation/m, 'csv: --by pid from raw rows');
+
+# ---------------------------------------------------------------- interval profiles
+
+$live = decode_json(run_ok('live intervals', @conn, @apps, '-T', '3.5', '--json', '--by=app,event',
+	"--log=$dir/iv.jsonl", '--log-interval=1'));
+# JSON Lines keep every digit of the health record; CSV what the text report prints
+$back = decode_json(run_ok('from intervals', '--from-log', "$dir/iv.jsonl", '--json',
+	'--by=app,event'));
+for my $k (qw(ticks active_samples avg_active_sessions period_s interval_s))
+{
+	is($back->{$k}, $live->{$k}, "intervals: $k");
+}
+is_deeply($back->{health}, $live->{health}, 'intervals: the health of the run');
+my @strip = map { my %g = %$_; delete @g{qw(blockers lock_samples no_blocker_samples)}; \%g }
+  @{ $live->{profile} };
+my @bstrip = map { my %g = %$_; delete @g{qw(blockers lock_samples no_blocker_samples)}; \%g }
+  @{ $back->{profile} };
+is_deeply(\@bstrip, \@strip, 'intervals: the same groups, samples, shares and error bounds');
+ok(!(grep { exists $_->{no_blocker_samples} } @{ $back->{profile} }),
+	'intervals: no claim about blockers the profiles do not hold');
+# a window of profiles: the lines whose middle falls in it, and the samples of their intervals
+{
+	my @ivr = grep { $_->{type} eq 'interval' } map { decode_json($_) } split /\n/, slurp("$dir/iv.jsonl");
+	my %ticks = map { ($_->{interval_start} => $_->{ticks}) } @ivr;
+	my @starts = sort keys %ticks;
+	my %end = map { ($_->{interval_start} => $_->{interval_end}) } @ivr;
+	my @pick = @starts[ 1, 2 ];
+	my $want_active = 0;
+	$want_active += $_->{samples} for grep { $_->{interval_start} eq $pick[0] || $_->{interval_start} eq $pick[1] } @ivr;
+	# a third into the first interval, to a third before the end of the second
+	my $cut = decode_json(run_ok('window of profiles', '--from-log', "$dir/iv.jsonl", '--json',
+		'--since=' . ts_shift($pick[0], 300000), '--until=' . ts_shift($end{$pick[1]}, -300000)));
+	is($cut->{active_samples}, $want_active, 'window of profiles: the lines of its intervals');
+	cmp_ok(abs($cut->{ticks} - $ticks{$pick[0]} - $ticks{$pick[1]}), '<=', 1,
+		"window of profiles: the samples of its intervals ($cut->{ticks})");
+}
+my ($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/iv.jsonl", '--by=pid' ], %utc);
+is($rc, 1, '--by pid of profiles: exit 1');
+like($err, qr/^pgtempo-waits: error: --by pid cannot be used with "\Q$dir\E\/iv\.jsonl": its --log-interval profiles hold no sessions$/m,
+	'--by pid of profiles: says which dimension the file lacks');
+like($err, qr/They hold event, query, db, user, app and backend_type/, '--by pid of profiles: and which it holds');
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/iv.jsonl", "--pid=$waiter_pid" ], %utc);
+like($err, qr/--pid cannot be used with "\Q$dir\E\/iv\.jsonl"/, '--pid of profiles: an error too');
+
+# ---------------------------------------------------------------- rotated files, runs appended
+
+# a new file every second: the meta record heads each, and the files read as one run
+$live = decode_json(run_ok('live rotated', @conn, @apps, '-T', '2.5', '--json',
+	"--log=$dir/rot-%H%M%S.jsonl"));
+my @rot = glob("$dir/rot-*.jsonl");
+cmp_ok(scalar @rot, '>=', 2, 'rotated: several files');
+is(scalar(grep { (split /\n/, slurp($_))[0] =~ /^\{"type":"meta"/ } @rot), scalar @rot,
+	'rotated: each file starts with the meta record');
+$back = decode_json(run_ok('from rotated', '--from-log', @rot, '--json'));
+is_deeply(comparable($back), comparable({%$live}), 'rotated: the files give the live report');
+
+# two runs appended to one file, with time between them: that time is a gap
+run_ok('first run', @conn, @apps, '-T', '1', "--log=$dir/two.csv");
+sleep 3;
+run_ok('second run', @conn, @apps, '-T', '1', "--log=$dir/two.csv");
+$back_text = run_ok('from two runs', '--from-log', "$dir/two.csv");
+like($back_text, qr/^gaps: 1 \(\d+\.\d+ s without samples\)\n  \S+ \.\. \S+  \d+\.\d+ s  no run of pgtempo-waits logged in this time$/m,
+	'two runs: the time between them is a gap of the report');
+my ($taken, $secs, $missed) = $back_text =~ /^sampling: (\d+) samples in ([\d.]+) s \([\d.]+\/s\), (\d+) missed ticks/m;
+ok(abs($secs - 2) < 0.05 && abs($taken + $missed - 200) <= 5,
+	"two runs: the samples of both ($taken taken and $missed missed in $secs s)");
+
+# ---------------------------------------------------------------- --since / --until
+
+my @recs = map { decode_json($_) } split /\n/, slurp("$dir/raw.jsonl");
+my @ts = do { my %s; grep { !$s{$_}++ } map { $_->{ts} } grep { $_->{type} eq 'sample' } @recs };
+my ($since, $until) = @ts[ int(@ts / 3), int(2 * @ts / 3) ];
+my @in = grep { $_->{type} eq 'sample' && $_->{ts} ge $since && $_->{ts} lt $until } @recs;
+my %want;
+$want{"$_->{wait_event_type}:$_->{wait_event}"} += $_->{samples} for @in;
+for my $form ([ 'Z', $since, $until ], [ '+01:00', map { to_offset($_) } $since, $until ])
+{
+	my $cut = decode_json(run_ok("window $form->[0]", '--from-log', "$dir/raw.jsonl", '--json',
+		"--since=$form->[1]", "--until=$form->[2]"));
+	my %got = map { ("$_->{wait_event_type}:$_->{wait_event}" => $_->{samples}) } @{ $cut->{profile} };
+	is_deeply(\%got, \%want, "window ($form->[0]): the rows from --since up to --until, and no other");
+	is($cut->{active_samples}, scalar @in, "window ($form->[0]): active samples");
+	cmp_ok($cut->{ticks}, '>=', int(@ts / 3) - 1, "window ($form->[0]): the samples of a third of the run");
+	cmp_ok($cut->{ticks}, '<', $raw_ticks * 0.6, "window ($form->[0]): fewer than the whole run's");
+}
+
+# A timestamp of the log moved by us microseconds.
+sub ts_shift
+{
+	my ($z, $us) = @_;
+	my ($y, $mo, $d, $H, $M, $S, $f) = $z =~ /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{6})Z$/ or die $z;
+	my $t = (timegm($S, $M, $H, $d, $mo - 1, $y) * 1000000 + $f) + $us;
+	return strftime('%Y-%m-%dT%H:%M:%S', gmtime int($t / 1000000)) . sprintf('.%06dZ', $t % 1000000);
+}
+
+# The same time with an offset of +01:00.
+sub to_offset
+{
+	my ($z) = @_;
+	my ($d, $H, $M, $S) = $z =~ /^(\d{4}-\d\d-\d\d)T(\d\d):(\d\d):(\d\d\.\d+)Z$/ or die $z;
+	my ($y, $mo, $da) = split /-/, $d;
+	my $t = timegm(0, $M, $H, $da, $mo - 1, $y) + 3600;
+	return strftime('%Y-%m-%dT%H:%M:', gmtime $t) . $S . '+01:00';
+}
+
+# today's HH:MM in local time (here UTC): from the minute before the first row
+my ($day, $hm) = $ts[0] =~ /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)/;
+SKIP:
+{
+	skip 'the run crossed midnight', 1 if $day ne strftime('%Y-%m-%d', gmtime);
+	my $all = decode_json(run_ok('--since=HH:MM', '--from-log', "$dir/raw.jsonl", '--json',
+		"--since=$hm"));
+	is($all->{active_samples}, scalar(grep { $_->{type} eq 'sample' } @recs),
+		'--since=HH:MM: today at that time, all rows after it');
+}
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/raw.jsonl", '--since=yesterday' ], %utc);
+is($rc, 1, 'a bad --since: exit 1');
+like($err, qr/^pgtempo-waits: error: invalid value "yesterday" for option --since: must be an ISO 8601 time/m,
+	'a bad --since: says what it takes');
+($rc, $out, $err) = run_tool([ $bin, @conn, '--since=03:10' ], %utc);
+like($err, qr/--since, --until and --keep-going need --from-log/, '--since without --from-log');
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/raw.jsonl", '--log', "$dir/x.csv" ], %utc);
+like($err, qr/--from-log cannot be used with --log/, '--from-log with --log');
+
+# ---------------------------------------------------------------- bad files
+
+my $text = slurp("$dir/raw.csv");
+my $nlines = () = $text =~ /\n/g;
+spew("$dir/cut.csv", substr($text, 0, length($text) - 5));
+# written a minute ago: no run is appending to it any more, it was cut off
+utime(time - 60, time - 60, "$dir/cut.csv");
+spew("$dir/foreign.csv", "id,name\n1,x\n");
+(my $v2 = slurp("$dir/raw.jsonl")) =~ s/"log_version":1/"log_version":2/;
+spew("$dir/v2.jsonl", $v2);
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/raw.jsonl", "$dir/cut.csv" ], %utc);
+is($rc, 1, 'cut off: exit 1');
+like($err, qr/^pgtempo-waits: error: \Q$dir\E\/cut\.csv:$nlines: the last record has no end of line: the file was cut off/m,
+	'cut off: the file and the line');
+is($out, '', 'cut off: no report without --keep-going');
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/foreign.csv" ], %utc);
+like($err, qr/^pgtempo-waits: error: \Q$dir\E\/foreign\.csv:1: not a pgtempo-waits history log/m,
+	'foreign: not a log, at line 1');
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/v2.jsonl" ], %utc);
+like($err, qr/^pgtempo-waits: error: \Q$dir\E\/v2\.jsonl:1: written by pgtempo-waits \S+ in log format version 2; this pgtempo-waits \(\S+\) reads version 1$/m,
+	'another version: which one');
+(my $other = slurp("$dir/raw.jsonl")) =~ s/"server":"[^"]*"/"server":"elsewhere:5432"/;
+$other =~ s/"run":"(\d{4})/'"run":"' . ($1 - 1)/e;
+spew("$dir/other.jsonl", $other);
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/raw.jsonl", "$dir/other.jsonl" ], %utc);
+like($err, qr/^pgtempo-waits: error: \Q$dir\E\/other\.jsonl:1: this run sampled server elsewhere:5432 and the one before \S+: report them separately$/m,
+	'another server: not added up');
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/foreign.csv", "$dir/raw.csv",
+	'--keep-going', '--by=pid,event' ], %utc);
+is($rc, 1, '--keep-going: still exit 1');
+is($out, $live_text, '--keep-going: the report of the good file');
+like($err, qr/foreign\.csv:1: not a pgtempo-waits history log/, '--keep-going: the bad file said');
+
+# a file written this very moment may end on a record still coming: the whole ones are read
+spew("$dir/writing.csv", substr($text, 0, length($text) - 5));
+($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/writing.csv", '--by=pid,event' ], %utc);
+is($rc, 0, 'a file being written: exit 0');
+like($err, qr/^pgtempo-waits: \Q$dir\E\/writing\.csv:$nlines: the last record is still being written: read up to the one before$/m,
+	'a file being written: says where it stopped');
+
+# ---------------------------------------------------------------- --log-retain
+
+my $rdir = "$dir/retain";
+mkdir $rdir or die;
+spew("$rdir/w-20200101000000.csv", "old\n");
+spew("$rdir/w-backup.csv", "not the pattern's\n");
+utime(time - 3 * 86400, time - 3 * 86400, "$rdir/w-20200101000000.csv", "$rdir/w-backup.csv");
+run_ok('--log-retain', @conn, '-T', '1', "--log=$rdir/w-%Y%m%d%H%M%S.csv", '--log-retain=1d',
+	'--log-retain=1GB');
+ok(!-e "$rdir/w-20200101000000.csv", '--log-retain: the pattern\'s old file is deleted');
+ok(-e "$rdir/w-backup.csv", '--log-retain: a file the pattern did not make is kept');
+cmp_ok(scalar(() = glob("$rdir/w-2*.csv")), '>=', 1, '--log-retain: the new files are there');
+($rc, $out, $err) = run_tool([ $bin, @conn, '-T', '1', "--log=$rdir/w.csv", '--log-retain=1d' ], %utc);
+like($err, qr/--log-retain needs a --log name with strftime escapes: "\Q$rdir\E\/w\.csv" is never rotated/,
+	'--log-retain: a name that never rotates is an error');
+
+# ---------------------------------------------------------------- a gap (server restart)
+
+my $run = IPC::Run::start([ $bin, @conn, '-T', '5', '--json', "--log=$dir/gap.jsonl" ],
+	'>', \my $gout, '2>', \my $gerr);
+sleep 1;
+$node->restart;
+$run->finish;
+$live = decode_json($gout);
+cmp_ok(scalar @{ $live->{gaps} }, '>=', 1, 'restart: the live run had a gap');
+$back = decode_json(run_ok('from gap log', '--from-log', "$dir/gap.jsonl", '--json'));
+is_deeply($back->{gaps}, $live->{gaps}, 'restart: the same gaps, from the log');
+is_deeply($back->{health}, $live->{health}, 'restart: the same health: gap ticks, missed ticks');
+$back_text = run_ok('from gap log, text', '--from-log', "$dir/gap.jsonl");
+like($back_text, qr/^gaps: 1 \([\d.]+ s without samples\)$/m, 'restart: the text report shows the gap');
+
+# the restart ended the sessions
+eval { $_->quit } for $holder, $waiter, $sleeper;
+done_testing();
