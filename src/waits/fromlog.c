@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
@@ -681,7 +682,7 @@ fromlog_run(const waits_settings *s)
 		free(cause);
 		sinks_abort(&f.out);
 		free_fromlog(&f);
-		return WAITS_EXIT_ERROR;
+		return EXITCODE_ERROR;
 	}
 	for (int i = 0; i < s->nfrom_log && (ok || s->keep_going); i++)
 		if (!read_file(&f, s->from_log[i], &cause))
@@ -703,11 +704,11 @@ fromlog_run(const waits_settings *s)
 		if (!finish(&f, &rs))
 			ok = false;
 		free_fromlog(&f);
-		return ok ? WAITS_EXIT_OK : WAITS_EXIT_ERROR;
+		return ok ? EXITCODE_OK : EXITCODE_ERROR;
 	}
 	else
 		ok = false;
 	sinks_abort(&f.out);
 	free_fromlog(&f);
-	return WAITS_EXIT_ERROR;
+	return EXITCODE_ERROR;
 }
