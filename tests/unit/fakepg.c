@@ -217,7 +217,10 @@ fakepg_connect(fakepg *f)
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	if (strlen(f->path) >= sizeof(sa.sun_path))
+	{
+		fakepg_stop(f, NULL);
 		return NULL;
+	}
 	memcpy(sa.sun_path, f->path, strlen(f->path) + 1);
 	if ((f->listen_fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 ||
 		bind(f->listen_fd, (struct sockaddr *) &sa, sizeof(sa)) != 0 ||
