@@ -59,11 +59,12 @@ typedef struct pqbin_ops
 	const char *name;			/* the library: "libpqtypes" or "libpq" */
 
 	/*
-	 * Make a new connection ready: send what needs the server's answer
-	 * (*sent true: pass the result to setup_result), false with *cause.
+	 * Make a new connection ready: send a statement (*sent true: pass its
+	 * result to setup_result, or NULL and the server's error when it
+	 * failed), false with *cause.
 	 */
 	bool		(*setup_send) (PGconn *conn, bool *sent, char **cause);
-	bool		(*setup_result) (PGconn *conn, PGresult *res, char **cause);
+	bool		(*setup_result) (PGconn *conn, PGresult *res, const char *error, char **cause);
 
 	bool		(*get_int4) (const PGresult *res, int row, int col, int32_t *out);
 	bool		(*get_int8) (const PGresult *res, int row, int col, int64_t *out);

@@ -75,8 +75,13 @@ pt_setup_send(PGconn *conn, bool *sent, char **cause)
 
 /* Register the oid type from the server's answer, and prepare the row specifier. */
 static bool
-pt_setup_result(PGconn *conn, PGresult *res, char **cause)
+pt_setup_result(PGconn *conn, PGresult *res, const char *error, char **cause)
 {
+	if (res == NULL)
+	{
+		*cause = xasprintf("could not register the oid type: %s", error);
+		return false;
+	}
 	if (!PQregisterResult(conn, PQT_USERDEFINED, &oid_type, 1, res))
 	{
 		*cause = xasprintf("could not register the oid type: %s", PQgeterror());

@@ -92,22 +92,24 @@ bool
 rowread_setup(stmt_conn *sc, char **cause)
 {
 	PGresult   *res;
+	stmt_status st;
 	bool		sent = false,
 				ok;
 
-	/* asynchronously: a lookup is a statement, and must not wait past its deadline */
+	/* asynchronously: the setup is a statement, and must not wait past its deadline */
 	sc->sent_ns = clock_now_ns();
 	if (!pqbin->setup_send(sc->conn, &sent, cause))
 		return false;
 	if (!sent)
 		return true;
-	if (stmt_await(sc, &res) != STMT_OK)
+	st = stmt_await(sc, &res);
+	if (st != STMT_OK && st != STMT_ERROR)
 	{
 		*cause = xasprintf("could not set up reading results with %s: %s", pqbin->name,
 						   sc->last_error);
 		return false;
 	}
-	ok = pqbin->setup_result(sc->conn, res, cause);
+	ok = pqbin->setup_result(sc->conn, res, res == NULL ? sc->last_error : NULL, cause);
 	PQclear(res);
 	return ok;
 }

@@ -56,8 +56,8 @@ setup(void)
 		res = PQgetResult(conn);
 		while ((more = PQgetResult(conn)) != NULL)
 			PQclear(more);
-		ck_assert_msg(readers[i]->setup_result(conn, res, &cause), "%s: %s", readers[i]->name,
-					  cause);
+		ck_assert_msg(readers[i]->setup_result(conn, res, NULL, &cause), "%s: %s",
+					  readers[i]->name, cause);
 		PQclear(res);
 	}
 }
