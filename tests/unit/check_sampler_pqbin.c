@@ -558,6 +558,25 @@ START_TEST(params_binary)
 }
 END_TEST
 
+/*
+ * A failed setup statement: libpq's first statement is a nicety for the
+ * backend and its failure is none; libpqtypes cannot read oids without its
+ * type lookup, and says so.
+ */
+START_TEST(setup_failure)
+{
+	char	   *cause = NULL;
+
+	ck_assert(pqbin_libpq.setup_result(conn, NULL, "canceling statement", &cause));
+	ck_assert_ptr_null(cause);
+#ifdef HAVE_LIBPQTYPES
+	ck_assert(!pqbin_pqtypes.setup_result(conn, NULL, "canceling statement", &cause));
+	ck_assert_str_eq(cause, "could not register the oid type: canceling statement");
+	free(cause);
+#endif
+}
+END_TEST
+
 /* The build reads with libpqtypes exactly when configure found it (and was not told not to). */
 START_TEST(build_reader)
 {
@@ -582,6 +601,7 @@ main(void)
 	tcase_add_test(tc, int4_arrays);
 	tcase_add_test(tc, libpq_refuses);
 	tcase_add_test(tc, params_binary);
+	tcase_add_test(tc, setup_failure);
 	tcase_add_test(tc, build_reader);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
