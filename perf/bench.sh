@@ -36,24 +36,7 @@ user=${PGTEMPO_TEST_USER:-pgtempo-test}
 [ -x "$ours" ] || { echo "perf/bench.sh: error: $ours not found (build first)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "perf/bench.sh: error: /usr/bin/time (GNU time) is needed" >&2; exit 1; }
 
-# Run a command as the cluster owner.
-as_owner() {
-	if [ "$(id -u)" -eq 0 ]; then
-		(cd / && runuser -u "$user" -- "$@")
-	else
-		"$@"
-	fi
-}
-
-tmp=$(mktemp -d /tmp/pgtempo-bench.XXXXXX)
-cleanup() {
-	as_owner "$bindir/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1 || :
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-[ "$(id -u)" -ne 0 ] || chown "$user:" "$tmp"
+cluster_dir pgtempo-bench
 as_owner "$bindir/initdb" -A trust -U postgres -N -D "$tmp/data" >"$tmp/initdb.log" 2>&1
 as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -s \
 	-o "-k $tmp -c listen_addresses='' -c max_connections=600 -c fsync=off -c synchronous_commit=off" start

@@ -47,38 +47,10 @@ for p in initdb pg_ctl psql; do
 	[ -x "$bindir/$p" ] || die "$bindir/$p not found (set PG_BINDIR)"
 done
 
-# Run a command as the cluster's owner.
-as_owner() {
-	if [ "$(id -u)" -eq 0 ]; then
-		(cd / && runuser -u "$user" -- "$@")
-	else
-		"$@"
-	fi
-}
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pgtempo-readers.XXXXXX")
-cleanup() {
-	if [ -f "$tmp/data/postmaster.pid" ]; then
-		as_owner "$bindir/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1 || :
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-if [ "$(id -u)" -eq 0 ]; then
-	id -u "$user" >/dev/null 2>&1 ||
-		useradd --system --user-group --no-create-home --home-dir /nonexistent \
-			--shell /usr/sbin/nologin "$user"
-	chown "$user:" "$tmp"
-	chmod 0755 "$tmp"
-fi
+cluster_dir pgtempo-readers
 as_owner "$bindir/initdb" -A trust -U postgres -N -D "$tmp/data" >"$tmp/initdb.log" 2>&1 ||
 	{ cat "$tmp/initdb.log" >&2; die "initdb failed"; }
-port=$(perl -MIO::Socket::INET -e '
-	my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0,
-		ReuseAddr => 1) or die "no free port: $!\n";
-	print $s->sockport, "\n";')
+port=$(free_port)
 as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -s \
 	-o "-p $port -k $tmp -c listen_addresses=127.0.0.1 -c max_connections=$((sessions + 20))" \
 	start || die "the server did not start (see $tmp/server.log)"
