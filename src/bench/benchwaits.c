@@ -13,8 +13,6 @@
 #include "pgtempo/table.h"
 #include "pgtempo/xalloc.h"
 
-#ifdef HAVE_SAMPLER
-
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -324,39 +322,6 @@ bwaits_stop(bwaits *w)
 	return rep;
 }
 
-#else							/* !HAVE_SAMPLER */
-
-bwaits *
-bwaits_start(const bench_settings *s, int nclients)
-{
-	(void) s;
-	(void) nclients;
-	msg_warning("could not sample wait events: this build has no sampler (libpqtypes was not found)");
-	return NULL;
-}
-
-void
-bwaits_set_pid(bwaits *w, int n, int pid)
-{
-	(void) w;
-	(void) n;
-	(void) pid;
-}
-
-void
-bwaits_interval_top(bwaits *w, bwaits_top *top)
-{
-	(void) w;
-	memset(top, 0, sizeof(*top));
-}
-
-bwaits_report *
-bwaits_stop(bwaits *w)
-{
-	(void) w;
-	return NULL;
-}
-#endif
 
 void
 bwaits_top_print(FILE *out, const bwaits_top *top)

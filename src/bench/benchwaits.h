@@ -59,7 +59,7 @@ typedef struct bwaits bwaits;
 
 /*
  * Connect and start sampling for nclients clients; NULL (with a warning)
- * if the sampler cannot connect, or if this build has no sampler.
+ * if the sampler cannot connect.
  */
 bwaits	   *bwaits_start(const bench_settings *s, int nclients);
 

@@ -34,13 +34,6 @@
 #include "startat.h"
 
 /* --help: pgbench's options and ours. */
-/* --help says when --waits is an error in this build. */
-#ifdef HAVE_SAMPLER
-#define WAITS_HELP_NOTE ""
-#else
-#define WAITS_HELP_NOTE "                           (not in this build: it has no libpqtypes)\n"
-#endif
-
 static void
 usage(void)
 {
@@ -124,7 +117,7 @@ usage(void)
 		   "                           or @EPOCH): one start for runs on several hosts\n"
 		   "  --verbose-errors         print messages of all errors\n"
 		   "  --waits[=INTERVAL]       sample the sessions' wait events every INTERVAL\n"
-		   "                           (default 10ms; units us, ms, s) and report them\n%s\n"
+		   "                           (default 10ms; units us, ms, s) and report them\n\n"
 		   "Common options:\n"
 		   "  --debug                  print debugging output\n"
 		   "  -d, --dbname=DBNAME      database name to connect to\n"
@@ -138,7 +131,7 @@ usage(void)
 		   "  --allow-partial          leave out a report that cannot be read, with a warning\n\n"
 		   "The first SIGINT or SIGTERM ends the run after the transactions in flight and\n"
 		   "prints the report (exit status 128 + the signal number).\n\n"
-		   "See 'man pgtempo-bench' for more information.\n", WAITS_HELP_NOTE);
+		   "See 'man pgtempo-bench' for more information.\n");
 }
 
 /* pgbench seeds from PGBENCH_RANDOM_SEED before it reads its options. */
@@ -542,14 +535,6 @@ handle_waits(const opt_def *def, void *ctx, const char *arg)
 {
 	int64_t    *out = (int64_t *) ((char *) ctx + def->field);
 
-#ifndef HAVE_SAMPLER
-	/* asked for and impossible: an error, not a run that quietly lacks what was asked */
-	(void) out;
-	(void) arg;
-	msg_error("%s is not available: this build has no wait-event sampler (built without libpqtypes)",
-			  def->label);
-	return OPT_ERROR;
-#endif
 	if (arg == NULL)
 	{
 		*out = BWAITS_DEFAULT_INTERVAL_NS;

@@ -11,6 +11,7 @@
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
+#include "pqbin.h"
 #include "query.h"
 
 /* Names older than this are read again, so a renamed database or user shows up. */
@@ -88,13 +89,15 @@ names_load(names_cache *nc, stmt_conn *sc, strpool *pool, char **cause)
 	clear(&nc->roles);
 	for (int i = 0; i < PQntuples(res); i++)
 	{
-		PGtext		kind = NULL,
-					name = NULL;
-		Oid			oid = InvalidOid;
+		const char *kind = NULL,
+				   *name = NULL;
+		uint32_t	oid = InvalidOid;
 
-		if (!PQgetf(res, i, "%text %oid %text", 0, &kind, 1, &oid, 2, &name))
+		if (!pqbin->get_text(res, i, 0, &kind) || !pqbin->get_oid(res, i, 1, &oid) ||
+			!pqbin->get_text(res, i, 2, &name))
 		{
-			*cause = xasprintf("could not read the database and user names: %s", PQgeterror());
+			*cause = xasprintf("could not read the database and user names: %s",
+							   pqbin->error());
 			PQclear(res);
 			return false;
 		}

@@ -5,23 +5,13 @@
 
 #include "rowread.h"
 
-#include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "pgtempo/xalloc.h"
 
+#include "pqbin.h"
 #include "query.h"
-
-#define CORE_SPEC_NAME	"pgtempo_waits_core"
-
-/*
- * The columns every sampling statement has (up to QUERY_COL_HIDDEN) but
- * the blockers array, read in one PQgetf with a prepared specifier.
- */
-#define CORE_SPEC "%int4 %timestamptz %text %oid %oid %text %inet %text %text %text " \
-	"%int8 %int4 %bool"
 
 /* ---------------------------------------------------------------- cumulative counters */
 
@@ -98,136 +88,49 @@ rowread_cums_free(rowread_cums *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* ---------------------------------------------------------------- types */
-
-/*
- * libpqtypes has no handler for oid: its binary form is 4 bytes in
- * network order.  It only gets values, but libpqtypes checks for a put
- * handler when it looks one up.
- */
-static int
-oid_put(PGtypeArgs *args)
-{
-	return args->errorf(args, "oid parameters are not supported");
-}
-
-static int
-oid_get(PGtypeArgs *args)
-{
-	const PGresult *res = args->get.result;
-	int			row = args->get.tup_num,
-				col = args->get.field_num;
-	Oid		   *out = va_arg(args->ap, Oid *);
-	const unsigned char *v;
-
-	*out = InvalidOid;
-	if (PQgetisnull(res, row, col))
-		return 0;
-	/* format 1: binary, as every result here is */
-	if (args->format != 1 || PQgetlength(res, row, col) != 4)
-		return args->errorf(args, "unexpected format of an oid");
-	v = (const unsigned char *) PQgetvalue(res, row, col);
-	*out = (Oid) v[0] << 24 | (Oid) v[1] << 16 | (Oid) v[2] << 8 | (Oid) v[3];
-	return 0;
-}
-
 bool
 rowread_setup(stmt_conn *sc, char **cause)
 {
-	PGregisterType oid_type = {"pg_catalog.oid", oid_put, oid_get};
 	PGresult   *res;
-	bool		ok;
+	stmt_status st;
+	bool		sent = false,
+				ok;
 
-	if (!PQinitTypes(sc->conn))
-	{
-		*cause = xasprintf("could not initialize libpqtypes: %s", PQgeterror());
-		return false;
-	}
-	/* asynchronously: the lookup is a statement, and must not wait past its deadline */
+	/* asynchronously: the setup is a statement, and must not wait past its deadline */
 	sc->sent_ns = clock_now_ns();
-	if (!PQregisterTypes(sc->conn, PQT_USERDEFINED, &oid_type, 1, 1))
+	if (!pqbin->setup_send(sc->conn, &sent, cause))
+		return false;
+	if (!sent)
+		return true;
+	st = stmt_await(sc, &res);
+	if (st != STMT_OK && st != STMT_ERROR)
 	{
-		*cause = xasprintf("could not register the oid type: %s", PQgeterror());
+		*cause = xasprintf("could not set up reading results with %s: %s", pqbin->name,
+						   sc->last_error);
 		return false;
 	}
-	if (stmt_await(sc, &res) != STMT_OK)
-	{
-		*cause = xasprintf("could not register the oid type: %s", sc->last_error);
-		return false;
-	}
-	ok = PQregisterResult(sc->conn, PQT_USERDEFINED, &oid_type, 1, res) != 0;
+	ok = pqbin->setup_result(sc->conn, res, res == NULL ? sc->last_error : NULL, cause);
 	PQclear(res);
-	if (!ok)
-	{
-		*cause = xasprintf("could not register the oid type: %s", PQgeterror());
-		return false;
-	}
-	if (!PQspecPrepare(sc->conn, CORE_SPEC_NAME, CORE_SPEC, 0))
-	{
-		*cause = xasprintf("could not prepare the row specifier: %s", PQgeterror());
-		return false;
-	}
-	return true;
+	return ok;
 }
 
 /* ---------------------------------------------------------------- rows */
 
-/* The text of a client address as pg_stat_activity shows it ("192.0.2.1", "::1"), interned. */
-static const char *
-addr_text(strpool *pool, const PGinet *in)
+/* A blocking pid of the row being read (0: none) into the batch's last row. */
+static void
+add_blocker(void *arg, int32_t pid)
 {
-	struct sockaddr_storage ss;
-	char		host[NI_MAXHOST];
-
-	if (in->sa_buf_len <= 0 || (size_t) in->sa_buf_len > sizeof(ss))
-		return NULL;
-	memset(&ss, 0, sizeof(ss));
-	memcpy(&ss, in->sa_buf, (size_t) in->sa_buf_len);
-	if (getnameinfo((const struct sockaddr *) &ss, (socklen_t) in->sa_buf_len, host, sizeof(host),
-					NULL, 0, NI_NUMERICHOST) != 0)
-		return NULL;
-	return strpool_intern(pool, host);
-}
-
-/* Read the blocking pids of row i into the batch's last row. */
-static bool
-read_blockers(PGresult *res, int i, sample_batch *b)
-{
-	PGarray		arr;
-
-	memset(&arr, 0, sizeof(arr));
-	if (!PQgetf(res, i, "%int4[]", QUERY_COL_BLOCKERS, &arr))
-		return false;
-	for (int j = 0; j < PQntuples(arr.res); j++)
-	{
-		PGint4		pid = 0;
-
-		if (PQgetf(arr.res, j, "%int4", 0, &pid) && pid != 0)
-			sample_batch_add_blocker(b, pid);
-	}
-	PQclear(arr.res);
-	return true;
+	if (pid != 0)
+		sample_batch_add_blocker(arg, pid);
 }
 
 /* The columns of one row as read. */
 typedef struct raw_row
 {
-	PGint4		pid;
-	PGint4		leader;
-	PGtimestamp bs;
-	Oid			datid;
-	Oid			usesysid;
-	PGinet		addr;
-	PGtext		btype;
-	PGtext		appname;
-	PGtext		state;
-	PGtext		type;
-	PGtext		event;
-	PGtext		query;
-	PGint8		query_id;
-	PGint8		count;
-	PGint8		wtime;
-	PGbool		hidden;
+	pqbin_core	c;
+	const char *query;
+	int64_t		count;
+	int64_t		wtime;
 	bool		wtime_null;
 } raw_row;
 
@@ -237,48 +140,38 @@ get_row(PGresult *res, int i, raw_row *w)
 {
 	int			nf = PQnfields(res);
 	bool		all_cols = nf >= QUERY_NCOLS;
-	bool		with_query = !all_cols && nf > QUERY_COL_QUERY;
+	bool		with_query = nf > QUERY_COL_QUERY;
 
-	memset(w, 0, sizeof(*w));
+	w->query = NULL;
 	w->count = 1;
+	w->wtime = 0;
 	w->wtime_null = !all_cols;
-	if (!PQgetf(res, i, "@" CORE_SPEC_NAME,
-				QUERY_COL_PID, &w->pid, QUERY_COL_BACKEND_START, &w->bs,
-				QUERY_COL_BACKEND_TYPE, &w->btype, QUERY_COL_DATID, &w->datid,
-				QUERY_COL_USESYSID, &w->usesysid, QUERY_COL_APPNAME, &w->appname,
-				QUERY_COL_CLIENT_ADDR, &w->addr, QUERY_COL_STATE, &w->state,
-				QUERY_COL_WAIT_TYPE, &w->type, QUERY_COL_WAIT_EVENT, &w->event,
-				QUERY_COL_QUERY_ID, &w->query_id, QUERY_COL_LEADER_PID, &w->leader,
-				QUERY_COL_HIDDEN, &w->hidden) ||
-		(all_cols && !PQgetf(res, i, "%text %int8 %int8", QUERY_COL_QUERY, &w->query,
-							 QUERY_COL_COUNT, &w->count, QUERY_COL_WAIT_TIME, &w->wtime)) ||
-		(with_query && !PQgetf(res, i, "%text", QUERY_COL_QUERY, &w->query)))
+	if (!pqbin->get_core(res, i, &w->c) ||
+		(with_query && !pqbin->get_text(res, i, QUERY_COL_QUERY, &w->query)) ||
+		(all_cols && (!pqbin->get_int8(res, i, QUERY_COL_COUNT, &w->count) ||
+					  !pqbin->get_int8(res, i, QUERY_COL_WAIT_TIME, &w->wtime))))
 		return false;
-	if (PQgetisnull(res, i, QUERY_COL_QUERY_ID))
-		w->query_id = 0;
 	if (all_cols)
 		w->wtime_null = PQgetisnull(res, i, QUERY_COL_WAIT_TIME);
 	return true;
 }
 
-/* Fill sample row r from row i's columns w. */
+/* Fill sample row r from a row's columns w. */
 static void
-fill_row(const rowread_ctx *ctx, PGresult *res, int i, const raw_row *w, rowread_mode mode,
-		 sample_row *r)
+fill_row(const rowread_ctx *ctx, const raw_row *w, rowread_mode mode, sample_row *r)
 {
-	r->pid = w->pid;
-	if (!PQgetisnull(res, i, QUERY_COL_BACKEND_START))
-		r->backend_start_us = (int64_t) w->bs.epoch * 1000000 + w->bs.time.usec;
-	r->backend_type = strpool_intern(ctx->pool, w->btype);
-	r->datname = names_of(ctx->names, &ctx->names->dbs, ctx->sc, ctx->pool, w->datid);
-	r->usename = names_of(ctx->names, &ctx->names->roles, ctx->sc, ctx->pool, w->usesysid);
-	r->application_name = strpool_intern(ctx->pool, w->appname);
-	if (!PQgetisnull(res, i, QUERY_COL_CLIENT_ADDR))
-		r->client_addr = addr_text(ctx->pool, &w->addr);
+	r->pid = w->c.pid;
+	r->backend_start_us = w->c.backend_start_us;
+	r->backend_type = strpool_intern(ctx->pool, w->c.backend_type);
+	r->datname = names_of(ctx->names, &ctx->names->dbs, ctx->sc, ctx->pool, w->c.datid);
+	r->usename = names_of(ctx->names, &ctx->names->roles, ctx->sc, ctx->pool, w->c.usesysid);
+	r->application_name = strpool_intern(ctx->pool, w->c.appname);
+	if (w->c.client_addr[0] != '\0')
+		r->client_addr = strpool_intern(ctx->pool, w->c.client_addr);
 	/* an in-server profile's rows have no state of their own */
-	r->state = mode == ROWREAD_SAMPLES ? strpool_intern(ctx->pool, w->state) : NULL;
-	r->query_id = w->query_id;
-	r->leader_pid = PQgetisnull(res, i, QUERY_COL_LEADER_PID) ? 0 : w->leader;
+	r->state = mode == ROWREAD_SAMPLES ? strpool_intern(ctx->pool, w->c.state) : NULL;
+	r->query_id = w->c.query_id;
+	r->leader_pid = w->c.leader_pid;
 	r->query = w->query;
 	if (mode == ROWREAD_SAMPLES && !w->wtime_null)
 		r->wait_time_us = w->wtime;
@@ -299,13 +192,13 @@ rowread_rows(const rowread_ctx *ctx, PGresult *res, sample_batch *b, rowread_mod
 
 		if (!get_row(res, i, &w))
 		{
-			*cause = xasprintf("could not read a sample row: %s", PQgeterror());
+			*cause = xasprintf("could not read a sample row: %s", pqbin->error());
 			return false;
 		}
 		if (mode != ROWREAD_SAMPLES)
 		{
-			rowread_cum *c = cum_get(ctx->cum, w.pid, strpool_intern(ctx->pool, w.type),
-									 strpool_intern(ctx->pool, w.event), w.query_id);
+			rowread_cum *c = cum_get(ctx->cum, w.c.pid, strpool_intern(ctx->pool, w.c.wait_type),
+									 strpool_intern(ctx->pool, w.c.wait_event), w.c.query_id);
 
 			dcount = cum_delta(&c->count, w.count);
 			dtime = cum_delta(&c->time_us, w.wtime_null ? 0 : w.wtime);
@@ -313,7 +206,7 @@ rowread_rows(const rowread_ctx *ctx, PGresult *res, sample_batch *b, rowread_mod
 				continue;
 		}
 		r = sample_batch_add(b);
-		fill_row(ctx, res, i, &w, mode, r);
+		fill_row(ctx, &w, mode, r);
 		if (mode == ROWREAD_SAMPLE_DELTAS)
 			r->samples = (uint32_t) (dcount > UINT32_MAX ? UINT32_MAX : dcount);
 		else if (mode == ROWREAD_MEASURE_DELTAS)
@@ -322,12 +215,13 @@ rowread_rows(const rowread_ctx *ctx, PGresult *res, sample_batch *b, rowread_mod
 			r->measured_us = (uint64_t) dtime;
 			r->measured_count = (uint64_t) dcount;
 		}
-		sample_finish_row(r, ctx->pool, ctx->server_version, w.type, w.event, w.hidden != 0);
+		sample_finish_row(r, ctx->pool, ctx->server_version, w.c.wait_type, w.c.wait_event,
+						  w.c.hidden);
 		if (r->cls == SAMPLE_HIDDEN)
 			b->hidden++;
-		if (!PQgetisnull(res, i, QUERY_COL_BLOCKERS) && !read_blockers(res, i, b))
+		if (!pqbin->get_int4_array(res, i, QUERY_COL_BLOCKERS, add_blocker, b))
 		{
-			*cause = xasprintf("could not read the blocking pids: %s", PQgeterror());
+			*cause = xasprintf("could not read the blocking pids: %s", pqbin->error());
 			return false;
 		}
 	}

@@ -2,8 +2,8 @@
  * rowread.h — the rows of a sampling statement (query.h's QUERY_COL_*)
  * read into a sample batch.
  *
- * Results are binary and read with libpqtypes; the oid type and the row
- * specifiers are registered once per connection (rowread_setup).  Sources
+ * Results are binary, read through pqbin.h (libpqtypes, or libpq alone),
+ * which gets each new connection ready (rowread_setup).  Sources
  * whose server keeps cumulative counts (pg_wait_sampling's profile,
  * pg_stat_wait_profile) are read as the increase since the last read.
  */
@@ -57,7 +57,7 @@ typedef struct rowread_ctx
 	int			server_version;
 } rowread_ctx;
 
-/* Register the oid type and the row specifiers on a new connection; false with *cause. */
+/* Make a new connection ready for reading rows (pqbin's setup); false with *cause. */
 bool		rowread_setup(stmt_conn *sc, char **cause);
 
 /* Turn the rows of res into sample rows of b, the way mode says; false with *cause. */

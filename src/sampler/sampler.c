@@ -55,24 +55,6 @@ forget_flight(sampler *sm)
 
 /* ---------------------------------------------------------------- statements */
 
-/* A text[] parameter from a string list. */
-static bool
-put_text_array(sampler *sm, const sampler_strlist *l)
-{
-	PGarray		arr;
-	bool		ok = true;
-
-	memset(&arr, 0, sizeof(arr));
-	arr.param = PQparamCreate(sm->sc.conn);
-	if (arr.param == NULL)
-		return false;
-	for (int i = 0; i < l->n && ok; i++)
-		ok = PQputf(arr.param, "%text", l->v[i]) != 0;
-	ok = ok && PQputf(sm->sc.param, "%text[]", &arr) != 0;
-	PQparamClear(arr.param);
-	return ok;
-}
-
 /* What the statements must do for the run's options. */
 static void
 set_opts(sampler *sm)
@@ -95,48 +77,29 @@ set_opts(sampler *sm)
 
 /*
  * The statement parameters: the values of the filters in use and the
- * query text length, in query_params' order.  None (sm->sc.param NULL) in
+ * query text length, in query_params' order.  None (sm->sc.param.n 0) in
  * the common case of no filters.
  */
 static bool
 build_params(sampler *sm, char **cause)
 {
 	const sampler_config *s = &sm->cfg;
+	pqbin_params *pp = &sm->sc.param;
 	query_params p;
-	bool		ok = true;
+	bool		ok;
 
-	if (sm->sc.param != NULL)
-		PQparamClear(sm->sc.param);
-	sm->sc.param = NULL;
+	pqbin_params_clear(pp);
 	query_number_params(&sm->opts, &p);
-	if (p.n == 0)
-		return true;
-	sm->sc.param = PQparamCreate(sm->sc.conn);
-	if (sm->sc.param == NULL)
-	{
-		*cause = stmt_trimmed(PQgeterror());
-		return false;
-	}
-	if (p.pids > 0)
-	{
-		PGarray		arr;
-
-		memset(&arr, 0, sizeof(arr));
-		arr.param = PQparamCreate(sm->sc.conn);
-		ok = arr.param != NULL;
-		for (int i = 0; i < s->npids && ok; i++)
-			ok = PQputf(arr.param, "%int4", s->pids[i]) != 0;
-		ok = ok && PQputf(sm->sc.param, "%int4[]", &arr) != 0;
-		if (arr.param != NULL)
-			PQparamClear(arr.param);
-	}
-	ok = ok && (p.dbs == 0 || put_text_array(sm, &s->dbs)) &&
-		(p.users == 0 || put_text_array(sm, &s->users)) &&
-		(p.apps == 0 || put_text_array(sm, &s->apps)) &&
-		(p.backend_types == 0 || put_text_array(sm, &s->backend_types)) &&
-		(p.query_len == 0 || PQputf(sm->sc.param, "%int4", s->query_text) != 0);
+	ok = (p.pids == 0 || pqbin_put_int4_array(pp, s->pids, s->npids)) &&
+		(p.dbs == 0 || pqbin_put_text_array(pp, s->dbs.v, s->dbs.n)) &&
+		(p.users == 0 || pqbin_put_text_array(pp, s->users.v, s->users.n)) &&
+		(p.apps == 0 || pqbin_put_text_array(pp, s->apps.v, s->apps.n)) &&
+		(p.backend_types == 0 ||
+		 pqbin_put_text_array(pp, s->backend_types.v, s->backend_types.n)) &&
+		(p.query_len == 0 || pqbin_put_int4(pp, s->query_text));
 	if (!ok)
-		*cause = xasprintf("could not build the statement parameters: %s", PQgeterror());
+		*cause = xasprintf("could not build the statement parameters: more than %d",
+						   PQBIN_MAX_PARAMS);
 	return ok;
 }
 
@@ -381,19 +344,21 @@ static bool
 detect(sampler *sm, char **pws_version, bool *have_psw, bool *have_history, char **cause)
 {
 	PGresult   *res;
-	PGint4		version = 0;
-	PGtext		pws = NULL,
-				user = NULL;
-	PGbool		psw = 0,
-				history = 0;
+	int32_t		version = 0;
+	const char *pws = NULL,
+			   *user = NULL;
+	bool		psw = false,
+				history = false;
 	const char *v;
 
 	if ((res = stmt_exec(&sm->sc, query_detect_sql, cause)) == NULL)
 		return false;
-	if (!PQgetf(res, 0, "%int4 %text %bool %text %bool", 0, &version, 1, &pws,
-				2, &psw, 3, &user, 4, &history))
+	if (PQntuples(res) != 1 || !pqbin->get_int4(res, 0, 0, &version) ||
+		!pqbin->get_text(res, 0, 1, &pws) || !pqbin->get_bool(res, 0, 2, &psw) ||
+		!pqbin->get_text(res, 0, 3, &user) || !pqbin->get_bool(res, 0, 4, &history))
 	{
-		*cause = xasprintf("could not read the server's capabilities: %s", PQgeterror());
+		*cause = xasprintf("could not read the server's capabilities: %s",
+						   PQntuples(res) != 1 ? "not one row" : pqbin->error());
 		PQclear(res);
 		return false;
 	}
@@ -409,8 +374,8 @@ detect(sampler *sm, char **pws_version, bool *have_psw, bool *have_history, char
 	free(sm->current_user);
 	sm->current_user = xstrdup(user ? user : "");
 	*pws_version = pws ? xstrdup(pws) : NULL;
-	*have_psw = psw != 0;
-	*have_history = history != 0;
+	*have_psw = psw;
+	*have_history = history;
 	PQclear(res);
 	v = PQparameterStatus(sm->sc.conn, "server_version");
 	free(sm->server_version);

@@ -6,7 +6,7 @@
  * pg_stat_activity's snapshot is taken afresh (inside a transaction it
  * would return the same rows again).  The statement is prepared once per
  * connection; the filters are bound as parameters and results are read
- * in binary with libpqtypes (int4 pids, timestamptz, text, int4[]).
+ * in binary (int4 pids, timestamptz, text, int4[]) through pqbin.h.
  *
  * The sources (source.h) build the statements; the statements run through
  * stmt.h with a deadline each, their rows are read by rowread.h, and
@@ -20,7 +20,6 @@
 #include <stdint.h>
 
 #include <libpq-fe.h>
-#include <libpqtypes.h>
 
 #include "pgtempo/clock.h"
 #include "pgtempo/conn.h"

@@ -12,6 +12,8 @@
 
 #include "pgtempo/xalloc.h"
 
+#include "pqbin.h"
+
 /* exact: epoch seconds are numeric from PostgreSQL 14, and doubles with microsecond room before */
 #define EPOCH_US(ts) "round(extract(epoch FROM " ts ") * 1000000)::int8"
 
@@ -93,16 +95,16 @@ source_psw_history(stmt_conn *sc, const query_caps *c, const query_opts *o, strp
 	strbuf_free(&sql);
 	for (int i = 0; st == STMT_OK && i < PQntuples(res); i++)
 	{
-		PGtext		type = NULL,
-					event = NULL;
-		PGint8		wait_us = 0,
+		const char *type = NULL,
+				   *event = NULL;
+		int64_t		wait_us = 0,
 					ts_us = 0;
 
-		if (!PQgetf(res, i, "%text %text %int8 %int8", 0, &type, 1, &event, 2, &wait_us,
-					3, &ts_us))
+		if (!pqbin->get_text(res, i, 0, &type) || !pqbin->get_text(res, i, 1, &event) ||
+			!pqbin->get_int8(res, i, 2, &wait_us) || !pqbin->get_int8(res, i, 3, &ts_us))
 		{
 			stmt_set_error(sc, xasprintf("could not read a row of pg_stat_wait_history: %s",
-										 PQgeterror()));
+										 pqbin->error()));
 			st = STMT_ERROR;
 			break;
 		}
@@ -120,10 +122,10 @@ bool
 source_psw_history_last(stmt_conn *sc, int64_t *last, char **why)
 {
 	PGresult   *r = stmt_exec(sc, source_psw_history_last_sql, why);
-	PGint8		v = -1;
+	int64_t		v = -1;
 
-	if (r != NULL && !PQgetisnull(r, 0, 0) && !PQgetf(r, 0, "%int8", 0, &v))
-		*why = xstrdup(PQgeterror());
+	if (r != NULL && !PQgetisnull(r, 0, 0) && !pqbin->get_int8(r, 0, 0, &v))
+		*why = xstrdup(pqbin->error());
 	PQclear(r);
 	*last = v;
 	return *why == NULL;

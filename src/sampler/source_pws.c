@@ -10,6 +10,8 @@
 
 #include "pgtempo/xalloc.h"
 
+#include "pqbin.h"
+
 static const char period_sql[] =
 "SELECT current_setting('pg_wait_sampling.profile_period', true)";
 
@@ -53,13 +55,13 @@ pws_period(stmt_conn *sc)
 	char	   *cause = NULL;
 	PGresult   *res = stmt_exec(sc, period_sql, &cause);
 	double		ms = 10;
-	PGtext		v = NULL;
+	const char *v = NULL;
 
 	if (res == NULL)
 		free(cause);
 	else
 	{
-		if (PQntuples(res) == 1 && PQgetf(res, 0, "%text", 0, &v) && v != NULL && atof(v) > 0)
+		if (PQntuples(res) == 1 && pqbin->get_text(res, 0, 0, &v) && v != NULL && atof(v) > 0)
 			ms = atof(v);
 		PQclear(res);
 	}

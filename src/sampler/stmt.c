@@ -11,7 +11,7 @@
 #include "pgtempo/conn.h"
 #include "pgtempo/xalloc.h"
 
-/* A copy of libpq's or libpqtypes' message without the trailing newline. */
+/* A copy of libpq's message without the trailing newline. */
 char *
 stmt_trimmed(const char *m)
 {
@@ -60,9 +60,7 @@ statement_deadline(const stmt_conn *sc)
 void
 stmt_drop(stmt_conn *sc)
 {
-	if (sc->param != NULL)
-		PQparamClear(sc->param);
-	sc->param = NULL;
+	pqbin_params_clear(&sc->param);
 	conn_abandon(sc->conn, STMT_CANCEL_NS);
 	sc->conn = NULL;
 }
@@ -125,10 +123,9 @@ stmt_await(stmt_conn *sc, PGresult **out)
 
 /* A statement could not be sent: why, and whether the connection is still there. */
 static stmt_status
-send_failed(stmt_conn *sc, const char *why)
+send_failed(stmt_conn *sc)
 {
-	stmt_set_error(sc, stmt_trimmed(why != NULL && why[0] != '\0' ? why :
-									PQerrorMessage(sc->conn)));
+	stmt_set_error(sc, stmt_trimmed(PQerrorMessage(sc->conn)));
 	return PQstatus(sc->conn) == CONNECTION_BAD ? STMT_LOST : STMT_ERROR;
 }
 
@@ -141,16 +138,8 @@ stmt_send(stmt_conn *sc, const char *stmt, const char *sql)
 		return STMT_LOST;
 	}
 	sc->sent_ns = clock_now_ns();
-	/* without parameters libpqtypes has nothing to add to libpq */
-	if (sc->param == NULL)
-	{
-		if (stmt != NULL ? !PQsendQueryPrepared(sc->conn, stmt, 0, NULL, NULL, NULL, 1) :
-			!PQsendQueryParams(sc->conn, sql, 0, NULL, NULL, NULL, NULL, 1))
-			return send_failed(sc, NULL);
-	}
-	else if (stmt != NULL ? !PQparamSendQueryPrepared(sc->conn, sc->param, stmt, 1) :
-			 !PQparamSendQuery(sc->conn, sc->param, sql, 1))
-		return send_failed(sc, PQgeterror());
+	if (!pqbin_send(sc->conn, &sc->param, stmt, sql))
+		return send_failed(sc);
 	return STMT_OK;
 }
 
@@ -175,7 +164,7 @@ stmt_exec(stmt_conn *sc, const char *sql, char **cause)
 	}
 	sc->sent_ns = clock_now_ns();
 	if (!PQsendQueryParams(sc->conn, sql, 0, NULL, NULL, NULL, NULL, 1))
-		send_failed(sc, NULL);
+		send_failed(sc);
 	else if (stmt_await(sc, &res) == STMT_OK)
 		return res;
 	*cause = xstrdup(sc->last_error);
@@ -189,7 +178,7 @@ stmt_prepare(stmt_conn *sc, const char *name, const char *sql, char **cause)
 
 	sc->sent_ns = clock_now_ns();
 	if (!PQsendPrepare(sc->conn, name, sql, 0, NULL))
-		send_failed(sc, NULL);
+		send_failed(sc);
 	else if (stmt_await(sc, &res) == STMT_OK)
 	{
 		PQclear(res);

@@ -15,9 +15,10 @@
 #include <stdint.h>
 
 #include <libpq-fe.h>
-#include <libpqtypes.h>
 
 #include "pgtempo/clock.h"
+
+#include "pqbin.h"
 
 typedef enum stmt_status
 {
@@ -31,7 +32,7 @@ typedef enum stmt_status
 typedef struct stmt_conn
 {
 	PGconn	   *conn;
-	PGparam    *param;			/* the statements' parameters; NULL: none */
+	pqbin_params param;			/* the statements' parameters (param.n 0: none) */
 	volatile sig_atomic_t *stop;	/* set by a signal handler: give up waiting */
 	uint64_t	end_ns;			/* the run's end (monotonic): no statement waits past it */
 	uint64_t	sent_ns;		/* when the statement in flight was sent */
@@ -42,7 +43,7 @@ typedef struct stmt_conn
 #define STMT_MIN_WAIT_NS	(500 * NS_PER_MS)
 #define STMT_CANCEL_NS		(500 * NS_PER_MS)
 
-/* A copy of libpq's or libpqtypes' message without the trailing newline. */
+/* A copy of libpq's message without the trailing newline. */
 char	   *stmt_trimmed(const char *m);
 
 /* Set last_error (taking the string). */

@@ -3,7 +3,7 @@
  * the entry point that runs the sampler with them.
  *
  * Data flow: one connection → a sample every interval at absolute
- * deadlines (sched) → rows read with libpqtypes (sampler) and classified
+ * deadlines (sched) → rows read in binary (sampler) and classified
  * (sample) → aggregated (wprof) and handed to every output through one
  * interface (sink.h: the log, the store, the folded stacks, the chart,
  * the live view) → the report at the end (report).

@@ -1,0 +1,251 @@
+/*
+ * pqbin_pqtypes.c — binary results read with libpqtypes.
+ */
+#include "config.h"
+
+#include "pqbin.h"
+
+#include <netdb.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <libpqtypes.h>
+
+#include "pgtempo/xalloc.h"
+
+#include "query.h"
+
+#define CORE_SPEC_NAME	"pgtempo_waits_core"
+
+/* The core columns (pqbin_core), read in one PQgetf with a prepared specifier. */
+#define CORE_SPEC "%int4 %timestamptz %text %oid %oid %text %inet %text %text %text " \
+	"%int8 %int4 %bool"
+
+/*
+ * libpqtypes has no handler for oid: its binary form is 4 bytes in
+ * network order.  It only gets values, but libpqtypes checks for a put
+ * handler when it looks one up.
+ */
+static int
+oid_put(PGtypeArgs *args)
+{
+	return args->errorf(args, "oid parameters are not supported");
+}
+
+static int
+oid_get(PGtypeArgs *args)
+{
+	const PGresult *res = args->get.result;
+	int			row = args->get.tup_num,
+				col = args->get.field_num;
+	Oid		   *out = va_arg(args->ap, Oid *);
+	const unsigned char *v;
+
+	*out = InvalidOid;
+	if (PQgetisnull(res, row, col))
+		return 0;
+	/* format 1: binary, as every result here is */
+	if (args->format != 1 || PQgetlength(res, row, col) != 4)
+		return args->errorf(args, "unexpected format of an oid");
+	v = (const unsigned char *) PQgetvalue(res, row, col);
+	*out = (Oid) v[0] << 24 | (Oid) v[1] << 16 | (Oid) v[2] << 8 | (Oid) v[3];
+	return 0;
+}
+
+static PGregisterType oid_type = {"pg_catalog.oid", oid_put, oid_get};
+
+/* Ask the server for the oid type (asynchronously: it must not wait past its deadline). */
+static bool
+pt_setup_send(PGconn *conn, bool *sent, char **cause)
+{
+	*sent = false;
+	if (!PQinitTypes(conn))
+	{
+		*cause = xasprintf("could not initialize libpqtypes: %s", PQgeterror());
+		return false;
+	}
+	if (!PQregisterTypes(conn, PQT_USERDEFINED, &oid_type, 1, 1))
+	{
+		*cause = xasprintf("could not register the oid type: %s", PQgeterror());
+		return false;
+	}
+	*sent = true;
+	return true;
+}
+
+/* Register the oid type from the server's answer, and prepare the row specifier. */
+static bool
+pt_setup_result(PGconn *conn, PGresult *res, const char *error, char **cause)
+{
+	if (res == NULL)
+	{
+		*cause = xasprintf("could not register the oid type: %s", error);
+		return false;
+	}
+	if (!PQregisterResult(conn, PQT_USERDEFINED, &oid_type, 1, res))
+	{
+		*cause = xasprintf("could not register the oid type: %s", PQgeterror());
+		return false;
+	}
+	if (!PQspecPrepare(conn, CORE_SPEC_NAME, CORE_SPEC, 0))
+	{
+		*cause = xasprintf("could not prepare the row specifier: %s", PQgeterror());
+		return false;
+	}
+	return true;
+}
+
+static const char *
+pt_error(void)
+{
+	return PQgeterror();
+}
+
+static bool
+pt_int4(const PGresult *res, int row, int col, int32_t *out)
+{
+	PGint4		v = 0;
+	bool		ok = PQgetf(res, row, "%int4", col, &v) != 0;
+
+	*out = ok ? v : 0;
+	return ok;
+}
+
+static bool
+pt_int8(const PGresult *res, int row, int col, int64_t *out)
+{
+	PGint8		v = 0;
+	bool		ok = PQgetf(res, row, "%int8", col, &v) != 0;
+
+	*out = ok ? v : 0;
+	return ok;
+}
+
+static bool
+pt_bool(const PGresult *res, int row, int col, bool *out)
+{
+	PGbool		v = 0;
+	bool		ok = PQgetf(res, row, "%bool", col, &v) != 0;
+
+	*out = ok && v != 0;
+	return ok;
+}
+
+static bool
+pt_oid(const PGresult *res, int row, int col, uint32_t *out)
+{
+	Oid			v = InvalidOid;
+	bool		ok = PQgetf(res, row, "%oid", col, &v) != 0;
+
+	*out = ok ? v : InvalidOid;
+	return ok;
+}
+
+static bool
+pt_text(const PGresult *res, int row, int col, const char **out)
+{
+	PGtext		v = NULL;
+	bool		ok = PQgetf(res, row, "%text", col, &v) != 0;
+
+	*out = ok ? v : NULL;
+	return ok;
+}
+
+static bool
+pt_int4_array(const PGresult *res, int row, int col, pqbin_int4_fn fn, void *arg)
+{
+	PGarray		arr;
+
+	memset(&arr, 0, sizeof(arr));
+	if (PQgetisnull(res, row, col))
+		return true;
+	if (!PQgetf(res, row, "%int4[]", col, &arr))
+		return false;
+	for (int j = 0; j < PQntuples(arr.res); j++)
+	{
+		PGint4		v = 0;
+
+		/* a NULL element is read as "not there" */
+		if (!PQgetisnull(arr.res, j, 0) && PQgetf(arr.res, j, "%int4", 0, &v))
+			fn(arg, v);
+	}
+	PQclear(arr.res);
+	return true;
+}
+
+/* The text of a client address as pg_stat_activity shows it ("192.0.2.1", "::1"). */
+static void
+addr_text(const PGinet *in, char *out, size_t size)
+{
+	struct sockaddr_storage ss;
+
+	out[0] = '\0';
+	if (in->sa_buf_len <= 0 || (size_t) in->sa_buf_len > sizeof(ss))
+		return;
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, in->sa_buf, (size_t) in->sa_buf_len);
+	if (getnameinfo((const struct sockaddr *) &ss, (socklen_t) in->sa_buf_len, out,
+					(socklen_t) size, NULL, 0, NI_NUMERICHOST) != 0)
+		out[0] = '\0';
+}
+
+static bool
+pt_core(const PGresult *res, int row, pqbin_core *o)
+{
+	PGint4		pid = 0,
+				leader = 0;
+	PGtimestamp bs;
+	Oid			datid = InvalidOid,
+				usesysid = InvalidOid;
+	PGinet		addr;
+	PGtext		btype = NULL,
+				appname = NULL,
+				state = NULL,
+				type = NULL,
+				event = NULL;
+	PGint8		query_id = 0;
+	PGbool		hidden = 0;
+
+	memset(&bs, 0, sizeof(bs));
+	memset(&addr, 0, sizeof(addr));
+	if (!PQgetf(res, row, "@" CORE_SPEC_NAME,
+				QUERY_COL_PID, &pid, QUERY_COL_BACKEND_START, &bs,
+				QUERY_COL_BACKEND_TYPE, &btype, QUERY_COL_DATID, &datid,
+				QUERY_COL_USESYSID, &usesysid, QUERY_COL_APPNAME, &appname,
+				QUERY_COL_CLIENT_ADDR, &addr, QUERY_COL_STATE, &state,
+				QUERY_COL_WAIT_TYPE, &type, QUERY_COL_WAIT_EVENT, &event,
+				QUERY_COL_QUERY_ID, &query_id, QUERY_COL_LEADER_PID, &leader,
+				QUERY_COL_HIDDEN, &hidden))
+		return false;
+	o->pid = pid;
+	o->backend_start_us = PQgetisnull(res, row, QUERY_COL_BACKEND_START) ? INT64_MIN :
+		(int64_t) bs.epoch * 1000000 + bs.time.usec;
+	o->backend_type = btype;
+	o->datid = datid;
+	o->usesysid = usesysid;
+	o->appname = appname;
+	o->client_addr[0] = '\0';
+	if (!PQgetisnull(res, row, QUERY_COL_CLIENT_ADDR))
+		addr_text(&addr, o->client_addr, sizeof(o->client_addr));
+	o->state = state;
+	o->wait_type = type;
+	o->wait_event = event;
+	o->query_id = PQgetisnull(res, row, QUERY_COL_QUERY_ID) ? 0 : query_id;
+	o->leader_pid = PQgetisnull(res, row, QUERY_COL_LEADER_PID) ? 0 : leader;
+	o->hidden = hidden != 0;
+	return true;
+}
+
+const pqbin_ops pqbin_pqtypes = {
+	.name = "libpqtypes",
+	.setup_send = pt_setup_send,
+	.setup_result = pt_setup_result,
+	.get_int4 = pt_int4,
+	.get_int8 = pt_int8,
+	.get_bool = pt_bool,
+	.get_oid = pt_oid,
+	.get_text = pt_text,
+	.get_int4_array = pt_int4_array,
+	.get_core = pt_core,
+	.error = pt_error,
+};
