@@ -81,8 +81,10 @@ sub pgtempo_bin
 =item pg_reference($name)
 
 Full path of PostgreSQL's own C<$name> (e.g. C<pgbench>, C<pg_test_timing>)
-from the newest installation under F</usr/lib/postgresql>, or the server bin
-directory in C<$PG_BINDIR>; C<undef> if there is none, so a differential test
+from C<$PGTEMPO_REFERENCE_BINDIR> (tools/matrix.sh --reference15 keeps
+PostgreSQL 15's tools there while the server is newer), else the server bin
+directory in C<$PG_BINDIR>, else the newest installation under
+F</usr/lib/postgresql>; C<undef> if there is none, so a differential test
 can skip visibly.
 
 =cut
@@ -92,6 +94,7 @@ sub pg_reference
 	my ($name) = @_;
 	my @dirs;
 
+	push @dirs, $ENV{PGTEMPO_REFERENCE_BINDIR} if $ENV{PGTEMPO_REFERENCE_BINDIR};
 	push @dirs, $ENV{PG_BINDIR} if $ENV{PG_BINDIR};
 	push @dirs,
 	  map { $_->[1] }
