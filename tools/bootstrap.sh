@@ -158,13 +158,13 @@ install_optional() {
 	for p in $(optional_deb_packages); do
 		deb_installed "$p" && continue
 		if ! apt-cache show "$p" >/dev/null 2>&1; then
-			note "optional package $p is not available here: the tests that need it will be skipped"
+			note "optional package $p is not available here: what needs it is left out"
 			continue
 		fi
 		note "installing optional package $p"
 		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -y \
 			-o DPkg::Lock::Timeout=300 install --no-install-recommends "$p" ||
-			note "could not install $p: the tests that need it will be skipped"
+			note "could not install $p: what needs it is left out"
 	done
 }
 

@@ -28,6 +28,14 @@
 #   --reference15     copy the host's PostgreSQL 15 pgbench and pg_test_timing
 #                     into the chroot and run the tests with them as the
 #                     references (PGTEMPO_REFERENCE_BINDIR), as on Debian 12
+#   --perl15          copy the host's PostgreSQL 15 test modules
+#                     (PostgreSQL::Test::Cluster) into the chroot and drive the
+#                     chroot's newer server with them (PG_TEST_PERL)
+#   --host-build DIR  run the TAP files with the tools built on this machine
+#                     in DIR (from the same HEAD), libpqtypes copied along,
+#                     instead of the chroot's build (which the demo still
+#                     makes and runs): pgtempo-waits against 17 and 18 where
+#                     the chroot cannot build it
 #   --tests "T..."    the TAP files for the check step instead of the whole
 #                     suite (make check TESTS= RUN_TAP_TESTS="T...")
 #
@@ -54,6 +62,8 @@ cache=${PGTEMPO_MATRIX_CACHE:-/var/cache/pgtempo-matrix}
 mirror=
 security=
 reference15=false
+perl15=false
+host_build=
 tap_tests=
 summary=()
 failed=0
@@ -156,6 +166,15 @@ configure_base() {
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 }
 
+# Hold DIR/NAME/lock until the script exits: two runs must not share a root.
+lock() {
+	local fd
+	mkdir -p "$cache/$1"
+	exec {fd}>"$cache/$1/lock"
+	flock -n "$fd" || die "another tools/matrix.sh is using $cache/$1" \
+		"wait for it, or give this one another cache: -C DIR"
+}
+
 # Make DIR/NAME/base with debootstrap unless a complete one is there.
 make_base() {
 	local name=$1 base=$cache/$1/base tmp start
@@ -206,7 +225,31 @@ fresh_root() {
 		mkdir -p "$root/opt/pgtempo-reference/15/bin"
 		cp -p "$ref/pgbench" "$ref/pg_test_timing" "$root/opt/pgtempo-reference/15/bin/"
 	fi
+	if "$perl15"; then
+		local perl=/usr/lib/postgresql/15/lib/pgxs/src/test/perl
+		[ -f "$perl/PostgreSQL/Test/Cluster.pm" ] ||
+			die "--perl15: $perl/PostgreSQL/Test/Cluster.pm not found" \
+				"install it: apt-get install postgresql-client-15"
+		mkdir -p "$root/opt/pgtempo-reference/15"
+		cp -R "$perl" "$root/opt/pgtempo-reference/15/perl"
+	fi
+	[ -z "$host_build" ] || copy_host_build "$root"
 	mkdir -p "$cache/$name/apt-archives/partial"
+}
+
+# Copy the host's built tools to ROOT/root/hostbuild and the libpqtypes they
+# link to ROOT/usr/local/lib (the chroot's libpq.so.5 serves them).
+copy_host_build() {
+	local root=$1 b lib
+	mkdir -p "$root/root/hostbuild/tests"
+	for b in pg_test_timing pgtempo-bench pgtempo-waits tests/chart_demo; do
+		[ -x "$host_build/$b" ] || die "--host-build: $host_build/$b is not built" \
+			"build it: make -C $host_build all tests/chart_demo"
+		cp "$host_build/$b" "$root/root/hostbuild/$b"
+	done
+	lib=$(ldd "$host_build/pgtempo-waits" | awk '$1 ~ /^libpqtypes\.so/ { print $3 }')
+	[ -n "$lib" ] || die "--host-build: $host_build/pgtempo-waits does not link libpqtypes"
+	cp -L "$lib" "$root/usr/local/lib/$(basename "$lib")"
 }
 
 # Run the script $2 as root in the chroot NAME, without stdin (with the
@@ -220,6 +263,9 @@ in_chroot() {
 	env="$env CI=${CI:-} MAKEFLAGS= PGTEMPO_MATRIX=$name"
 	if "$reference15"; then
 		env="$env PGTEMPO_REFERENCE_BINDIR=/opt/pgtempo-reference/15/bin"
+	fi
+	if "$perl15"; then
+		env="$env PG_TEST_PERL=/opt/pgtempo-reference/15/perl"
 	fi
 	unshare --mount --propagation private --pid --fork --kill-child -- \
 		/bin/bash -c '
@@ -307,6 +353,7 @@ run_release() {
 	local name=$1 mode=$2 pg tests=$tap_tests start
 	pg=$(release_pg "$name")
 	start=$(date +%s)
+	lock "$name"
 	make_base "$name"
 	fresh_root "$name"
 	record "$name: base system and fresh copy" 0 "$start"
@@ -317,7 +364,12 @@ run_release() {
 	if [ "$mode" = smoke ] && [ -z "$tests" ]; then
 		tests=$(smoke_tests)
 	fi
-	if [ -n "$tests" ]; then
+	if [ -n "$host_build" ]; then
+		[ -n "$tests" ] || tests=$(cd "$srcroot" && echo tests/t/*.pl)
+		step "$name" "the host's build, TAP files against PostgreSQL $pg: $tests" \
+			"ldconfig
+			 cd /root/pgtempo && sh tests/prove.sh /root/pgtempo /root/hostbuild $tests" || :
+	elif [ -n "$tests" ]; then
 		step "$name" "TAP files against PostgreSQL $pg: $tests" \
 			"cd /root/pgtempo
 			 t=
@@ -358,6 +410,15 @@ while [ $# -gt 0 ]; do
 	--reference15)
 		reference15=true
 		shift
+		;;
+	--perl15)
+		perl15=true
+		shift
+		;;
+	--host-build)
+		[ $# -ge 2 ] || die "$1 needs a build directory"
+		host_build=$(cd "$2" && pwd) || die "no build directory $2"
+		shift 2
 		;;
 	--tests)
 		[ $# -ge 2 ] || die "$1 needs a list of TAP files"
@@ -401,6 +462,7 @@ while [ $# -gt 0 ]; do
 		name=$1
 		shift
 		release_pg "$name" >/dev/null
+		lock "$name"
 		make_base "$name"
 		if [ "$cmd" = shell ]; then
 			fresh_root "$name"
