@@ -237,8 +237,11 @@ mkdir -p "$testdir/tmp_check" || die "could not create $testdir/tmp_check"
 outfile=$testdir/tmp_check/prove.out
 statusfile=$testdir/tmp_check/prove.status
 
-# PostgreSQL::Test::Utils puts tmp_check (data dirs, logs) under $TESTDIR.
+# PostgreSQL::Test::Utils puts tmp_check (data dirs, logs) under $TESTDIR
+# (15, 16); 17 and later take the two directories from TESTDATADIR and
+# TESTLOGDIR, and without them write to the current directory.
 export TESTDIR="$testdir"
+export TESTDATADIR="$testdir/tmp_check" TESTLOGDIR="$testdir/tmp_check/log"
 export PGTEMPO_SRCDIR="$run_srcdir"
 export PGTEMPO_BINDIR="$run_builddir"
 export PG_REGRESS="$pgregress"
