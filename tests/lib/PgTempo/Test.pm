@@ -43,7 +43,8 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference start_session write_file);
+our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference start_session write_file
+  event_description_re);
 
 # At most this many bytes of a tool's stdout and of its stderr go to the log.
 my $log_limit = 8000;
@@ -230,6 +231,27 @@ sub new_cluster
 	$node->append_conf('postgresql.conf', $conf) if defined $conf;
 	$node->start;
 	return $node;
+}
+
+=pod
+
+=item event_description_re($node, $type, $event)
+
+A regular expression (a string) matching what a text report prints between
+the row of wait event C<$type>/C<$event> and the lines under it: on
+PostgreSQL 17 and later a line with the server's description of the event
+(from pg_wait_events), on older servers, which have no descriptions,
+nothing.
+
+=cut
+
+sub event_description_re
+{
+	my ($node, $type, $event) = @_;
+	return '' if $node->safe_psql('postgres', 'SHOW server_version_num') < 170000;
+	my $d = $node->safe_psql('postgres',
+		"SELECT description FROM pg_catalog.pg_wait_events WHERE type = '$type' AND name = '$event'");
+	return $d eq '' ? '' : '\n\s+' . quotemeta($d);
 }
 
 =pod
