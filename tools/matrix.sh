@@ -43,16 +43,18 @@
 # Each release's base system (debootstrap --variant=minbase) is made once and
 # kept in DIR/NAME/base; each command copies it to DIR/NAME/root and works
 # there, leaving the copy for a look afterwards (tools/matrix.sh shell NAME
-# starts from a fresh copy; chroot DIR/NAME/root reaches the last run's).
+# starts from a fresh copy; chroot DIR/NAME/root reaches the last run's), and
+# the output of each step in DIR/NAME/step-N.log.
 # Everything runs in private mount and PID namespaces (unshare): the chroot's
 # /proc, /sys, /dev/pts, /dev/shm and the bind mount of apt's download cache
 # exist only inside them, are unmounted by a trap, and disappear with the
 # namespace on any exit, a kill included; no process of a run outlives it.  In
 # the chroot no service starts on package installation (policy-rc.d), so
 # PostgreSQL's packaged cluster stays down; the tests start their own.
-# Needs root, debootstrap, unshare (util-linux), git.  Output ends with one
-# summary line per command ("matrix: trixie: pass (12 min)"); the exit status
-# is non-zero when one failed.
+# Needs root, unshare (util-linux), git, and debootstrap (apt-get installs it
+# when missing).  Output ends with one summary line per step ("matrix:
+# trixie: tools/bootstrap.sh demo (PostgreSQL 17): pass (2:41)"); the exit
+# status is non-zero when one failed.
 
 set -euo pipefail
 
@@ -67,6 +69,7 @@ host_build=
 tap_tests=
 summary=()
 failed=0
+steps=0
 
 die() {
 	printf '%s: error: %s\n' "$me" "$1" >&2
@@ -182,8 +185,12 @@ make_base() {
 		note "$name: reusing the base system in $base (made $(cat "$base/.pgtempo-matrix-base"))"
 		return 0
 	fi
-	command -v debootstrap >/dev/null 2>&1 ||
-		die "debootstrap not found" "install it: apt-get install debootstrap"
+	if ! command -v debootstrap >/dev/null 2>&1; then
+		note "installing debootstrap"
+		DEBIAN_FRONTEND=noninteractive apt-get -q -y -o DPkg::Lock::Timeout=300 \
+			install --no-install-recommends debootstrap </dev/null ||
+			die "could not install debootstrap" "install it: apt-get install debootstrap"
+	fi
 	find_mirrors
 	tmp=$cache/$name/base.new
 	remove_tree "$tmp"
@@ -209,6 +216,7 @@ make_base() {
 fresh_root() {
 	local name=$1 root=$cache/$1/root head
 	remove_tree "$root"
+	rm -f "$cache/$name"/step-*.log
 	cp -a "$cache/$name/base" "$root"
 	head=$(git -C "$srcroot" rev-parse --short HEAD) ||
 		die "$srcroot is not a git tree: the matrix tests a clone of its HEAD"
@@ -301,13 +309,19 @@ elapsed() {
 	printf '%d:%02d' $((s / 60)) $((s % 60))
 }
 
-# Record a command's outcome for the summary.
+# Record a command's outcome for the summary, with what prove counted in LOG.
 record() {
-	local what=$1 status=$2 start=$3
+	local what=$1 status=$2 start=$3 log=${4:-} tap=
+	if [ -n "$log" ] && [ -f "$log" ]; then
+		# Not prove's own "Files=" line: CI adds those up from the output.
+		tap=$(awk '/^Files=[0-9]+, Tests=[0-9]+,/ { split($2, kv, "="); sub(/,$/, "", kv[2]); t += kv[2]; seen = 1 }
+			/ \(Wstat: / { sub(/^.*\//, "", $1); bad = bad " " $1 }
+			END { if (seen) printf "; TAP: %d test points%s", t, (bad != "" ? ", failing files:" bad : "") }' "$log")
+	fi
 	if [ "$status" -eq 0 ]; then
-		summary+=("matrix: $what: pass ($(elapsed "$start"))")
+		summary+=("matrix: $what: pass ($(elapsed "$start"))$tap")
 	else
-		summary+=("matrix: $what: FAIL, exit status $status ($(elapsed "$start"))")
+		summary+=("matrix: $what: FAIL, exit status $status ($(elapsed "$start"))$tap")
 		failed=1
 	fi
 }
@@ -320,14 +334,16 @@ smoke_tests() {
 
 # Run one step in the chroot NAME, timing and recording it.
 step() {
-	local name=$1 what=$2 script=$3 start status
+	local name=$1 what=$2 script=$3 start status log
 	start=$(date +%s)
 	note "$name: $what"
+	steps=$((steps + 1))
+	log=$cache/$name/step-$steps.log
 	set +e
-	in_chroot "$name" "$script"
-	status=$?
+	in_chroot "$name" "$script" 2>&1 | tee "$log"
+	status=${PIPESTATUS[0]}
 	set -e
-	record "$name: $what" "$status" "$start"
+	record "$name: $what" "$status" "$start" "$log"
 	note "$name: $what: exit status $status after $(elapsed "$start")"
 	return "$status"
 }
