@@ -48,7 +48,8 @@
 # Everything runs in private mount and PID namespaces (unshare): the chroot's
 # /proc, /sys, /dev/pts, /dev/shm and the bind mount of apt's download cache
 # exist only inside them, are unmounted by a trap, and disappear with the
-# namespace on any exit, a kill included; no process of a run outlives it.  In
+# namespace on any exit; an interrupt, a TERM or a KILL of this script ends
+# every process in the namespace, so none outlives a run.  In
 # the chroot no service starts on package installation (policy-rc.d), so
 # PostgreSQL's packaged cluster stays down; the tests start their own.
 # Needs root, unshare (util-linux), git, and debootstrap (apt-get installs it
@@ -70,6 +71,7 @@ tap_tests=
 summary=()
 failed=0
 steps=0
+ns_pid=
 
 die() {
 	printf '%s: error: %s\n' "$me" "$1" >&2
@@ -200,8 +202,7 @@ make_base() {
 	note "$name: debootstrap --variant=minbase $name from $mirror into $tmp"
 	# debootstrap mounts /proc and /sys in the target: keep those mounts
 	# in a namespace of their own, so that none outlives it.
-	if ! unshare --mount --propagation private -- \
-		debootstrap --variant=minbase --components=main "$name" "$tmp" "$mirror" \
+	if ! in_namespaces debootstrap --variant=minbase --components=main "$name" "$tmp" "$mirror" \
 		>"$cache/$name/debootstrap.log" 2>&1; then
 		tail -n 30 "$cache/$name/debootstrap.log" >&2
 		die "debootstrap of $name failed; log: $cache/$name/debootstrap.log"
@@ -264,7 +265,7 @@ copy_host_build() {
 # terminal for "shell"), in private mount and PID namespaces that give it
 # /proc, /sys, /dev/pts, /dev/shm and the apt download cache.
 in_chroot() {
-	local name=$1 root=$cache/$1/root env input=/dev/null
+	local name=$1 root=$cache/$1/root env input=/dev/null log=${3:-}
 	printf '%s\n' "$2" >"$root/root/.matrix-step"
 	[ "$2" != 'exec bash -i' ] || input=/dev/tty
 	env="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb"
@@ -275,10 +276,9 @@ in_chroot() {
 	if "$perl15"; then
 		env="$env PG_TEST_PERL=/opt/pgtempo-reference/15/perl"
 	fi
-	unshare --mount --propagation private --pid --fork --kill-child -- \
-		/bin/bash -c '
+	in_namespaces /bin/bash -c '
 		set -eu
-		root=$1 archives=$2 env=$3
+		root=$1 archives=$2 env=$3 log=$4
 		mounted=()
 		# Unmount in reverse order; the namespace drops any that remain.
 		undo() {
@@ -299,8 +299,34 @@ in_chroot() {
 		mount --bind "$archives" "$root/var/cache/apt/archives" &&
 			mounted+=("$root/var/cache/apt/archives")
 		# shellcheck disable=SC2086 # env is words on purpose
-		chroot "$root" /usr/bin/env -i $env /bin/bash /root/.matrix-step
-		' matrix "$root" "$cache/$name/apt-archives" "$env" <"$input"
+		if [ -z "$log" ]; then
+			chroot "$root" /usr/bin/env -i $env /bin/bash /root/.matrix-step
+		else
+			set -o pipefail
+			chroot "$root" /usr/bin/env -i $env /bin/bash /root/.matrix-step 2>&1 | tee "$log"
+		fi
+		' matrix "$root" "$cache/$name/apt-archives" "$env" "$log" <"$input"
+}
+
+# Run a command in private mount and PID namespaces and wait for it.  Killing
+# the unshare process ends every process in them (--kill-child, then the PID
+# namespace's end), which drops their mounts: the signal traps do that, and
+# --pdeathsig does it when this script is killed outright.
+in_namespaces() {
+	local status=0
+	setpriv --pdeathsig KILL -- \
+		unshare --mount --propagation private --pid --fork --kill-child -- "$@" <&0 &
+	ns_pid=$!
+	wait "$ns_pid" || status=$?
+	ns_pid=
+	return "$status"
+}
+
+# On a signal, end the namespaces of the step in progress, then exit.
+on_signal() {
+	[ -z "$ns_pid" ] || kill -KILL "$ns_pid" 2>/dev/null || :
+	note "interrupted"
+	exit "$1"
 }
 
 # Print minutes:seconds since $1 (epoch seconds).
@@ -339,10 +365,8 @@ step() {
 	note "$name: $what"
 	steps=$((steps + 1))
 	log=$cache/$name/step-$steps.log
-	set +e
-	in_chroot "$name" "$script" 2>&1 | tee "$log"
-	status=${PIPESTATUS[0]}
-	set -e
+	status=0
+	in_chroot "$name" "$script" "$log" || status=$?
 	record "$name: $what" "$status" "$start" "$log"
 	note "$name: $what: exit status $status after $(elapsed "$start")"
 	return "$status"
@@ -463,7 +487,10 @@ done
 }
 case $cache in /*) ;; *) cache=$(pwd)/$cache ;; esac
 [ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, chroot, mount)"
-for prog in unshare chroot git; do
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+trap 'on_signal 129' HUP
+for prog in unshare setpriv chroot git; do
 	command -v "$prog" >/dev/null 2>&1 || die "$prog not found"
 done
 
