@@ -22,7 +22,7 @@
 # Options:
 #   -C, --cache DIR   where the base systems, apt's downloads and the last run
 #                     of each release are kept (default $PGTEMPO_MATRIX_CACHE,
-#                     else /var/cache/pgtempo-matrix); about 1.5 GB a release
+#                     else /var/cache/pgtempo-matrix); up to 2.5 GB a release
 #   --mirror URL      the Debian mirror (default: the host's, from
 #                     /etc/apt/sources.list*)
 #   --reference15     copy the host's PostgreSQL 15 pgbench and pg_test_timing
