@@ -390,7 +390,7 @@ EOF
 
 # tools/bootstrap.sh demo, then check or the given TAP files, in a fresh NAME chroot.
 run_release() {
-	local name=$1 mode=$2 pg tests=$tap_tests start
+	local name=$1 mode=$2 pg tests=$tap_tests start label
 	pg=$(release_pg "$name")
 	start=$(date +%s)
 	lock "$name"
@@ -405,8 +405,12 @@ run_release() {
 		tests=$(smoke_tests)
 	fi
 	if [ -n "$host_build" ]; then
-		[ -n "$tests" ] || tests=$(cd "$srcroot" && echo tests/t/*.pl)
-		step "$name" "the host's build, TAP files against PostgreSQL $pg: $tests" \
+		label=$tests
+		if [ -z "$tests" ]; then
+			tests=$(cd "$srcroot" && echo tests/t/*.pl)
+			label="all $(echo "$tests" | wc -w) files"
+		fi
+		step "$name" "the host's build, TAP files against PostgreSQL $pg: $label" \
 			"ldconfig
 			 # what bootstrap.sh check would add: 180_charts renders with it
 			 DEBIAN_FRONTEND=noninteractive apt-get -q -y -o DPkg::Lock::Timeout=300 \\
@@ -414,7 +418,7 @@ run_release() {
 				echo 'matrix: note: chromium not installed: 180_charts skips'
 			 cd /root/pgtempo && sh tests/prove.sh /root/pgtempo /root/hostbuild $tests" || :
 	elif [ -n "$tests" ]; then
-		step "$name" "TAP files against PostgreSQL $pg: $tests" \
+		step "$name" "TAP files against PostgreSQL $pg (waits files where built): $tests" \
 			"cd /root/pgtempo
 			 t=
 			 for f in $tests; do
