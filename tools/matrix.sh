@@ -8,7 +8,8 @@
 # Commands (run in the order given; each starts from a fresh copy of the
 # cached base system, so apt-get installs what a new user's would):
 #   trixie-smoke  Debian 13, PostgreSQL 17: tools/bootstrap.sh demo, then one
-#                 bench and one waits TAP file (about 10-15 minutes, cold cache)
+#                 bench and one waits TAP file (2-5 minutes on 2 cores, the
+#                 debootstrap of an empty cache included)
 #   trixie        Debian 13, PostgreSQL 17: the README's two commands,
 #                 tools/bootstrap.sh demo and tools/bootstrap.sh check (the
 #                 whole suite against PostgreSQL 17)
@@ -49,9 +50,9 @@
 # /proc, /sys, /dev/pts, /dev/shm and the bind mount of apt's download cache
 # exist only inside them, are unmounted by a trap, and disappear with the
 # namespace on any exit; an interrupt, a TERM or a KILL of this script ends
-# every process in the namespace, so none outlives a run.  In
-# the chroot no service starts on package installation (policy-rc.d), so
-# PostgreSQL's packaged cluster stays down; the tests start their own.
+# every process in the namespace, so none outlives a run.  In the chroot no
+# service starts on package installation (policy-rc.d), so PostgreSQL's
+# packaged cluster stays down; the tests start their own.
 # Needs root, unshare (util-linux), git, and debootstrap (apt-get installs it
 # when missing).  Output ends with one summary line per step ("matrix:
 # trixie: tools/bootstrap.sh demo (PostgreSQL 17): pass (2:41)"); the exit
