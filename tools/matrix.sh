@@ -522,6 +522,9 @@ while [ $# -gt 0 ]; do
 		fi
 		;;
 	clean)
+		for d in "$cache"/*/; do
+			[ ! -d "$d" ] || lock "$(basename "$d")"
+		done
 		for d in "$cache"/*/base "$cache"/*/base.new "$cache"/*/root; do
 			remove_tree "$d"
 		done
