@@ -8,6 +8,12 @@
 #   PERL, PROVE         interpreters found by configure (default: from PATH)
 #   PG_BINDIR           PostgreSQL server bin dir (default: the newest
 #                       /usr/lib/postgresql/*/bin that has initdb)
+#   PG_TEST_PERL        directory holding PostgreSQL/Test/Cluster.pm (default:
+#                       the server's own, else the newest installed under
+#                       /usr/lib/postgresql/*/lib/pgxs/src/test/perl): the 15
+#                       modules drive a 17 or 18 server as well
+#   PGTEMPO_REFERENCE_BINDIR  where the tests find PostgreSQL's pgbench and
+#                       pg_test_timing to compare with (default: PG_BINDIR's)
 #   PROVE_FLAGS         extra options for prove, e.g. PROVE_FLAGS=-v
 #   PGTEMPO_TEST_USER   user that runs the tests when run as root
 #                       (default: pgtempo-test, created if missing)
@@ -91,10 +97,20 @@ pgxs=${pgxs%/src/makefiles/pgxs.mk}
 if [ -z "$pgxs" ] || [ ! -d "$pgxs/src/test/perl" ]; then
 	pgxs=$(dirname "$pgbin")/lib/pgxs
 fi
-pgperl=$pgxs/src/test/perl
+# A server whose own modules are not installed (one from another
+# installation, or a chroot's) is driven by the newest modules there are.
+pgperl=${PG_TEST_PERL:-$pgxs/src/test/perl}
+if [ -z "${PG_TEST_PERL:-}" ] && [ ! -f "$pgperl/PostgreSQL/Test/Cluster.pm" ]; then
+	pgperl=$(for d in /usr/lib/postgresql/*/lib/pgxs/src/test/perl; do
+		if [ -f "$d/PostgreSQL/Test/Cluster.pm" ]; then printf '%s\n' "$d"; fi
+	done | sort -V | tail -n 1)
+	[ -n "$pgperl" ] || pgperl=$pgxs/src/test/perl
+	printf '%s: %s has no PostgreSQL::Test modules: using %s\n' "$me" "$pgbin" "$pgperl"
+fi
 if [ ! -f "$pgperl/PostgreSQL/Test/Cluster.pm" ]; then
 	die "PostgreSQL::Test::Cluster not found in $pgperl" \
-		"install it: apt-get install postgresql-client-15 (PostgreSQL 15 or later is required)"
+		"install it: apt-get install postgresql-client-15 (PostgreSQL 15 or later is required)" \
+		"or set PG_TEST_PERL to the directory that holds PostgreSQL/Test/Cluster.pm"
 fi
 # Cluster.pm's init runs "$PG_REGRESS --config-auth", which only does
 # something on Windows; any program that succeeds will do when it is missing.
@@ -221,8 +237,11 @@ mkdir -p "$testdir/tmp_check" || die "could not create $testdir/tmp_check"
 outfile=$testdir/tmp_check/prove.out
 statusfile=$testdir/tmp_check/prove.status
 
-# PostgreSQL::Test::Utils puts tmp_check (data dirs, logs) under $TESTDIR.
+# PostgreSQL::Test::Utils puts tmp_check (data dirs, logs) under $TESTDIR
+# (15, 16); 17 and later take the two directories from TESTDATADIR and
+# TESTLOGDIR, and without them write to the current directory.
 export TESTDIR="$testdir"
+export TESTDATADIR="$testdir/tmp_check" TESTLOGDIR="$testdir/tmp_check/log"
 export PGTEMPO_SRCDIR="$run_srcdir"
 export PGTEMPO_BINDIR="$run_builddir"
 export PG_REGRESS="$pgregress"

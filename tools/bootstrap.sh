@@ -20,7 +20,7 @@ user=${PGTEMPO_TEST_USER:-pgtempo-test}
 # "a|b*" is met by any installed package matching one pattern.
 deb_packages=(
 	autoconf automake libtool pkg-config make gcc libc6-dev perl
-	libpq-dev libpqtypes-dev check libncurses-dev libipc-run-perl bison flex tmux
+	libpq-dev check libncurses-dev libipc-run-perl bison flex tmux
 	libxml2-utils
 	'postgresql|postgresql-[0-9]*'
 	'postgresql-client|postgresql-client-[0-9]*'
@@ -82,7 +82,7 @@ announce() {
 			deb_installed "$p" || optional="$optional $p"
 		done
 		[ -z "$optional" ] ||
-			note "  install with apt-get where available (optional, tests that need them skip):$optional"
+			note "  install with apt-get where available (optional: what needs one is left out, saying so):$optional"
 	fi
 	if [ "$(id -u)" -eq 0 ] && ! id -u "$user" >/dev/null 2>&1; then
 		note "  create the system user $user (no login shell, no home): PostgreSQL refuses to run as root"
@@ -125,13 +125,15 @@ install_deps() {
 	done
 }
 
-# Packages the build does not need but some tests use, installed when the
-# distribution has them: pg_wait_sampling for the installed server's major
+# Packages the build can do without, installed when the distribution has
+# them: libpqtypes-dev (Debian 13 and later have none; configure says what
+# that leaves out); pg_wait_sampling for the installed server's major
 # version (the comparison test skips, saying so, without it); for check,
 # chromium, which renders the SVG charts (tests/t/180_charts.pl skips without it).
 optional_deb_packages() {
 	local dir=${PG_BINDIR:-}
 
+	printf 'libpqtypes-dev\n'
 	if [ "$mode" = check ]; then printf 'chromium\n'; fi
 
 	if [ -z "$dir" ]; then
@@ -156,13 +158,13 @@ install_optional() {
 	for p in $(optional_deb_packages); do
 		deb_installed "$p" && continue
 		if ! apt-cache show "$p" >/dev/null 2>&1; then
-			note "optional package $p is not available here: the tests that need it will be skipped"
+			note "optional package $p is not available here: what needs it is left out"
 			continue
 		fi
 		note "installing optional package $p"
 		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -y \
 			-o DPkg::Lock::Timeout=300 install --no-install-recommends "$p" ||
-			note "could not install $p: the tests that need it will be skipped"
+			note "could not install $p: what needs it is left out"
 	done
 }
 

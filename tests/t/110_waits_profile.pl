@@ -131,7 +131,9 @@ like($out, qr/^sampling: \d+ samples in \d\.\d\d s \([\d.]+\/s\), \d+ missed tic
 	'text report: health line');
 like($out, qr/^wait_event_type\s+wait_event\s+samples\s+% active\s+est\. seconds$/m,
 	'text report: table header');
-like($out, qr/^Lock\s+relation\s+\d+\s+[\d.]+\s+[\d.]+ ± [\d.]+\n\s+blocked by pid $holder_pid: \d+ samples \(100\.0 %\)\n\s+no blocker seen: \d+ samples [^\n]*\n\s+query_id -?\d+: \d+ samples/m,
+# 17 and later describe each event on the line under its row.
+my $relation_desc = event_description_re($node, 'Lock', 'relation');
+like($out, qr/^Lock\s+relation\s+\d+\s+[\d.]+\s+[\d.]+ ± [\d.]+$relation_desc\n\s+blocked by pid $holder_pid: \d+ samples \(100\.0 %\)\n\s+no blocker seen: \d+ samples [^\n]*\n\s+query_id -?\d+: \d+ samples/m,
 	'text report: lock row, blocker and query id');
 like($out, qr/^CPU\s+CPU\s+\d+/m, 'text report: CPU row');
 like($out, qr/^Timeout\s+PgSleep\s+\d+/m, 'text report: PgSleep row');

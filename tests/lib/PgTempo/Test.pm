@@ -43,7 +43,8 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference start_session write_file);
+our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference start_session write_file
+  event_description_re);
 
 # At most this many bytes of a tool's stdout and of its stderr go to the log.
 my $log_limit = 8000;
@@ -81,8 +82,10 @@ sub pgtempo_bin
 =item pg_reference($name)
 
 Full path of PostgreSQL's own C<$name> (e.g. C<pgbench>, C<pg_test_timing>)
-from the newest installation under F</usr/lib/postgresql>, or the server bin
-directory in C<$PG_BINDIR>; C<undef> if there is none, so a differential test
+from C<$PGTEMPO_REFERENCE_BINDIR> (tools/matrix.sh --reference15 keeps
+PostgreSQL 15's tools there while the server is newer), else the server bin
+directory in C<$PG_BINDIR>, else the newest installation under
+F</usr/lib/postgresql>; C<undef> if there is none, so a differential test
 can skip visibly.
 
 =cut
@@ -92,6 +95,7 @@ sub pg_reference
 	my ($name) = @_;
 	my @dirs;
 
+	push @dirs, $ENV{PGTEMPO_REFERENCE_BINDIR} if $ENV{PGTEMPO_REFERENCE_BINDIR};
 	push @dirs, $ENV{PG_BINDIR} if $ENV{PG_BINDIR};
 	push @dirs,
 	  map { $_->[1] }
@@ -227,6 +231,27 @@ sub new_cluster
 	$node->append_conf('postgresql.conf', $conf) if defined $conf;
 	$node->start;
 	return $node;
+}
+
+=pod
+
+=item event_description_re($node, $type, $event)
+
+A regular expression (a string) matching what a text report prints between
+the row of wait event C<$type>/C<$event> and the lines under it: on
+PostgreSQL 17 and later a line with the server's description of the event
+(from pg_wait_events), on older servers, which have no descriptions,
+nothing.
+
+=cut
+
+sub event_description_re
+{
+	my ($node, $type, $event) = @_;
+	return '' if $node->safe_psql('postgres', 'SHOW server_version_num') < 170000;
+	my $d = $node->safe_psql('postgres',
+		"SELECT description FROM pg_catalog.pg_wait_events WHERE type = '$type' AND name = '$event'");
+	return $d eq '' ? '' : '\n\s+' . quotemeta($d);
 }
 
 =pod
