@@ -126,8 +126,8 @@ install_deps() {
 }
 
 # Packages the build can do without, installed when the distribution has
-# them: libpqtypes-dev (Debian 13 and later have none; configure says what
-# that leaves out); pg_wait_sampling for the installed server's major
+# them: libpqtypes-dev (Debian 13 and later have none; the sampler then
+# reads its results with libpq alone); pg_wait_sampling for the installed server's major
 # version (the comparison test skips, saying so, without it); for check,
 # chromium, which renders the SVG charts (tests/t/180_charts.pl skips without it).
 optional_deb_packages() {
