@@ -30,7 +30,7 @@
 #include "report.h"
 #include "sample.h"
 #include "sampler.h"
-#include "sink.h"
+#include "sinkset.h"
 #include "strpool.h"
 #include "ticker.h"
 #include "trace.h"
@@ -678,7 +678,7 @@ waits_run(const waits_settings *s)
 	sinks_init(&r.out, s, &r.pool, &r.run);
 	r.out.run.health = sink_health;
 	r.out.run.health_arg = &r;
-	sinks_add_all(&r.out);
+	sinkset_add_all(&r.out);
 	sample_batch_init(&r.batch);
 	init_matches(&r);
 
