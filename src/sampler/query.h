@@ -185,5 +185,7 @@ extern const char query_detect_sql[];
 extern const char query_wait_events_sql[];
 /* The names of databases ('d') and roles ('u'): kind, oid, name. */
 extern const char query_names_sql[];
+/* The number of backends with a status (sessions and background processes): int4. */
+extern const char query_backends_sql[];
 
 #endif

@@ -367,6 +367,28 @@ sampler_backend_cpu_s(const sampler *sm)
 	return (double) (utime + stime) / (double) sysconf(_SC_CLK_TCK);
 }
 
+/* The number of backends with a status on the server. */
+bool
+sampler_count_backends(sampler *sm, int *n, char **cause)
+{
+	PGresult   *res;
+	PGint4		v = 0;
+	bool		ok;
+
+	drain(sm);
+	res = stmt_exec(&sm->sc, query_backends_sql, cause);
+	synced(sm, STMT_OK);
+	if (res == NULL)
+		return false;
+	ok = PQntuples(res) == 1 && PQgetf(res, 0, "%int4", 0, &v) != 0;
+	if (!ok)
+		*cause = xasprintf("could not count the server's backends: %s", PQgeterror());
+	else
+		*n = v;
+	PQclear(res);
+	return ok;
+}
+
 /* A pg_stat_wait_history that cannot be read stays so: say it once, and sample on without it. */
 static void
 give_up_history(sampler *sm, const char *why)
@@ -409,6 +431,7 @@ detect(sampler *sm, char **pws_version, bool *have_psw, bool *have_history, char
 	free(sm->current_user);
 	sm->current_user = xstrdup(user ? user : "");
 	*pws_version = pws ? xstrdup(pws) : NULL;
+	sm->pws_installed = pws != NULL;
 	*have_psw = psw != 0;
 	*have_history = history != 0;
 	PQclear(res);

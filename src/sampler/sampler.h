@@ -87,6 +87,7 @@ typedef struct sampler
 	query_opts	opts;
 	sampler_source source;		/* resolved: never AUTO after sampler_open() */
 	char	   *source_detail;	/* e.g. "pg_wait_sampling 1.1" */
+	bool		pws_installed;	/* the extension pg_wait_sampling is in this database */
 	char	   *server_version;	/* e.g. "15.4" */
 	char	   *current_user;
 	char	   *label;			/* host:port, for --store */
@@ -228,5 +229,11 @@ sampler_status sampler_history(sampler *sm, sampler_wait_fn fn, void *arg);
 
 /* CPU seconds our server backend has used, when it runs on this host; < 0 if unknown. */
 double		sampler_backend_cpu_s(const sampler *sm);
+
+/*
+ * The number of backends on the server with a status (its sessions and
+ * background processes) into *n; false with *cause if it cannot be read.
+ */
+bool		sampler_count_backends(sampler *sm, int *n, char **cause);
 
 #endif

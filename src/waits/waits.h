@@ -17,6 +17,7 @@
 #include "pgtempo/clock.h"
 #include "pgtempo/conn.h"
 
+#include "budget.h"
 #include "query.h"
 #include "wprof.h"
 
@@ -38,6 +39,7 @@ typedef struct waits_settings
 	conn_opts	conn;
 	int64_t		interval_ns;	/* -i */
 	bool		interval_given;
+	double		cost_budget;	/* --cost-budget: share of one CPU; 0: none */
 	int64_t		duration_ns;	/* -T; 0: until interrupted */
 	sampler_source source;
 	/* filters, sent to the server as parameters */
@@ -79,6 +81,7 @@ typedef struct waits_settings
 
 #define WAITS_SETTINGS_INIT { \
 	.interval_ns = WAITS_DEFAULT_INTERVAL_NS, .source = SAMPLER_SOURCE_AUTO, \
+	.cost_budget = BUDGET_DEFAULT_SHARE, \
 	.by = {WPROF_DIM_EVENT}, .nby = 1, .log_format = WAITS_LOG_AUTO, \
 	.blockers = WAITS_DEFAULT_BLOCKERS }
 
