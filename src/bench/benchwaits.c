@@ -48,6 +48,7 @@ struct bwaits
 	wprof		total;
 	wprof		interval;		/* since the last -P line */
 	hash_table	seen;			/* the distinct backend pids sampled (int32_t) */
+	double		cpu0_s;			/* our backend's CPU seconds once connected; < 0 unknown */
 };
 
 /* Wall-clock microseconds: the samples' timestamps. */
@@ -167,6 +168,7 @@ sampler_main(void *arg)
 	}
 	/* the stop request bounds the statements from here on: no run end of its own */
 	sampler_set_end(&w->sm, UINT64_MAX);
+	w->cpu0_s = sampler_backend_cpu_s(&w->sm);
 	next = clock_now_ns();
 
 	for (;;)
@@ -293,6 +295,15 @@ bwaits_stop(bwaits *w)
 	rep = xcalloc(1, sizeof(*rep));
 	rep->interval_ns = w->cfg.interval_ns;
 	rep->ticks = w->total.ticks;
+	/* what a sample cost the server: its backend's CPU, on this host (the statement reads only our pids) */
+	rep->cost_us = -1;
+	if (running && w->cpu0_s >= 0 && rep->ticks > 0)
+	{
+		double		cpu = sampler_backend_cpu_s(&w->sm);
+
+		if (cpu >= w->cpu0_s)
+			rep->cost_us = (cpu - w->cpu0_s) * 1e6 / (double) rep->ticks;
+	}
 	rep->sessions = (int) w->seen.n;
 	wprof_group_by(&w->total, NULL, 0, 0, &g);
 	rep->counted = g.total;
@@ -393,6 +404,10 @@ bwaits_report_print(FILE *out, const bwaits_report *rep)
 
 	fprintf(out, "wait events (sampled every %g ms, %llu samples of %d sessions):\n",
 			(double) rep->interval_ns / 1e6, (unsigned long long) rep->ticks, rep->sessions);
+	/* the statement reads the status of the clients' pids, not a row per backend of the server */
+	if (rep->cost_us >= 0)
+		fprintf(out, "sampling cost: %.0f us of server CPU per sample (pg_stat_get_activity(pid)"
+				" of the clients' pids)\n", rep->cost_us);
 	table_header(out, cols, TABLE_NCOLS(cols));
 	for (int i = 0; i < n; i++)
 	{
@@ -421,6 +436,11 @@ bwaits_report_json(json_writer *jw, const bwaits_report *rep)
 		json_object_end(jw);
 	}
 	json_array_end(jw);
+	json_key(jw, "waits_cost_us_per_sample");
+	if (rep->cost_us >= 0)
+		json_double(jw, rep->cost_us);
+	else
+		json_null(jw);
 }
 
 void

@@ -85,6 +85,9 @@ budget_update(budget *b, uint64_t now_ns, double cpu_s, uint64_t samples)
 		budget_mark(b, now_ns, cpu_s, samples);
 		return BUDGET_NONE;
 	}
+	/* enough CPU time to measure it well, even in the clock ticks of /proc/PID/stat */
+	if (cpu_s - b->win_cpu_s < BUDGET_WINDOW_CPU_S && now_ns < b->win_ns + BUDGET_MAX_WINDOW_NS)
+		return BUDGET_NONE;
 	b->cost_us = (cpu_s - b->win_cpu_s) * 1e6 / (double) (samples - b->win_samples);
 	if (b->cost_us > b->max_cost_us)
 		b->max_cost_us = b->cost_us;

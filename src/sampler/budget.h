@@ -8,10 +8,10 @@
  * status and builds a row for each): here about 0.1 ms at 8 sessions and
  * 2 ms at 1,000.  At the default 100 samples/s that is 1 % of a CPU on a
  * small server and 20 % on a big one.  So the cost of a sample is
- * measured over windows of at least BUDGET_WINDOW_NS (the first one
- * BUDGET_FIRST_WINDOW_NS) and BUDGET_WINDOW_SAMPLES samples (our backend's CPU time from /proc, as
- * the server runs on this host), and the interval is set so that cost /
- * interval stays within the share: lowered at once when a window goes
+ * measured over windows (a second or more, the first a tenth; see below)
+ * from our backend's CPU time in /proc (the server runs on this host),
+ * and the interval is set so that cost / interval stays within the
+ * share: lowered at once when a window goes
  * over it, raised again (never above the rate asked for) when a window
  * shows it would fit with room to spare.  With an interval the user
  * chose, the budget only says what the rate costs.
@@ -29,12 +29,16 @@
 /* The interval is never lowered past one sample a second. */
 #define BUDGET_MAX_INTERVAL_NS	NS_PER_S
 /*
- * A window is measured once it is this long and holds this many samples;
- * the first one sooner.
+ * A window is measured once it is this long (the first one sooner), holds
+ * this many samples and this much of the backend's CPU time (or has lasted
+ * BUDGET_MAX_WINDOW_NS): enough to measure even in the 10 ms clock ticks
+ * of /proc/PID/stat, where the kernel keeps no schedstat.
  */
 #define BUDGET_WINDOW_NS		NS_PER_S
 #define BUDGET_FIRST_WINDOW_NS	(100 * NS_PER_MS)
 #define BUDGET_WINDOW_SAMPLES	10
+#define BUDGET_WINDOW_CPU_S		0.02
+#define BUDGET_MAX_WINDOW_NS	(10 * NS_PER_S)
 
 /* What a window's measurement did to the interval. */
 typedef enum budget_change

@@ -83,21 +83,24 @@ walk(budget *b, const step *steps, size_t n)
 	}
 }
 
-/* Sessions come (1.8 ms a sample) and go (0.14 ms): lowered at once, raised again. */
+/* Sessions come (2 ms a sample) and go (0.14 ms): lowered at once, raised again. */
 START_TEST(sessions_come_and_go)
 {
 	budget		b;
 	static const step steps[] = {
-		/* the first window is short, but needs its samples */
+		/* the first window is short, but needs its samples ... */
 		{50 * MS, 0.010, 5, BUDGET_NONE, 10 * MS},
-		{100 * MS, 0.018, 10, BUDGET_LOWERED, 99 * MS},
+		/* ... and 20 ms of CPU time, measurable in clock ticks too */
+		{100 * MS, 0.018, 10, BUDGET_NONE, 10 * MS},
+		{150 * MS, 0.030, 15, BUDGET_LOWERED, 110 * MS},
 		/* then windows of a second: the same cost, nothing moves */
-		{600 * MS, 0.0360, 20, BUDGET_NONE, 99 * MS},
-		{1100 * MS, 0.0360, 20, BUDGET_NONE, 99 * MS},
-		{1100 * MS + NS_PER_S, 0.0558, 31, BUDGET_NONE, 99 * MS},
-		/* the sessions went away: 0.14 ms a sample */
-		{1100 * MS + 2 * NS_PER_S, 0.0572, 41, BUDGET_RAISED, 10 * MS},
-		{1100 * MS + 3 * NS_PER_S, 0.0712, 141, BUDGET_NONE, 10 * MS},
+		{600 * MS, 0.050, 25, BUDGET_NONE, 110 * MS},
+		{1150 * MS, 0.052, 26, BUDGET_NONE, 110 * MS},
+		/* the sessions went away: 0.14 ms a sample, too little CPU for a window ... */
+		{3150 * MS, 0.0534, 36, BUDGET_NONE, 110 * MS},
+		/* ... until the window has lasted 10 s */
+		{11150 * MS, 0.0646, 116, BUDGET_RAISED, 10 * MS},
+		{12150 * MS, 0.0786, 216, BUDGET_NONE, 10 * MS},
 	};
 
 	budget_init(&b, 0.02, 10 * MS, false);
@@ -105,8 +108,8 @@ START_TEST(sessions_come_and_go)
 	budget_mark(&b, 0, 0.0, 0);
 	walk(&b, steps, sizeof(steps) / sizeof(steps[0]));
 	ck_assert_int_eq(b.changes, 2);
-	ck_assert_uint_eq(b.max_interval_ns, 99 * MS);
-	ck_assert(b.max_cost_us > 1799 && b.max_cost_us < 1801);
+	ck_assert_uint_eq(b.max_interval_ns, 110 * MS);
+	ck_assert(b.max_cost_us > 1999 && b.max_cost_us < 2001);
 	ck_assert(b.cost_us > 139 && b.cost_us < 141);
 }
 END_TEST
@@ -116,8 +119,8 @@ START_TEST(user_interval_kept)
 {
 	budget		b;
 	static const step steps[] = {
-		{100 * MS, 0.018, 10, BUDGET_OVER, 10 * MS},
-		{1100 * MS, 0.0194, 20, BUDGET_NONE, 10 * MS},
+		{100 * MS, 0.024, 12, BUDGET_OVER, 10 * MS},
+		{11100 * MS, 0.0254, 22, BUDGET_NONE, 10 * MS},
 	};
 
 	budget_init(&b, 0.02, 10 * MS, true);
@@ -136,7 +139,7 @@ START_TEST(unmeasured)
 		/* the CPU time went back: a new connection's backend; the window starts again */
 		{400 * MS, 0.5, 40, BUDGET_NONE, 10 * MS},
 		{600 * MS, 0.1, 60, BUDGET_NONE, 10 * MS},
-		{800 * MS, 0.118, 70, BUDGET_LOWERED, 99 * MS},
+		{800 * MS, 0.124, 72, BUDGET_LOWERED, 110 * MS},
 	};
 
 	budget_init(&b, 0.02, 10 * MS, false);
@@ -150,13 +153,13 @@ START_TEST(no_budget)
 {
 	budget		b;
 	static const step steps[] = {
-		{100 * MS, 0.018, 10, BUDGET_NONE, 10 * MS},
+		{100 * MS, 0.024, 12, BUDGET_NONE, 10 * MS},
 	};
 
 	budget_init(&b, 0, 10 * MS, false);
 	budget_mark(&b, 0, 0.0, 0);
 	walk(&b, steps, sizeof(steps) / sizeof(steps[0]));
-	ck_assert(b.cost_us > 1799 && b.cost_us < 1801);
+	ck_assert(b.cost_us > 1999 && b.cost_us < 2001);
 }
 END_TEST
 
