@@ -295,7 +295,7 @@ bwaits_stop(bwaits *w)
 	rep = xcalloc(1, sizeof(*rep));
 	rep->interval_ns = w->cfg.interval_ns;
 	rep->ticks = w->total.ticks;
-	/* what a sample cost the server: its backend's CPU, on this host (the statement reads only our pids) */
+	/* what a sample cost the server: its backend's CPU, on this host */
 	rep->cost_us = -1;
 	if (running && w->cpu0_s >= 0 && rep->ticks > 0)
 	{
@@ -304,6 +304,8 @@ bwaits_stop(bwaits *w)
 		if (cpu >= w->cpu0_s)
 			rep->cost_us = (cpu - w->cpu0_s) * 1e6 / (double) rep->ticks;
 	}
+	rep->pids_each = w->sm.pids_each;
+	rep->backends = w->sm.backends;
 	rep->sessions = (int) w->seen.n;
 	wprof_group_by(&w->total, NULL, 0, 0, &g);
 	rep->counted = g.total;
@@ -404,10 +406,11 @@ bwaits_report_print(FILE *out, const bwaits_report *rep)
 
 	fprintf(out, "wait events (sampled every %g ms, %llu samples of %d sessions):\n",
 			(double) rep->interval_ns / 1e6, (unsigned long long) rep->ticks, rep->sessions);
-	/* the statement reads the status of the clients' pids, not a row per backend of the server */
+	/* with many backends the statement reads only the clients' pids' status (sampler.c) */
 	if (rep->cost_us >= 0)
-		fprintf(out, "sampling cost: %.0f us of server CPU per sample (pg_stat_get_activity(pid)"
-				" of the clients' pids)\n", rep->cost_us);
+		fprintf(out, "sampling cost: %.0f us of server CPU per sample (%s, %d backends)\n",
+				rep->cost_us, rep->pids_each ? "pg_stat_get_activity(pid) of the clients' pids" :
+				"a row per backend, filtered to the clients' pids", rep->backends);
 	table_header(out, cols, TABLE_NCOLS(cols));
 	for (int i = 0; i < n; i++)
 	{

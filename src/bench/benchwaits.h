@@ -52,6 +52,8 @@ typedef struct bwaits_report
 	int			sessions;		/* the distinct backends sampled (-C: each connection) */
 	uint64_t	counted;		/* session samples counted (the 100 %) */
 	double		cost_us;		/* the server backend's CPU per sample; < 0 unknown */
+	bool		pids_each;		/* the last sample read each client's status alone */
+	int			backends;		/* on the server, last counted; -1: unknown */
 	bwaits_event *ev;			/* largest share first */
 	int			nev;
 } bwaits_report;

@@ -23,6 +23,7 @@ budget_init(budget *b, double share, uint64_t want_ns, bool keep)
 	b->changes = 0;
 }
 
+/* A new window starts now. */
 void
 budget_mark(budget *b, uint64_t now_ns, double cpu_s, uint64_t samples)
 {
@@ -51,6 +52,7 @@ fitting(double share, uint64_t want_ns, double cost_us, double room)
 	return ns < want_ns ? want_ns : ns;
 }
 
+/* The interval that fits the cost (see budget.h). */
 uint64_t
 budget_fit(double share, uint64_t want_ns, uint64_t cur_ns, double cost_us)
 {
@@ -69,15 +71,23 @@ budget_fit(double share, uint64_t want_ns, uint64_t cur_ns, double cost_us)
 	return to < cur_ns ? to : cur_ns;
 }
 
+/* Has the window its time and samples? */
+bool
+budget_due(const budget *b, uint64_t now_ns, uint64_t samples)
+{
+	/* the first window is short: a big server should not pay the full rate for long */
+	return now_ns >= b->win_ns + (b->cost_us < 0 ? BUDGET_FIRST_WINDOW_NS : BUDGET_WINDOW_NS) &&
+		samples >= b->win_samples + BUDGET_WINDOW_SAMPLES;
+}
+
+/* Measure the window that ends now, and fit the interval to it. */
 budget_change
 budget_update(budget *b, uint64_t now_ns, double cpu_s, uint64_t samples)
 {
 	uint64_t	to;
 	budget_change ch = BUDGET_NONE;
 
-	/* the first window is short: a big server should not pay the full rate for long */
-	if (now_ns < b->win_ns + (b->cost_us < 0 ? BUDGET_FIRST_WINDOW_NS : BUDGET_WINDOW_NS) ||
-		samples < b->win_samples + BUDGET_WINDOW_SAMPLES)
+	if (!budget_due(b, now_ns, samples))
 		return BUDGET_NONE;
 	if (cpu_s < 0 || b->win_cpu_s < 0 || cpu_s < b->win_cpu_s)
 	{

@@ -75,6 +75,9 @@ void		budget_init(budget *b, double share, uint64_t want_ns, bool keep);
  */
 void		budget_mark(budget *b, uint64_t now_ns, double cpu_s, uint64_t samples);
 
+/* Is the window long enough to end, in time and samples (the CPU time is not read yet)? */
+bool		budget_due(const budget *b, uint64_t now_ns, uint64_t samples);
+
 /*
  * End the window if it is long enough: measure the cost per sample and
  * set b->interval_ns to fit the share.  Starts the next window.

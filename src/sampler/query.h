@@ -41,6 +41,7 @@
 typedef struct query_opts
 {
 	bool		pids;			/* filter on pids */
+	bool		pids_each;		/* ... reading each pid's status alone (source_activity.c) */
 	bool		dbs;			/* on database names */
 	bool		users;			/* on user names */
 	bool		apps;			/* on application names */

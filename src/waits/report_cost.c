@@ -50,9 +50,12 @@ report_cost_text(FILE *out, const report_cost *c)
 {
 	char		every[FORMAT_TS_LEN];
 
-	if (c->pids)
+	if (c->known_pids && c->pids_each)
 		fprintf(out, "statement: the status of %d known pid%s (pg_stat_get_activity(pid) each),"
 				" not a row per backend of the server\n", c->npids, c->npids == 1 ? "" : "s");
+	else if (c->known_pids)
+		fprintf(out, "statement: a row per backend, filtered to %d known pid%s (cheaper than a"
+				" call per pid with few backends)\n", c->npids, c->npids == 1 ? "" : "s");
 	if (!c->measured)
 	{
 		if (c->share > 0)
@@ -89,7 +92,8 @@ report_cost_json(json_writer *w, const report_cost *c)
 	json_kv_double(w, "budget_share", c->share);
 	json_kv_bool(w, "measured", c->measured);
 	json_kv_bool(w, "user_interval", c->user_interval);
-	json_kv_bool(w, "known_pids", c->pids);
+	json_kv_bool(w, "known_pids", c->known_pids);
+	json_kv_bool(w, "pids_each", c->pids_each);
 	json_kv_double(w, "requested_interval_s", c->want_interval_s);
 	json_kv_double(w, "interval_s", c->interval_s);
 	json_kv_double(w, "max_interval_s", c->max_interval_s);

@@ -16,7 +16,8 @@ typedef struct report_cost
 	double		share;			/* the budget, of one CPU; 0: none */
 	bool		measured;		/* our backend's CPU could be read (a server on this host) */
 	bool		user_interval;	/* -i: the rate is the user's, never changed */
-	bool		pids;			/* known pids: one status row per pid (--pid, --waits) */
+	bool		known_pids;		/* --pid: a statement that reads only their status was ready */
+	bool		pids_each;		/* ... and the last sample used it (a server with many backends) */
 	int			npids;
 	double		want_interval_s;	/* asked for */
 	double		interval_s;		/* at the end */

@@ -103,7 +103,6 @@ typedef struct run_state
 	double		backend_cpu0;	/* of the current connection */
 	uint64_t	backend_samples0;
 	budget		bg;				/* the cost budget: the rate that keeps our backend's CPU within it */
-	int			backends;		/* on the server, last counted; -1: unknown */
 	bool		over_warned;	/* -i costs more than the budget: said once */
 	bool		hinted;			/* the pg_wait_sampling hint: said once */
 	const char **match_users;	/* --user values, interned, and whether a row had them */
@@ -168,7 +167,7 @@ fill_health(run_state *r, sample_health *h)
 			(double) (r->sm.samples - r->backend_samples0);
 	h->interval_s = (double) r->sc.interval_ns / 1e9;
 	h->cost_us_per_sample = r->bg.cost_us;
-	h->backends = r->backends;
+	h->backends = r->sm.backends;
 }
 
 /* fill_health for the sinks. */
@@ -311,10 +310,10 @@ handle_sample(run_state *r, sampler_status st)
 static void
 start_budget(run_state *r)
 {
-	bool		on = r->sm.source == SAMPLER_SOURCE_ACTIVITY && r->sm.backend_local;
+	/* on another host it is not applied (apply_budget), and the report says so */
+	bool		on = r->sm.source == SAMPLER_SOURCE_ACTIVITY;
 
 	budget_init(&r->bg, on ? r->s->cost_budget : 0, r->sm.interval_ns, r->s->interval_given);
-	r->backends = -1;
 }
 
 /* Sample every interval_ns from the next tick on; the sinks and the report say so. */
@@ -340,8 +339,8 @@ tell_budget(run_state *r, budget_change ch, uint64_t was_ns)
 
 	format_seconds(was, (double) was_ns / 1e9);
 	format_seconds(now, (double) b->interval_ns / 1e9);
-	if (r->backends >= 0)
-		snprintf(at, sizeof(at), " at %d backends", r->backends);
+	if (r->sm.backends >= 0)
+		snprintf(at, sizeof(at), " at %d backends", r->sm.backends);
 	if (ch == BUDGET_LOWERED)
 	{
 		msg_info("cost budget: a sample costs the server %.0f us of CPU%s, %.1f %% of one CPU "
@@ -377,14 +376,16 @@ apply_budget(run_state *r, uint64_t now_ns)
 	uint64_t	win = b->win_ns;
 	budget_change ch;
 	char	   *cause = NULL;
+	int			n;
 
-	if (!r->connected || !r->sm.backend_local)
+	/* /proc is read only when a window may end */
+	if (!r->connected || !r->sm.backend_local || !budget_due(b, now_ns, r->sm.samples))
 		return;
 	ch = budget_update(b, now_ns, sampler_backend_cpu_s(&r->sm), r->sm.samples);
 	if (b->win_ns == win || b->cost_us < 0)
 		return;					/* no window was measured */
 	/* a failure here is the connection's: the next sample reports it */
-	if (!sampler_count_backends(&r->sm, &r->backends, &cause))
+	if (!sampler_count_backends(&r->sm, &n, &cause))
 		free(cause);
 	if (ch == BUDGET_LOWERED || ch == BUDGET_RAISED)
 		set_interval(r, b->interval_ns);
@@ -401,17 +402,18 @@ fill_cost(const run_state *r, double period_s, report_cost *c)
 	c->share = b->share;
 	c->measured = r->sm.backend_local;
 	c->user_interval = b->keep;
-	c->pids = r->sm.opts.pids && r->sm.source == SAMPLER_SOURCE_ACTIVITY;
+	c->known_pids = r->sm.pids_stmt;
+	c->pids_each = r->sm.pids_each;
 	c->npids = r->sm.cfg.npids;
 	c->want_interval_s = (double) b->want_ns / 1e9;
 	c->interval_s = (double) b->interval_ns / 1e9;
 	c->max_interval_s = (double) b->max_interval_ns / 1e9;
 	c->cost_us = b->cost_us;
 	c->max_cost_us = b->max_cost_us;
-	c->backends = r->backends;
+	c->backends = r->sm.backends;
 	c->changes = b->changes;
 	/* an estimate's error bound grows as the square root of the period (wprof_error_s) */
-	c->error_factor = c->want_interval_s > 0 ? sqrt(period_s / c->want_interval_s) : 1;
+	c->error_factor = b->changes > 0 ? sqrt(period_s / c->want_interval_s) : 1;
 }
 
 /*

@@ -114,13 +114,27 @@ is(($r->{cost} // {})->{budget_share}, 0.02, 'default: a budget of 2 %');
 
 # ---------------------------------------------------------------- known pids
 
+# few backends: a row per backend, filtered to the pid, costs less than a call per pid
 ($r, $err) = cost_run('-T', '1', "--pid=$sleeper_pid");
-ok(($r->{cost} // {})->{known_pids}, '--pid: the statement reads the known pids only');
+ok(($r->{cost} // {})->{known_pids}, '--pid: known pids');
+ok(!($r->{cost} // {})->{pids_each}, '--pid, few backends: filtered from every row');
 my ($ps) = grep { ($_->{wait_event} // '') eq 'PgSleep' } @{ $r->{profile} // [] };
 ok($ps && $ps->{samples} > 0, '--pid: the pid is sampled');
+($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '0.5', "--pid=$sleeper_pid" ]);
+like($out, qr/^statement: a row per backend, filtered to 1 known pid \(cheaper than a call per pid with few backends\)$/m,
+	'--pid, few backends: the text report says which statement');
+
+# more than ten times as many backends as pids (a pid given twice below counts twice): each pid's status alone
+my @idle = map { (start_session($node, "c_idle$_"))[0] } 1 .. 16;
+my $nb = $node->safe_psql('postgres', 'SELECT count(*) FROM pg_stat_get_backend_idset()');
+cmp_ok($nb, '>', 20, "many backends ($nb)");
+($r, $err) = cost_run('-T', '1', "--pid=$sleeper_pid");
+ok(($r->{cost} // {})->{pids_each}, '--pid, many backends: each pid alone');
+($ps) = grep { ($_->{wait_event} // '') eq 'PgSleep' } @{ $r->{profile} // [] };
+ok($ps && $ps->{samples} > 0, '--pid, many backends: the pid is sampled');
 ($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '0.5', "--pid=$sleeper_pid,$sleeper_pid" ]);
 like($out, qr/^statement: the status of 2 known pids \(pg_stat_get_activity\(pid\) each\)/m,
-	'--pid: the text report says which statement');
+	'--pid, many backends: the text report says which statement');
 my ($dup) = $out =~ /^Timeout\s+PgSleep\s+(\d+)\s+100\.00/m;
 my ($n) = $out =~ /^sampling: (\d+) samples/m;
 is($dup, $n, '--pid given twice: one row per sample, not two');
@@ -137,5 +151,5 @@ for my $bad ([ 'abc', qr/invalid value "abc" for option --cost-budget/ ],
 }
 
 $node->safe_psql('postgres',
-	q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'c_sleep'});
+	q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'c\_%'});
 done_testing();
