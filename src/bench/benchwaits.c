@@ -406,11 +406,6 @@ bwaits_report_print(FILE *out, const bwaits_report *rep)
 
 	fprintf(out, "wait events (sampled every %g ms, %llu samples of %d sessions):\n",
 			(double) rep->interval_ns / 1e6, (unsigned long long) rep->ticks, rep->sessions);
-	/* with many backends the statement reads only the clients' pids' status (sampler.c) */
-	if (rep->cost_us >= 0)
-		fprintf(out, "sampling cost: %.0f us of server CPU per sample (%s, %d backends)\n",
-				rep->cost_us, rep->pids_each ? "pg_stat_get_activity(pid) of the clients' pids" :
-				"a row per backend, filtered to the clients' pids", rep->backends);
 	table_header(out, cols, TABLE_NCOLS(cols));
 	for (int i = 0; i < n; i++)
 	{
@@ -422,6 +417,11 @@ bwaits_report_print(FILE *out, const bwaits_report *rep)
 		table_row(out, cols, TABLE_NCOLS(cols), (const char *const[]) {
 			rep->ev[i].type, rep->ev[i].event != NULL ? rep->ev[i].event : "-", samples, pct});
 	}
+	/* after the table, which readers parse; with many backends only the clients' status is read */
+	if (rep->cost_us >= 0)
+		fprintf(out, "sampling cost: %.0f us of server CPU per sample (%s, %d backends)\n",
+				rep->cost_us, rep->pids_each ? "pg_stat_get_activity(pid) of the clients' pids" :
+				"a row per backend, filtered to the clients' pids", rep->backends);
 }
 
 void
