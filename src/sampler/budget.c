@@ -30,6 +30,7 @@ budget_mark(budget *b, uint64_t now_ns, double cpu_s, uint64_t samples)
 	b->win_ns = now_ns;
 	b->win_cpu_s = cpu_s;
 	b->win_samples = samples;
+	b->recheck_ns = 0;
 }
 
 /* ns rounded up to whole milliseconds. */
@@ -77,7 +78,7 @@ budget_due(const budget *b, uint64_t now_ns, uint64_t samples)
 {
 	/* the first window is short: a big server should not pay the full rate for long */
 	return now_ns >= b->win_ns + (b->cost_us < 0 ? BUDGET_FIRST_WINDOW_NS : BUDGET_WINDOW_NS) &&
-		samples >= b->win_samples + BUDGET_WINDOW_SAMPLES;
+		samples >= b->win_samples + BUDGET_WINDOW_SAMPLES && now_ns >= b->recheck_ns;
 }
 
 /* Measure the window that ends now, and fit the interval to it. */
@@ -97,7 +98,11 @@ budget_update(budget *b, uint64_t now_ns, double cpu_s, uint64_t samples)
 	}
 	/* enough CPU time to measure it well, even in the clock ticks of /proc/PID/stat */
 	if (cpu_s - b->win_cpu_s < BUDGET_WINDOW_CPU_S && now_ns < b->win_ns + BUDGET_MAX_WINDOW_NS)
+	{
+		/* not yet: /proc is read again a first window later, not at every sample */
+		b->recheck_ns = now_ns + BUDGET_FIRST_WINDOW_NS;
 		return BUDGET_NONE;
+	}
 	b->cost_us = (cpu_s - b->win_cpu_s) * 1e6 / (double) (samples - b->win_samples);
 	if (b->cost_us > b->max_cost_us)
 		b->max_cost_us = b->cost_us;

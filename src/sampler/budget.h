@@ -59,6 +59,7 @@ typedef struct budget
 	uint64_t	win_ns;			/* monotonic time it began */
 	double		win_cpu_s;		/* the backend's CPU seconds then */
 	uint64_t	win_samples;	/* samples taken by then */
+	uint64_t	recheck_ns;		/* too little CPU time at the last look: not before then */
 	/* what the windows found */
 	double		cost_us;		/* backend CPU per sample, last window; < 0: unknown */
 	double		max_cost_us;	/* the highest window's; < 0: unknown */

@@ -92,15 +92,17 @@ START_TEST(sessions_come_and_go)
 		{50 * MS, 0.010, 5, BUDGET_NONE, 10 * MS},
 		/* ... and 20 ms of CPU time, measurable in clock ticks too */
 		{100 * MS, 0.018, 10, BUDGET_NONE, 10 * MS},
-		{150 * MS, 0.030, 15, BUDGET_LOWERED, 110 * MS},
+		/* (looked at again a tenth of a second later, not at every sample) */
+		{150 * MS, 0.030, 15, BUDGET_NONE, 10 * MS},
+		{200 * MS, 0.040, 20, BUDGET_LOWERED, 110 * MS},
 		/* then windows of a second: the same cost, nothing moves */
-		{600 * MS, 0.050, 25, BUDGET_NONE, 110 * MS},
-		{1150 * MS, 0.052, 26, BUDGET_NONE, 110 * MS},
+		{600 * MS, 0.060, 30, BUDGET_NONE, 110 * MS},
+		{1200 * MS, 0.062, 31, BUDGET_NONE, 110 * MS},
 		/* the sessions went away: 0.14 ms a sample, too little CPU for a window ... */
-		{3150 * MS, 0.0534, 36, BUDGET_NONE, 110 * MS},
+		{3200 * MS, 0.0634, 41, BUDGET_NONE, 110 * MS},
 		/* ... until the window has lasted 10 s */
-		{11150 * MS, 0.0646, 116, BUDGET_RAISED, 10 * MS},
-		{12150 * MS, 0.0786, 216, BUDGET_NONE, 10 * MS},
+		{11200 * MS, 0.0746, 121, BUDGET_RAISED, 10 * MS},
+		{12200 * MS, 0.0886, 221, BUDGET_NONE, 10 * MS},
 	};
 
 	budget_init(&b, 0.02, 10 * MS, false);
