@@ -46,7 +46,7 @@ typedef enum sampler_status
  * Known pids are read each alone when the server has this many times more
  * backends than pids (counted again every SAMPLER_RECOUNT_NS).
  */
-#define SAMPLER_PIDS_RATIO		10
+#define SAMPLER_PIDS_RATIO		30
 #define SAMPLER_RECOUNT_NS		(10 * NS_PER_S)
 
 /* -i of a source that reads the server's own sampling (pg_wait_sampling, pg_stat_wait) */
