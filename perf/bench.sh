@@ -36,15 +36,6 @@ user=${PGTEMPO_TEST_USER:-pgtempo-test}
 [ -x "$ours" ] || { echo "perf/bench.sh: error: $ours not found (build first)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "perf/bench.sh: error: /usr/bin/time (GNU time) is needed" >&2; exit 1; }
 
-# Run a command as the cluster owner.
-as_owner() {
-	if [ "$(id -u)" -eq 0 ]; then
-		(cd / && runuser -u "$user" -- "$@")
-	else
-		"$@"
-	fi
-}
-
 tmp=$(mktemp -d /tmp/pgtempo-bench.XXXXXX)
 cleanup() {
 	as_owner "$bindir/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1 || :

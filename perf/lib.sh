@@ -22,3 +22,61 @@ median() {
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.3f\n", a / b }'
 }
+
+# Run a command as the cluster's owner, $user (PostgreSQL refuses to run as root).
+as_owner() {
+	if [ "$(id -u)" -eq 0 ]; then
+		(cd / && runuser -u "$user" -- "$@")
+	else
+		"$@"
+	fi
+}
+
+# A temporary directory $tmp, named after $1, that the cluster's owner may write (made when root).
+owned_tmp() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+	if [ "$(id -u)" -eq 0 ]; then
+		id -u "$user" >/dev/null 2>&1 ||
+			useradd --system --user-group --no-create-home --home-dir /nonexistent \
+				--shell /usr/sbin/nologin "$user"
+		chown "$user:" "$tmp"
+		chmod 0755 "$tmp"
+	fi
+}
+
+# A throwaway cluster in $tmp/data on 127.0.0.1 at a free $port, with the server options $1; PG* point at it.
+start_cluster() {
+	port=$(perl -MIO::Socket::INET -e '
+		my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0,
+			ReuseAddr => 1) or die "no free port: $!\n";
+		print $s->sockport, "\n";')
+	as_owner "$bindir/initdb" -A trust -U postgres -N -D "$tmp/data" >"$tmp/initdb.log" 2>&1 ||
+		{ cat "$tmp/initdb.log" >&2; die "initdb failed"; }
+	as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -s \
+		-o "-p $port -k $tmp -c listen_addresses=127.0.0.1 $1" start ||
+		die "the server did not start (see $tmp/server.log)"
+	export PGHOST=127.0.0.1 PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+	unset PGHOSTADDR PGSERVICE PGPASSWORD PGOPTIONS
+}
+
+# Stop the cluster (if it runs) and remove $tmp.
+stop_cluster() {
+	if [ -f "$tmp/data/postmaster.pid" ]; then
+		as_owner "$bindir/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1 || :
+	fi
+	rm -rf "$tmp"
+}
+
+# A field of a JSON report, by a dotted path ("" when absent).
+json_field() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    d = d.get(k) if isinstance(d, dict) else None
+print("" if d is None else d)' "$1" "$2"
+}
+
+# The 1, 5 and 15 minute load averages.
+loadavg() {
+	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'
+}

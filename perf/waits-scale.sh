@@ -13,10 +13,11 @@
 #     with -i 10ms (the user's rate, kept), by auto (pg_wait_sampling, read
 #     once a second), with --pid of the busy sessions at -i 10ms, $BEFORE
 #     (another build to compare, if set) the same ways, and $FLOOR
-#     (waitfloor.c, if set) at 10 ms.  For each: samples/s, the sampler's CPU and its backend's per
-#     sample (the report's schedstat figures; the floor's backend read from
-#     /proc/PID/schedstat), the backend's share of one CPU, and the
-#     collector's CPU per 10 ms sample over the same seconds.  Medians.
+#     (waitfloor.c, if set) at 10 ms.  For each: samples/s, the sampler's
+#     CPU and its backend's per sample (the report's schedstat figures; the
+#     floor's backend read from /proc/PID/schedstat), the backend's share of
+#     one CPU, and the collector's CPU per 10 ms sample over the same
+#     seconds.  Medians.
 #  2. statement shapes over the same data (SHAPES=1, the default): each
 #     prepared and run K times in one psql session; the backend's CPU per
 #     statement from its /proc/self/schedstat (pg_read_file), median of RUNS.
@@ -28,7 +29,7 @@
 # usage: perf/waits-scale.sh [RUNS [SECONDS]]     (defaults 5 and 5)
 # env:   OURS (pgtempo-waits), BEFORE, FLOOR, SESSIONS (default "8 200 1000 2000"),
 #        BUSY (default 8), SHAPES (1), PROFILE (0), K (statements per shape, 400),
-#        PARTS ("1 2 3": which parts run)
+#        PARTS ("1 2 3": which parts run), VARIANTS (the runs of part 1, by name)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -69,16 +70,9 @@ done
 # every client takes a descriptor in pgbench and in the server
 ulimit -n $((maxn * 2 + 1024)) 2>/dev/null || ulimit -n "$(ulimit -H -n)"
 
-as_owner() {
-	if [ "$(id -u)" -eq 0 ]; then
-		(cd / && runuser -u "$user" -- "$@")
-	else
-		"$@"
-	fi
-}
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pgtempo-waits-scale.XXXXXX")
+owned_tmp pgtempo-waits-scale
 loadpids=""
+# Stop the sessions held open.
 stop_load() {
 	for p in $loadpids; do
 		kill "$p" 2>/dev/null || :
@@ -90,59 +84,28 @@ stop_load() {
 }
 cleanup() {
 	stop_load
-	if [ -f "$tmp/data/postmaster.pid" ]; then
-		as_owner "$bindir/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1 || :
-	fi
-	rm -rf "$tmp"
+	stop_cluster
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-if [ "$(id -u)" -eq 0 ]; then
-	id -u "$user" >/dev/null 2>&1 ||
-		useradd --system --user-group --no-create-home --home-dir /nonexistent \
-			--shell /usr/sbin/nologin "$user"
-	chown "$user:" "$tmp"
-	chmod 0755 "$tmp"
-fi
+start_cluster "-c max_connections=$((maxn + 100)) -c shared_preload_libraries=pg_wait_sampling \
+	-c pg_wait_sampling.profile_period=10 -c pg_wait_sampling.history_period=10"
 
-port=$(perl -MIO::Socket::INET -e '
-	my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0,
-		ReuseAddr => 1) or die "no free port: $!\n";
-	print $s->sockport, "\n";')
-as_owner "$bindir/initdb" -A trust -U postgres -N -D "$tmp/data" >"$tmp/initdb.log" 2>&1 ||
-	{ cat "$tmp/initdb.log" >&2; die "initdb failed"; }
-as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -s \
-	-o "-p $port -k $tmp -c listen_addresses=127.0.0.1 -c max_connections=$((maxn + 100)) \
-	-c shared_preload_libraries=pg_wait_sampling -c pg_wait_sampling.profile_period=10 \
-	-c pg_wait_sampling.history_period=10" start ||
-	die "the server did not start (see $tmp/server.log)"
-export PGHOST=127.0.0.1 PGPORT=$port PGUSER=postgres PGDATABASE=postgres
-unset PGHOSTADDR PGSERVICE PGPASSWORD PGOPTIONS
-
+# psql, unaligned, tuples only, stopping at the first error.
 psqlc() {
 	"$bindir/psql" -X -q -A -t -v ON_ERROR_STOP=1 "$@"
 }
 psqlc -c "CREATE EXTENSION pg_wait_sampling" >/dev/null
 "$bindir/pgbench" -i -q -s 10 >"$tmp/init.log" 2>&1 || { cat "$tmp/init.log" >&2; die "pgbench -i failed"; }
 
-# A field of a JSON report (dotted path).
-json_field() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    d = d.get(k) if isinstance(d, dict) else None
-print("" if d is None else d)' "$1" "$2"
-}
-loadavg() {
-	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'
-}
 # ns on CPU of a process (first field of schedstat), 0 if gone.
 cpu_ns() {
 	cut -d' ' -f1 "/proc/$1/schedstat" 2>/dev/null || echo 0
 }
 collector=$(psqlc -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_wait_sampling collector'")
 [ -n "$collector" ] || die "pg_wait_sampling's collector is not running"
+# The wall clock in ns.
 now_ns() {
 	date +%s%N
 }
@@ -185,8 +148,11 @@ run_waits() {
 		printf "%.2f %.1f %.1f %.2f %.1f\n", r, c, b, b * r / 1e4, (c1 - c0) / 1e3 / samples }'
 }
 
-# The floor at 10 ms: its own CPU per sample, and its backend's from schedstat.
+# The floor at 10 ms: its own CPU per sample, and its backend's from schedstat
+# over the middle of the run.  It takes all its samples even when it cannot
+# keep up (then it runs longer): its rate is its samples over its run time.
 run_floor() {
+	s0=$(now_ns)
 	"$floor" -i 10 -T "$secs" "host=$PGHOST port=$PGPORT dbname=postgres user=postgres" >"$tmp/f.out" 2>&1 &
 	fp=$!
 	sleep 0.5
@@ -199,18 +165,27 @@ run_floor() {
 	t1=$(now_ns)
 	c1=$(cpu_ns "$collector")
 	wait "$fp"
+	s1=$(now_ns)
 	cpu=$(sed -n 's/.*cpu_us_per_sample \([0-9.]*\).*/\1/p' "$tmp/f.out")
-	awk -v c="$cpu" -v b0="$b0" -v b1="$b1" -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" 'BEGIN {
-		samples = (t1 - t0) / 1e7;
-		printf "%.2f %.1f %.1f %.2f %.1f\n", 100, c, (b1 - b0) / 1e3 / samples,
-			(b1 - b0) / (t1 - t0) * 100, (c1 - c0) / 1e3 / samples }'
+	n=$(sed -n 's/^samples \([0-9]*\) .*/\1/p' "$tmp/f.out")
+	awk -v c="$cpu" -v n="$n" -v s0="$s0" -v s1="$s1" -v b0="$b0" -v b1="$b1" -v c0="$c0" \
+		-v c1="$c1" -v t0="$t0" -v t1="$t1" 'BEGIN {
+		rate = n / ((s1 - s0) / 1e9);
+		printf "%.2f %.1f %.1f %.2f %.1f\n", rate, c, (b1 - b0) / 1e3 / ((t1 - t0) / 1e9 * rate),
+			(b1 - b0) / (t1 - t0) * 100, (c1 - c0) / 1e3 / ((t1 - t0) / 1e7) }'
 }
 
-# The runs of part 1: today's build by default (--source=activity: the
-# budget picks the rate), at the user's -i 10ms, and by auto (which reads
+# The runs of part 1: today's build with --source=activity (the budget
+# picks the rate), at the user's -i 10ms, by auto (which reads
 # pg_wait_sampling once a second), with --pid of the busy sessions at 100/s,
 # then $BEFORE the same ways (at its default 100/s), then the floor.
-variants="activity activity_10ms auto pids_10ms before before_auto before_pids floor"
+variants=${VARIANTS:-activity activity_10ms auto pids_10ms before before_auto before_pids floor}
+
+# Is variant $1 among those asked for (and its build given)?
+wanted() {
+	case " $variants " in *" $1 "*) ;; *) return 1 ;; esac
+	case $1 in before*) [ -n "$before" ] ;; floor) [ -n "$floor" ] ;; esac
+}
 
 # Median of column $2 of file $1.
 col_median() {
@@ -225,7 +200,6 @@ floor|SELECT a.pid, a.wait_event_type, a.wait_event FROM pg_catalog.pg_stat_get_
 count|SELECT count(*) FROM pg_catalog.pg_stat_get_activity(NULL)
 idset|SELECT count(*) FROM pg_catalog.pg_stat_get_backend_idset()
 idset_wait|SELECT pg_catalog.pg_stat_get_backend_pid(i), pg_catalog.pg_stat_get_backend_wait_event_type(i), pg_catalog.pg_stat_get_backend_wait_event(i) FROM pg_catalog.pg_stat_get_backend_idset() i
-prefilter|SELECT a.pid, a.backend_type, a.state, a.wait_event_type, a.wait_event FROM pg_catalog.pg_stat_get_backend_idset() i, LATERAL pg_catalog.pg_stat_get_activity(pg_catalog.pg_stat_get_backend_pid(i)) a WHERE pg_catalog.pg_stat_get_backend_xact_start(i) IS NOT NULL AND a.state IS DISTINCT FROM 'idle' AND a.wait_event_type IS DISTINCT FROM 'Activity'
 pids_any|SELECT a.pid, a.state, a.wait_event_type, a.wait_event FROM pg_catalog.pg_stat_get_activity(NULL) a WHERE a.pid = ANY ($1::int4[]) AND a.state IS DISTINCT FROM 'idle' AND a.wait_event_type IS DISTINCT FROM 'Activity'
 pids_each|SELECT a.pid, a.state, a.wait_event_type, a.wait_event FROM unnest($1::int4[]) p, LATERAL pg_catalog.pg_stat_get_activity(p) a WHERE a.state IS DISTINCT FROM 'idle' AND a.wait_event_type IS DISTINCT FROM 'Activity'
 EOF
@@ -267,14 +241,16 @@ for n in $sessions; do
 		done
 		r=0
 		while [ $r -lt "$runs" ]; do
-			run_waits "$ours" --source=activity >>"$tmp/activity"
-			run_waits "$ours" --source=activity -i 10ms >>"$tmp/activity_10ms"
-			run_waits "$ours" >>"$tmp/auto"
-			run_waits "$ours" --source=activity -i 10ms --pid="$pidlist" >>"$tmp/pids_10ms"
-			[ -z "$before" ] || run_waits "$before" --source=activity >>"$tmp/before"
-			[ -z "$before" ] || run_waits "$before" >>"$tmp/before_auto"
-			[ -z "$before" ] || run_waits "$before" --source=activity --pid="$pidlist" >>"$tmp/before_pids"
-			[ -z "$floor" ] || run_floor >>"$tmp/floor"
+			! wanted activity || run_waits "$ours" --source=activity >>"$tmp/activity"
+			! wanted activity_10ms || run_waits "$ours" --source=activity -i 10ms >>"$tmp/activity_10ms"
+			! wanted auto || run_waits "$ours" >>"$tmp/auto"
+			! wanted pids_10ms ||
+				run_waits "$ours" --source=activity -i 10ms --pid="$pidlist" >>"$tmp/pids_10ms"
+			! wanted before || run_waits "$before" --source=activity >>"$tmp/before"
+			! wanted before_auto || run_waits "$before" >>"$tmp/before_auto"
+			! wanted before_pids ||
+				run_waits "$before" --source=activity --pid="$pidlist" >>"$tmp/before_pids"
+			! wanted floor || run_floor >>"$tmp/floor"
 			r=$((r + 1))
 		done
 		printf '%-28s %9s %12s %12s %10s %14s %8s\n' run samples/s "sampler us" "backend us" "backend %" "collector us" "b/coll"

@@ -54,58 +54,11 @@ for p in initdb pg_ctl pgbench; do
 done
 command -v python3 >/dev/null 2>&1 || die "python3 is needed to read the sampler's JSON report"
 
-# Run a command as the cluster's owner.
-as_owner() {
-	if [ "$(id -u)" -eq 0 ]; then
-		(cd / && runuser -u "$user" -- "$@")
-	else
-		"$@"
-	fi
-}
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pgtempo-bench-waits.XXXXXX")
-cleanup() {
-	if [ -f "$tmp/data/postmaster.pid" ]; then
-		as_owner "$bindir/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1 || :
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+owned_tmp pgtempo-bench-waits
+trap stop_cluster EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-if [ "$(id -u)" -eq 0 ]; then
-	id -u "$user" >/dev/null 2>&1 ||
-		useradd --system --user-group --no-create-home --home-dir /nonexistent \
-			--shell /usr/sbin/nologin "$user"
-	chown "$user:" "$tmp"
-	chmod 0755 "$tmp"
-fi
-
-port=$(perl -MIO::Socket::INET -e '
-	my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0,
-		ReuseAddr => 1) or die "no free port: $!\n";
-	print $s->sockport, "\n";')
-as_owner "$bindir/initdb" -A trust -U postgres -N -D "$tmp/data" >"$tmp/initdb.log" 2>&1 ||
-	{ cat "$tmp/initdb.log" >&2; die "initdb failed"; }
-as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -s \
-	-o "-p $port -k $tmp -c listen_addresses=127.0.0.1 -c shared_buffers=256MB" start ||
-	die "the server did not start (see $tmp/server.log)"
-export PGHOST=127.0.0.1 PGPORT=$port PGUSER=postgres PGDATABASE=postgres
-unset PGHOSTADDR PGSERVICE PGPASSWORD PGOPTIONS
-
-# A field of the sampler's JSON report.
-json_field() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    d = d.get(k) if isinstance(d, dict) else None
-print("" if d is None else d)' "$1" "$2"
-}
-
-# The 1, 5 and 15 minute load averages.
-loadavg() {
-	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'
-}
+start_cluster "-c shared_buffers=256MB"
 
 echo "server:    $("$bindir/postgres" -V) on 127.0.0.1:$port, $(nproc 2>/dev/null || echo '?') CPUs"
 echo "sampler:   $ours ($("$ours" -V))"
