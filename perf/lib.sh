@@ -33,14 +33,11 @@ as_owner() {
 	fi
 }
 
-# cluster_dir NAME: a fresh directory $tmp for a throwaway cluster of
-# $bindir, its server stopped and the directory removed when the script
-# ends; as root, owned by $user (a system user, created if missing).
-cluster_dir() {
+# owned_tmp NAME: a fresh directory $tmp, named after NAME, that the
+# cluster's owner may write; as root, owned by $user (a system user, created
+# if missing).
+owned_tmp() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
-	trap cluster_cleanup EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
 	if [ "$(id -u)" -eq 0 ]; then
 		id -u "${user:-pgtempo-test}" >/dev/null 2>&1 ||
 			useradd --system --user-group --no-create-home --home-dir /nonexistent \
@@ -50,7 +47,17 @@ cluster_dir() {
 	fi
 }
 
-cluster_cleanup() {
+# cluster_dir NAME: owned_tmp, with the server stopped and the directory
+# removed when the script ends.
+cluster_dir() {
+	owned_tmp "$1"
+	trap stop_cluster EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+# Stop the cluster in $tmp/data (if it runs) and remove $tmp.
+stop_cluster() {
 	if [ -f "$tmp/data/postmaster.pid" ]; then
 		as_owner "$bindir/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1 || :
 	fi
@@ -74,4 +81,31 @@ throwaway_cluster() {
 	as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -s \
 		-o "-k $tmp -c listen_addresses='' $2" start
 	export PGHOST="$tmp" PGUSER=postgres PGDATABASE=postgres
+}
+
+# start_cluster OPTIONS: a cluster in $tmp/data on 127.0.0.1 at a free
+# $port, with the server options OPTIONS; PG* point at it.
+start_cluster() {
+	port=$(free_port)
+	as_owner "$bindir/initdb" -A trust -U postgres -N -D "$tmp/data" >"$tmp/initdb.log" 2>&1 ||
+		{ cat "$tmp/initdb.log" >&2; die "initdb failed"; }
+	as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -s \
+		-o "-p $port -k $tmp -c listen_addresses=127.0.0.1 $1" start ||
+		die "the server did not start (see $tmp/server.log)"
+	export PGHOST=127.0.0.1 PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+	unset PGHOSTADDR PGSERVICE PGPASSWORD PGOPTIONS
+}
+
+# A field of a JSON report, by a dotted path ("" when absent).
+json_field() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    d = d.get(k) if isinstance(d, dict) else None
+print("" if d is None else d)' "$1" "$2"
+}
+
+# The 1, 5 and 15 minute load averages.
+loadavg() {
+	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'
 }

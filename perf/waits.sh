@@ -55,28 +55,8 @@ done
 command -v python3 >/dev/null 2>&1 || die "python3 is needed to read the sampler's JSON report"
 
 cluster_dir pgtempo-bench-waits
-port=$(free_port)
-as_owner "$bindir/initdb" -A trust -U postgres -N -D "$tmp/data" >"$tmp/initdb.log" 2>&1 ||
-	{ cat "$tmp/initdb.log" >&2; die "initdb failed"; }
-as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -s \
-	-o "-p $port -k $tmp -c listen_addresses=127.0.0.1 -c shared_buffers=256MB" start ||
-	die "the server did not start (see $tmp/server.log)"
-export PGHOST=127.0.0.1 PGPORT=$port PGUSER=postgres PGDATABASE=postgres
-unset PGHOSTADDR PGSERVICE PGPASSWORD PGOPTIONS
+start_cluster "-c shared_buffers=256MB"
 
-# A field of the sampler's JSON report.
-json_field() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    d = d.get(k) if isinstance(d, dict) else None
-print("" if d is None else d)' "$1" "$2"
-}
-
-# The 1, 5 and 15 minute load averages.
-loadavg() {
-	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'
-}
 
 echo "server:    $("$bindir/postgres" -V) on 127.0.0.1:$port, $(nproc 2>/dev/null || echo '?') CPUs"
 echo "sampler:   $ours ($("$ours" -V))"

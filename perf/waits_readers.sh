@@ -74,14 +74,6 @@ while [ "$n" -lt "$sessions" ]; do
 		"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'")
 done
 
-json_field() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    d = d.get(k) if isinstance(d, dict) else None
-print("" if d is None else d)' "$1" "$2"
-}
-
 echo "server:    $("$bindir/postgres" -V), $sessions sessions in pg_sleep, $(nproc) CPUs"
 echo "libpqtypes: $a"
 echo "libpq:      $b"

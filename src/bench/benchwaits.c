@@ -46,6 +46,7 @@ struct bwaits
 	wprof		total;
 	wprof		interval;		/* since the last -P line */
 	hash_table	seen;			/* the distinct backend pids sampled (int32_t) */
+	double		cpu0_s;			/* our backend's CPU seconds once connected; < 0 unknown */
 };
 
 /* Wall-clock microseconds: the samples' timestamps. */
@@ -165,6 +166,7 @@ sampler_main(void *arg)
 	}
 	/* the stop request bounds the statements from here on: no run end of its own */
 	sampler_set_end(&w->sm, UINT64_MAX);
+	w->cpu0_s = sampler_backend_cpu_s(&w->sm);
 	next = clock_now_ns();
 
 	for (;;)
@@ -291,6 +293,17 @@ bwaits_stop(bwaits *w)
 	rep = xcalloc(1, sizeof(*rep));
 	rep->interval_ns = w->cfg.interval_ns;
 	rep->ticks = w->total.ticks;
+	/* what a sample cost the server: its backend's CPU, on this host */
+	rep->cost_us = -1;
+	if (running && w->cpu0_s >= 0 && rep->ticks > 0)
+	{
+		double		cpu = sampler_backend_cpu_s(&w->sm);
+
+		if (cpu >= w->cpu0_s)
+			rep->cost_us = (cpu - w->cpu0_s) * 1e6 / (double) rep->ticks;
+	}
+	rep->pids_each = w->sm.pids_each;
+	rep->backends = w->sm.backends;
 	rep->sessions = (int) w->seen.n;
 	wprof_group_by(&w->total, NULL, 0, 0, &g);
 	rep->counted = g.total;
@@ -369,6 +382,11 @@ bwaits_report_print(FILE *out, const bwaits_report *rep)
 		table_row(out, cols, TABLE_NCOLS(cols), (const char *const[]) {
 			rep->ev[i].type, rep->ev[i].event != NULL ? rep->ev[i].event : "-", samples, pct});
 	}
+	/* after the table, which readers parse; with many backends only the clients' status is read */
+	if (rep->cost_us >= 0)
+		fprintf(out, "sampling cost: %.0f us of server CPU per sample (%s, %d backends)\n",
+				rep->cost_us, rep->pids_each ? "pg_stat_get_activity(pid) of the clients' pids" :
+				"a row per backend, filtered to the clients' pids", rep->backends);
 }
 
 void
@@ -386,6 +404,11 @@ bwaits_report_json(json_writer *jw, const bwaits_report *rep)
 		json_object_end(jw);
 	}
 	json_array_end(jw);
+	json_key(jw, "waits_cost_us_per_sample");
+	if (rep->cost_us >= 0)
+		json_double(jw, rep->cost_us);
+	else
+		json_null(jw);
 }
 
 void

@@ -51,6 +51,9 @@ typedef struct bwaits_report
 	uint64_t	ticks;			/* samples taken */
 	int			sessions;		/* the distinct backends sampled (-C: each connection) */
 	uint64_t	counted;		/* session samples counted (the 100 %) */
+	double		cost_us;		/* the server backend's CPU per sample; < 0 unknown */
+	bool		pids_each;		/* the last sample read each client's status alone */
+	int			backends;		/* on the server, last counted; -1: unknown */
 	bwaits_event *ev;			/* largest share first */
 	int			nev;
 } bwaits_report;
@@ -79,7 +82,7 @@ void		bwaits_top_json(json_writer *jw, const bwaits_top *top);
 bwaits_report *bwaits_stop(bwaits *w);
 
 void		bwaits_report_print(FILE *out, const bwaits_report *rep);
-/* "waits": [ ... ], largest share first. */
+/* "waits": [ ... ], largest share first; "waits_cost_us_per_sample" (null: unknown). */
 void		bwaits_report_json(json_writer *jw, const bwaits_report *rep);
 void		bwaits_report_free(bwaits_report *rep);
 

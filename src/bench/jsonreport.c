@@ -490,7 +490,7 @@ jsonreport_build(strbuf *out, const bench_settings *s, const jsonreport_run *run
 	json_results(&w, s, run->data);
 	if (s->waits_ns > 0)
 	{
-		bwaits_report none = {0};
+		bwaits_report none = {.cost_us = -1};
 
 		bwaits_report_json(&w, run->waits != NULL ? run->waits : &none);
 		json_waits_sampling(&w, run->waits != NULL ? run->waits : &none);

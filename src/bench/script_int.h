@@ -1,7 +1,7 @@
 /*
- * script_int.h — what the files of the script module share: script.c
- * (commands, messages, the driver), scriptsql.c (SQL text) and
- * scriptmeta.c (meta-commands).  Not for other modules.
+ * script_int.h — what the files of the script module share: scriptbase.c
+ * (commands, messages), used by script.c (the driver), scriptsql.c (SQL
+ * text) and scriptmeta.c (meta-commands).  Not for other modules.
  */
 #ifndef PGTEMPO_BENCH_SCRIPT_INT_H
 #define PGTEMPO_BENCH_SCRIPT_INT_H
@@ -48,7 +48,7 @@ is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* script.c */
+/* scriptbase.c */
 command    *script_command_new(command_type type, meta_kind meta, int line_no);
 void		script_command_free(command *c);
 int			script_line_of(parser *p, int pos);

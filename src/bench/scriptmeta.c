@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "script.h"
+#include "script_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,8 +15,6 @@
 
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
-
-#include "script_int.h"
 
 /* The words of one meta-command. */
 typedef struct meta_words

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "script.h"
+#include "script_int.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -14,8 +14,6 @@
 
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
-
-#include "script_int.h"
 
 /* pgbench keeps at most this many bytes of a SQL command's first line. */
 #define FIRST_LINE_MAX	127

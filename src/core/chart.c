@@ -26,13 +26,6 @@
 
 #include "chart_int.h"
 
-const char *const chart_palette[CHART_NCOLOURS] = {
-	"#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7",
-	"#F0E442", "#332288", "#999933", "#882255", "#44AA99", "#CC6677",
-	"#BBBBBB", "#000000"
-};
-
-
 static char *
 dup_or_null(const char *s)
 {
@@ -61,20 +54,6 @@ get_series(chart *c, int s)
 	if (s < 0 || s >= c->nseries)
 		misuse("series", s);
 	return &c->series[s];
-}
-
-int
-chart_colour_pick(int colour, int *nauto)
-{
-	if (colour >= 0 && colour < CHART_NCOLOURS)
-		return colour;
-	return (*nauto)++ % CHART_NAUTO;
-}
-
-void
-chart_colour_attr(strbuf *out, const char *name, int colour)
-{
-	strbuf_printf(out, " %s=\"%s\"", name, chart_palette[colour]);
 }
 
 chart *

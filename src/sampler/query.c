@@ -25,6 +25,10 @@ const char	query_names_sql[] =
 "SELECT 'd'::text, oid, datname::text FROM pg_catalog.pg_database"
 " UNION ALL SELECT 'u'::text, oid, rolname::text FROM pg_catalog.pg_roles";
 
+/* the status copy without building a row per backend: what a sample costs at least */
+const char	query_backends_sql[] =
+"SELECT pg_catalog.count(*)::int4 FROM pg_catalog.pg_stat_get_backend_idset()";
+
 /* What a server of this version has, so the SQL asks for no column it lacks. */
 void
 query_caps_init(query_caps *c, int server_version)

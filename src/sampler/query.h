@@ -41,6 +41,7 @@
 typedef struct query_opts
 {
 	bool		pids;			/* filter on pids */
+	bool		pids_each;		/* ... reading each pid's status alone (source_activity.c) */
 	bool		dbs;			/* on database names */
 	bool		users;			/* on user names */
 	bool		apps;			/* on application names */
@@ -185,5 +186,7 @@ extern const char query_detect_sql[];
 extern const char query_wait_events_sql[];
 /* The names of databases ('d') and roles ('u'): kind, oid, name. */
 extern const char query_names_sql[];
+/* The number of backends with a status (sessions and background processes): int4. */
+extern const char query_backends_sql[];
 
 #endif

@@ -19,6 +19,7 @@
 
 
 #define SAMPLE_STMT		"pgtempo_waits_sample"
+#define PIDS_STMT		"pgtempo_waits_sample_pids"
 #define MEASURE_STMT	"pgtempo_waits_measure"
 
 /* The connection's last error is the sampler's. */
@@ -330,6 +331,63 @@ sampler_backend_cpu_s(const sampler *sm)
 	return (double) (utime + stime) / (double) sysconf(_SC_CLK_TCK);
 }
 
+/* The number of backends with a status on the server. */
+bool
+sampler_count_backends(sampler *sm, int *n, char **cause)
+{
+	PGresult   *res;
+	int32_t		v = 0;
+	bool		ok;
+
+	drain(sm);
+	res = stmt_exec(&sm->sc, query_backends_sql, cause);
+	synced(sm, STMT_OK);
+	if (res == NULL)
+		return false;
+	ok = PQntuples(res) == 1 && pqbin->get_int4(res, 0, 0, &v);
+	if (!ok)
+		*cause = xasprintf("could not count the server's backends: %s",
+						   PQntuples(res) != 1 ? "not one row" : pqbin->error());
+	else
+	{
+		*n = v;
+		sm->backends = v;
+		sm->backends_ns = clock_now_ns();
+	}
+	PQclear(res);
+	return ok;
+}
+
+/*
+ * The statement for the next sample.  With known pids: a call of
+ * pg_stat_get_activity(pid) per pid costs more than a row of
+ * pg_stat_get_activity(NULL) per backend (measured with 8 pids: 94 against
+ * 34 us at 8 backends, about even at 200, 342 against 608 us at 400 and
+ * 723 against 1,828 at 1,000), so the pids are read each alone only when
+ * the server has SAMPLER_PIDS_RATIO times more backends than pids; the
+ * backends are counted every SAMPLER_RECOUNT_NS.
+ */
+static const char *
+pick_sample(sampler *sm)
+{
+	char	   *cause = NULL;
+	int			n;
+
+	if (!sm->pids_stmt)
+		return SAMPLE_STMT;
+	if (sm->backends < 0 || clock_now_ns() - sm->backends_ns >= SAMPLER_RECOUNT_NS)
+	{
+		/* a failure here is the connection's: the sample reports it */
+		if (!sampler_count_backends(sm, &n, &cause))
+		{
+			free(cause);
+			sm->backends_ns = clock_now_ns();
+		}
+	}
+	sm->pids_each = sm->backends > SAMPLER_PIDS_RATIO * (sm->cfg.npids > 0 ? sm->cfg.npids : 1);
+	return sm->pids_each ? PIDS_STMT : SAMPLE_STMT;
+}
+
 /* A pg_stat_wait_history that cannot be read stays so: say it once, and sample on without it. */
 static void
 give_up_history(sampler *sm, const char *why)
@@ -374,6 +432,7 @@ detect(sampler *sm, char **pws_version, bool *have_psw, bool *have_history, char
 	free(sm->current_user);
 	sm->current_user = xstrdup(user ? user : "");
 	*pws_version = pws ? xstrdup(pws) : NULL;
+	sm->pws_installed = pws != NULL;
 	*have_psw = psw;
 	*have_history = history;
 	PQclear(res);
@@ -398,6 +457,16 @@ prepare_statements(sampler *sm, char **cause)
 	strbuf_init(&sql);
 	sm->src->sample_sql(&sql, &sm->caps, &sm->opts);
 	ok = stmt_prepare(&sm->sc, SAMPLE_STMT, sql.data, cause);
+	/* known pids: also the statement that reads only their status (pick_sample) */
+	sm->pids_stmt = ok && sm->opts.pids && sm->source == SAMPLER_SOURCE_ACTIVITY;
+	if (sm->pids_stmt)
+	{
+		strbuf_reset(&sql);
+		sm->opts.pids_each = true;
+		sm->src->sample_sql(&sql, &sm->caps, &sm->opts);
+		sm->opts.pids_each = false;
+		ok = stmt_prepare(&sm->sc, PIDS_STMT, sql.data, cause);
+	}
 	if (ok && sm->src->measure_sql != NULL)
 	{
 		strbuf_reset(&sql);
@@ -515,6 +584,7 @@ sampler_open(sampler *sm, const sampler_config *cfg, strpool *pool,
 	sm->pool = pool;
 	sm->sc.stop = stop;
 	sm->source = cfg->source;
+	sm->backends = -1;
 	hist_init(&sm->latency);
 	/* the setup queries too: the run's end holds whatever the server does */
 	give_up = sampler_connect_deadline(end_ns);
@@ -611,7 +681,7 @@ sampler_send(sampler *sm, uint64_t ts_us)
 	drain(sm);
 	if (sm->in_flight)
 		return SAMPLER_OK;		/* the caller collects first; never two in flight */
-	st = stmt_send(&sm->sc, SAMPLE_STMT, NULL);
+	st = stmt_send(&sm->sc, pick_sample(sm), NULL);
 	if (st == STMT_OK)
 	{
 		sm->in_flight = true;
@@ -645,7 +715,7 @@ sampler_collect(sampler *sm, sample_batch *b)
 sampler_status
 sampler_sample(sampler *sm, sample_batch *b, uint64_t ts_us)
 {
-	return sample_with(sm, SAMPLE_STMT, sm->src->mode, b, ts_us);
+	return sample_with(sm, pick_sample(sm), sm->src->mode, b, ts_us);
 }
 
 /* pg_stat_wait_history: the waits recorded since the last call, oldest first. */

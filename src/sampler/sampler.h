@@ -41,6 +41,13 @@ typedef enum sampler_status
 	SAMPLER_INTERRUPTED = STMT_INTERRUPTED	/* a stop was requested while waiting */
 } sampler_status;
 
+/*
+ * Known pids are read each alone when the server has this many times more
+ * backends than pids (counted again every SAMPLER_RECOUNT_NS).
+ */
+#define SAMPLER_PIDS_RATIO		30
+#define SAMPLER_RECOUNT_NS		(10 * NS_PER_S)
+
 /* -i of a source that reads the server's own sampling (pg_wait_sampling, pg_stat_wait) */
 #define SAMPLER_SERVER_SOURCE_INTERVAL_NS	(NS_PER_S)
 
@@ -86,6 +93,11 @@ typedef struct sampler
 	query_opts	opts;
 	sampler_source source;		/* resolved: never AUTO after sampler_open() */
 	char	   *source_detail;	/* e.g. "pg_wait_sampling 1.1" */
+	bool		pws_installed;	/* the extension pg_wait_sampling is in this database */
+	bool		pids_stmt;		/* known pids: a statement reading each one's status is ready */
+	bool		pids_each;		/* ... and the last sample used it */
+	int			backends;		/* on the server, last counted; -1: not yet */
+	uint64_t	backends_ns;	/* when (monotonic) */
 	char	   *server_version;	/* e.g. "15.4" */
 	char	   *current_user;
 	char	   *label;			/* host:port, for --store */
@@ -227,5 +239,11 @@ sampler_status sampler_history(sampler *sm, sampler_wait_fn fn, void *arg);
 
 /* CPU seconds our server backend has used, when it runs on this host; < 0 if unknown. */
 double		sampler_backend_cpu_s(const sampler *sm);
+
+/*
+ * The number of backends on the server with a status (its sessions and
+ * background processes) into *n; false with *cause if it cannot be read.
+ */
+bool		sampler_count_backends(sampler *sm, int *n, char **cause);
 
 #endif

@@ -473,6 +473,23 @@ format_health_members(json_writer *w, const sample_health *h)
 	json_kv_double(w, "latency_max_ms", h->max_ms);
 }
 
+/* The rate chosen and what a sample costs the server, at how many backends (null: unknown). */
+void
+format_health_cost_members(json_writer *w, const sample_health *h)
+{
+	json_kv_double(w, "interval_s", h->interval_s);
+	json_key(w, "cost_us_per_sample");
+	if (h->cost_us_per_sample >= 0)
+		json_double(w, h->cost_us_per_sample);
+	else
+		json_null(w);
+	json_key(w, "backends");
+	if (h->backends >= 0)
+		json_int(w, h->backends);
+	else
+		json_null(w);
+}
+
 /* The sampler's health as a JSON line. */
 void
 format_health_jsonl(strbuf *sb, const sample_health *h)
@@ -490,6 +507,7 @@ format_health_jsonl(strbuf *sb, const sample_health *h)
 		json_kv_double(&w, "cpu_us_per_sample", h->cpu_us_per_sample);
 	if (h->backend_cpu_us_per_sample >= 0)
 		json_kv_double(&w, "backend_cpu_us_per_sample", h->backend_cpu_us_per_sample);
+	format_health_cost_members(&w, h);
 	json_object_end(&w);
 	strbuf_putc(sb, '\n');
 }
@@ -504,13 +522,18 @@ format_health_csv(strbuf *sb, const sample_health *h)
 	strbuf_printf(sb, "# health ts=%s samples=%" PRIu64 " elapsed_s=%.3f rate_hz=%.2f "
 				  "missed_ticks=%" PRIu64 " gap_ticks=%" PRIu64 " failed_samples=%" PRIu64
 				  " latency_p50_ms=%.3f latency_p99_ms=%.3f latency_max_ms=%.3f gaps=%d "
-				  "gap_seconds=%.3f hidden_rows=%" PRIu64,
+				  "gap_seconds=%.3f hidden_rows=%" PRIu64 " interval_s=%.6f",
 				  ts, h->samples, h->elapsed_s, h->rate_hz, h->missed, h->gap_ticks, h->failed,
-				  h->p50_ms, h->p99_ms, h->max_ms, h->ngaps, h->gap_s, h->hidden);
+				  h->p50_ms, h->p99_ms, h->max_ms, h->ngaps, h->gap_s, h->hidden, h->interval_s);
 	if (h->cpu_us_per_sample >= 0)
 		strbuf_printf(sb, " cpu_us_per_sample=%.1f", h->cpu_us_per_sample);
 	if (h->backend_cpu_us_per_sample >= 0)
 		strbuf_printf(sb, " backend_cpu_us_per_sample=%.1f", h->backend_cpu_us_per_sample);
+	/* unknown values are left out, as a CSV comment has no null */
+	if (h->cost_us_per_sample >= 0)
+		strbuf_printf(sb, " cost_us_per_sample=%.1f", h->cost_us_per_sample);
+	if (h->backends >= 0)
+		strbuf_printf(sb, " backends=%d", h->backends);
 	strbuf_putc(sb, '\n');
 }
 

@@ -94,6 +94,8 @@ void		format_gap_jsonl(strbuf *sb, const sample_gap *g);
 void		format_gap_csv(strbuf *sb, const sample_gap *g);
 /* The same facts as members of a JSON object (the log's records and the --json report). */
 void		format_health_members(json_writer *w, const sample_health *h);
+/* The rate chosen, the cost per sample and the backends of a health record, as JSON members. */
+void		format_health_cost_members(json_writer *w, const sample_health *h);
 void		format_gap_members(json_writer *w, const sample_gap *g);
 
 /*

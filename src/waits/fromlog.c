@@ -20,6 +20,7 @@
 #include "histread.h"
 #include "report.h"
 #include "sink.h"
+#include "sinkset.h"
 #include "strpool.h"
 #include "wprof.h"
 
@@ -673,7 +674,7 @@ fromlog_run(const waits_settings *s)
 	wprof_init(&f.prof, true);
 	sample_batch_init(&f.batch);
 	sinks_init(&f.out, &rs, &f.pool, &f.prof);
-	sinks_add_all(&f.out);
+	sinkset_add_all(&f.out);
 	for (int i = 0; i < f.out.n; i++)
 		f.out.v[i]->prof.include_idle = true;
 	if (!sinks_open(&f.out, SINK_CHECK, &cause) || !sinks_open(&f.out, SINK_OPEN, &cause))

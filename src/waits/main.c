@@ -36,6 +36,8 @@ usage(void)
 		   "  -T, --duration=TIME        stop after this long (default: until interrupted;\n"
 		   "                             units us, ms, s, min, h; default unit s)\n"
 		   "      --source=SOURCE        auto (default), activity, pg_wait_sampling, pg_stat_wait\n"
+		   "      --cost-budget=PERCENT  share of one CPU the sampler's server backend may use\n"
+		   "                             (default 2); without -i the rate is lowered to fit\n"
 		   "      --include-idle         also count idle backends (idle sessions, Activity waits)\n"
 		   "      --query-text[=CHARS]   keep query texts, cut to CHARS characters (default 200)\n"
 		   "\nFilters (repeat an option for several values):\n"
@@ -208,6 +210,27 @@ handle_strlist(const opt_def *def, void *ctx, const char *arg)
 	return OPT_OK;
 }
 
+/* --cost-budget: a percentage of one CPU, "2" or "2%"; 0 turns the budget off. */
+static opt_status
+handle_budget(const opt_def *def, void *ctx, const char *arg)
+{
+	char	   *num = xstrdup(arg);
+	size_t		n = strlen(num);
+	double		pct = 0;
+	char	   *cause = NULL;
+	bool		ok;
+
+	(void) def;
+	if (n > 0 && num[n - 1] == '%')
+		num[n - 1] = '\0';
+	ok = parse_double(num, "--cost-budget", 0, 100, &pct, &cause);
+	free(num);
+	if (!ok)
+		return opt_fail(cause);
+	((waits_settings *) ctx)->cost_budget = pct / 100;
+	return OPT_OK;
+}
+
 static opt_status
 handle_source(const opt_def *def, void *ctx, const char *arg)
 {
@@ -329,6 +352,7 @@ static const opt_def options[] = {
 	/* a week; a longer run is one without -T, ended by a signal */
 	{"duration", 'T', required_argument, handle_duration, F(duration_ns), (int64_t) NS_PER_MS, 604800 * NS_S, "-T/--duration", "s"},
 	{"source", 0, required_argument, handle_source},
+	{"cost-budget", 0, required_argument, handle_budget},
 	{"include-idle", 0, no_argument, opt_true, F(include_idle)},
 	{"query-text", 0, optional_argument, handle_count, F(query_text), 1, 1000000, "--query-text", "characters"},
 	{"pid", 0, required_argument, handle_pids},

@@ -176,6 +176,8 @@ text_header(FILE *out, const report_info *ri)
 			fprintf(out, ", its server backend %.1f us per sample", h->backend_cpu_us_per_sample);
 		fputc('\n', out);
 	}
+	if (ri->cost != NULL)
+		report_cost_text(out, ri->cost);
 	fputs("counted: ", out);
 	if (ri->s->backend_types.n == 0)
 		fputs("every backend type", out);
@@ -696,6 +698,8 @@ report_json(FILE *out, const report_info *ri)
 	json_object_begin(&w);
 	json_heading(&w, ri);
 	json_health(&w, ri);
+	if (ri->cost != NULL)
+		report_cost_json(&w, ri->cost);
 	json_totals(&w, ri);
 	json_profile(&w, ri);
 	if (ri->p->has_measured)

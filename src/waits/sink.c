@@ -10,7 +10,7 @@
 
 #include "pgtempo/xalloc.h"
 
-/* An empty list; the sinks are added by sinks_add_all. */
+/* An empty list; the sinks are added by sinkset_add_all (sinkset.h). */
 void
 sinks_init(sink_list *l, const waits_settings *s, strpool *pool, const wprof *prof)
 {
@@ -18,24 +18,6 @@ sinks_init(sink_list *l, const waits_settings *s, strpool *pool, const wprof *pr
 	l->run.s = s;
 	l->run.pool = pool;
 	l->run.prof = prof;
-}
-
-/*
- * The order is that of opening and closing: the live view first (it gives
- * the terminal back before anything else is said), the store before the
- * log (the log ends with the store's counts), the log before the files
- * written at the end.
- */
-void
-sinks_add_all(sink_list *l)
-{
-	sink_live_add(l);
-	sink_store_add(l);
-	sink_log_add(l);
-	sink_folded_add(l);
-	sink_chart_add(l);
-	/* --trace goes with none of the others */
-	sink_trace_add(l);
 }
 
 /* A zeroed sink of size bytes, appended to the list. */

@@ -2,8 +2,9 @@
  * sink.h — every output of a run behind one interface: the --log file,
  * the --store database, the --folded stacks, the --chart, the --top live
  * view and the --trace lines.  The run (tool.c, or trace.c for --trace)
- * keeps a list of the sinks the settings ask for and drives them all the
- * same way:
+ * keeps a list of the sinks the settings ask for (sinkset.h adds them;
+ * this file and sink.c name none of them) and drives them all the same
+ * way:
  *
  *   open     in stages: before connecting (prove a path writable, open
  *            the log), once connected (the store), just before sampling
@@ -136,8 +137,6 @@ typedef struct sink_list
 
 /* An empty list for these settings and this run profile. */
 void		sinks_init(sink_list *l, const waits_settings *s, strpool *pool, const wprof *prof);
-/* Add every sink the settings ask for, in the order they are opened and closed. */
-void		sinks_add_all(sink_list *l);
 /* Open every sink at this stage; false with *cause at the first that fails. */
 bool		sinks_open(sink_list *l, sink_open_stage stage, char **cause);
 /* Sampling starts at monotonic t0_ns, wall clock t0_us: the intervals begin. */
@@ -161,13 +160,5 @@ void		sinks_free(sink_list *l);
 
 /* For the sinks: a new sink of size bytes (its struct starts with a sink). */
 sink	   *sink_new(sink_list *l, const sink_ops *ops, size_t size);
-
-/* The sinks, each added only when the settings ask for it. */
-void		sink_log_add(sink_list *l);
-void		sink_store_add(sink_list *l);
-void		sink_folded_add(sink_list *l);
-void		sink_chart_add(sink_list *l);
-void		sink_live_add(sink_list *l);
-void		sink_trace_add(sink_list *l);
 
 #endif

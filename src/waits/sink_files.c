@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "sink.h"
+#include "sink_files.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "sink.h"
+#include "sink_live.h"
 
 #include "live.h"
 

@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "sink.h"
+#include "sink_log.h"
 
 #include <stdlib.h>
 #include <string.h>

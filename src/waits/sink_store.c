@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "sink.h"
+#include "sink_store.h"
 
 #include "store.h"
 

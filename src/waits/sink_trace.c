@@ -11,7 +11,7 @@
  */
 #include "config.h"
 
-#include "sink.h"
+#include "sink_trace.h"
 
 #include <errno.h>
 #include <stdio.h>

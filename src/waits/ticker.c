@@ -63,3 +63,12 @@ ticker_resume(ticker *s, uint64_t now_ns)
 	s->gap_ticks += n;
 	s->tick += n;
 }
+
+/* A new interval from the next tick on: it becomes tick 0 of the new schedule. */
+void
+ticker_retime(ticker *s, uint64_t interval_ns)
+{
+	s->start_ns = ticker_deadline(s);
+	s->tick = 0;
+	s->interval_ns = interval_ns > 0 ? interval_ns : 1;
+}

@@ -43,6 +43,12 @@ void		ticker_done(ticker *s, uint64_t now_ns);
  */
 void		ticker_resume(ticker *s, uint64_t now_ns);
 
+/*
+ * From the next tick on, ticks come every interval_ns (the cost budget
+ * changed the rate); the next tick stays due when it was.
+ */
+void		ticker_retime(ticker *s, uint64_t interval_ns);
+
 /* The ticks due by now_ns that have not run: while disconnected, the gap's ticks so far. */
 uint64_t	ticker_overdue(const ticker *s, uint64_t now_ns);
 

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +27,14 @@
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
+#include "budget.h"
 #include "format.h"
 #include "fromlog.h"
 #include "options.h"
 #include "report.h"
 #include "sample.h"
 #include "sampler.h"
-#include "sink.h"
+#include "sinkset.h"
 #include "strpool.h"
 #include "ticker.h"
 #include "trace.h"
@@ -93,6 +95,9 @@ typedef struct run_state
 	bool		time_next_sample;	/* take the next sample at once, to time it */
 	double		backend_cpu0;	/* of the current connection */
 	uint64_t	backend_samples0;
+	budget		bg;				/* the cost budget: the rate that keeps our backend's CPU within it */
+	bool		over_warned;	/* -i costs more than the budget: said once */
+	bool		hinted;			/* the pg_wait_sampling hint: said once */
 	const char **match_users;	/* --user values, interned, and whether a row had them */
 	bool	   *user_seen;
 	const char **match_apps;	/* --application-name values, the same way */
@@ -153,6 +158,9 @@ fill_health(run_state *r, sample_health *h)
 		(bcpu = sampler_backend_cpu_s(&r->sm)) >= 0)
 		h->backend_cpu_us_per_sample = (bcpu - r->backend_cpu0) * 1e6 /
 			(double) (r->sm.samples - r->backend_samples0);
+	h->interval_s = (double) r->sc.interval_ns / 1e9;
+	h->cost_us_per_sample = r->bg.cost_us;
+	h->backends = r->sm.backends;
 }
 
 /* fill_health for the sinks. */
@@ -162,12 +170,13 @@ sink_health(void *arg, sample_health *h)
 	fill_health(arg, h);
 }
 
-/* Remember where the new connection's backend CPU time starts. */
+/* Remember where the new connection's backend CPU time starts (and the budget's window). */
 static void
 mark_backend_cpu(run_state *r)
 {
 	r->backend_cpu0 = sampler_backend_cpu_s(&r->sm);
 	r->backend_samples0 = r->sm.samples;
+	budget_mark(&r->bg, clock_now_ns(), r->backend_cpu0, r->sm.samples);
 }
 
 /* Count a batch in the run's profile and every sink's, and write it to the raw sinks. */
@@ -283,6 +292,124 @@ handle_sample(run_state *r, sampler_status st)
 	}
 }
 
+/* ---------------------------------------------------------------- the cost budget */
+
+/*
+ * The cost budget of a run: only a polled pg_stat_activity costs more as
+ * the server has more sessions (the in-server sources are read once a
+ * second), and the cost must be measured: our backend's CPU time is read
+ * from /proc, so the server must be on this host.  The cost is measured
+ * whatever the source, for the report.
+ */
+static void
+start_budget(run_state *r)
+{
+	/* on another host it is not applied (apply_budget), and the report says so */
+	bool		on = r->sm.source == SAMPLER_SOURCE_ACTIVITY;
+
+	budget_init(&r->bg, on ? r->s->cost_budget : 0, r->sm.interval_ns, r->s->interval_given);
+}
+
+/* Sample every interval_ns from the next tick on; the sinks and the report say so. */
+static void
+set_interval(run_state *r, uint64_t interval_ns)
+{
+	ticker_retime(&r->sc, interval_ns);
+	r->sm.interval_ns = interval_ns;
+	r->sm.period_s = (double) interval_ns / 1e9;
+	r->out.run.interval_ns = interval_ns;
+	r->out.run.src.interval_s = r->sm.period_s;
+	r->out.run.src.period_s = r->sm.period_s;
+}
+
+/* Say on stderr what the budget did: a lower or a higher rate, or (once) -i over the budget. */
+static void
+tell_budget(run_state *r, budget_change ch, uint64_t was_ns)
+{
+	const budget *b = &r->bg;
+	char		was[FORMAT_TS_LEN],
+				now[FORMAT_TS_LEN],
+				at[32] = "";
+
+	format_seconds(was, (double) was_ns / 1e9);
+	format_seconds(now, (double) b->interval_ns / 1e9);
+	if (r->sm.backends >= 0)
+		snprintf(at, sizeof(at), " at %d backends", r->sm.backends);
+	if (ch == BUDGET_LOWERED)
+	{
+		msg_info("cost budget: a sample costs the server %.0f us of CPU%s, %.1f %% of one CPU "
+				 "every %s: sampling every %s to stay within %g %%", b->cost_us, at,
+				 budget_cpu_share(b->cost_us, was_ns) * 100, was, now, b->share * 100);
+		if (!r->sm.pws_installed && !r->hinted)
+			msg_hint("pg_wait_sampling (shared_preload_libraries, then CREATE EXTENSION) samples "
+					 "inside the server; reading its profile once a second would cost about "
+					 "%.1f ms of CPU a second here, besides its collector's own",
+					 b->cost_us / 1e3);
+		r->hinted = true;
+	}
+	else if (ch == BUDGET_RAISED)
+		msg_info("cost budget: a sample costs the server %.0f us of CPU%s now: sampling every %s",
+				 b->cost_us, at, now);
+	else if (ch == BUDGET_OVER && !r->over_warned)
+	{
+		r->over_warned = true;
+		msg_warning("sampling every %s costs the server %.0f us of CPU per sample%s: %.1f %% of "
+					"one CPU, over the cost budget of %g %%", now, b->cost_us, at,
+					budget_cpu_share(b->cost_us, b->interval_ns) * 100, b->share * 100);
+		msg_detail("-i keeps the rate asked for; without it the rate is lowered to fit the "
+				   "budget (--cost-budget).");
+	}
+}
+
+/* Once a second: what a sample costs the server, and the rate that fits the budget. */
+static void
+apply_budget(run_state *r, uint64_t now_ns)
+{
+	budget	   *b = &r->bg;
+	uint64_t	was = b->interval_ns;
+	uint64_t	win = b->win_ns;
+	budget_change ch;
+	char	   *cause = NULL;
+	int			n;
+
+	/* /proc is read only when a window may end */
+	if (!sampler_connected(&r->sm) || !r->sm.backend_local || !budget_due(b, now_ns, r->sm.samples))
+		return;
+	ch = budget_update(b, now_ns, sampler_backend_cpu_s(&r->sm), r->sm.samples);
+	if (b->win_ns == win || b->cost_us < 0)
+		return;					/* no window was measured */
+	/* a failure here is the connection's: the next sample reports it */
+	if (!sampler_count_backends(&r->sm, &n, &cause))
+		free(cause);
+	if (ch == BUDGET_LOWERED || ch == BUDGET_RAISED)
+		set_interval(r, b->interval_ns);
+	tell_budget(r, ch, was);
+}
+
+/* What sampling cost the server, and what the budget did, for the report. */
+static void
+fill_cost(const run_state *r, double period_s, report_cost *c)
+{
+	const budget *b = &r->bg;
+
+	memset(c, 0, sizeof(*c));
+	c->share = b->share;
+	c->measured = r->sm.backend_local;
+	c->user_interval = b->keep;
+	c->known_pids = r->sm.pids_stmt;
+	c->pids_each = r->sm.pids_each;
+	c->npids = r->sm.cfg.npids;
+	c->want_interval_s = (double) b->want_ns / 1e9;
+	c->interval_s = (double) b->interval_ns / 1e9;
+	c->max_interval_s = (double) b->max_interval_ns / 1e9;
+	c->cost_us = b->cost_us;
+	c->max_cost_us = b->max_cost_us;
+	c->backends = r->sm.backends;
+	c->changes = b->changes;
+	/* an estimate's error bound grows as the square root of the period (wprof_error_s) */
+	c->error_factor = b->changes > 0 ? sqrt(period_s / c->want_interval_s) : 1;
+}
+
 /*
  * Take the sample that is due: pass on the one sent at the last tick, and
  * send this tick's, so that the sampler wakes once per sample.  Once a
@@ -303,6 +430,9 @@ take_sample(run_state *r)
 		handle_sample(r, st);
 	r->time_next_sample = false;
 	ticker_done(&r->sc, clock_now_ns());
+	/* until a first window is measured, at every sample: a big server pays the full rate briefly */
+	if (r->bg.cost_us < 0 && r->sm.backend_local)
+		apply_budget(r, clock_now_ns());
 }
 
 /* Once a second: the server's names, its measured waits, every sink's second. */
@@ -317,6 +447,7 @@ housekeeping(run_state *r, uint64_t now_ns)
 	if (sampler_connected(&r->sm) && sampler_in_flight(&r->sm))
 		handle_sample(r, sampler_collect(&r->sm, &r->batch));
 	r->time_next_sample = true;
+	apply_budget(r, now_ns);
 	if (sampler_connected(&r->sm))
 	{
 		char	   *cause = NULL;
@@ -538,6 +669,7 @@ finish(run_state *r)
 	uint64_t	end_us;
 	sample_health h;
 	report_info ri;
+	report_cost cost;
 	bool		outputs_ok;
 	bool		gave_up = r->gap_open;
 	uint64_t	stop_ns;
@@ -570,8 +702,16 @@ finish(run_state *r)
 	ri.src = r->out.run.src;
 	ri.in_server = r->sm.source == SAMPLER_SOURCE_PG_WAIT_SAMPLING;
 	/* a polled sample after missed ticks stands for the ticks it missed too */
-	if (r->sm.source != SAMPLER_SOURCE_PG_WAIT_SAMPLING && h.samples > 0 && h.missed > 0)
+	if (r->bg.changes > 0 && h.samples > 0)
+	{
+		/* the budget changed the rate: a sample stands for its share of the time sampled */
+		ri.src.period_s = (h.elapsed_s - h.gap_s) / (double) h.samples;
+		ri.src.interval_s = ri.src.period_s;
+	}
+	else if (r->sm.source != SAMPLER_SOURCE_PG_WAIT_SAMPLING && h.samples > 0 && h.missed > 0)
 		ri.src.period_s *= (double) (h.samples + h.missed) / (double) h.samples;
+	fill_cost(r, ri.src.period_s, &cost);
+	ri.cost = &cost;
 	ri.health = &h;
 	ri.gaps = r->gaps;
 	ri.ngaps = r->ngaps;
@@ -674,7 +814,7 @@ waits_run(const waits_settings *s)
 	sinks_init(&r.out, s, &r.pool, &r.run);
 	r.out.run.health = sink_health;
 	r.out.run.health_arg = &r;
-	sinks_add_all(&r.out);
+	sinkset_add_all(&r.out);
 	sample_batch_init(&r.batch);
 	init_matches(&r);
 
@@ -685,6 +825,7 @@ waits_run(const waits_settings *s)
 		!check_databases(&r, &cause))
 		return fail_start(&r, cause);
 	describe_source(&r);
+	start_budget(&r);
 	if (!sinks_open(&r.out, SINK_CONNECTED, &cause))
 		return fail_start(&r, cause);
 	if (stop_flag)

@@ -33,7 +33,7 @@
 #include "pgtempo/xalloc.h"
 
 #include "sampler.h"
-#include "sink.h"
+#include "sinkset.h"
 #include "ticker.h"
 
 /* How often written lines are pushed out to the file (for tail -f). */
@@ -535,7 +535,7 @@ start(trace_state *ts, const waits_settings *s, uint64_t end_ns)
 	ts->s = s;
 	strbuf_init(&ts->param);
 	sinks_init(&ts->out, s, NULL, NULL);
-	sinks_add_all(&ts->out);
+	sinkset_add_all(&ts->out);
 	ts->n = s->ntrace_pids;
 	ts->nlive = ts->n;
 	ts->t = xcalloc((size_t) ts->n, sizeof(trace_target));

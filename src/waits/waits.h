@@ -18,6 +18,7 @@
 #include "pgtempo/conn.h"
 #include "pgtempo/exitcode.h"	/* waits_run() and trace_run() return these */
 
+#include "budget.h"
 #include "query.h"
 #include "wprof.h"
 
@@ -35,6 +36,7 @@ typedef struct waits_settings
 	conn_opts	conn;
 	int64_t		interval_ns;	/* -i */
 	bool		interval_given;
+	double		cost_budget;	/* --cost-budget: share of one CPU; 0: none */
 	int64_t		duration_ns;	/* -T; 0: until interrupted */
 	sampler_source source;
 	/* filters, sent to the server as parameters */
@@ -85,6 +87,7 @@ typedef struct waits_settings
 
 #define WAITS_SETTINGS_INIT { \
 	.interval_ns = WAITS_DEFAULT_INTERVAL_NS, .source = SAMPLER_SOURCE_AUTO, \
+	.cost_budget = BUDGET_DEFAULT_SHARE, \
 	.by = {WPROF_DIM_EVENT}, .nby = 1, .log_format = WAITS_LOG_AUTO, \
 	.blockers = WAITS_DEFAULT_BLOCKERS, .since_us = INT64_MIN, .until_us = INT64_MAX }
 

@@ -92,7 +92,7 @@ is(scalar(grep { $_->[10] eq 'PgSleep' && $_->[8] eq 'active' && $_->[13] eq ''
 	scalar @sleep, 'csv: the sleeper: Timeout/PgSleep, active, a query id');
 my @health = grep { /^# health / } @lines;
 is(scalar @health, 1, 'csv: one health record at the end');
-like($health[0], qr/^# health ts=$ts_re samples=$r->{health}{samples} elapsed_s=[\d.]+ rate_hz=[\d.]+ missed_ticks=\d+ gap_ticks=0 failed_samples=0 latency_p50_ms=[\d.]+ latency_p99_ms=[\d.]+ latency_max_ms=[\d.]+ gaps=0 gap_seconds=0\.000 hidden_rows=0 cpu_us_per_sample=[\d.]+ backend_cpu_us_per_sample=[\d.]+$/,
+like($health[0], qr/^# health ts=$ts_re samples=$r->{health}{samples} elapsed_s=[\d.]+ rate_hz=[\d.]+ missed_ticks=\d+ gap_ticks=0 failed_samples=0 latency_p50_ms=[\d.]+ latency_p99_ms=[\d.]+ latency_max_ms=[\d.]+ gaps=0 gap_seconds=0\.000 hidden_rows=0 interval_s=[\d.]+ cpu_us_per_sample=[\d.]+ backend_cpu_us_per_sample=[\d.]+( cost_us_per_sample=[\d.]+ backends=\d+)?$/,
 	'csv: the health record');
 
 # ---------------------------------------------------------------- raw JSON Lines

@@ -99,8 +99,9 @@ is(fleet(q{SELECT count(*) FROM pgtempo_waits_samples WHERE server = 'host-b'}),
 
 # ---------------------------------------------------------------- interval aggregates
 
+# a fixed rate (no cost budget, which a loaded machine can make lower): est_seconds is samples x 10 ms
 ($rc, $out, $err) = run_tool([ $bin, @conn, '-T', '2.5', '--json', "--store=$store",
-	'--store-interval=1', '--store-label=agg', '--by=app,event' ]);
+	'--store-interval=1', '--store-label=agg', '--by=app,event', '--cost-budget=0' ]);
 is($rc, 0, 'store intervals: exit 0') or diag($err);
 $r = decode_json($out);
 my ($g) = grep { $_->{application_name} eq 'w_lock' } @{ $r->{profile} };

@@ -123,7 +123,8 @@ sub restored
 
 start_top('keys', '-T 60 --query-text');
 my $s = wait_screen(qr/Lock:relation\s+\|#+/);
-like($s, qr/^pgtempo-waits\s+\d\d:\d\d:\d\d\s+source pg_stat_activity\s+every 10 ms\s+server \S+/m,
+# every 10 ms, or more: on a loaded machine the cost budget may lengthen it
+like($s, qr/^pgtempo-waits\s+\d\d:\d\d:\d\d\s+source pg_stat_activity\s+every \d+ ms\s+server \S+/m,
 	'view: header with the source and interval');
 like($s, qr/^samples \d+ \([\d.]+\/s\)\s+missed \d+\s+failed 0\s+latency p50 [\d.]+ ms p99 [\d.]+ ms/m,
 	'view: the sampling health');
@@ -182,7 +183,7 @@ like($s, qr/^\s+QUERY ID\s+SAMPLES\s+%\s+QUERY/m, '80x24: the queries');
 tmux('send-keys', '-t', 'waits', 'p');
 $s = wait_screen(qr/PAUSED/);
 tmux('resize-window', '-t', 'waits', '-x', '120', '-y', '40');
-$s = wait_screen(qr/^pgtempo-waits\s+\d\d:\d\d:\d\d\s+source \S+\s+every 10 ms\s+server/m);
+$s = wait_screen(qr/^pgtempo-waits\s+\d\d:\d\d:\d\d\s+source \S+\s+every \d+ ms\s+server/m);
 like($s, qr/PAUSED/, 'resized while paused: still paused');
 like($s, qr/^BY event/m, 'resized while paused: redrawn in full');
 like($s, qr/^Lock:relation\s+\|#*/m, 'resized while paused: the bars are back');

@@ -711,21 +711,48 @@ START_TEST(waits_table)
 		{"CPU", NULL, 700, 35.0},
 		{"IO", "Data\n\x1b[2J", 100, 5.0},
 	};
+	/* the cost unknown (a server on another host): no cost line */
 	bwaits_report rep = {.interval_ns = 10000000, .ticks = 500, .sessions = 4,
-	.counted = 2000, .ev = ev, .nev = 3};
+	.counted = 2000, .ev = ev, .nev = 3, .cost_us = -1, .backends = -1};
 	char	   *buf = NULL;
 	size_t		len = 0;
 	FILE	   *f = open_memstream(&buf, &len);
+	static const char table[] =
+		"wait events (sampled every 10 ms, 500 samples of 4 sessions):\n"
+		"  wait_event_type  wait_event              samples      %\n"
+		"  Lock             transactionid              1200   60.0\n"
+		"  CPU              -                           700   35.0\n"
+		"  IO               Data\\n\\x1b[2J               100    5.0\n";
 
 	bwaits_report_print(f, &rep);
 	fclose(f);
-	ck_assert_str_eq(buf,
-					 "wait events (sampled every 10 ms, 500 samples of 4 sessions):\n"
-					 "  wait_event_type  wait_event              samples      %\n"
-					 "  Lock             transactionid              1200   60.0\n"
-					 "  CPU              -                           700   35.0\n"
-					 "  IO               Data\\n\\x1b[2J               100    5.0\n");
+	ck_assert_str_eq(buf, table);
 	free(buf);
+	/* measured: a line after the table (which scripts parse), saying which statement */
+	static const struct
+	{
+		bool		pids_each;
+		const char *line;
+	}			cost_cases[] = {
+		{false, "sampling cost: 95 us of server CPU per sample (a row per backend, filtered to"
+		 " the clients' pids, 12 backends)\n"},
+		{true, "sampling cost: 95 us of server CPU per sample (pg_stat_get_activity(pid) of the"
+		 " clients' pids, 12 backends)\n"},
+	};
+
+	for (size_t i = 0; i < sizeof(cost_cases) / sizeof(cost_cases[0]); i++)
+	{
+		rep.cost_us = 95;
+		rep.backends = 12;
+		rep.pids_each = cost_cases[i].pids_each;
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		bwaits_report_print(f, &rep);
+		fclose(f);
+		ck_assert(strncmp(buf, table, strlen(table)) == 0);
+		ck_assert_str_eq(buf + strlen(table), cost_cases[i].line);
+		free(buf);
+	}
 }
 END_TEST
 

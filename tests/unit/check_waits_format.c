@@ -336,12 +336,16 @@ START_TEST(health_and_gaps)
 	h.ngaps = 1;
 	h.gap_s = 2.5;
 	h.cpu_us_per_sample = h.backend_cpu_us_per_sample = -1;
+	/* the cost budget's: the rate chosen; the cost and the backends not measured yet */
+	h.interval_s = 0.01;
+	h.cost_us_per_sample = -1;
+	h.backends = -1;
 	format_health_csv(&sb, &h);
 	ck_assert_str_eq(sb.data,
 					 "# health ts=2023-11-14T22:13:20.000000Z samples=300 elapsed_s=3.000 "
 					 "rate_hz=100.00 missed_ticks=2 gap_ticks=250 failed_samples=0 latency_p50_ms=0.250 "
 					 "latency_p99_ms=1.500 latency_max_ms=2.000 gaps=1 gap_seconds=2.500 "
-					 "hidden_rows=0\n");
+					 "hidden_rows=0 interval_s=0.010000\n");
 	strbuf_reset(&sb);
 	format_health_jsonl(&sb, &h);
 	ck_assert_str_eq(sb.data,
@@ -349,7 +353,20 @@ START_TEST(health_and_gaps)
 					 "\"elapsed_s\":3,\"rate_hz\":100,\"missed_ticks\":2,\"gap_ticks\":250,"
 					 "\"failed_samples\":0,"
 					 "\"latency_p50_ms\":0.25,\"latency_p99_ms\":1.5,\"latency_max_ms\":2,"
-					 "\"gaps\":1,\"gap_seconds\":2.5,\"hidden_rows\":0}\n");
+					 "\"gaps\":1,\"gap_seconds\":2.5,\"hidden_rows\":0,\"interval_s\":0.01,"
+					 "\"cost_us_per_sample\":null,\"backends\":null}\n");
+	strbuf_reset(&sb);
+	/* the budget lowered the rate: what a sample costs, at how many backends */
+	h.interval_s = 0.091;
+	h.cost_us_per_sample = 1812.25;
+	h.backends = 1006;
+	format_health_csv(&sb, &h);
+	ck_assert(strstr(sb.data, " hidden_rows=0 interval_s=0.091000 cost_us_per_sample=1812.2"
+					 " backends=1006\n") != NULL);
+	strbuf_reset(&sb);
+	format_health_jsonl(&sb, &h);
+	ck_assert(strstr(sb.data, "\"interval_s\":0.091,\"cost_us_per_sample\":1812.25,"
+					 "\"backends\":1006}\n") != NULL);
 	strbuf_reset(&sb);
 	/* the sampler's cost, when it is known, for a report from the log */
 	h.cpu_us_per_sample = 61.25;

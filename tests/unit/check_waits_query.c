@@ -261,6 +261,27 @@ START_TEST(name_filters)
 	char	   *sql = build_with(source_activity_sql, 150000, &all_opts);
 
 	ck_assert(has(sql, "a.pid = ANY ($1::int4[])"));
+	ck_assert(has(sql, "FROM pg_catalog.pg_stat_get_activity(NULL) a WHERE"));
+	/* known pids, each alone: one status row per pid, not one per session of the server */
+	{
+		query_opts	o = all_opts;
+		char	   *each;
+
+		o.pids_each = true;
+		each = build_with(source_activity_sql, 150000, &o);
+		ck_assert(has(each, " FROM (SELECT DISTINCT unnest($1::int4[])) k(pid),"
+					  " LATERAL pg_catalog.pg_stat_get_activity(k.pid) a WHERE"));
+		ck_assert(!has(each, "pg_stat_get_activity(NULL)"));
+		/* the same parameters as the statement it stands in for */
+		ck_assert(has(each, "a.application_name = ANY ($4::text[])"));
+		ck_assert(has(each, "left(a.query, $6::int4) FROM"));
+		free(each);
+		/* without a pid filter it means nothing */
+		o.pids = false;
+		each = build_with(source_activity_sql, 150000, &o);
+		ck_assert(has(each, "FROM pg_catalog.pg_stat_get_activity(NULL) a WHERE"));
+		free(each);
+	}
 	ck_assert(has(sql, "a.datid IN (SELECT d.oid FROM pg_catalog.pg_database d"
 				  " WHERE d.datname::text = ANY ($2::text[]))"));
 	ck_assert(has(sql, "a.usesysid IN (SELECT r.oid FROM pg_catalog.pg_roles r"

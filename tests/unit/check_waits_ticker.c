@@ -109,6 +109,34 @@ START_TEST(zero_interval)
 }
 END_TEST
 
+/* The cost budget changes the interval: the next tick stays due, the ones after follow the new one. */
+START_TEST(retime)
+{
+	ticker		t;
+
+	ticker_init(&t, 0, 10);
+	ticker_done(&t, 3);			/* tick 1 due at 10 */
+	ticker_done(&t, 25);		/* tick 1 ran late; tick 2 due at 20 runs at once */
+	ck_assert_uint_eq(ticker_deadline(&t), 20);
+	ticker_retime(&t, 100);
+	ck_assert_uint_eq(ticker_deadline(&t), 20);
+	ticker_done(&t, 21);
+	ck_assert_uint_eq(ticker_deadline(&t), 120);
+	ticker_done(&t, 121);
+	ck_assert_uint_eq(ticker_deadline(&t), 220);
+	/* the counts of the old schedule stay, misses are counted at the new interval */
+	ck_assert_uint_eq(t.missed, 0);
+	ticker_done(&t, 450);
+	ck_assert_uint_eq(t.missed, 1);
+	ck_assert_uint_eq(ticker_deadline(&t), 420);
+	/* and back to a faster rate */
+	ticker_retime(&t, 10);
+	ck_assert_uint_eq(ticker_deadline(&t), 420);
+	ticker_done(&t, 421);
+	ck_assert_uint_eq(ticker_deadline(&t), 430);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -120,6 +148,7 @@ main(void)
 	tcase_add_test(tc, no_drift);
 	tcase_add_test(tc, gap);
 	tcase_add_test(tc, zero_interval);
+	tcase_add_test(tc, retime);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

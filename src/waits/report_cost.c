@@ -1,0 +1,111 @@
+/*
+ * report_cost.c — the cost of sampling and the budget's doing, for the
+ * report (see report_cost.h).
+ */
+#include "config.h"
+
+#include "report_cost.h"
+
+#include "format.h"
+
+/* "at N backends", or nothing when they were not counted. */
+static void
+at_backends(FILE *out, const report_cost *c)
+{
+	if (c->backends >= 0)
+		fprintf(out, " at %d backend%s", c->backends, c->backends == 1 ? "" : "s");
+}
+
+/* What the budget did, after the cost per sample. */
+static void
+budget_text(FILE *out, const report_cost *c)
+{
+	char		want[FORMAT_TS_LEN],
+				now[FORMAT_TS_LEN],
+				most[FORMAT_TS_LEN];
+
+	format_seconds(want, c->want_interval_s);
+	format_seconds(now, c->interval_s);
+	format_seconds(most, c->max_interval_s);
+	if (c->share <= 0)
+		fputs(" (no cost budget)\n", out);
+	else if (c->user_interval)
+		fprintf(out, " (%s the cost budget of %g %%, at the rate of -i, which is kept)\n",
+				c->cost_us * 1e-6 / c->interval_s > c->share ? "over" : "within",
+				c->share * 100);
+	else if (c->changes == 0)
+		fprintf(out, " (within the cost budget of %g %%)\n", c->share * 100);
+	else
+	{
+		fprintf(out, "; the cost budget of %g %% lowered the rate from every %s to every %s"
+				" at most", c->share * 100, want, most);
+		if (c->interval_s != c->max_interval_s)
+			fprintf(out, ", every %s at the end", now);
+		fprintf(out, ": error bounds %.1fx those at every %s\n", c->error_factor, want);
+	}
+}
+
+void
+report_cost_text(FILE *out, const report_cost *c)
+{
+	char		every[FORMAT_TS_LEN];
+
+	if (c->known_pids && c->pids_each)
+		fprintf(out, "statement: the status of %d known pid%s (pg_stat_get_activity(pid) each),"
+				" not a row per backend of the server\n", c->npids, c->npids == 1 ? "" : "s");
+	else if (c->known_pids)
+		fprintf(out, "statement: a row per backend, filtered to %d known pid%s (cheaper than a"
+				" call per pid with few backends)\n", c->npids, c->npids == 1 ? "" : "s");
+	if (!c->measured)
+	{
+		if (c->share > 0)
+			fputs("cost: unknown: the server backend's CPU time cannot be read from this host,"
+				  " so the cost budget was not applied\n", out);
+		return;
+	}
+	if (c->cost_us < 0)
+		return;					/* too short a run to measure a window */
+	format_seconds(every, c->interval_s);
+	fprintf(out, "cost: %.0f us of server CPU per sample", c->cost_us);
+	at_backends(out, c);
+	fprintf(out, ", %.2f %% of one CPU at a sample every %s",
+			c->cost_us * 1e-6 / c->interval_s * 100, every);
+	budget_text(out, c);
+}
+
+/* A member that is null when unknown (< 0). */
+static void
+kv_known(json_writer *w, const char *key, double v)
+{
+	json_key(w, key);
+	if (v >= 0)
+		json_double(w, v);
+	else
+		json_null(w);
+}
+
+void
+report_cost_json(json_writer *w, const report_cost *c)
+{
+	json_key(w, "cost");
+	json_object_begin(w);
+	json_kv_double(w, "budget_share", c->share);
+	json_kv_bool(w, "measured", c->measured);
+	json_kv_bool(w, "user_interval", c->user_interval);
+	json_kv_bool(w, "known_pids", c->known_pids);
+	json_kv_bool(w, "pids_each", c->pids_each);
+	json_kv_double(w, "requested_interval_s", c->want_interval_s);
+	json_kv_double(w, "interval_s", c->interval_s);
+	json_kv_double(w, "max_interval_s", c->max_interval_s);
+	kv_known(w, "cost_us_per_sample", c->cost_us);
+	kv_known(w, "max_cost_us_per_sample", c->max_cost_us);
+	kv_known(w, "cpu_share", c->cost_us >= 0 ? c->cost_us * 1e-6 / c->interval_s : -1);
+	json_key(w, "backends");
+	if (c->backends >= 0)
+		json_int(w, c->backends);
+	else
+		json_null(w);
+	json_kv_int(w, "rate_changes", c->changes);
+	json_kv_double(w, "error_factor", c->error_factor);
+	json_object_end(w);
+}
