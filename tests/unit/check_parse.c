@@ -6,6 +6,7 @@
 #include "pgtempo/parse.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
