@@ -244,10 +244,16 @@ cmp_waits(const void *a, const void *b)
 	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : strcmp(x->type, y->type);
 }
 
-/* The shares of the added-up events. */
+/*
+ * The shares of the added-up events.  Each host's sampler had a backend of
+ * its own: the merged report gives no one sampling cost.
+ */
 static void
 finish_waits(bwaits_report *w)
 {
+	w->cost_us = -1;
+	w->backends = -1;
+	w->pids_each = false;
 	qsort(w->ev, (size_t) w->nev, sizeof(bwaits_event), cmp_waits);
 	for (int i = 0; i < w->nev; i++)
 		w->ev[i].pct = w->counted > 0 ? 100.0 * (double) w->ev[i].samples / (double) w->counted : 0;

@@ -311,6 +311,8 @@ read_waits(rd *r, const jsonread_value *root, merge_host *h)
 	h->waits.ticks = (uint64_t) count(r, smp, "waits_sampling.", "samples");
 	h->waits.sessions = (int) count(r, smp, "waits_sampling.", "sessions");
 	h->waits.counted = (uint64_t) count(r, smp, "waits_sampling.", "session_samples");
+	h->waits.cost_us = -1;
+	h->waits.backends = -1;
 	if (arr == NULL)
 		return;
 	h->waits.ev = xcalloc(arr->n + 1, sizeof(bwaits_event));

@@ -254,8 +254,10 @@ START_TEST(merge_whole)
 {
 	bwaits_event ev1[] = {{"Lock", "transactionid", 300, 75}, {"CPU", NULL, 100, 25}};
 	bwaits_event ev2[] = {{"CPU", NULL, 250, 83}, {"IO", "DataFileRead", 50, 17}};
-	bwaits_report w1 = {10000000, 100, 4, 400, ev1, 2};
-	bwaits_report w2 = {10000000, 90, 3, 300, ev2, 2};
+	bwaits_report w1 = {.interval_ns = 10000000, .ticks = 100, .sessions = 4, .counted = 400,
+		.cost_us = -1, .backends = -1, .ev = ev1, .nev = 2};
+	bwaits_report w2 = {.interval_ns = 10000000, .ticks = 90, .sessions = 3, .counted = 300,
+		.cost_us = -1, .backends = -1, .ev = ev2, .nev = 2};
 	stats		all;
 	hist	   *all_h = hist_new(1);
 	fake_run	r[2];

@@ -372,12 +372,14 @@ START_TEST(health_and_gaps)
 	h.cpu_us_per_sample = 61.25;
 	h.backend_cpu_us_per_sample = 96.5;
 	format_health_csv(&sb, &h);
-	ck_assert_ptr_nonnull(strstr(sb.data, " hidden_rows=0 cpu_us_per_sample=61.2 "
-								 "backend_cpu_us_per_sample=96.5\n"));
+	ck_assert_ptr_nonnull(strstr(sb.data, " hidden_rows=0 interval_s=0.091000 cpu_us_per_sample=61.2 "
+								 "backend_cpu_us_per_sample=96.5 cost_us_per_sample=1812.2"
+								 " backends=1006\n"));
 	strbuf_reset(&sb);
 	format_health_jsonl(&sb, &h);
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"hidden_rows\":0,\"cpu_us_per_sample\":61.25,"
-								 "\"backend_cpu_us_per_sample\":96.5}\n"));
+								 "\"backend_cpu_us_per_sample\":96.5,\"interval_s\":0.091,"
+								 "\"cost_us_per_sample\":1812.25,\"backends\":1006}\n"));
 	strbuf_reset(&sb);
 	format_gap_csv(&sb, &g);
 	ck_assert_str_eq(sb.data,
