@@ -32,16 +32,6 @@ $node->poll_query_until('postgres', q{
   or die 'the induced waits did not start';
 my @two = ('--application-name=w_sleep', '--application-name=w_lock');
 
-sub slurp_lines
-{
-	my ($file) = @_;
-	open my $fh, '<', $file or return ();
-	my @l = <$fh>;
-	close $fh;
-	chomp @l;
-	return @l;
-}
-
 # Split one CSV line (RFC 4180 quoting, as pgtempo-waits writes it).
 sub csv_fields
 {

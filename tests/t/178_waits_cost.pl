@@ -37,16 +37,6 @@ sub cost_run
 
 my $dir = tempdir(CLEANUP => 1);
 
-sub slurp_lines
-{
-	my ($file) = @_;
-	open my $fh, '<', $file or return ();
-	my @l = <$fh>;
-	close $fh;
-	chomp @l;
-	return @l;
-}
-
 # ---------------------------------------------------------------- lowered to fit
 
 # the first window needs 20 ms of the backend's CPU (about 1.5 s at 100/s

@@ -44,7 +44,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference start_session write_file
-  event_description_re);
+  slurp_lines event_description_re);
 
 # At most this many bytes of a tool's stdout and of its stderr go to the log.
 my $log_limit = 8000;
@@ -160,6 +160,25 @@ sub run_tool
 	_log_output('stdout', $stdout);
 	_log_output('stderr', $stderr);
 	return ($code, $stdout, $stderr);
+}
+
+=pod
+
+=item slurp_lines(PATH)
+
+The lines of the file PATH without their newlines; an empty list when it
+cannot be read (a log a tool did not write).
+
+=cut
+
+sub slurp_lines
+{
+	my ($file) = @_;
+	open my $fh, '<', $file or return ();
+	my @l = <$fh>;
+	close $fh;
+	chomp @l;
+	return @l;
 }
 
 =pod
