@@ -79,7 +79,7 @@ tsc_raw_pair(uint64_t *tsc, uint64_t *ns)
 		uint64_t	n = raw_now_ns();
 		uint64_t	t1 = clock_rdtscp();
 
-		if (t1 - t0 < best)
+		if (i == 0 || t1 - t0 < best)
 		{
 			best = t1 - t0;
 			*tsc = t0 + (t1 - t0) / 2;

@@ -166,9 +166,8 @@ wait_socket(int sock, short events, uint64_t deadline_ns, volatile sig_atomic_t 
 
 		if (stop != NULL && *stop)
 			return CONN_WAIT_STOPPED;
-		if (now >= deadline_ns)
-			return CONN_WAIT_TIMEOUT;
-		wait_ns = deadline_ns - now;
+		/* past the deadline the socket is still looked at once: an answer there is in time */
+		wait_ns = now >= deadline_ns ? 0 : deadline_ns - now;
 		if (wait_ns > STOP_CHECK_NS)
 			wait_ns = STOP_CHECK_NS;
 		ts.tv_sec = (time_t) (wait_ns / NS_PER_S);
@@ -181,6 +180,8 @@ wait_socket(int sock, short events, uint64_t deadline_ns, volatile sig_atomic_t 
 			return CONN_WAIT_READY;
 		if (rc < 0 && errno != EINTR)
 			return CONN_WAIT_LOST;
+		if (now >= deadline_ns)
+			return CONN_WAIT_TIMEOUT;
 	}
 }
 

@@ -268,8 +268,10 @@ replace_file(int fd, const char *tmp, const char *target, const struct stat *old
 	if (exists)
 	{
 		(void) fchmod(fd, old->st_mode & 07777);
-		if (old->st_uid != geteuid() || old->st_gid != getegid())
-			(void) fchown(fd, old->st_uid, old->st_gid);
+		/* a failed fchown leaves the file ours: better than no file at all */
+		if ((old->st_uid != geteuid() || old->st_gid != getegid()) &&
+			fchown(fd, old->st_uid, old->st_gid) != 0)
+			errno = 0;
 	}
 	if ((f = fdopen(fd, "w")) == NULL)
 	{

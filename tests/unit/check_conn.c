@@ -5,6 +5,7 @@
  * answers the startup packet (a stopped postmaster), or it completes the
  * startup and then never answers a statement nor accepts the cancel
  * request (a stopped backend and postmaster).  No real server is needed.
+ * fakepg.h plays a server that answers.
  */
 #include "config.h"
 
@@ -22,6 +23,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fakepg.h"
 #include "pgtempo/clock.h"
 #include "unit.h"
 
@@ -258,6 +260,29 @@ START_TEST(test_cancel_send_drain)
 }
 END_TEST
 
+/*
+ * An answer that came before the deadline is taken after it too: a
+ * process woken late (a loaded machine, the end of a run) must not call
+ * the server silent when its answer is waiting on the socket.
+ */
+START_TEST(test_answer_after_deadline)
+{
+	fakepg		f;
+	PGconn	   *c = fakepg_connect(&f);
+	PGresult   *res = NULL;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(PQsendQuery(c, "SELECT 1"), 1);
+	ck_assert_int_eq(conn_flush(c, clock_now_ns() + 5 * NS_PER_S, NULL), CONN_WAIT_READY);
+	usleep(100 * 1000);
+	ck_assert_int_eq(conn_result(c, clock_now_ns() - NS_PER_MS, NULL, &res), CONN_WAIT_READY);
+	ck_assert_ptr_nonnull(res);
+	ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
+	PQclear(res);
+	fakepg_stop(&f, c);
+}
+END_TEST
+
 static Suite *
 conn_suite(void)
 {
@@ -269,6 +294,7 @@ conn_suite(void)
 	tcase_add_test(tc, test_statement_and_cancel);
 	tcase_add_test(tc, test_trim_message);
 	tcase_add_test(tc, test_cancel_send_drain);
+	tcase_add_test(tc, test_answer_after_deadline);
 	suite_add_tcase(s, tc);
 	return s;
 }
