@@ -30,17 +30,12 @@ enum
 	PT_SAMPLES, PT_MISSED, PT_FAILED, PT_GAP_TICKS, PT_HIDDEN, PT_ELAPSED, PT_N
 };
 
-/* A health record: the run's counts since it started, at ts. */
+/* A health record at ts, and its counts since the run started as numbers to interpolate. */
 typedef struct fl_point
 {
 	uint64_t	ts_us;
 	double		v[PT_N];
-	double		p50_ms,
-				p99_ms,
-				max_ms,
-				rate_hz,
-				cpu_us,			/* per sample, ours and our backend's; < 0 unknown */
-				backend_cpu_us;
+	sample_health h;			/* the record (the start: all zero) */
 } fl_point;
 
 /* A run that wrote to the files: its meta record and its health records. */
@@ -147,12 +142,7 @@ add_health(fromlog *f, const sample_health *h)
 	p.v[PT_GAP_TICKS] = (double) h->gap_ticks;
 	p.v[PT_HIDDEN] = (double) h->hidden;
 	p.v[PT_ELAPSED] = h->elapsed_s;
-	p.p50_ms = h->p50_ms;
-	p.p99_ms = h->p99_ms;
-	p.max_ms = h->max_ms;
-	p.rate_hz = h->rate_hz;
-	p.cpu_us = h->cpu_us_per_sample;
-	p.backend_cpu_us = h->backend_cpu_us_per_sample;
+	p.h = *h;
 	r->pts[r->npts++] = p;
 }
 
@@ -244,8 +234,8 @@ window_health(fromlog *f, sample_health *h)
 			if (r->pts[j].ts_us > a && r->pts[j - 1].ts_us < b)
 			{
 				latest = &r->pts[j];
-				if (latest->max_ms > h->max_ms)
-					h->max_ms = latest->max_ms;
+				if (latest->h.max_ms > h->max_ms)
+					h->max_ms = latest->h.max_ms;
 			}
 	}
 	h->samples = (uint64_t) llround(sum[PT_SAMPLES]);
@@ -258,10 +248,10 @@ window_health(fromlog *f, sample_health *h)
 	if (latest != NULL)
 	{
 		/* the run's latencies so far: the closest the files come to the window's */
-		h->p50_ms = latest->p50_ms;
-		h->p99_ms = latest->p99_ms;
+		h->p50_ms = latest->h.p50_ms;
+		h->p99_ms = latest->h.p99_ms;
 		if (whole)
-			h->rate_hz = latest->rate_hz;
+			h->rate_hz = latest->h.rate_hz;
 	}
 	h->ngaps = f->ngaps;
 	for (int i = 0; i < f->ngaps; i++)
@@ -270,8 +260,8 @@ window_health(fromlog *f, sample_health *h)
 	if (latest != NULL)
 	{
 		/* the run's cost per sample so far */
-		h->cpu_us_per_sample = latest->cpu_us;
-		h->backend_cpu_us_per_sample = latest->backend_cpu_us;
+		h->cpu_us_per_sample = latest->h.cpu_us_per_sample;
+		h->backend_cpu_us_per_sample = latest->h.backend_cpu_us_per_sample;
 	}
 	/* a raw row's time is a sample's: where rows were every tick, they count them exactly */
 	if (f->win_ticks > h->samples)
