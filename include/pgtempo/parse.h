@@ -15,6 +15,7 @@
 #define PGTEMPO_PARSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 bool		parse_int64(const char *s, const char *optname, int64_t min, int64_t max,
@@ -46,6 +47,13 @@ bool		parse_duration_opt(const char *arg, const char *name, const char *unit,
  * without an offset is refused: on several hosts, local time is a guess.
  */
 bool		parse_timestamp(const char *s, const char *optname, double *out, char **cause);
+
+/*
+ * The index of the name of len bytes at s (which need not be
+ * NUL-terminated) among names[0..n-1], or -1 when it is none of them.
+ * A NULL entry ends the list: pass SIZE_MAX for a NULL-terminated one.
+ */
+int			parse_name(const char *const *names, size_t n, const char *s, size_t len);
 
 /*
  * After getopt_long() returned '?' or ':' (with ':' first in its option

@@ -146,6 +146,16 @@ find_unit(const char *name, size_t len)
 	return NULL;
 }
 
+/* The index of a name among names, or -1. */
+int
+parse_name(const char *const *names, size_t n, const char *s, size_t len)
+{
+	for (size_t i = 0; i < n && names[i] != NULL; i++)
+		if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
+			return (int) i;
+	return -1;
+}
+
 /* v = v * 10 + d, or false if that exceeds INT64_MAX. */
 static bool
 push_digit(int64_t *v, int d)

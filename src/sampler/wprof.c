@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/parse.h"
 #include "pgtempo/xalloc.h"
 
 static const char *const dim_names[WPROF_DIM_COUNT] = {
@@ -32,13 +33,11 @@ wprof_dim_name(wprof_dim d)
 bool
 wprof_dim_parse(const char *name, size_t len, wprof_dim *out)
 {
-	for (int d = 0; d < WPROF_DIM_COUNT; d++)
-		if (strlen(dim_names[d]) == len && memcmp(dim_names[d], name, len) == 0)
-		{
-			*out = (wprof_dim) d;
-			return true;
-		}
-	return false;
+	int			d = parse_name(dim_names, WPROF_DIM_COUNT, name, len);
+
+	if (d >= 0)
+		*out = (wprof_dim) d;
+	return d >= 0;
 }
 
 /* ---------------------------------------------------------------- cell tables */

@@ -340,6 +340,40 @@ START_TEST(test_timestamp_cases)
 }
 END_TEST
 
+/* Names: the whole name of len bytes, not a prefix or a longer word; NULL ends a list early. */
+static const char *const names[] = {"event", "pid", "backend_type", NULL, "after"};
+
+static const struct
+{
+	const char *s;
+	size_t		len;			/* SIZE_MAX: strlen(s) */
+	size_t		n;
+	int			want;
+}			name_cases[] = {
+	{"event", SIZE_MAX, 5, 0},
+	{"pid", SIZE_MAX, 5, 1},
+	{"backend_type", SIZE_MAX, 5, 2},
+	{"pid,query", 3, 5, 1},		/* len bytes of a list */
+	{"even", SIZE_MAX, 5, -1},
+	{"events", SIZE_MAX, 5, -1},
+	{"Event", SIZE_MAX, 5, -1},
+	{"", SIZE_MAX, 5, -1},
+	{"after", SIZE_MAX, 5, -1},	/* past the NULL */
+	{"after", SIZE_MAX, SIZE_MAX, -1},
+	{"backend_type", SIZE_MAX, 2, -1},	/* past n */
+	{"event", SIZE_MAX, 0, -1},
+};
+
+START_TEST(test_name_cases)
+{
+	size_t		len = name_cases[_i].len == SIZE_MAX ? strlen(name_cases[_i].s) :
+		name_cases[_i].len;
+
+	ck_assert_int_eq(parse_name(names, name_cases[_i].n, name_cases[_i].s, len),
+					 name_cases[_i].want);
+}
+END_TEST
+
 static Suite *
 parse_suite(void)
 {
@@ -363,6 +397,10 @@ parse_suite(void)
 	tc = tcase_create("timestamp");
 	tcase_add_loop_test(tc, test_timestamp_cases, 0,
 						sizeof(timestamp_cases) / sizeof(timestamp_cases[0]));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("name");
+	tcase_add_loop_test(tc, test_name_cases, 0, sizeof(name_cases) / sizeof(name_cases[0]));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cause");
