@@ -41,7 +41,8 @@ typedef struct fl_point
 /* A run that wrote to the files: its meta record and its health records. */
 typedef struct fl_run
 {
-	histread_meta meta;
+	format_meta meta;			/* its backend_types: types */
+	const char **types;			/* the meta record's (interned) */
 	fl_point   *pts;			/* pts[0]: the start, all zero */
 	int			npts;
 	int			cap;
@@ -79,9 +80,10 @@ typedef struct fromlog
 
 /* The run of meta (a rotated file goes on with the run of the one before). */
 static bool
-use_run(fromlog *f, const histread_meta *m, const histread *h, char **cause)
+use_run(fromlog *f, const format_meta *m, const histread *h, char **cause)
 {
-	const histread_meta *first = f->nruns > 0 ? &f->runs[0].meta : NULL;
+	const format_meta *first = f->nruns > 0 ? &f->runs[0].meta : NULL;
+	fl_run	   *r;
 
 	for (int i = 0; i < f->nruns; i++)
 		if (f->runs[i].meta.run_us == m->run_us)
@@ -111,8 +113,14 @@ use_run(fromlog *f, const histread_meta *m, const histread *h, char **cause)
 		return false;
 	}
 	f->runs = xrealloc(f->runs, (size_t) (f->nruns + 1) * sizeof(fl_run));
-	memset(&f->runs[f->nruns], 0, sizeof(fl_run));
-	f->runs[f->nruns].meta = *m;
+	r = &f->runs[f->nruns];
+	memset(r, 0, sizeof(fl_run));
+	r->meta = *m;
+	/* the record's list lasts until the next record: the run keeps a copy */
+	r->types = xcalloc((size_t) m->nbackend_types + 1, sizeof(char *));
+	for (int i = 0; i < m->nbackend_types; i++)
+		r->types[i] = m->backend_types[i];
+	r->meta.backend_types = r->types;
 	f->cur = f->nruns++;
 	return true;
 }
@@ -437,7 +445,7 @@ read_file(fromlog *f, const char *path, char **cause)
 		return false;
 	while ((rc = histread_next(&h, &rec, cause)) > 0)
 	{
-		if (rec.kind == HISTREAD_META && !use_run(f, &rec.meta, &h, cause))
+		if (rec.kind == HISTREAD_META && !use_run(f, &rec.meta.run, &h, cause))
 		{
 			rc = -1;
 			break;
@@ -579,7 +587,7 @@ warn_empty(const fromlog *f)
 static bool
 finish(fromlog *f, waits_settings *rs)
 {
-	const histread_meta *m;
+	const format_meta *m;
 	sample_health h;
 	report_info ri;
 	uint64_t	first,
@@ -639,7 +647,10 @@ static void
 free_fromlog(fromlog *f)
 {
 	for (int i = 0; i < f->nruns; i++)
+	{
 		free(f->runs[i].pts);
+		free(f->runs[i].types);
+	}
 	free(f->runs);
 	free(f->gaps);
 	sinks_free(&f->out);
