@@ -394,6 +394,68 @@ START_TEST(scalars)
 }
 END_TEST
 
+/*
+ * A column not of the type asked for is refused by every reader, and what
+ * it would have been read into is 0 or NULL, as for a NULL.
+ */
+START_TEST(refused_reads_as_zero)
+{
+	static const col cols[] = {{"n", 20}, {"t", 25}};
+	PGresult   *r = result(cols, 2);
+
+	set_int8(r, 0, 0, 5);
+	set_text(r, 0, 1, "5");
+	for (int k = 0; k < NREADERS; k++)
+	{
+		const pqbin_ops *rd = readers[k];
+		int32_t		i4 = 7;
+		int64_t		i8 = 7;
+		bool		b = true;
+		uint32_t	o = 7;
+		const char *t = "?";
+
+		ck_assert_msg(!rd->get_int4(r, 0, 0, &i4) && i4 == 0, "%s: int4", rd->name);
+		ck_assert_msg(!rd->get_int8(r, 0, 1, &i8) && i8 == 0, "%s: int8", rd->name);
+		ck_assert_msg(!rd->get_bool(r, 0, 0, &b) && !b, "%s: bool", rd->name);
+		ck_assert_msg(!rd->get_oid(r, 0, 0, &o) && o == 0, "%s: oid", rd->name);
+		ck_assert_msg(!rd->get_text(r, 0, 0, &t) && t == NULL, "%s: text", rd->name);
+	}
+	PQclear(r);
+}
+END_TEST
+
+/* pqbin_store: each type's C type, from the integer or the text a reader decoded. */
+START_TEST(store_types)
+{
+	int32_t		i4 = 7;
+	int64_t		i8 = 7;
+	bool		b = false;
+	uint32_t	o = 7;
+	const char *t = NULL;
+
+	pqbin_store(PQBIN_INT4, &i4, -1, NULL);
+	ck_assert_int_eq(i4, -1);
+	pqbin_store(PQBIN_INT4, &i4, INT64_C(0xffffffff), NULL);	/* 4 bytes in network order */
+	ck_assert_int_eq(i4, -1);
+	pqbin_store(PQBIN_INT4, &i4, INT32_MIN, NULL);
+	ck_assert_int_eq(i4, INT32_MIN);
+	pqbin_store(PQBIN_INT8, &i8, INT64_MIN, NULL);
+	ck_assert(i8 == INT64_MIN);
+	pqbin_store(PQBIN_BOOL, &b, 2, NULL);
+	ck_assert(b);
+	pqbin_store(PQBIN_BOOL, &b, 0, NULL);
+	ck_assert(!b);
+	pqbin_store(PQBIN_OID, &o, INT64_C(0xffffffff), NULL);
+	ck_assert_uint_eq(o, UINT32_MAX);
+	pqbin_store(PQBIN_OID, &o, -1, NULL);
+	ck_assert_uint_eq(o, UINT32_MAX);
+	pqbin_store(PQBIN_TEXT, &t, 0, "x");
+	ck_assert_str_eq(t, "x");
+	pqbin_store(PQBIN_TEXT, &t, 0, NULL);
+	ck_assert_ptr_null(t);
+}
+END_TEST
+
 /* An int4[] column's bytes: ndim dimensions of the sizes in dims, elements (NULL_ELEM: NULL). */
 #define NULL_ELEM	INT32_MIN
 static int
@@ -598,6 +660,8 @@ main(void)
 	tcase_add_test(tc, core_rows);
 	tcase_add_test(tc, timestamps_exact);
 	tcase_add_test(tc, scalars);
+	tcase_add_test(tc, refused_reads_as_zero);
+	tcase_add_test(tc, store_types);
 	tcase_add_test(tc, int4_arrays);
 	tcase_add_test(tc, libpq_refuses);
 	tcase_add_test(tc, params_binary);
