@@ -47,4 +47,8 @@ void		json_kv_uint(json_writer *w, const char *key, uint64_t v);
 void		json_kv_double(json_writer *w, const char *key, double v);
 void		json_kv_bool(json_writer *w, const char *key, bool v);
 
+/* key + value, or key + null where the value is not known (!known) */
+void		json_kv_int_or_null(json_writer *w, const char *key, bool known, int64_t v);
+void		json_kv_double_or_null(json_writer *w, const char *key, bool known, double v);
+
 #endif

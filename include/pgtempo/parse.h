@@ -15,6 +15,7 @@
 #define PGTEMPO_PARSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 bool		parse_int64(const char *s, const char *optname, int64_t min, int64_t max,
@@ -46,6 +47,25 @@ bool		parse_duration_opt(const char *arg, const char *name, const char *unit,
  * without an offset is refused: on several hosts, local time is a guess.
  */
 bool		parse_timestamp(const char *s, const char *optname, double *out, char **cause);
+
+/*
+ * The n digits at p as a number (n up to 9), or -1 if they are not all
+ * digits; nothing past the first that is not one is read.
+ */
+int			parse_digits(const char *p, int n);
+
+/*
+ * A UTC offset that is all of p: "Z", "+HH:MM", "+HHMM" or "+HH" (or with
+ * '-'), *off in seconds east of UTC; false if p is not one.
+ */
+bool		parse_utc_offset(const char *p, long *off);
+
+/*
+ * The index of the name of len bytes at s (which need not be
+ * NUL-terminated) among names[0..n-1], or -1 when it is none of them.
+ * A NULL entry ends the list: pass SIZE_MAX for a NULL-terminated one.
+ */
+int			parse_name(const char *const *names, size_t n, const char *s, size_t len);
 
 /*
  * After getopt_long() returned '?' or ':' (with ':' first in its option

@@ -41,17 +41,6 @@ jsonreport_iso8601(char *buf, size_t len, double t)
 			 labs(off) / 60, labs(off) % 60);
 }
 
-/* key: v, or null when v is not meaningful. */
-static void
-kv_double_or_null(json_writer *w, const char *key, bool ok, double v)
-{
-	json_key(w, key);
-	if (ok)
-		json_double(w, v);
-	else
-		json_null(w);
-}
-
 /* The exact sums of a series, which --merge adds up: count, sum, sum of squares, min, max (ns). */
 static void
 json_sums(json_writer *w, const stats_simple *ss)
@@ -59,8 +48,8 @@ json_sums(json_writer *w, const stats_simple *ss)
 	json_kv_int(w, "count", ss->count);
 	json_kv_double(w, "sum_ns", ss->sum);
 	json_kv_double(w, "sum_squares_ns2", ss->sum2);
-	kv_double_or_null(w, "min_ns", ss->count > 0, ss->min);
-	kv_double_or_null(w, "max_ns", ss->count > 0, ss->max);
+	json_kv_double_or_null(w, "min_ns", ss->count > 0, ss->min);
+	json_kv_double_or_null(w, "max_ns", ss->count > 0, ss->max);
 }
 
 /* The counts of a stats (totals or one script); expected is -t's target or -1. */
@@ -73,11 +62,7 @@ json_transactions(json_writer *w, const stats *st, int64_t expected)
 	json_object_begin(w);
 	json_kv_int(w, "total", st->cnt + st->skipped + failures);
 	json_kv_int(w, "processed", st->cnt);
-	json_key(w, "expected");
-	if (expected >= 0)
-		json_int(w, expected);
-	else
-		json_null(w);
+	json_kv_int_or_null(w, "expected", expected >= 0, expected);
 	json_kv_int(w, "failed", failures);
 	json_kv_int(w, "serialization_failures", st->serialization_failures);
 	json_kv_int(w, "deadlock_failures", st->deadlock_failures);
@@ -124,12 +109,12 @@ json_latency(json_writer *w, const bench_settings *s, const stats_simple *lat, c
 
 	json_key(w, "latency");
 	json_object_begin(w);
-	kv_double_or_null(w, "average_ms", any, mean / 1e6);
-	kv_double_or_null(w, "stddev_ms", any, (variance > 0 ? sqrt(variance) : 0.0) / 1e6);
-	kv_double_or_null(w, "min_ms", any, lat->min / 1e6);
-	kv_double_or_null(w, "max_ms", any, lat->max / 1e6);
+	json_kv_double_or_null(w, "average_ms", any, mean / 1e6);
+	json_kv_double_or_null(w, "stddev_ms", any, (variance > 0 ? sqrt(variance) : 0.0) / 1e6);
+	json_kv_double_or_null(w, "min_ms", any, lat->min / 1e6);
+	json_kv_double_or_null(w, "max_ms", any, lat->max / 1e6);
 	if (with_estimate)
-		kv_double_or_null(w, "average_from_duration_ms", isfinite(estimate_ms), estimate_ms);
+		json_kv_double_or_null(w, "average_from_duration_ms", isfinite(estimate_ms), estimate_ms);
 	json_sums(w, lat);
 	json_key(w, "percentiles_ms");
 	if (h != NULL && h->total > 0)
@@ -164,8 +149,9 @@ json_lag(json_writer *w, const bench_settings *s, const stats *st)
 		return;
 	}
 	json_object_begin(w);
-	kv_double_or_null(w, "average_ms", st->cnt > 0, st->cnt > 0 ? st->lag.sum / st->cnt / 1e6 : 0.0);
-	kv_double_or_null(w, "max_ms", st->lag.count > 0, st->lag.max / 1e6);
+	json_kv_double_or_null(w, "average_ms", st->cnt > 0,
+						   st->cnt > 0 ? st->lag.sum / st->cnt / 1e6 : 0.0);
+	json_kv_double_or_null(w, "max_ms", st->lag.count > 0, st->lag.max / 1e6);
 	json_sums(w, &st->lag);
 	json_object_end(w);
 }
@@ -196,26 +182,14 @@ json_settings(json_writer *w, const bench_settings *s, const bench_server_facts 
 	json_kv_string(w, "query_mode", query_modes[s->mode]);
 	json_kv_int(w, "clients", s->nclients);
 	json_kv_int(w, "threads", s->nthreads);
-	json_key(w, "transactions_per_client");
-	if (s->duration <= 0)
-		json_int(w, s->transactions);
-	else
-		json_null(w);
-	json_key(w, "duration_s");
-	if (s->duration > 0)
-		json_int(w, s->duration);
-	else
-		json_null(w);
+	json_kv_int_or_null(w, "transactions_per_client", s->duration <= 0, s->transactions);
+	json_kv_int_or_null(w, "duration_s", s->duration > 0, s->duration);
 	json_kv_uint(w, "max_tries", s->max_tries);
 	json_kv_bool(w, "connect_per_transaction", s->is_connect);
-	kv_double_or_null(w, "rate_tps", s->rate > 0, s->rate);
-	kv_double_or_null(w, "latency_limit_ms", s->latency_limit_ns > 0,
-					  (double) s->latency_limit_ns / 1e6);
-	json_key(w, "progress_s");
-	if (s->progress > 0)
-		json_int(w, s->progress);
-	else
-		json_null(w);
+	json_kv_double_or_null(w, "rate_tps", s->rate > 0, s->rate);
+	json_kv_double_or_null(w, "latency_limit_ms", s->latency_limit_ns > 0,
+						   (double) s->latency_limit_ns / 1e6);
+	json_kv_int_or_null(w, "progress_s", s->progress > 0, s->progress);
 	json_kv_bool(w, "report_per_command", s->per_command);
 	json_kv_bool(w, "failures_detailed", s->failures_detailed);
 	json_kv_bool(w, "continue_on_error", s->continue_on_error);
@@ -229,12 +203,8 @@ json_settings(json_writer *w, const bench_settings *s, const bench_server_facts 
 	json_array_end(w);
 	json_kv_bool(w, "log", s->use_log);
 	json_kv_string(w, "log_prefix", s->use_log ? s->log_prefix : NULL);
-	kv_double_or_null(w, "sampling_rate", s->sampling_rate > 0, s->sampling_rate);
-	json_key(w, "aggregate_interval_s");
-	if (s->agg_interval > 0)
-		json_int(w, s->agg_interval);
-	else
-		json_null(w);
+	json_kv_double_or_null(w, "sampling_rate", s->sampling_rate > 0, s->sampling_rate);
+	json_kv_int_or_null(w, "aggregate_interval_s", s->agg_interval > 0, s->agg_interval);
 	json_kv_bool(w, "aggregate_per_script", s->agg_per_script);
 	json_object_end(w);
 }
@@ -290,9 +260,9 @@ json_results(json_writer *w, const bench_settings *s, const report_data *d)
 	json_kv_double(w, "duration_s", dur);
 	json_transactions(w, t, s->duration <= 0 ? s->transactions * s->nclients : -1);
 	json_kv_double(w, "tps", dur > 0 ? t->cnt / dur : 0.0);
-	kv_double_or_null(w, "initial_connection_time_ms", !s->is_connect, d->conn_elapsed_ms);
-	kv_double_or_null(w, "average_connection_time_ms", s->is_connect && t->cnt + failures > 0,
-					  d->conn_total_ms / (double) (t->cnt + failures));
+	json_kv_double_or_null(w, "initial_connection_time_ms", !s->is_connect, d->conn_elapsed_ms);
+	json_kv_double_or_null(w, "average_connection_time_ms", s->is_connect && t->cnt + failures > 0,
+						   d->conn_total_ms / (double) (t->cnt + failures));
 	json_kv_double(w, "connection_time_total_ms", d->conn_total_ms);
 	json_latency(w, s, &t->latency, d->lat_hist, true,
 				 total_cnt > 0 ? dur * 1000.0 * s->nclients / total_cnt : NAN);
@@ -312,8 +282,8 @@ json_results(json_writer *w, const bench_settings *s, const report_data *d)
 		json_kv_string(w, "name", s->scripts[i]->desc);
 		json_kv_int(w, "weight", s->scripts[i]->weight);
 		json_kv_double(w, "weight_pct", 100.0 * s->scripts[i]->weight / s->total_weight);
-		kv_double_or_null(w, "share_pct", total_cnt > 0,
-						  total_cnt > 0 ? 100.0 * stotal / total_cnt : 0.0);
+		json_kv_double_or_null(w, "share_pct", total_cnt > 0,
+							   total_cnt > 0 ? 100.0 * stotal / total_cnt : 0.0);
 		json_transactions(w, ss, -1);
 		json_kv_double(w, "tps", dur > 0 ? ss->cnt / dur : 0.0);
 		json_latency(w, s, &ss->latency, h, false, 0);
@@ -350,7 +320,7 @@ json_progress(json_writer *w, const bench_settings *s, const jsonreport_run *run
 		json_kv_double(w, "tps", p->tps);
 		json_kv_double(w, "latency_ms", p->latency_ms);
 		json_kv_double(w, "stddev_ms", p->stddev_ms);
-		kv_double_or_null(w, "lag_ms", s->rate > 0, p->lag_ms);
+		json_kv_double_or_null(w, "lag_ms", s->rate > 0, p->lag_ms);
 		json_kv_int(w, "failed", p->failed);
 		json_kv_int(w, "skipped", p->skipped);
 		json_kv_int(w, "retried", p->retried);
@@ -420,8 +390,8 @@ json_where_when(json_writer *w, const bench_settings *s, const jsonreport_run *r
 	char		when[64];
 	char		host[256] = "";
 
-	kv_double_or_null(w, "bench_start_epoch_s", run->bench_start_epoch_s > 0,
-					  run->bench_start_epoch_s);
+	json_kv_double_or_null(w, "bench_start_epoch_s", run->bench_start_epoch_s > 0,
+						   run->bench_start_epoch_s);
 	json_key(w, "start_at");
 	if (s->start_at_epoch_s > 0)
 	{
@@ -430,7 +400,7 @@ json_where_when(json_writer *w, const bench_settings *s, const jsonreport_run *r
 	}
 	else
 		json_null(w);
-	kv_double_or_null(w, "start_at_epoch_s", s->start_at_epoch_s > 0, s->start_at_epoch_s);
+	json_kv_double_or_null(w, "start_at_epoch_s", s->start_at_epoch_s > 0, s->start_at_epoch_s);
 	if (run->merge == NULL && (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0'))
 		strcpy(host, "unknown");
 	json_kv_string(w, "host", run->merge == NULL ? host : NULL);

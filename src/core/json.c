@@ -286,3 +286,21 @@ JSON_KV(int, int64_t)
 JSON_KV(uint, uint64_t)
 JSON_KV(double, double)
 JSON_KV(bool, bool)
+
+/*
+ * json_kv_TYPE_or_null(w, key, known, v): the key, then v, or null where
+ * v is not known.  One definition for the two, declared in json.h.
+ */
+#define JSON_KV_OR_NULL(type, ctype) \
+void \
+json_kv_##type##_or_null(json_writer *w, const char *key, bool known, ctype v) \
+{ \
+	json_key(w, key); \
+	if (known) \
+		json_##type(w, v); \
+	else \
+		json_null(w); \
+}
+
+JSON_KV_OR_NULL(int, int64_t)
+JSON_KV_OR_NULL(double, double)

@@ -146,6 +146,16 @@ find_unit(const char *name, size_t len)
 	return NULL;
 }
 
+/* The index of a name among names, or -1. */
+int
+parse_name(const char *const *names, size_t n, const char *s, size_t len)
+{
+	for (size_t i = 0; i < n && names[i] != NULL; i++)
+		if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
+			return (int) i;
+	return -1;
+}
+
 /* v = v * 10 + d, or false if that exceeds INT64_MAX. */
 static bool
 push_digit(int64_t *v, int d)
@@ -319,41 +329,9 @@ parse_duration_opt(const char *arg, const char *name, const char *unit, int64_t 
 	return false;
 }
 
-/* "Z", "+HH:MM", "+HHMM" or "+HH" at p, to the end: *off in seconds east of UTC. */
-static bool
-parse_utc_offset(const char *p, long *off)
-{
-	int			hh,
-				mm = 0,
-				n = 0;
-
-	if (*p == 'Z' || *p == 'z')
-	{
-		*off = 0;
-		return p[1] == '\0';
-	}
-	if ((*p != '+' && *p != '-') || !isdigit((unsigned char) p[1]) ||
-		!isdigit((unsigned char) p[2]))
-		return false;
-	hh = (p[1] - '0') * 10 + (p[2] - '0');
-	if (p[3] == ':')
-		n = 1;
-	if (p[3] != '\0')
-	{
-		if (!isdigit((unsigned char) p[3 + n]) || !isdigit((unsigned char) p[4 + n]) ||
-			p[5 + n] != '\0')
-			return false;
-		mm = (p[3 + n] - '0') * 10 + (p[4 + n] - '0');
-	}
-	if (hh > 23 || mm > 59)
-		return false;
-	*off = (hh * 3600L + mm * 60L) * (*p == '-' ? -1 : 1);
-	return true;
-}
-
 /* The n digits at p as a number, or -1 if they are not all digits. */
-static int
-fixed_digits(const char *p, int n)
+int
+parse_digits(const char *p, int n)
 {
 	int			v = 0;
 
@@ -364,6 +342,30 @@ fixed_digits(const char *p, int n)
 		v = v * 10 + (p[i] - '0');
 	}
 	return v;
+}
+
+/* "Z", "+HH:MM", "+HHMM" or "+HH" at p, to the end: *off in seconds east of UTC. */
+bool
+parse_utc_offset(const char *p, long *off)
+{
+	int			hh,
+				mm = 0;
+
+	if (*p == 'Z' || *p == 'z')
+	{
+		*off = 0;
+		return p[1] == '\0';
+	}
+	/* each part is read only once the one before it was there: no read past the end */
+	if ((*p != '+' && *p != '-') || (hh = parse_digits(p + 1, 2)) < 0)
+		return false;
+	if (p[3] == ':' ? (mm = parse_digits(p + 4, 2)) < 0 || p[6] != '\0' :
+		p[3] != '\0' && ((mm = parse_digits(p + 3, 2)) < 0 || p[5] != '\0'))
+		return false;
+	if (hh > 23 || mm > 59)
+		return false;
+	*off = (hh * 3600L + mm * 60L) * (*p == '-' ? -1 : 1);
+	return true;
 }
 
 /* "YYYY-MM-DDTHH:MM[:SS[.frac]]" + offset, every field checked against the calendar. */
@@ -381,14 +383,14 @@ parse_iso8601(const char *s, double *out)
 	if (strlen(s) < 17 || s[4] != '-' || s[7] != '-' || s[13] != ':' ||
 		(s[10] != 'T' && s[10] != 't' && s[10] != ' '))
 		return false;
-	tm.tm_year = fixed_digits(s, 4) - 1900;
-	tm.tm_mon = fixed_digits(s + 5, 2) - 1;
-	tm.tm_mday = fixed_digits(s + 8, 2);
-	tm.tm_hour = fixed_digits(s + 11, 2);
-	tm.tm_min = fixed_digits(s + 14, 2);
+	tm.tm_year = parse_digits(s, 4) - 1900;
+	tm.tm_mon = parse_digits(s + 5, 2) - 1;
+	tm.tm_mday = parse_digits(s + 8, 2);
+	tm.tm_hour = parse_digits(s + 11, 2);
+	tm.tm_min = parse_digits(s + 14, 2);
 	if (*p == ':')
 	{
-		sec = fixed_digits(p + 1, 2);
+		sec = parse_digits(p + 1, 2);
 		p += 3;
 		if (sec >= 0 && (*p == '.' || *p == ','))
 		{

@@ -23,6 +23,30 @@ const pqbin_ops *const pqbin = &pqbin_pqtypes;
 const pqbin_ops *const pqbin = &pqbin_libpq;
 #endif
 
+/* A scalar's value, as the C type of its type. */
+void
+pqbin_store(pqbin_type type, void *out, int64_t v, const char *text)
+{
+	switch (type)
+	{
+		case PQBIN_INT4:
+			*(int32_t *) out = (int32_t) (uint32_t) v;
+			break;
+		case PQBIN_INT8:
+			*(int64_t *) out = v;
+			break;
+		case PQBIN_BOOL:
+			*(bool *) out = v != 0;
+			break;
+		case PQBIN_OID:
+			*(uint32_t *) out = (uint32_t) v;
+			break;
+		case PQBIN_TEXT:
+			*(const char **) out = text;
+			break;
+	}
+}
+
 /* Store v in network byte order at out. */
 static void
 put_be32(char *out, uint32_t v)

@@ -46,6 +46,23 @@ typedef struct pqbin_core
 	bool		hidden;
 } pqbin_core;
 
+/* The scalar types of the get_* functions, and the C type each is read into. */
+typedef enum pqbin_type
+{
+	PQBIN_INT4,					/* int32_t */
+	PQBIN_INT8,					/* int64_t */
+	PQBIN_BOOL,					/* bool */
+	PQBIN_OID,					/* uint32_t */
+	PQBIN_TEXT					/* const char *, into the result */
+} pqbin_type;
+
+/*
+ * For the readers: store a scalar column's value in *out, of type's C type
+ * (an integer v, or text): each reader decodes a column its own way, and
+ * every get_* stores it the same way.
+ */
+void		pqbin_store(pqbin_type type, void *out, int64_t v, const char *text);
+
 /* Called with each non-NULL element of an int4[]. */
 typedef void (*pqbin_int4_fn) (void *arg, int32_t v);
 

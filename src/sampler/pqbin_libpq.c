@@ -114,58 +114,66 @@ integer(const PGresult *res, int row, int col, Oid type, int size, uint64_t *out
 	return true;
 }
 
+/* The scalar types' oids, and their sizes in binary (text: any). */
+static const struct
+{
+	Oid			oid;
+	int			size;
+}			scalar_types[] = {
+	[PQBIN_INT4] = {INT4OID, 4},
+	[PQBIN_INT8] = {INT8OID, 8},
+	[PQBIN_BOOL] = {BOOLOID, 1},
+	[PQBIN_OID] = {OIDOID, 4},
+	[PQBIN_TEXT] = {TEXTOID, 0},
+};
+
+/*
+ * A scalar column into *out (pqbin_store): an integer of its type's size,
+ * or text, whose binary form is its characters (libpq ends every value
+ * with a NUL); 0 or NULL for a NULL, and when it is not of that type.
+ */
+static bool
+scalar(const PGresult *res, int row, int col, pqbin_type type, void *out)
+{
+	const unsigned char *v = NULL;
+	uint64_t	n = 0;
+	int			len;
+	bool		ok = type == PQBIN_TEXT ?
+		column(res, row, col, scalar_types[type].oid, &v, &len) :
+		integer(res, row, col, scalar_types[type].oid, scalar_types[type].size, &n);
+
+	pqbin_store(type, out, (int64_t) n, ok ? (const char *) v : NULL);
+	return ok;
+}
+
 static bool
 lp_int4(const PGresult *res, int row, int col, int32_t *out)
 {
-	uint64_t	v;
-	bool		ok = integer(res, row, col, INT4OID, 4, &v);
-
-	*out = (int32_t) (uint32_t) v;
-	return ok;
+	return scalar(res, row, col, PQBIN_INT4, out);
 }
 
 static bool
 lp_int8(const PGresult *res, int row, int col, int64_t *out)
 {
-	uint64_t	v;
-	bool		ok = integer(res, row, col, INT8OID, 8, &v);
-
-	*out = (int64_t) v;
-	return ok;
+	return scalar(res, row, col, PQBIN_INT8, out);
 }
 
 static bool
 lp_bool(const PGresult *res, int row, int col, bool *out)
 {
-	uint64_t	v;
-	bool		ok = integer(res, row, col, BOOLOID, 1, &v);
-
-	*out = v != 0;
-	return ok;
+	return scalar(res, row, col, PQBIN_BOOL, out);
 }
 
 static bool
 lp_oid(const PGresult *res, int row, int col, uint32_t *out)
 {
-	uint64_t	v;
-	bool		ok = integer(res, row, col, OIDOID, 4, &v);
-
-	*out = (uint32_t) v;
-	return ok;
+	return scalar(res, row, col, PQBIN_OID, out);
 }
 
-/* text's binary form is its characters; libpq ends every value with a NUL. */
 static bool
 lp_text(const PGresult *res, int row, int col, const char **out)
 {
-	const unsigned char *v;
-	int			len;
-
-	*out = NULL;
-	if (!column(res, row, col, TEXTOID, &v, &len))
-		return false;
-	*out = (const char *) v;
-	return true;
+	return scalar(res, row, col, PQBIN_TEXT, out);
 }
 
 /* timestamptz: µs since 2000-01-01 UTC (integer datetimes, PostgreSQL 8.4 on). */

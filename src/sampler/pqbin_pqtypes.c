@@ -101,54 +101,69 @@ pt_error(void)
 	return PQgeterror();
 }
 
+/*
+ * A scalar column read by PQgetf into *out (pqbin_store); 0 or NULL for a
+ * NULL, and when it could not be read.  PQgetf writes the type's own C
+ * type: an int for int4 and for bool (PGint4, PGbool), an Oid, a PGint8
+ * or a PGtext.
+ */
+static bool
+scalar(const PGresult *res, int row, int col, pqbin_type type, void *out)
+{
+	static const char *const spec[] = {
+		[PQBIN_INT4] = "%int4", [PQBIN_INT8] = "%int8", [PQBIN_BOOL] = "%bool",
+		[PQBIN_OID] = "%oid", [PQBIN_TEXT] = "%text",
+	};
+	PGint4		i = 0;
+	PGint8		i8 = 0;
+	Oid			oid = InvalidOid;
+	PGtext		text = NULL;
+	bool		ok;
+
+	if (type == PQBIN_INT8)
+		ok = PQgetf(res, row, spec[type], col, &i8) != 0;
+	else if (type == PQBIN_OID)
+		ok = PQgetf(res, row, spec[type], col, &oid) != 0;
+	else if (type == PQBIN_TEXT)
+		ok = PQgetf(res, row, spec[type], col, &text) != 0;
+	else
+		ok = PQgetf(res, row, spec[type], col, &i) != 0;
+	if (ok)
+		pqbin_store(type, out, type == PQBIN_INT8 ? i8 : type == PQBIN_OID ? (int64_t) oid : i,
+					text);
+	else
+		pqbin_store(type, out, 0, NULL);
+	return ok;
+}
+
 static bool
 pt_int4(const PGresult *res, int row, int col, int32_t *out)
 {
-	PGint4		v = 0;
-	bool		ok = PQgetf(res, row, "%int4", col, &v) != 0;
-
-	*out = ok ? v : 0;
-	return ok;
+	return scalar(res, row, col, PQBIN_INT4, out);
 }
 
 static bool
 pt_int8(const PGresult *res, int row, int col, int64_t *out)
 {
-	PGint8		v = 0;
-	bool		ok = PQgetf(res, row, "%int8", col, &v) != 0;
-
-	*out = ok ? v : 0;
-	return ok;
+	return scalar(res, row, col, PQBIN_INT8, out);
 }
 
 static bool
 pt_bool(const PGresult *res, int row, int col, bool *out)
 {
-	PGbool		v = 0;
-	bool		ok = PQgetf(res, row, "%bool", col, &v) != 0;
-
-	*out = ok && v != 0;
-	return ok;
+	return scalar(res, row, col, PQBIN_BOOL, out);
 }
 
 static bool
 pt_oid(const PGresult *res, int row, int col, uint32_t *out)
 {
-	Oid			v = InvalidOid;
-	bool		ok = PQgetf(res, row, "%oid", col, &v) != 0;
-
-	*out = ok ? v : InvalidOid;
-	return ok;
+	return scalar(res, row, col, PQBIN_OID, out);
 }
 
 static bool
 pt_text(const PGresult *res, int row, int col, const char **out)
 {
-	PGtext		v = NULL;
-	bool		ok = PQgetf(res, row, "%text", col, &v) != 0;
-
-	*out = ok ? v : NULL;
-	return ok;
+	return scalar(res, row, col, PQBIN_TEXT, out);
 }
 
 static bool

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/parse.h"
 #include "pgtempo/xalloc.h"
 
 static const char *const dim_names[WPROF_DIM_COUNT] = {
@@ -32,13 +33,11 @@ wprof_dim_name(wprof_dim d)
 bool
 wprof_dim_parse(const char *name, size_t len, wprof_dim *out)
 {
-	for (int d = 0; d < WPROF_DIM_COUNT; d++)
-		if (strlen(dim_names[d]) == len && memcmp(dim_names[d], name, len) == 0)
-		{
-			*out = (wprof_dim) d;
-			return true;
-		}
-	return false;
+	int			d = parse_name(dim_names, WPROF_DIM_COUNT, name, len);
+
+	if (d >= 0)
+		*out = (wprof_dim) d;
+	return d >= 0;
 }
 
 /* ---------------------------------------------------------------- cell tables */
@@ -62,11 +61,14 @@ key_hash(const wprof_key *k)
 	return h;
 }
 
-/* Is the cell's key k?  Every field must match (interned strings compare by address). */
+/*
+ * Is the entry's key k?  Every field must match (interned strings compare
+ * by address).  The entries of every table here begin with their key.
+ */
 static bool
-cell_eq(const void *entry, const void *key)
+key_eq(const void *entry, const void *key)
 {
-	const wprof_key *a = &((const wprof_cell *) entry)->key;
+	const wprof_key *a = entry;
 	const wprof_key *b = key;
 
 	return a->datname == b->datname && a->usename == b->usename &&
@@ -76,23 +78,23 @@ cell_eq(const void *entry, const void *key)
 		a->pid == b->pid && a->sub == b->sub;
 }
 
-/* An empty table of cells. */
+/* An empty table of entries of esize bytes that begin with a wprof_key. */
 static void
-table_init(hash_table *t)
+table_init(hash_table *t, size_t esize)
 {
-	hash_table_init(t, sizeof(wprof_cell), 64);
+	hash_table_init(t, esize, 64);
 }
 
-/* The cell of key k, created (with zero counts) if it is not there. */
-static wprof_cell *
+/* The entry of key k (a wprof_cell or a group_cell), created (with zero counts) if not there. */
+static void *
 table_get(hash_table *t, const wprof_key *k)
 {
 	bool		added;
-	wprof_cell *c = hash_table_insert(t, key_hash(k), k, cell_eq, &added);
+	wprof_key  *e = hash_table_insert(t, key_hash(k), k, key_eq, &added);
 
 	if (added)
-		c->key = *k;
-	return c;
+		*e = *k;
+	return e;
 }
 
 /* ---------------------------------------------------------------- profile */
@@ -102,8 +104,8 @@ void
 wprof_init(wprof *p, bool include_idle)
 {
 	memset(p, 0, sizeof(*p));
-	table_init(&p->main);
-	table_init(&p->blockers);
+	table_init(&p->main, sizeof(wprof_cell));
+	table_init(&p->blockers, sizeof(wprof_cell));
 	hash_table_init(&p->texts, sizeof(wprof_text), 64);
 	p->include_idle = include_idle;
 }
@@ -252,8 +254,11 @@ wprof_add(wprof *p, const sample_batch *b, const sample_row *r)
 		c->blocked += r->samples;
 		for (int i = 0; i < r->nblockers; i++)
 		{
+			wprof_cell *bc;
+
 			k.sub = blk[i];
-			table_get(&p->blockers, &k)->samples += r->samples;
+			bc = table_get(&p->blockers, &k);
+			bc->samples += r->samples;
 		}
 	}
 	if (r->query != NULL && r->query_id != 0)
@@ -366,6 +371,13 @@ group_cmp(const void *pa, const void *pb)
 	return key_cmp(&a->key, &b->key);
 }
 
+/* A group being summed (the groups table's entry): its line, and its place once sorted. */
+typedef struct group_cell
+{
+	wprof_group g;				/* first: the entry begins with g.key */
+	int			index;
+} group_cell;
+
 typedef struct sub_entry
 {
 	int			group;
@@ -399,11 +411,12 @@ collect_subs(const hash_table *src, bool use_query, const bool *dims,
 				pos = 0;
 	const wprof_cell *c;
 
-	table_init(&acc);
+	table_init(&acc, sizeof(wprof_cell));
 	while ((c = hash_table_next(src, &pos)) != NULL)
 	{
 		wprof_key gk;
-		wprof_cell *gc;
+		const group_cell *gc;
+		wprof_cell *ac;
 
 		if (c->samples == 0)
 			continue;
@@ -416,7 +429,8 @@ collect_subs(const hash_table *src, bool use_query, const bool *dims,
 		gk.query_id = use_query ? c->key.query_id : 0;
 		gk.pid = use_query ? gk.pid : (int32_t) c->key.sub;
 		gk.backend_start_us = use_query ? gk.backend_start_us : 0;
-		table_get(&acc, &gk)->samples += c->samples;
+		ac = table_get(&acc, &gk);
+		ac->samples += c->samples;
 	}
 	out = xcalloc(acc.n + 1, sizeof(sub_entry));
 	pos = 0;
@@ -441,7 +455,7 @@ wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
 	bool		use[WPROF_DIM_COUNT] = {false};
 	hash_table	groups;
 	const wprof_cell *c;
-	wprof_cell *gc;
+	group_cell *gc;
 	size_t		pos = 0;
 	sub_entry  *qs,
 			   *bs;
@@ -456,19 +470,18 @@ wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
 		use[dims[i]] = true;
 
 	/* sum the cells into groups */
-	table_init(&groups);
+	table_init(&groups, sizeof(group_cell));
 	while ((c = hash_table_next(&p->main, &pos)) != NULL)
 	{
 		wprof_key gk = project(&c->key, use);
 
-
 		gc = table_get(&groups, &gk);
-		gc->samples += c->samples;
-		gc->measured_us += c->measured_us;
-		gc->measured_count += c->measured_count;
-		gc->blocked += c->blocked;
+		gc->g.samples += c->samples;
+		gc->g.measured_us += c->measured_us;
+		gc->g.measured_count += c->measured_count;
+		gc->g.blocked += c->blocked;
 		if (c->key.type != NULL && strcmp(c->key.type, "Lock") == 0)
-			gc->lock_samples += c->samples;
+			gc->g.lock_samples += c->samples;
 	}
 
 	/* order them; each group cell learns its place */
@@ -477,20 +490,14 @@ wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
 	out->g = xcalloc(groups.n + 1, sizeof(wprof_group));
 	pos = 0;
 	while ((gc = hash_table_next(&groups, &pos)) != NULL)
-	{
-		wprof_group *g = &out->g[n++];
-
-		g->key = gc->key;
-		g->samples = gc->samples;
-		g->measured_us = gc->measured_us;
-		g->measured_count = gc->measured_count;
-		g->blocked = gc->blocked;
-		g->lock_samples = gc->lock_samples;
-	}
+		out->g[n++] = gc->g;
 	out->n = n;
 	qsort(out->g, n, sizeof(wprof_group), group_cmp);
 	for (int i = 0; i < n; i++)
-		table_get(&groups, &out->g[i].key)->index = i;
+	{
+		gc = table_get(&groups, &out->g[i].key);
+		gc->index = i;
+	}
 
 	/* the top query ids and blockers of each group */
 	qs = use[WPROF_DIM_QUERY] ? xcalloc(1, sizeof(sub_entry)) :

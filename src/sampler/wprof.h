@@ -60,8 +60,6 @@ typedef struct wprof_cell
 	uint64_t	measured_us;
 	uint64_t	measured_count;
 	uint64_t	blocked;		/* samples that had a blocking pid */
-	uint64_t	lock_samples;	/* grouping scratch: samples of heavyweight lock waits */
-	int			index;			/* scratch, for grouping */
 } wprof_cell;
 
 typedef struct wprof_text

@@ -30,23 +30,19 @@ enum
 	PT_SAMPLES, PT_MISSED, PT_FAILED, PT_GAP_TICKS, PT_HIDDEN, PT_ELAPSED, PT_N
 };
 
-/* A health record: the run's counts since it started, at ts. */
+/* A health record at ts, and its counts since the run started as numbers to interpolate. */
 typedef struct fl_point
 {
 	uint64_t	ts_us;
 	double		v[PT_N];
-	double		p50_ms,
-				p99_ms,
-				max_ms,
-				rate_hz,
-				cpu_us,			/* per sample, ours and our backend's; < 0 unknown */
-				backend_cpu_us;
+	sample_health h;			/* the record (the start: all zero) */
 } fl_point;
 
 /* A run that wrote to the files: its meta record and its health records. */
 typedef struct fl_run
 {
-	histread_meta meta;
+	format_meta meta;			/* its backend_types: types */
+	const char **types;			/* the meta record's (interned) */
 	fl_point   *pts;			/* pts[0]: the start, all zero */
 	int			npts;
 	int			cap;
@@ -84,9 +80,10 @@ typedef struct fromlog
 
 /* The run of meta (a rotated file goes on with the run of the one before). */
 static bool
-use_run(fromlog *f, const histread_meta *m, const histread *h, char **cause)
+use_run(fromlog *f, const format_meta *m, const histread *h, char **cause)
 {
-	const histread_meta *first = f->nruns > 0 ? &f->runs[0].meta : NULL;
+	const format_meta *first = f->nruns > 0 ? &f->runs[0].meta : NULL;
+	fl_run	   *r;
 
 	for (int i = 0; i < f->nruns; i++)
 		if (f->runs[i].meta.run_us == m->run_us)
@@ -116,8 +113,14 @@ use_run(fromlog *f, const histread_meta *m, const histread *h, char **cause)
 		return false;
 	}
 	f->runs = xrealloc(f->runs, (size_t) (f->nruns + 1) * sizeof(fl_run));
-	memset(&f->runs[f->nruns], 0, sizeof(fl_run));
-	f->runs[f->nruns].meta = *m;
+	r = &f->runs[f->nruns];
+	memset(r, 0, sizeof(fl_run));
+	r->meta = *m;
+	/* the record's list lasts until the next record: the run keeps a copy */
+	r->types = xcalloc((size_t) m->nbackend_types + 1, sizeof(char *));
+	for (int i = 0; i < m->nbackend_types; i++)
+		r->types[i] = m->backend_types[i];
+	r->meta.backend_types = r->types;
 	f->cur = f->nruns++;
 	return true;
 }
@@ -147,12 +150,7 @@ add_health(fromlog *f, const sample_health *h)
 	p.v[PT_GAP_TICKS] = (double) h->gap_ticks;
 	p.v[PT_HIDDEN] = (double) h->hidden;
 	p.v[PT_ELAPSED] = h->elapsed_s;
-	p.p50_ms = h->p50_ms;
-	p.p99_ms = h->p99_ms;
-	p.max_ms = h->max_ms;
-	p.rate_hz = h->rate_hz;
-	p.cpu_us = h->cpu_us_per_sample;
-	p.backend_cpu_us = h->backend_cpu_us_per_sample;
+	p.h = *h;
 	r->pts[r->npts++] = p;
 }
 
@@ -244,8 +242,8 @@ window_health(fromlog *f, sample_health *h)
 			if (r->pts[j].ts_us > a && r->pts[j - 1].ts_us < b)
 			{
 				latest = &r->pts[j];
-				if (latest->max_ms > h->max_ms)
-					h->max_ms = latest->max_ms;
+				if (latest->h.max_ms > h->max_ms)
+					h->max_ms = latest->h.max_ms;
 			}
 	}
 	h->samples = (uint64_t) llround(sum[PT_SAMPLES]);
@@ -258,10 +256,10 @@ window_health(fromlog *f, sample_health *h)
 	if (latest != NULL)
 	{
 		/* the run's latencies so far: the closest the files come to the window's */
-		h->p50_ms = latest->p50_ms;
-		h->p99_ms = latest->p99_ms;
+		h->p50_ms = latest->h.p50_ms;
+		h->p99_ms = latest->h.p99_ms;
 		if (whole)
-			h->rate_hz = latest->rate_hz;
+			h->rate_hz = latest->h.rate_hz;
 	}
 	h->ngaps = f->ngaps;
 	for (int i = 0; i < f->ngaps; i++)
@@ -270,8 +268,8 @@ window_health(fromlog *f, sample_health *h)
 	if (latest != NULL)
 	{
 		/* the run's cost per sample so far */
-		h->cpu_us_per_sample = latest->cpu_us;
-		h->backend_cpu_us_per_sample = latest->backend_cpu_us;
+		h->cpu_us_per_sample = latest->h.cpu_us_per_sample;
+		h->backend_cpu_us_per_sample = latest->h.backend_cpu_us_per_sample;
 	}
 	/* a raw row's time is a sample's: where rows were every tick, they count them exactly */
 	if (f->win_ticks > h->samples)
@@ -447,7 +445,7 @@ read_file(fromlog *f, const char *path, char **cause)
 		return false;
 	while ((rc = histread_next(&h, &rec, cause)) > 0)
 	{
-		if (rec.kind == HISTREAD_META && !use_run(f, &rec.meta, &h, cause))
+		if (rec.kind == HISTREAD_META && !use_run(f, &rec.meta.run, &h, cause))
 		{
 			rc = -1;
 			break;
@@ -589,7 +587,7 @@ warn_empty(const fromlog *f)
 static bool
 finish(fromlog *f, waits_settings *rs)
 {
-	const histread_meta *m;
+	const format_meta *m;
 	sample_health h;
 	report_info ri;
 	uint64_t	first,
@@ -649,7 +647,10 @@ static void
 free_fromlog(fromlog *f)
 {
 	for (int i = 0; i < f->nruns; i++)
+	{
 		free(f->runs[i].pts);
+		free(f->runs[i].types);
+	}
 	free(f->runs);
 	free(f->gaps);
 	sinks_free(&f->out);

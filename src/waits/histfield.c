@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pgtempo/parse.h"
 #include "pgtempo/xalloc.h"
 
 /* ---------------------------------------------------------------- times */
@@ -32,21 +33,6 @@ days_from_civil(int64_t y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
-/* n digits at s as a number, or -1. */
-static int
-digits(const char *s, int n)
-{
-	int			v = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		if (!isdigit((unsigned char) s[i]))
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
-
 /* What format_ts writes: "YYYY-MM-DDTHH:MM:SS.ffffffZ". */
 bool
 histfield_ts(const char *s, size_t len, int64_t *us)
@@ -62,40 +48,17 @@ histfield_ts(const char *s, size_t len, int64_t *us)
 	if (len != 27 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
 		s[16] != ':' || s[19] != '.' || s[26] != 'Z')
 		return false;
-	y = digits(s, 4);
-	mo = digits(s + 5, 2);
-	d = digits(s + 8, 2);
-	h = digits(s + 11, 2);
-	mi = digits(s + 14, 2);
-	sec = digits(s + 17, 2);
-	frac = digits(s + 20, 6);
+	y = parse_digits(s, 4);
+	mo = parse_digits(s + 5, 2);
+	d = parse_digits(s + 8, 2);
+	h = parse_digits(s + 11, 2);
+	mi = parse_digits(s + 14, 2);
+	sec = parse_digits(s + 17, 2);
+	frac = parse_digits(s + 20, 6);
 	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
 		mi > 59 || sec < 0 || sec > 60 || frac < 0)
 		return false;
 	*us = ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec) * 1000000) + frac;
-	return true;
-}
-
-/* The offset at p ("Z", "+HH", "+HH:MM", "+HHMM"): seconds east, or false. */
-static bool
-parse_offset(const char *p, long *off)
-{
-	int			h,
-				m = 0;
-
-	if (strcmp(p, "Z") == 0 || strcmp(p, "z") == 0)
-	{
-		*off = 0;
-		return true;
-	}
-	if ((*p != '+' && *p != '-') || (h = digits(p + 1, 2)) < 0)
-		return false;
-	if (p[3] == ':' ? (m = digits(p + 4, 2)) < 0 || p[6] != '\0' :
-		p[3] != '\0' && ((m = digits(p + 3, 2)) < 0 || p[5] != '\0'))
-		return false;
-	if (h > 23 || m > 59)
-		return false;
-	*off = (*p == '-' ? -1 : 1) * (h * 3600L + m * 60L);
 	return true;
 }
 
@@ -106,13 +69,13 @@ parse_clock(const char *p, struct tm *tm, long *us, const char **rest)
 	/* each part is read only once the one before it was there: no read past the end */
 	tm->tm_sec = 0;
 	*us = 0;
-	if ((tm->tm_hour = digits(p, 2)) < 0 || tm->tm_hour > 23 || p[2] != ':' ||
-		(tm->tm_min = digits(p + 3, 2)) < 0 || tm->tm_min > 59)
+	if ((tm->tm_hour = parse_digits(p, 2)) < 0 || tm->tm_hour > 23 || p[2] != ':' ||
+		(tm->tm_min = parse_digits(p + 3, 2)) < 0 || tm->tm_min > 59)
 		return false;
 	p += 5;
 	if (*p == ':')
 	{
-		if ((tm->tm_sec = digits(p + 1, 2)) < 0 || tm->tm_sec > 60)
+		if ((tm->tm_sec = parse_digits(p + 1, 2)) < 0 || tm->tm_sec > 60)
 			return false;
 		p += 3;
 		if (*p == '.')
@@ -142,13 +105,13 @@ histfield_parse_time(const char *arg, const char *name, int64_t now_us, int64_t 
 
 	memset(&tm, 0, sizeof(tm));
 	localtime_r(&now, &tm);
-	if (digits(arg, 4) >= 0 && arg[4] == '-')
+	if (parse_digits(arg, 4) >= 0 && arg[4] == '-')
 	{
-		tm.tm_year = digits(arg, 4) - 1900;
+		tm.tm_year = parse_digits(arg, 4) - 1900;
 		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
 		/* each part is read only once the one before it was there */
-		if ((tm.tm_mon = digits(arg + 5, 2) - 1) < 0 || tm.tm_mon > 11 || arg[7] != '-' ||
-			(tm.tm_mday = digits(arg + 8, 2)) < 1 || tm.tm_mday > 31)
+		if ((tm.tm_mon = parse_digits(arg + 5, 2) - 1) < 0 || tm.tm_mon > 11 || arg[7] != '-' ||
+			(tm.tm_mday = parse_digits(arg + 8, 2)) < 1 || tm.tm_mday > 31)
 			goto bad;
 		rest = arg + 10;
 		if ((*rest == 'T' || *rest == ' ') && !parse_clock(rest + 1, &tm, &frac, &rest))
@@ -158,7 +121,7 @@ histfield_parse_time(const char *arg, const char *name, int64_t now_us, int64_t 
 		goto bad;
 	if (*rest != '\0')
 	{
-		if (!parse_offset(rest, &off))
+		if (!parse_utc_offset(rest, &off))
 			goto bad;
 		has_off = true;
 	}

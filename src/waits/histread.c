@@ -517,6 +517,7 @@ static const char *
 decode_meta(histread *h, histfield *f, int n, histread_rec *rec)
 {
 	histread_meta *m = &rec->meta;
+	format_meta *r = &m->run;
 	histfield	   *bt = histfield_get(f, n, "backend_types");
 	int64_t		v;
 
@@ -528,22 +529,23 @@ decode_meta(histread *h, histfield *f, int n, histread_rec *rec)
 		return "tool";
 	if (m->log_version != FORMAT_LOG_VERSION)
 		return NULL;			/* the caller says which version it is */
-	if (!fts(histfield_get(f, n, "run"), -1, &m->run_us) || m->run_us < 0)
+	if (!fts(histfield_get(f, n, "run"), -1, &r->run_us) || r->run_us < 0)
 		return "run";
-	if (!fstr(h, -1, histfield_get(f, n, "source"), &m->source) ||
-		!fstr(h, -1, histfield_get(f, n, "server"), &m->server) ||
-		!fstr(h, -1, histfield_get(f, n, "server_version"), &m->server_version))
+	if (!fstr(h, -1, histfield_get(f, n, "source"), &r->source) ||
+		!fstr(h, -1, histfield_get(f, n, "server"), &r->server) ||
+		!fstr(h, -1, histfield_get(f, n, "server_version"), &r->server_version))
 		return "source, server or server_version";
-	if (!fdouble(histfield_get(f, n, "interval_s"), -1, &m->interval_s) || m->interval_s <= 0)
+	if (!fdouble(histfield_get(f, n, "interval_s"), -1, &r->interval_s) || r->interval_s <= 0)
 		return "interval_s";
-	if (!fdouble(histfield_get(f, n, "period_s"), -1, &m->period_s) || m->period_s <= 0)
+	if (!fdouble(histfield_get(f, n, "period_s"), -1, &r->period_s) || r->period_s <= 0)
 		return "period_s";
-	if (!fbool(histfield_get(f, n, "include_idle"), &m->include_idle) ||
-		!fbool(histfield_get(f, n, "measured"), &m->measured) ||
-		!fbool(histfield_get(f, n, "backend_types_given"), &m->backend_types_given))
+	if (!fbool(histfield_get(f, n, "include_idle"), &r->include_idle) ||
+		!fbool(histfield_get(f, n, "measured"), &r->measured) ||
+		!fbool(histfield_get(f, n, "backend_types_given"), &r->backend_types_given))
 		return "include_idle, measured or backend_types_given";
 	if (bt == NULL || bt->t != '[')
 		return "backend_types";
+	r->backend_types = rec->backend_types;
 	/* the array's strings: each between quotes */
 	for (char *p = bt->v + 1; *(p = (char *) histfield_ws(p)) == '"';)
 	{
@@ -551,7 +553,8 @@ decode_meta(histread *h, histfield *f, int n, histread_rec *rec)
 		const char *e = histfield_string_end(p + 1, &s.esc);
 
 		s.vlen = (size_t) (e - p - 1);
-		if (m->nbackend_types == 32 || !fstr(h, -1, &s, &m->backend_types[m->nbackend_types++]))
+		if (r->nbackend_types == HISTREAD_MAX_BACKEND_TYPES ||
+			!fstr(h, -1, &s, &rec->backend_types[r->nbackend_types++]))
 			return "backend_types";
 		p = (char *) histfield_ws(e + 1);
 		if (*p == ',')

@@ -25,6 +25,7 @@
 
 #include "pgtempo/strbuf.h"
 
+#include "format.h"
 #include "sample.h"
 #include "strpool.h"
 
@@ -47,23 +48,14 @@ typedef enum histread_format
 } histread_format;
 
 #define HISTREAD_MAX_BLOCKERS 64
+#define HISTREAD_MAX_BACKEND_TYPES 32
 
-/* The meta record. */
+/* The meta record: who wrote it, and the run it describes as format_meta_* wrote it. */
 typedef struct histread_meta
 {
 	int			log_version;
-	int64_t		run_us;
 	const char *tool;			/* interned, like every string here */
-	const char *source;
-	const char *server;
-	const char *server_version;
-	double		interval_s;
-	double		period_s;
-	bool		include_idle;
-	bool		measured;
-	const char *backend_types[32];
-	int			nbackend_types;
-	bool		backend_types_given;
+	format_meta run;			/* its backend_types: the record's, valid until the next */
 } histread_meta;
 
 typedef struct histread_rec
@@ -76,6 +68,7 @@ typedef struct histread_rec
 	uint64_t	ticks;			/* an interval's */
 	sample_row	row;			/* a sample or an interval's key and counts */
 	int32_t		blockers[HISTREAD_MAX_BLOCKERS];
+	const char *backend_types[HISTREAD_MAX_BACKEND_TYPES];	/* meta.run's */
 	sample_health health;
 	sample_gap	gap;			/* reason interned */
 } histread_rec;

@@ -63,12 +63,14 @@ options_parse_by(const char *arg, wprof_dim *dims, int *ndims, char **cause)
 bool
 options_parse_source(const char *arg, sampler_source *out, char **cause)
 {
-	for (size_t i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++)
-		if (strcmp(arg, source_names[i]) == 0)
-		{
-			*out = (sampler_source) i;
-			return true;
-		}
+	int			i = parse_name(source_names, sizeof(source_names) / sizeof(source_names[0]),
+							   arg, strlen(arg));
+
+	if (i >= 0)
+	{
+		*out = (sampler_source) i;
+		return true;
+	}
 	*cause = xasprintf("invalid value \"%s\" for option --source: must be auto, activity, "
 					   "pg_wait_sampling or pg_stat_wait", arg);
 	return false;
@@ -126,14 +128,10 @@ const char *const options_default_backend_types[] = {
 static bool
 known_backend_type(const char *name, size_t len)
 {
-	if (strlen(OPTIONS_OTHER_BACKEND_TYPE) == len &&
-		memcmp(name, OPTIONS_OTHER_BACKEND_TYPE, len) == 0)
-		return true;
-	for (int i = 0; query_backend_type_names[i] != NULL; i++)
-		if (strlen(query_backend_type_names[i]) == len &&
-			memcmp(query_backend_type_names[i], name, len) == 0)
-			return true;
-	return false;
+	static const char *const other[] = {OPTIONS_OTHER_BACKEND_TYPE};
+
+	return parse_name(other, 1, name, len) >= 0 ||
+		parse_name(query_backend_type_names, SIZE_MAX, name, len) >= 0;
 }
 
 /* A --backend-type value: a comma-separated list of known types, or all. */

@@ -73,17 +73,6 @@ report_cost_text(FILE *out, const report_cost *c)
 	budget_text(out, c);
 }
 
-/* A member that is null when unknown (< 0). */
-static void
-kv_known(json_writer *w, const char *key, double v)
-{
-	json_key(w, key);
-	if (v >= 0)
-		json_double(w, v);
-	else
-		json_null(w);
-}
-
 void
 report_cost_json(json_writer *w, const report_cost *c)
 {
@@ -97,14 +86,11 @@ report_cost_json(json_writer *w, const report_cost *c)
 	json_kv_double(w, "requested_interval_s", c->want_interval_s);
 	json_kv_double(w, "interval_s", c->interval_s);
 	json_kv_double(w, "max_interval_s", c->max_interval_s);
-	kv_known(w, "cost_us_per_sample", c->cost_us);
-	kv_known(w, "max_cost_us_per_sample", c->max_cost_us);
-	kv_known(w, "cpu_share", c->cost_us >= 0 ? c->cost_us * 1e-6 / c->interval_s : -1);
-	json_key(w, "backends");
-	if (c->backends >= 0)
-		json_int(w, c->backends);
-	else
-		json_null(w);
+	/* what was not measured (< 0) is null */
+	json_kv_double_or_null(w, "cost_us_per_sample", c->cost_us >= 0, c->cost_us);
+	json_kv_double_or_null(w, "max_cost_us_per_sample", c->max_cost_us >= 0, c->max_cost_us);
+	json_kv_double_or_null(w, "cpu_share", c->cost_us >= 0, c->cost_us * 1e-6 / c->interval_s);
+	json_kv_int_or_null(w, "backends", c->backends >= 0, c->backends);
 	json_kv_int(w, "rate_changes", c->changes);
 	json_kv_double(w, "error_factor", c->error_factor);
 	json_object_end(w);

@@ -83,6 +83,18 @@ write_nested(json_writer *w)
 }
 
 static void
+write_or_null(json_writer *w)
+{
+	json_object_begin(w);
+	json_kv_int_or_null(w, "n", true, -3);
+	json_kv_int_or_null(w, "none", false, 7);
+	json_kv_double_or_null(w, "x", true, 0.25);
+	json_kv_double_or_null(w, "unknown", false, 0.25);
+	json_kv_double_or_null(w, "inf", true, INFINITY);
+	json_object_end(w);
+}
+
+static void
 write_scalar(json_writer *w)
 {
 	json_string(w, "alone");
@@ -138,6 +150,15 @@ static const struct
 		"    ]\n"
 		"  ],\n"
 		"  \"last\": null\n"
+	"}"},
+	{"or null", write_or_null,
+		"{\"n\":-3,\"none\":null,\"x\":0.25,\"unknown\":null,\"inf\":null}",
+		"{\n"
+		"  \"n\": -3,\n"
+		"  \"none\": null,\n"
+		"  \"x\": 0.25,\n"
+		"  \"unknown\": null,\n"
+		"  \"inf\": null\n"
 	"}"},
 	{"scalar", write_scalar, "\"alone\"", "\"alone\""},
 	{"empty object", write_empty_object, "{}", "{}"},

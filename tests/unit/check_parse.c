@@ -340,6 +340,95 @@ START_TEST(test_timestamp_cases)
 }
 END_TEST
 
+/* Offsets that end a time: "Z", +HH, +HH:MM, +HHMM, west negative; nothing after them. */
+static const struct
+{
+	const char *in;
+	bool		ok;
+	long		want;
+}			offset_cases[] = {
+	{"Z", true, 0},
+	{"z", true, 0},
+	{"+01:00", true, 3600},
+	{"-05:30", true, -19800},
+	{"+0130", true, 5400},
+	{"-02", true, -7200},
+	{"+23:59", true, 86340},
+	{"Z ", false, 0},
+	{"ZZ", false, 0},
+	{"", false, 0},
+	{"+", false, 0},
+	{"+1", false, 0},
+	{"+1:00", false, 0},
+	{"+01:", false, 0},
+	{"+01:0", false, 0},
+	{"+01:00x", false, 0},
+	{"+013", false, 0},
+	{"+01300", false, 0},
+	{"+24:00", false, 0},
+	{"+01:60", false, 0},
+	{"01:00", false, 0},
+};
+
+START_TEST(test_offset_cases)
+{
+	long		off = 424242;
+	bool		ok = parse_utc_offset(offset_cases[_i].in, &off);
+
+	ck_assert_msg(ok == offset_cases[_i].ok, "\"%s\"", offset_cases[_i].in);
+	if (ok)
+		ck_assert_int_eq(off, offset_cases[_i].want);
+}
+END_TEST
+
+/* Fixed-width digit fields: all n must be digits. */
+START_TEST(test_digits)
+{
+	ck_assert_int_eq(parse_digits("2026-11", 4), 2026);
+	ck_assert_int_eq(parse_digits("0007", 4), 7);
+	ck_assert_int_eq(parse_digits("123456789", 9), 123456789);
+	ck_assert_int_eq(parse_digits("12", 0), 0);
+	ck_assert_int_eq(parse_digits("1a", 2), -1);
+	ck_assert_int_eq(parse_digits("-1", 2), -1);
+	ck_assert_int_eq(parse_digits(" 1", 2), -1);
+	ck_assert_int_eq(parse_digits("1", 2), -1);	/* stops at the NUL */
+}
+END_TEST
+
+/* Names: the whole name of len bytes, not a prefix or a longer word; NULL ends a list early. */
+static const char *const names[] = {"event", "pid", "backend_type", NULL, "after"};
+
+static const struct
+{
+	const char *s;
+	size_t		len;			/* SIZE_MAX: strlen(s) */
+	size_t		n;
+	int			want;
+}			name_cases[] = {
+	{"event", SIZE_MAX, 5, 0},
+	{"pid", SIZE_MAX, 5, 1},
+	{"backend_type", SIZE_MAX, 5, 2},
+	{"pid,query", 3, 5, 1},		/* len bytes of a list */
+	{"even", SIZE_MAX, 5, -1},
+	{"events", SIZE_MAX, 5, -1},
+	{"Event", SIZE_MAX, 5, -1},
+	{"", SIZE_MAX, 5, -1},
+	{"after", SIZE_MAX, 5, -1},	/* past the NULL */
+	{"after", SIZE_MAX, SIZE_MAX, -1},
+	{"backend_type", SIZE_MAX, 2, -1},	/* past n */
+	{"event", SIZE_MAX, 0, -1},
+};
+
+START_TEST(test_name_cases)
+{
+	size_t		len = name_cases[_i].len == SIZE_MAX ? strlen(name_cases[_i].s) :
+		name_cases[_i].len;
+
+	ck_assert_int_eq(parse_name(names, name_cases[_i].n, name_cases[_i].s, len),
+					 name_cases[_i].want);
+}
+END_TEST
+
 static Suite *
 parse_suite(void)
 {
@@ -363,6 +452,15 @@ parse_suite(void)
 	tc = tcase_create("timestamp");
 	tcase_add_loop_test(tc, test_timestamp_cases, 0,
 						sizeof(timestamp_cases) / sizeof(timestamp_cases[0]));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("offset");
+	tcase_add_loop_test(tc, test_offset_cases, 0, sizeof(offset_cases) / sizeof(offset_cases[0]));
+	tcase_add_test(tc, test_digits);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("name");
+	tcase_add_loop_test(tc, test_name_cases, 0, sizeof(name_cases) / sizeof(name_cases[0]));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cause");

@@ -336,6 +336,18 @@ END_TEST
 
 /* ---------------------------------------------------------------- other columns */
 
+/* What the five get_* read into, set to what no read gives. */
+typedef struct read_values
+{
+	int32_t		i4;
+	int64_t		i8;
+	bool		b;
+	uint32_t	o;
+	const char *t;
+} read_values;
+
+static const read_values untouched = {7, 7, true, 7, "?"};
+
 /* int4, int8, bool, oid and text columns, NULLs read as 0 / false / NULL. */
 START_TEST(scalars)
 {
@@ -375,22 +387,77 @@ START_TEST(scalars)
 		for (int i = 0; i < n; i++)
 		{
 			const pqbin_ops *rd = readers[k];
-			int32_t		i4 = 7;
-			int64_t		i8 = 7;
-			bool		b = true;
-			uint32_t	o = 7;
-			const char *t = "?";
+			read_values v = untouched;
 
-			ck_assert_msg(rd->get_int4(r, i, 0, &i4) && rd->get_int8(r, i, 1, &i8) &&
-						  rd->get_bool(r, i, 2, &b) && rd->get_oid(r, i, 3, &o) &&
-						  rd->get_text(r, i, 4, &t), "%s row %d: %s", rd->name, i, rd->error());
-			ck_assert_int_eq(i4, cases[i].i4);
-			ck_assert_msg(i8 == cases[i].i8, "%s row %d: int8 %lld", rd->name, i, (long long) i8);
-			ck_assert_int_eq(b, cases[i].b);
-			ck_assert_uint_eq(o, cases[i].o);
-			assert_str("text", t, cases[i].t);
+			ck_assert_msg(rd->get_int4(r, i, 0, &v.i4) && rd->get_int8(r, i, 1, &v.i8) &&
+						  rd->get_bool(r, i, 2, &v.b) && rd->get_oid(r, i, 3, &v.o) &&
+						  rd->get_text(r, i, 4, &v.t), "%s row %d: %s", rd->name, i, rd->error());
+			ck_assert_int_eq(v.i4, cases[i].i4);
+			ck_assert_msg(v.i8 == cases[i].i8, "%s row %d: int8 %lld", rd->name, i,
+						  (long long) v.i8);
+			ck_assert_int_eq(v.b, cases[i].b);
+			ck_assert_uint_eq(v.o, cases[i].o);
+			assert_str("text", v.t, cases[i].t);
 		}
 	PQclear(r);
+}
+END_TEST
+
+/*
+ * A column not of the type asked for is refused by every reader, and what
+ * it would have been read into is 0 or NULL, as for a NULL.
+ */
+START_TEST(refused_reads_as_zero)
+{
+	static const col cols[] = {{"n", 20}, {"t", 25}};
+	PGresult   *r = result(cols, 2);
+
+	set_int8(r, 0, 0, 5);
+	set_text(r, 0, 1, "5");
+	for (int k = 0; k < NREADERS; k++)
+	{
+		const pqbin_ops *rd = readers[k];
+		read_values v = untouched;
+
+		ck_assert_msg(!rd->get_int4(r, 0, 0, &v.i4) && v.i4 == 0, "%s: int4", rd->name);
+		ck_assert_msg(!rd->get_int8(r, 0, 1, &v.i8) && v.i8 == 0, "%s: int8", rd->name);
+		ck_assert_msg(!rd->get_bool(r, 0, 0, &v.b) && !v.b, "%s: bool", rd->name);
+		ck_assert_msg(!rd->get_oid(r, 0, 0, &v.o) && v.o == 0, "%s: oid", rd->name);
+		ck_assert_msg(!rd->get_text(r, 0, 0, &v.t) && v.t == NULL, "%s: text", rd->name);
+	}
+	PQclear(r);
+}
+END_TEST
+
+/* pqbin_store: each type's C type, from the integer or the text a reader decoded. */
+START_TEST(store_types)
+{
+	int32_t		i4 = 7;
+	int64_t		i8 = 7;
+	bool		b = false;
+	uint32_t	o = 7;
+	const char *t = NULL;
+
+	pqbin_store(PQBIN_INT4, &i4, -1, NULL);
+	ck_assert_int_eq(i4, -1);
+	pqbin_store(PQBIN_INT4, &i4, INT64_C(0xffffffff), NULL);	/* 4 bytes in network order */
+	ck_assert_int_eq(i4, -1);
+	pqbin_store(PQBIN_INT4, &i4, INT32_MIN, NULL);
+	ck_assert_int_eq(i4, INT32_MIN);
+	pqbin_store(PQBIN_INT8, &i8, INT64_MIN, NULL);
+	ck_assert(i8 == INT64_MIN);
+	pqbin_store(PQBIN_BOOL, &b, 2, NULL);
+	ck_assert(b);
+	pqbin_store(PQBIN_BOOL, &b, 0, NULL);
+	ck_assert(!b);
+	pqbin_store(PQBIN_OID, &o, INT64_C(0xffffffff), NULL);
+	ck_assert_uint_eq(o, UINT32_MAX);
+	pqbin_store(PQBIN_OID, &o, -1, NULL);
+	ck_assert_uint_eq(o, UINT32_MAX);
+	pqbin_store(PQBIN_TEXT, &t, 0, "x");
+	ck_assert_str_eq(t, "x");
+	pqbin_store(PQBIN_TEXT, &t, 0, NULL);
+	ck_assert_ptr_null(t);
 }
 END_TEST
 
@@ -598,6 +665,8 @@ main(void)
 	tcase_add_test(tc, core_rows);
 	tcase_add_test(tc, timestamps_exact);
 	tcase_add_test(tc, scalars);
+	tcase_add_test(tc, refused_reads_as_zero);
+	tcase_add_test(tc, store_types);
 	tcase_add_test(tc, int4_arrays);
 	tcase_add_test(tc, libpq_refuses);
 	tcase_add_test(tc, params_binary);

@@ -289,11 +289,11 @@ START_TEST(round_trip)
 			ck_assert(histread_open(&h, path, &pool, &cause));
 			ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
 			ck_assert_int_eq(rec.kind, HISTREAD_META);
-			ck_assert_int_eq(rec.meta.run_us, 1764151200000000);
-			ck_assert_str_eq(rec.meta.server, "h,\"q\":5432");
-			ck_assert_int_eq(rec.meta.nbackend_types, 2);
-			ck_assert_str_eq(rec.meta.backend_types[1], "walsender");
-			ck_assert(rec.meta.interval_s == 0.01 && rec.meta.period_s == 0.01);
+			ck_assert_int_eq(rec.meta.run.run_us, 1764151200000000);
+			ck_assert_str_eq(rec.meta.run.server, "h,\"q\":5432");
+			ck_assert_int_eq(rec.meta.run.nbackend_types, 2);
+			ck_assert_str_eq(rec.meta.run.backend_types[1], "walsender");
+			ck_assert(rec.meta.run.interval_s == 0.01 && rec.meta.run.period_s == 0.01);
 			ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
 			ck_assert_int_eq(rec.kind, intervals ? HISTREAD_INTERVAL : HISTREAD_SAMPLE);
 			ck_assert_str_eq(rec.row.datname, "db, \"quoted\"");
