@@ -23,6 +23,14 @@ void		msg_error(const char *fmt, ...) MSG_PRINTF(1, 2);
 void		msg_warning(const char *fmt, ...) MSG_PRINTF(1, 2);
 void		msg_detail(const char *fmt, ...) MSG_PRINTF(1, 2);
 void		msg_hint(const char *fmt, ...) MSG_PRINTF(1, 2);
+/*
+ * A warning and its detail and hint (NULL: none), each on a line of its
+ * own: the shape of a library's warning callback (the sampler's
+ * sampler_warn_fn), arg unused, so that a tool prints the library's
+ * warnings as its own.
+ */
+void		msg_warning_parts(void *arg, const char *warning, const char *detail,
+							  const char *hint);
 /* An informational line: "prog: text" (PostgreSQL's pg_log_info). */
 void		msg_info(const char *fmt, ...) MSG_PRINTF(1, 2);
 /*

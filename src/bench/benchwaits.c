@@ -34,7 +34,7 @@ struct bwaits
 	int32_t    *pids;			/* the list the sampler filters by */
 	int			npids;
 	int32_t    *next;			/* scratch: the slots read at a tick */
-	sampler		sm;
+	sampler    *sm;				/* NULL until the thread connected */
 	strpool		pool;
 	sample_batch batch;
 	pthread_t	tid;
@@ -76,7 +76,7 @@ refresh_pids(bwaits *w, char **cause)
 		return true;
 	memcpy(w->pids, w->next, (size_t) n * sizeof(int32_t));
 	w->npids = n;
-	return sampler_set_pids(&w->sm, w->pids, w->npids, cause);
+	return sampler_set_pids(w->sm, w->pids, w->npids, cause);
 }
 
 static bool
@@ -103,6 +103,7 @@ take_sample(bwaits *w, bool *warned)
 {
 	char	   *cause = NULL;
 	sampler_status st;
+	const char *error;
 
 	if (!refresh_pids(w, &cause))
 	{
@@ -110,7 +111,7 @@ take_sample(bwaits *w, bool *warned)
 		free(cause);
 		return false;
 	}
-	st = sampler_sample(&w->sm, &w->batch, wall_us());
+	st = sampler_sample(w->sm, &w->batch, wall_us());
 	if (st == SAMPLER_OK)
 	{
 		pthread_mutex_lock(&w->mu);
@@ -123,21 +124,20 @@ take_sample(bwaits *w, bool *warned)
 			note_pid(w, w->batch.rows[i].pid);
 		}
 		pthread_mutex_unlock(&w->mu);
-		sampler_release(&w->sm);
+		sampler_release(w->sm);
 		return true;
 	}
-	sampler_release(&w->sm);
+	sampler_release(w->sm);
+	error = sampler_get_info(w->sm)->last_error;
 	if (st == SAMPLER_INTERRUPTED)
 		return false;
 	if (st == SAMPLER_LOST)
 	{
-		msg_warning("wait sampling stopped: %s",
-					w->sm.last_error != NULL ? w->sm.last_error : "the connection was lost");
+		msg_warning("wait sampling stopped: %s", error != NULL ? error : "the connection was lost");
 		return false;
 	}
 	if (!*warned)
-		msg_warning("a wait sample failed: %s",
-					w->sm.last_error != NULL ? w->sm.last_error : "unknown error");
+		msg_warning("a wait sample failed: %s", error != NULL ? error : "unknown error");
 	*warned = true;
 	return true;
 }
@@ -157,7 +157,8 @@ sampler_main(void *arg)
 	bool		warned = false;
 	char	   *cause = NULL;
 
-	if (!sampler_open(&w->sm, &w->cfg, &w->pool, &w->stop, UINT64_MAX, &cause))
+	w->sm = sampler_open(&w->cfg, &w->pool, &w->stop, UINT64_MAX, &cause);
+	if (w->sm == NULL)
 	{
 		if (!w->stop)
 			msg_warning("could not sample wait events: %s", cause);
@@ -165,8 +166,8 @@ sampler_main(void *arg)
 		return NULL;
 	}
 	/* the stop request bounds the statements from here on: no run end of its own */
-	sampler_set_end(&w->sm, UINT64_MAX);
-	w->cpu0_s = sampler_backend_cpu_s(&w->sm);
+	sampler_set_end(w->sm, UINT64_MAX);
+	w->cpu0_s = sampler_backend_cpu_s(w->sm);
 	next = clock_now_ns();
 
 	for (;;)
@@ -204,9 +205,11 @@ bwaits_start(const bench_settings *s, int nclients)
 	w->cfg.interval_given = true;
 	w->cfg.source = SAMPLER_SOURCE_ACTIVITY;
 	w->cfg.filter_pids = true;
+	/* the sampler prints nothing itself: its warnings are ours, "pgtempo-bench: warning: ..." */
+	w->cfg.warn = msg_warning_parts;
 	/* the report is by event: the sessions' other columns are not read */
-	w->cfg.omit = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID |
-		QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR | QUERY_OMIT_LEADER_PID;
+	w->cfg.omit = SAMPLER_OMIT_BACKEND_START | SAMPLER_OMIT_DATID | SAMPLER_OMIT_USESYSID |
+		SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR | SAMPLER_OMIT_LEADER_PID;
 	w->nslots = nclients;
 	w->slots = xcalloc((size_t) nclients, sizeof(atomic_int));
 	w->pids = xcalloc((size_t) nclients + 1, sizeof(int32_t));
@@ -297,13 +300,17 @@ bwaits_stop(bwaits *w)
 	rep->cost_us = -1;
 	if (running && w->cpu0_s >= 0 && rep->ticks > 0)
 	{
-		double		cpu = sampler_backend_cpu_s(&w->sm);
+		double		cpu = sampler_backend_cpu_s(w->sm);
 
 		if (cpu >= w->cpu0_s)
 			rep->cost_us = (cpu - w->cpu0_s) * 1e6 / (double) rep->ticks;
 	}
-	rep->pids_each = w->sm.pids_each;
-	rep->backends = w->sm.backends;
+	rep->backends = -1;
+	if (w->sm != NULL)
+	{
+		rep->pids_each = sampler_get_info(w->sm)->pids_each;
+		rep->backends = sampler_get_info(w->sm)->backends;
+	}
 	rep->sessions = (int) w->seen.n;
 	wprof_group_by(&w->total, NULL, 0, 0, &g);
 	rep->counted = g.total;
@@ -320,7 +327,7 @@ bwaits_stop(bwaits *w)
 	}
 	wprof_groups_free(&g);
 
-	sampler_close(&w->sm);
+	sampler_close(w->sm);
 	wprof_free(&w->total);
 	wprof_free(&w->interval);
 	hash_table_free(&w->seen);

@@ -171,6 +171,17 @@ msg_hint(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The parts are text, never formats: a library's message may hold a %. */
+void
+msg_warning_parts(void *arg, const char *warning, const char *detail, const char *hint)
+{
+	msg_warning("%s", warning);
+	if (detail != NULL)
+		msg_detail("%s", detail);
+	if (hint != NULL)
+		msg_hint("%s", hint);
+}
+
 /* Say why the program ends (with strerror(errnum) unless it is 0), and end it. */
 static void __attribute__((noreturn, format(printf, 2, 0)))
 fatal_end(int errnum, const char *fmt, va_list ap)

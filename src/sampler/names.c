@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
 #include "pqbin.h"
@@ -130,7 +129,8 @@ names_of(names_cache *nc, names_map *m, stmt_conn *sc, strpool *pool, uint32_t o
 	if (!names_load(nc, sc, pool, &cause))
 	{
 		/* the sample itself went through; the name stays unknown until the next refresh */
-		msg_warning("%s", cause);
+		if (nc->warn != NULL)
+			nc->warn(nc->warn_arg, cause);
 		free(cause);
 	}
 	if (get(m, oid, &name))
@@ -139,10 +139,22 @@ names_of(names_cache *nc, names_map *m, stmt_conn *sc, strpool *pool, uint32_t o
 	return NULL;
 }
 
+bool
+names_has(const names_map *m, const char *name)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].oid != 0 && m->slots[i].name != NULL &&
+			strcmp(m->slots[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 void
 names_free(names_cache *nc)
 {
 	free(nc->dbs.slots);
 	free(nc->roles.slots);
-	memset(nc, 0, sizeof(*nc));
+	nc->dbs = (names_map) {0};
+	nc->roles = (names_map) {0};
+	nc->loaded_ns = 0;
 }

@@ -37,6 +37,9 @@ typedef struct names_cache
 	names_map	dbs;			/* database names by oid */
 	names_map	roles;			/* user names by oid */
 	uint64_t	loaded_ns;		/* when they were last read */
+	/* told when names_of() could not read the catalogs again; NULL: nobody */
+	void		(*warn) (void *arg, const char *warning);
+	void	   *warn_arg;
 } names_cache;
 
 /* Read the names of all databases and roles; false with *cause on error. */
@@ -53,6 +56,10 @@ bool		names_refresh(names_cache *nc, stmt_conn *sc, strpool *pool, char **cause)
  */
 const char *names_of(names_cache *nc, names_map *m, stmt_conn *sc, strpool *pool, uint32_t oid);
 
+/* Does m (one of nc's maps) hold this name? */
+bool		names_has(const names_map *m, const char *name);
+
+/* Free the maps (warn stays set). */
 void		names_free(names_cache *nc);
 
 #endif

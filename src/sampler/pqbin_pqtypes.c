@@ -15,7 +15,7 @@
 
 #include "query.h"
 
-#define CORE_SPEC_NAME	"pgtempo_waits_core"
+#define CORE_SPEC_NAME	"pgtempo_core"
 
 /* The core columns (pqbin_core), read in one PQgetf with a prepared specifier. */
 #define CORE_SPEC "%int4 %timestamptz %text %oid %oid %text %inet %text %text %text " \

@@ -8,6 +8,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "sampler.h"
+
 
 const char	query_detect_sql[] =
 "SELECT current_setting('server_version_num')::int4,"
@@ -56,20 +58,6 @@ query_number_params(const query_opts *o, query_params *p)
 	p->n = n;
 }
 
-/*
- * The values of pg_stat_activity.backend_type that PostgreSQL itself sets
- * (10 to 18); extension workers name their own.
- */
-const char *const query_backend_type_names[] = {
-	"client backend", "parallel worker", "autovacuum worker", "walsender",
-	"autovacuum launcher", "background writer", "checkpointer", "walwriter",
-	"archiver", "startup", "walreceiver", "logical replication launcher",
-	"logical replication worker", "logical replication apply worker",
-	"logical replication parallel worker", "logical replication tablesync worker",
-	"slotsync worker", "walsummarizer", "io worker",
-	NULL
-};
-
 /* Column expr, or a NULL of its type when the run does not use it. */
 static const char *
 col(const query_opts *o, unsigned bit, const char *expr, const char *null)
@@ -92,12 +80,12 @@ void
 query_context_columns(strbuf *sb, const query_caps *c, const query_opts *o, bool with_addr)
 {
 	strbuf_printf(sb, " %s, %s, %s, %s, %s, %s, a.state,",
-				  col(o, QUERY_OMIT_BACKEND_START, "a.backend_start", "NULL::timestamptz"),
+				  col(o, SAMPLER_OMIT_BACKEND_START, "a.backend_start", "NULL::timestamptz"),
 				  backend_type_expr(c),
-				  col(o, QUERY_OMIT_DATID, "a.datid", "NULL::oid"),
-				  col(o, QUERY_OMIT_USESYSID, "a.usesysid", "NULL::oid"),
-				  col(o, QUERY_OMIT_APPNAME, "a.application_name", "NULL::text"),
-				  with_addr ? col(o, QUERY_OMIT_CLIENT_ADDR, "a.client_addr", "NULL::inet") :
+				  col(o, SAMPLER_OMIT_DATID, "a.datid", "NULL::oid"),
+				  col(o, SAMPLER_OMIT_USESYSID, "a.usesysid", "NULL::oid"),
+				  col(o, SAMPLER_OMIT_APPNAME, "a.application_name", "NULL::text"),
+				  with_addr ? col(o, SAMPLER_OMIT_CLIENT_ADDR, "a.client_addr", "NULL::inet") :
 				  "NULL::inet");
 }
 
@@ -105,7 +93,7 @@ query_context_columns(strbuf *sb, const query_caps *c, const query_opts *o, bool
 const char *
 query_leader_column(const query_caps *c, const query_opts *o)
 {
-	return c->leader_pid ? col(o, QUERY_OMIT_LEADER_PID, "a.leader_pid", "NULL::int4") :
+	return c->leader_pid ? col(o, SAMPLER_OMIT_LEADER_PID, "a.leader_pid", "NULL::int4") :
 		"NULL::int4";
 }
 
@@ -184,8 +172,8 @@ query_filters(strbuf *sb, const query_caps *c, const query_opts *o, const char *
 		if (o->backend_type_other)
 		{
 			strbuf_printf(sb, " OR %s <> ALL (ARRAY[", backend_type_expr(c));
-			for (int i = 0; query_backend_type_names[i] != NULL; i++)
-				strbuf_printf(sb, "%s'%s'", i > 0 ? ", " : "", query_backend_type_names[i]);
+			for (int i = 0; sampler_backend_types[i] != NULL; i++)
+				strbuf_printf(sb, "%s'%s'", i > 0 ? ", " : "", sampler_backend_types[i]);
 			strbuf_puts(sb, "])");
 		}
 		strbuf_puts(sb, ")");

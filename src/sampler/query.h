@@ -1,5 +1,5 @@
 /*
- * query.h — the SQL pgtempo-waits sends, built for the server's version,
+ * query.h — the SQL the sampler sends, built for the server's version,
  * the source in use and the options of the run.
  *
  * Every sampling statement returns the same columns (QUERY_COL_*), so one
@@ -49,39 +49,8 @@ typedef struct query_opts
 	bool		backend_type_other; /* ... or a type PostgreSQL does not set itself */
 	bool		include_idle;	/* keep idle backends */
 	bool		query_text;		/* return the query text */
-	unsigned	omit;			/* QUERY_OMIT_*: columns returned as NULL */
+	unsigned	omit;			/* SAMPLER_OMIT_*: columns returned as NULL */
 } query_opts;
-
-/* Where samples come from (source.h has one file per source). */
-typedef enum sampler_source
-{
-	SAMPLER_SOURCE_AUTO,
-	SAMPLER_SOURCE_ACTIVITY,		/* poll pg_stat_activity */
-	SAMPLER_SOURCE_PG_WAIT_SAMPLING,	/* read the extension's profile */
-	SAMPLER_SOURCE_PG_STAT_WAIT	/* pg_stat_wait_* views of patched servers */
-} sampler_source;
-
-typedef struct sampler_strlist
-{
-	int			n;
-	char	  **v;
-} sampler_strlist;
-
-/*
- * Columns a run does not use are returned as NULL (the statement keeps its
- * shape): fewer bytes to send, and nothing to read or name on the client.
- */
-#define QUERY_OMIT_BACKEND_START	(1u << 0)
-#define QUERY_OMIT_DATID			(1u << 1)
-#define QUERY_OMIT_USESYSID			(1u << 2)
-#define QUERY_OMIT_APPNAME			(1u << 3)
-#define QUERY_OMIT_CLIENT_ADDR		(1u << 4)
-#define QUERY_OMIT_LEADER_PID		(1u << 5)
-
-/* PostgreSQL's backend types, NULL-terminated (9.6 .. 18). */
-extern const char *const query_backend_type_names[];
-/* The catch-all type for processes whose type is not among them. */
-#define QUERY_OTHER_BACKEND_TYPE "background worker"
 
 /* The number of each parameter a statement takes (0: not taken), and how many. */
 typedef struct query_params

@@ -10,6 +10,8 @@
 
 #include "pgtempo/xalloc.h"
 
+#include "strpool.h"
+
 /* An empty batch. */
 void
 sample_batch_init(sample_batch *b)

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "strpool.h"
+struct strpool;
 
 /* The labels of a backend that is active but not waiting. */
 #define SAMPLE_CPU_TYPE		"CPU"
@@ -149,7 +149,7 @@ bool		sample_idle_in_transaction(const char *state);
  * Client/ClientRead idle in a transaction, Idle/idle for an idle row
  * without a wait event.
  */
-void		sample_finish_row(sample_row *r, strpool *pool, int server_version,
+void		sample_finish_row(sample_row *r, struct strpool *pool, int server_version,
 							  const char *type, const char *event, bool hidden);
 
 #endif

@@ -13,20 +13,56 @@
 #include <unistd.h>
 
 #include "pgtempo/clock.h"
-#include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
+#include "sampler_int.h"
 
-#define SAMPLE_STMT		"pgtempo_waits_sample"
-#define PIDS_STMT		"pgtempo_waits_sample_pids"
-#define MEASURE_STMT	"pgtempo_waits_measure"
+/* The statements' names on the server, where pg_prepared_statements shows them. */
+#define SAMPLE_STMT		"pgtempo_sample"
+#define PIDS_STMT		"pgtempo_sample_pids"
+#define MEASURE_STMT	"pgtempo_measure"
+
+/* The statuses are the statements' (stmt.h), passed on as they are. */
+_Static_assert(SAMPLER_OK == (int) STMT_OK && SAMPLER_ERROR == (int) STMT_ERROR &&
+			   SAMPLER_LOST == (int) STMT_LOST &&
+			   SAMPLER_INTERRUPTED == (int) STMT_INTERRUPTED,
+			   "sampler_status and stmt_status differ");
+
+/*
+ * The values of pg_stat_activity.backend_type that PostgreSQL itself sets
+ * (10 to 18); extension workers name their own.
+ */
+const char *const sampler_backend_types[] = {
+	"client backend", "parallel worker", "autovacuum worker", "walsender",
+	"autovacuum launcher", "background writer", "checkpointer", "walwriter",
+	"archiver", "startup", "walreceiver", "logical replication launcher",
+	"logical replication worker", "logical replication apply worker",
+	"logical replication parallel worker", "logical replication tablesync worker",
+	"slotsync worker", "walsummarizer", "io worker",
+	NULL
+};
+
+/* Hand a warning to the tool (its callback prints it as its own). */
+static void
+warn(const sampler *sm, const char *warning, const char *detail, const char *hint)
+{
+	if (sm->cfg.warn != NULL)
+		sm->cfg.warn(sm->cfg.warn_arg, warning, detail, hint);
+}
+
+/* A warning of the names cache (a failed re-read of the catalogs). */
+static void
+warn_names(void *arg, const char *warning)
+{
+	warn(arg, warning, NULL, NULL);
+}
 
 /* The connection's last error is the sampler's. */
 static sampler_status
 synced(sampler *sm, stmt_status st)
 {
-	sm->last_error = sm->sc.last_error;
+	sm->info.last_error = sm->sc.last_error;
 	return (sampler_status) st;
 }
 
@@ -69,7 +105,7 @@ set_opts(sampler *sm)
 	sm->opts.apps = s->apps.n > 0;
 	sm->opts.backend_types = s->backend_types.n > 0;
 	for (int i = 0; i < s->backend_types.n; i++)
-		if (strcmp(s->backend_types.v[i], QUERY_OTHER_BACKEND_TYPE) == 0)
+		if (strcmp(s->backend_types.v[i], SAMPLER_OTHER_BACKEND_TYPE) == 0)
 			sm->opts.backend_type_other = true;
 	sm->opts.omit = s->omit;
 	sm->opts.include_idle = s->include_idle;
@@ -123,20 +159,26 @@ sampler_refresh_names(sampler *sm, char **cause)
 static void
 warn_hidden(sampler *sm, int n)
 {
+	char	   *text,
+			   *hint = NULL;
+
 	if (sm->hidden_warned)
 		return;
 	sm->hidden_warned = true;
 	if (sm->caps.read_all_stats_role)
 	{
-		msg_warning("%d session%s of other users %s hidden as <insufficient privilege>: "
-					"user \"%s\" needs the pg_read_all_stats role to see their wait events",
-					n, n == 1 ? "" : "s", n == 1 ? "is" : "are", sm->current_user);
-		msg_hint("GRANT pg_read_all_stats TO \"%s\";", sm->current_user);
+		text = xasprintf("%d session%s of other users %s hidden as <insufficient privilege>: "
+						 "user \"%s\" needs the pg_read_all_stats role to see their wait events",
+						 n, n == 1 ? "" : "s", n == 1 ? "is" : "are", sm->current_user);
+		hint = xasprintf("GRANT pg_read_all_stats TO \"%s\";", sm->current_user);
 	}
 	else
-		msg_warning("%d session%s of other users %s hidden as <insufficient privilege>: "
-					"only a superuser sees their wait events on this server version",
-					n, n == 1 ? "" : "s", n == 1 ? "is" : "are");
+		text = xasprintf("%d session%s of other users %s hidden as <insufficient privilege>: "
+						 "only a superuser sees their wait events on this server version",
+						 n, n == 1 ? "" : "s", n == 1 ? "is" : "are");
+	warn(sm, text, NULL, hint);
+	free(text);
+	free(hint);
 }
 
 /* Turn the rows of res into sample rows of b, the way mode says. */
@@ -147,7 +189,7 @@ read_rows(sampler *sm, PGresult *res, sample_batch *b, rowread_mode mode, char *
 	int			hidden0 = b->hidden;
 	bool		ok = rowread_rows(&ctx, res, b, mode, cause);
 
-	sm->hidden_rows += (uint64_t) (b->hidden - hidden0);
+	sm->info.hidden_rows += (uint64_t) (b->hidden - hidden0);
 	if (ok && b->hidden > 0)
 		warn_hidden(sm, b->hidden);
 	return ok;
@@ -168,7 +210,10 @@ load_descriptions(sampler *sm)
 	if (res == NULL)
 	{
 		/* descriptions are a nicety: say so and go on */
-		msg_warning("could not read pg_wait_events: %s", cause);
+		char	   *text = xasprintf("could not read pg_wait_events: %s", cause);
+
+		warn(sm, text, NULL, NULL);
+		free(text);
 		free(cause);
 		return;
 	}
@@ -202,7 +247,7 @@ static bool
 choose_source(sampler *sm, const char *pws_version, bool have_psw, char **cause)
 {
 	char	   *why = NULL;
-	sampler_source want = sm->source;
+	sampler_source want = sm->info.source;
 
 	if (want == SAMPLER_SOURCE_AUTO)
 	{
@@ -214,9 +259,12 @@ choose_source(sampler *sm, const char *pws_version, bool have_psw, char **cause)
 		{
 			if (why != NULL)
 			{
-				msg_warning("extension pg_wait_sampling is installed but cannot be read: %s", why);
-				msg_detail("Sampling pg_stat_activity instead.");
-				msg_hint("pg_wait_sampling must be in shared_preload_libraries.");
+				char	   *text = xasprintf("extension pg_wait_sampling is installed but cannot "
+											 "be read: %s", why);
+
+				warn(sm, text, "Sampling pg_stat_activity instead.",
+					 "pg_wait_sampling must be in shared_preload_libraries.");
+				free(text);
 				free(why);
 			}
 			want = SAMPLER_SOURCE_ACTIVITY;
@@ -246,21 +294,23 @@ choose_source(sampler *sm, const char *pws_version, bool have_psw, char **cause)
 		}
 	}
 
-	sm->source = want;
+	sm->info.source = want;
 	/* pg_wait_sampling samples by itself: reading its profile once a second will do */
-	sm->interval_ns = (uint64_t) sm->cfg.interval_ns;
+	sm->info.interval_ns = (uint64_t) sm->cfg.interval_ns;
 	if (want == SAMPLER_SOURCE_PG_WAIT_SAMPLING && !sm->cfg.interval_given)
-		sm->interval_ns = SAMPLER_SERVER_SOURCE_INTERVAL_NS;
+		sm->info.interval_ns = SAMPLER_SERVER_SOURCE_INTERVAL_NS;
 	sm->src = want == SAMPLER_SOURCE_PG_WAIT_SAMPLING ? &source_pws :
 		want == SAMPLER_SOURCE_PG_STAT_WAIT ? &source_psw : &source_activity;
 	free(sm->source_detail);
 	if (sm->src->detail != NULL)
-		sm->source_detail = sm->src->detail(&sm->sc, pws_version, sm->interval_ns, &sm->period_s);
+		sm->source_detail = sm->src->detail(&sm->sc, pws_version, sm->info.interval_ns,
+											&sm->info.period_s);
 	else
 	{
-		sm->period_s = (double) sm->interval_ns / 1e9;
+		sm->info.period_s = (double) sm->info.interval_ns / 1e9;
 		sm->source_detail = xstrdup(sm->src->name);
 	}
+	sm->info.source_detail = sm->source_detail;
 	return true;
 }
 
@@ -303,7 +353,7 @@ sampler_backend_cpu_s(const sampler *sm)
 				stime,
 				run_ns;
 
-	if (!sm->backend_local || sm->sc.conn == NULL)
+	if (!sm->info.backend_local || sm->sc.conn == NULL)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", sm->backend_pid);
 	if ((f = fopen(path, "r")) != NULL)
@@ -351,7 +401,7 @@ sampler_count_backends(sampler *sm, int *n, char **cause)
 	else
 	{
 		*n = v;
-		sm->backends = v;
+		sm->info.backends = v;
 		sm->backends_ns = clock_now_ns();
 	}
 	PQclear(res);
@@ -373,9 +423,9 @@ pick_sample(sampler *sm)
 	char	   *cause = NULL;
 	int			n;
 
-	if (!sm->pids_stmt)
+	if (!sm->info.known_pids)
 		return SAMPLE_STMT;
-	if (sm->backends < 0 || clock_now_ns() - sm->backends_ns >= SAMPLER_RECOUNT_NS)
+	if (sm->info.backends < 0 || clock_now_ns() - sm->backends_ns >= SAMPLER_RECOUNT_NS)
 	{
 		/* a failure here is the connection's: the sample reports it */
 		if (!sampler_count_backends(sm, &n, &cause))
@@ -384,16 +434,19 @@ pick_sample(sampler *sm)
 			sm->backends_ns = clock_now_ns();
 		}
 	}
-	sm->pids_each = sm->backends > SAMPLER_PIDS_RATIO * (sm->cfg.npids > 0 ? sm->cfg.npids : 1);
-	return sm->pids_each ? PIDS_STMT : SAMPLE_STMT;
+	sm->info.pids_each = sm->info.backends >
+		SAMPLER_PIDS_RATIO * (sm->cfg.npids > 0 ? sm->cfg.npids : 1);
+	return sm->info.pids_each ? PIDS_STMT : SAMPLE_STMT;
 }
 
 /* A pg_stat_wait_history that cannot be read stays so: say it once, and sample on without it. */
 static void
 give_up_history(sampler *sm, const char *why)
 {
-	msg_warning("could not read pg_stat_wait_history: %s", why);
-	msg_detail("Reporting the samples and pg_stat_wait_profile without it.");
+	char	   *text = xasprintf("could not read pg_stat_wait_history: %s", why);
+
+	warn(sm, text, "Reporting the samples and pg_stat_wait_profile without it.", NULL);
+	free(text);
 	sm->history = false;
 }
 
@@ -422,27 +475,30 @@ detect(sampler *sm, char **pws_version, bool *have_psw, bool *have_history, char
 	}
 	if (version < QUERY_MIN_SERVER_VERSION)
 	{
-		*cause = xasprintf("server version %d.%d is not supported: pgtempo-waits needs "
+		*cause = xasprintf("server version %d.%d is not supported: sampling needs "
 						   "PostgreSQL 9.6 or later (wait events in pg_stat_activity)",
 						   version / 10000, version / 100 % 100);
 		PQclear(res);
 		return false;
 	}
 	query_caps_init(&sm->caps, version);
+	sm->info.no_query_ids = !sm->caps.query_id;
 	free(sm->current_user);
 	sm->current_user = xstrdup(user ? user : "");
 	*pws_version = pws ? xstrdup(pws) : NULL;
-	sm->pws_installed = pws != NULL;
+	sm->info.pws_installed = pws != NULL;
 	*have_psw = psw;
 	*have_history = history;
 	PQclear(res);
 	v = PQparameterStatus(sm->sc.conn, "server_version");
 	free(sm->server_version);
 	sm->server_version = xstrdup(v ? v : "?");
+	sm->info.server_version = sm->server_version;
 	free(sm->label);
 	sm->label = xasprintf("%s:%s", PQhost(sm->sc.conn), PQport(sm->sc.conn));
+	sm->info.label = sm->label;
 	sm->backend_pid = PQbackendPID(sm->sc.conn);
-	sm->backend_local = backend_is_local(sm);
+	sm->info.backend_local = backend_is_local(sm);
 	return true;
 }
 
@@ -458,8 +514,8 @@ prepare_statements(sampler *sm, char **cause)
 	sm->src->sample_sql(&sql, &sm->caps, &sm->opts);
 	ok = stmt_prepare(&sm->sc, SAMPLE_STMT, sql.data, cause);
 	/* known pids: also the statement that reads only their status (pick_sample) */
-	sm->pids_stmt = ok && sm->opts.pids && sm->source == SAMPLER_SOURCE_ACTIVITY;
-	if (sm->pids_stmt)
+	sm->info.known_pids = ok && sm->opts.pids && sm->info.source == SAMPLER_SOURCE_ACTIVITY;
+	if (sm->info.known_pids)
 	{
 		strbuf_reset(&sql);
 		sm->opts.pids_each = true;
@@ -484,7 +540,7 @@ prepare_statements(sampler *sm, char **cause)
 static bool
 take_baselines(sampler *sm, char **cause)
 {
-	if (!sm->cum.baseline && sm->source != SAMPLER_SOURCE_ACTIVITY)
+	if (!sm->cum.baseline && sm->info.source != SAMPLER_SOURCE_ACTIVITY)
 	{
 		sample_batch b;
 		stmt_status st;
@@ -530,7 +586,7 @@ setup(sampler *sm, char **cause)
 	free(pws_version);
 	if (!ok)
 		return false;
-	sm->history = sm->source == SAMPLER_SOURCE_PG_STAT_WAIT && have_history;
+	sm->history = sm->info.source == SAMPLER_SOURCE_PG_STAT_WAIT && have_history;
 	if (!names_load(&sm->names, &sm->sc, sm->pool, cause) || !prepare_statements(sm, cause))
 		return false;
 	load_descriptions(sm);
@@ -573,23 +629,69 @@ sampler_connect_deadline(uint64_t end_ns)
 }
 
 /* The first connection: prompts for a password if needed; any failure ends the run. */
-bool
-sampler_open(sampler *sm, const sampler_config *cfg, strpool *pool,
-			 volatile sig_atomic_t *stop, uint64_t end_ns, char **cause)
+sampler *
+sampler_open(const sampler_config *cfg, strpool *pool, volatile sig_atomic_t *stop,
+			 uint64_t end_ns, char **cause)
 {
+	sampler    *sm = xcalloc(1, sizeof(*sm));
 	uint64_t	give_up;
 
-	memset(sm, 0, sizeof(*sm));
 	sm->cfg = *cfg;
 	sm->pool = pool;
 	sm->sc.stop = stop;
-	sm->source = cfg->source;
-	sm->backends = -1;
-	hist_init(&sm->latency);
+	sm->names.warn = warn_names;
+	sm->names.warn_arg = sm;
+	sm->info.source = cfg->source;
+	sm->info.backends = -1;
+	hist_init(&sm->info.latency);
 	/* the setup queries too: the run's end holds whatever the server does */
 	give_up = sampler_connect_deadline(end_ns);
 	sm->sc.end_ns = give_up;
-	return connect_and_setup(sm, give_up, cause);
+	if (!connect_and_setup(sm, give_up, cause))
+	{
+		sampler_close(sm);
+		return NULL;
+	}
+	return sm;
+}
+
+const sampler_info *
+sampler_get_info(const sampler *sm)
+{
+	return &sm->info;
+}
+
+void
+sampler_set_end(sampler *sm, uint64_t end_ns)
+{
+	sm->sc.end_ns = end_ns;
+}
+
+/* The source's own default is replaced: a sample stands for the new interval. */
+void
+sampler_set_interval(sampler *sm, uint64_t interval_ns)
+{
+	sm->info.interval_ns = interval_ns;
+	sm->info.period_s = (double) interval_ns / 1e9;
+}
+
+bool
+sampler_connected(const sampler *sm)
+{
+	return sm->sc.conn != NULL;
+}
+
+bool
+sampler_in_flight(const sampler *sm)
+{
+	return sm->in_flight;
+}
+
+/* Look the name up among the databases read at connect (or at the last refresh). */
+bool
+sampler_has_database(const sampler *sm, const char *name)
+{
+	return names_has(&sm->names.dbs, name);
 }
 
 /* Connect again without blocking past give_up_ns or a stop request. */
@@ -620,6 +722,8 @@ sampler_disconnect(sampler *sm)
 void
 sampler_close(sampler *sm)
 {
+	if (sm == NULL)
+		return;
 	sampler_disconnect(sm);
 	rowread_cums_free(&sm->cum);
 	names_free(&sm->names);
@@ -629,7 +733,7 @@ sampler_close(sampler *sm)
 	free(sm->current_user);
 	free(sm->label);
 	free(sm->sc.last_error);
-	memset(sm, 0, sizeof(*sm));
+	free(sm);
 }
 
 /* Read the rows of a sample statement's result (sm->res), count it; t0: when it was sent. */
@@ -648,12 +752,12 @@ finish_sample(sampler *sm, stmt_status st, rowread_mode mode, sample_batch *b, u
 	if (st == STMT_OK && (sm->sc.conn == NULL || PQstatus(sm->sc.conn) == CONNECTION_BAD))
 		st = STMT_LOST;
 	if (st == STMT_ERROR)
-		sm->failed++;
+		sm->info.failed++;
 	if (st == STMT_OK && mode != ROWREAD_MEASURE_DELTAS)
 	{
 		if (timed)
-			hist_record(&sm->latency, clock_now_ns() - t0);
-		sm->samples++;
+			hist_record(&sm->info.latency, clock_now_ns() - t0);
+		sm->info.samples++;
 	}
 	return synced(sm, st);
 }
@@ -688,7 +792,7 @@ sampler_send(sampler *sm, uint64_t ts_us)
 		sm->flight_ts_us = ts_us;
 	}
 	else if (st == STMT_ERROR)
-		sm->failed++;
+		sm->info.failed++;
 	return synced(sm, st);
 }
 

@@ -1,16 +1,18 @@
 /*
- * sampler.h — the connection to the sampled server and the samples read
- * over it.
+ * sampler.h — the wait-event sampler both tools link: a connection to the
+ * sampled server and the samples read over it, behind an opaque handle.
  *
  * One libpq connection, in autocommit: each sample is one statement, so
  * pg_stat_activity's snapshot is taken afresh (inside a transaction it
- * would return the same rows again).  The statement is prepared once per
- * connection; the filters are bound as parameters and results are read
- * in binary (int4 pids, timestamptz, text, int4[]) through pqbin.h.
+ * would return the same rows again).  The statements are prepared once
+ * per connection, the filters bound as parameters, the rows read in
+ * binary.  How is the library's business (sampler_int.h and the headers
+ * it includes); a tool sees this header, the sample model (sample.h),
+ * the profile (wprof.h), the cost budget (budget.h) and the string pool
+ * (strpool.h).
  *
- * The sources (source.h) build the statements; the statements run through
- * stmt.h with a deadline each, their rows are read by rowread.h, and
- * database and user oids are named by names.h.
+ * The library prints nothing: a warning goes to the tool's callback
+ * (sampler_config.warn), an error back through a cause.
  */
 #ifndef PGTEMPO_SAMPLER_SAMPLER_H
 #define PGTEMPO_SAMPLER_SAMPLER_H
@@ -19,50 +21,66 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <libpq-fe.h>
-
-#include "pgtempo/clock.h"
 #include "pgtempo/conn.h"
 #include "pgtempo/hist.h"
 
-#include "names.h"
-#include "query.h"
-#include "rowread.h"
 #include "sample.h"
-#include "source.h"
-#include "stmt.h"
-#include "strpool.h"
+
+struct strpool;
+
+typedef struct sampler sampler;
 
 typedef enum sampler_status
 {
-	SAMPLER_OK = STMT_OK,
-	SAMPLER_ERROR = STMT_ERROR, /* the statement failed; the connection is fine */
-	SAMPLER_LOST = STMT_LOST,	/* the connection is gone, or was dropped: no answer in time */
-	SAMPLER_INTERRUPTED = STMT_INTERRUPTED	/* a stop was requested while waiting */
+	SAMPLER_OK,
+	SAMPLER_ERROR,				/* the statement failed; the connection is fine */
+	SAMPLER_LOST,				/* the connection is gone, or was dropped: no answer in time */
+	SAMPLER_INTERRUPTED			/* a stop was requested while waiting */
 } sampler_status;
 
-/*
- * Known pids are read each alone when the server has this many times more
- * backends than pids (counted again every SAMPLER_RECOUNT_NS).
- */
-#define SAMPLER_PIDS_RATIO		30
-#define SAMPLER_RECOUNT_NS		(10 * NS_PER_S)
-
-/* -i of a source that reads the server's own sampling (pg_wait_sampling, pg_stat_wait) */
-#define SAMPLER_SERVER_SOURCE_INTERVAL_NS	(NS_PER_S)
-
-typedef struct sampler_desc
+/* Where samples come from. */
+typedef enum sampler_source
 {
-	const char *type;
-	const char *event;
-	const char *description;
-} sampler_desc;
+	SAMPLER_SOURCE_AUTO,
+	SAMPLER_SOURCE_ACTIVITY,		/* poll pg_stat_activity */
+	SAMPLER_SOURCE_PG_WAIT_SAMPLING,	/* read the extension's profile */
+	SAMPLER_SOURCE_PG_STAT_WAIT	/* pg_stat_wait_* views of patched servers */
+} sampler_source;
+
+typedef struct sampler_strlist
+{
+	int			n;
+	char	  **v;
+} sampler_strlist;
 
 /*
- * What to sample and how: filled by the tool that samples (pgtempo-waits
- * from its options, pgtempo-bench for its own sessions).  The lists are
- * the caller's and must outlive the sampler; the pid list may change
- * between samples (sampler_set_pids).
+ * Columns a run does not use (sampler_config.omit): the server returns
+ * them as NULL, fewer bytes to send and nothing to read or name.
+ */
+#define SAMPLER_OMIT_BACKEND_START	(1u << 0)
+#define SAMPLER_OMIT_DATID			(1u << 1)
+#define SAMPLER_OMIT_USESYSID		(1u << 2)
+#define SAMPLER_OMIT_APPNAME		(1u << 3)
+#define SAMPLER_OMIT_CLIENT_ADDR	(1u << 4)
+#define SAMPLER_OMIT_LEADER_PID		(1u << 5)
+
+/* PostgreSQL's backend types, NULL-terminated (9.6 .. 18): the values a type filter takes. */
+extern const char *const sampler_backend_types[];
+/* The catch-all type for processes whose type is not among them. */
+#define SAMPLER_OTHER_BACKEND_TYPE "background worker"
+
+/*
+ * A warning of the sampler's, with an optional detail and hint (NULL:
+ * none), for the tool to print as its own (msg.h's warning, detail, hint).
+ */
+typedef void (*sampler_warn_fn) (void *arg, const char *warning, const char *detail,
+								 const char *hint);
+
+/*
+ * What to sample and how: filled by the tool that samples (from its
+ * options, or for its own sessions).  The lists are the caller's and must
+ * outlive the sampler; the pid list may change between samples
+ * (sampler_set_pids).
  */
 typedef struct sampler_config
 {
@@ -80,80 +98,61 @@ typedef struct sampler_config
 	sampler_strlist backend_types;
 	bool		include_idle;
 	int			query_text;		/* characters of query text kept; 0: none */
-	unsigned	omit;			/* QUERY_OMIT_*: columns not needed */
+	unsigned	omit;			/* SAMPLER_OMIT_*: columns not needed */
+	sampler_warn_fn warn;		/* NULL: warnings are dropped */
+	void	   *warn_arg;
 } sampler_config;
 
-typedef struct sampler
+/*
+ * What the sampler knows of the server and has counted, for the tool's
+ * report and logs (sampler_get_info).  The strings are the sampler's:
+ * a reconnect replaces them (another host of a multi-host conninfo,
+ * another version after an upgrade).
+ */
+typedef struct sampler_info
 {
-	sampler_config cfg;
-	strpool    *pool;
-	stmt_conn	sc;				/* the connection and the statement in flight */
-	const source_ops *src;		/* the source in use */
-	query_caps	caps;
-	query_opts	opts;
-	sampler_source source;		/* resolved: never AUTO after sampler_open() */
-	char	   *source_detail;	/* e.g. "pg_wait_sampling 1.1" */
+	/* the server and the source, as of the last connection */
+	const char *label;			/* host:port */
+	const char *server_version;	/* e.g. "15.4" */
+	bool		no_query_ids;	/* the server is known to have none (before 14) */
 	bool		pws_installed;	/* the extension pg_wait_sampling is in this database */
-	bool		pids_stmt;		/* known pids: a statement reading each one's status is ready */
+	sampler_source source;		/* resolved: never AUTO */
+	const char *source_detail;	/* e.g. "pg_wait_sampling 1.1" */
+	uint64_t	interval_ns;	/* between samples: -i, the source's default, or set */
+	double		period_s;		/* seconds one sample stands for */
+	bool		backend_local;	/* our server backend's CPU time can be read (this host) */
+	bool		known_pids;		/* pids filtered: a statement reads each one's status alone */
 	bool		pids_each;		/* ... and the last sample used it */
 	int			backends;		/* on the server, last counted; -1: not yet */
-	uint64_t	backends_ns;	/* when (monotonic) */
-	char	   *server_version;	/* e.g. "15.4" */
-	char	   *current_user;
-	char	   *label;			/* host:port, for --store */
-	double		period_s;		/* seconds one sample stands for */
-	uint64_t	interval_ns;	/* between samples: -i, or the source's default */
-	int			backend_pid;
-	bool		backend_local;	/* our backend's /proc entry is readable */
-	PGresult   *res;			/* the last sample's rows point into it */
-	rowread_cums cum;			/* pg_wait_sampling_profile / pg_stat_wait_profile */
-	names_cache names;			/* database and user names by oid */
-	sampler_desc *descs;		/* pg_wait_events (17+) */
-	int			ndescs;
-	bool		history;		/* pg_stat_wait_history is read */
-	bool		history_baseline;	/* history_since_us has been set */
-	int64_t		history_since_us;	/* its newest sample_ts read so far; -1: none */
-	bool		in_flight;		/* a sample was sent (sampler_send) and not collected */
-	bool		held;			/* its result was read, to run another statement */
-	stmt_status held_st;
-	PGresult   *held_res;
-	uint64_t	flight_ts_us;	/* the wall clock it was sent at: its timestamp */
-	hist		latency;		/* sample statement latency, ns */
-	uint64_t	samples;
-	uint64_t	failed;
-	uint64_t	hidden_rows;
-	bool		hidden_warned;
-	const char *last_error;		/* of the last failed statement (sc's) */
-} sampler;
+	/* the samples */
+	uint64_t	samples;		/* taken */
+	uint64_t	failed;			/* that returned an error */
+	uint64_t	hidden_rows;	/* rows hidden by missing privileges */
+	hist		latency;		/* statement latency, ns, of samples taken whole */
+	const char *last_error;		/* of the last failed statement; NULL: none */
+} sampler_info;
 
 /*
- * How long the server may take before it counts as not answering: a
- * statement (or connection attempt) that has no answer by then is
- * cancelled and its connection dropped (SAMPLER_LOST).  It is also cut
- * at the run's end (end_ns), but gets at least SAMPLER_MIN_WAIT_NS, and
- * the cancel request at most SAMPLER_CANCEL_NS: a run ends at most a
- * second after its end whatever the server does.  After a stop request a
- * statement in flight gets SAMPLER_MIN_WAIT_NS more.
- */
-#define SAMPLER_STATEMENT_TIMEOUT_NS	STMT_TIMEOUT_NS
-#define SAMPLER_CONNECT_TIMEOUT_NS		(10 * NS_PER_S)
-#define SAMPLER_MIN_WAIT_NS				STMT_MIN_WAIT_NS
-#define SAMPLER_CANCEL_NS				STMT_CANCEL_NS
-
-/*
- * When an attempt to connect gives up: SAMPLER_CONNECT_TIMEOUT_NS from
- * now, or the run's end (monotonic ns; UINT64_MAX: none) if that comes
- * first.  A postmaster that never answers cannot hold a run past its end.
+ * When an attempt to connect gives up: in 10 s, or at the run's end
+ * (monotonic ns; UINT64_MAX: none) if that comes first.  A postmaster
+ * that never answers cannot hold a run past its end.
  */
 uint64_t	sampler_connect_deadline(uint64_t end_ns);
 
 /*
  * Connect (prompting for a password if needed), find the server's
  * version and the source to use, and prepare, all by
- * sampler_connect_deadline(end_ns).  False with *cause on failure.
+ * sampler_connect_deadline(end_ns).  NULL with *cause on failure.  Row
+ * strings are interned in pool (strpool.h), which must outlive the sampler.
  */
-bool		sampler_open(sampler *sm, const sampler_config *cfg, strpool *pool,
+sampler    *sampler_open(const sampler_config *cfg, struct strpool *pool,
 						 volatile sig_atomic_t *stop, uint64_t end_ns, char **cause);
+
+/* Disconnect and free everything (NULL: nothing). */
+void		sampler_close(sampler *sm);
+
+/* What the sampler knows and has counted, kept up to date: valid until sampler_close(). */
+const sampler_info *sampler_get_info(const sampler *sm);
 
 /*
  * Sample these pids from the next statement on (cfg.filter_pids); the
@@ -162,30 +161,32 @@ bool		sampler_open(sampler *sm, const sampler_config *cfg, strpool *pool,
  */
 bool		sampler_set_pids(sampler *sm, const int32_t *pids, int npids, char **cause);
 
-/* Set the run's end (monotonic ns), once sampling starts. */
-static inline void
-sampler_set_end(sampler *sm, uint64_t end_ns)
-{
-	sm->sc.end_ns = end_ns;
-}
+/*
+ * Set the run's end (monotonic ns), once sampling starts.  A statement
+ * (or connection attempt) without an answer in 10 s is cancelled and its
+ * connection dropped (SAMPLER_LOST); it is also cut at the run's end, but
+ * gets at least half a second, and the cancel request at most half a
+ * second more: a run ends at most a second after its end whatever the
+ * server does.  After a stop request a statement in flight gets half a
+ * second more.
+ */
+void		sampler_set_end(sampler *sm, uint64_t end_ns);
+
+/* Sample every interval_ns from now on (a cost budget changed the rate): info says so. */
+void		sampler_set_interval(sampler *sm, uint64_t interval_ns);
 
 /*
  * After a lost connection: try once to connect again, waiting at most
  * until the monotonic time give_up_ns (sampler_connect_deadline), and
- * set up as before.  The
- * source stays the one chosen at the start.
+ * set up as before.  The source stays the one chosen at the start.
  */
 bool		sampler_reconnect(sampler *sm, uint64_t give_up_ns, char **cause);
 
 /* Drop the connection (kept state stays). */
 void		sampler_disconnect(sampler *sm);
-void		sampler_close(sampler *sm);
 
-static inline bool
-sampler_connected(const sampler *sm)
-{
-	return sm->sc.conn != NULL;
-}
+/* Is the sampler connected? */
+bool		sampler_connected(const sampler *sm);
 
 /*
  * Take one sample into b (reset to ts_us first).  The rows' query texts
@@ -205,11 +206,7 @@ sampler_status sampler_send(sampler *sm, uint64_t ts_us);
 sampler_status sampler_collect(sampler *sm, sample_batch *b);
 
 /* Is a sample sent and not collected? */
-static inline bool
-sampler_in_flight(const sampler *sm)
-{
-	return sm->in_flight;
-}
+bool		sampler_in_flight(const sampler *sm);
 
 /* pg_stat_wait only: the measured wait time and counts since the last call, as rows of b. */
 sampler_status sampler_measure(sampler *sm, sample_batch *b, uint64_t ts_us);
@@ -220,6 +217,9 @@ void		sampler_release(sampler *sm);
 /* The server's description of a wait event (17+), or NULL. */
 const char *sampler_describe(const sampler *sm, const char *type, const char *event);
 
+/* Is name one of the server's databases (as last read)? */
+bool		sampler_has_database(const sampler *sm, const char *name);
+
 /*
  * Read the database and user names again if they are a minute old, so
  * renames show up; false with *cause on error.
@@ -227,7 +227,7 @@ const char *sampler_describe(const sampler *sm, const char *type, const char *ev
 bool		sampler_refresh_names(sampler *sm, char **cause);
 
 /* A wait read from pg_stat_wait_history: its type and event (interned) and duration. */
-typedef source_wait_fn sampler_wait_fn;
+typedef void (*sampler_wait_fn) (void *arg, const char *type, const char *event, uint64_t wait_us);
 
 /*
  * pg_stat_wait only, when the server has pg_stat_wait_history: call fn for

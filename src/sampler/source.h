@@ -22,6 +22,7 @@
 
 #include "query.h"
 #include "rowread.h"
+#include "sampler.h"
 #include "stmt.h"
 #include "strpool.h"
 
@@ -68,15 +69,12 @@ void		source_psw_history_sql(strbuf *sb, const query_caps *c, const query_opts *
 /* The newest sample_ts of pg_stat_wait_history (int8 microseconds), NULL if it is empty. */
 extern const char source_psw_history_last_sql[];
 
-/* A wait read from pg_stat_wait_history: its type and event (interned) and duration. */
-typedef void (*source_wait_fn) (void *arg, const char *type, const char *event, uint64_t wait_us);
-
 /*
  * Call fn for each wait pg_stat_wait_history recorded after *since_us, with
  * the filters applied, and move *since_us to the newest one read.
  */
 stmt_status source_psw_history(stmt_conn *sc, const query_caps *c, const query_opts *o,
-							   strpool *pool, int64_t *since_us, source_wait_fn fn, void *arg);
+							   strpool *pool, int64_t *since_us, sampler_wait_fn fn, void *arg);
 
 /* The newest sample_ts of the history in *last (-1: empty); false with *why. */
 bool		source_psw_history_last(stmt_conn *sc, int64_t *last, char **why);

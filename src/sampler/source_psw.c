@@ -83,7 +83,7 @@ source_psw_history_sql(strbuf *sb, const query_caps *c, const query_opts *o, int
 
 stmt_status
 source_psw_history(stmt_conn *sc, const query_caps *c, const query_opts *o, strpool *pool,
-				   int64_t *since_us, source_wait_fn fn, void *arg)
+				   int64_t *since_us, sampler_wait_fn fn, void *arg)
 {
 	strbuf		sql;
 	PGresult   *res = NULL;

@@ -131,7 +131,7 @@ known_backend_type(const char *name, size_t len)
 	static const char *const other[] = {OPTIONS_OTHER_BACKEND_TYPE};
 
 	return parse_name(other, 1, name, len) >= 0 ||
-		parse_name(query_backend_type_names, SIZE_MAX, name, len) >= 0;
+		parse_name(sampler_backend_types, SIZE_MAX, name, len) >= 0;
 }
 
 /* A --backend-type value: a comma-separated list of known types, or all. */
@@ -151,8 +151,8 @@ options_parse_backend_types(const char *arg, sampler_strlist *l, bool *all, char
 			strbuf		sb;
 
 			strbuf_init(&sb);
-			for (int i = 0; query_backend_type_names[i] != NULL; i++)
-				strbuf_printf(&sb, "\"%s\", ", query_backend_type_names[i]);
+			for (int i = 0; sampler_backend_types[i] != NULL; i++)
+				strbuf_printf(&sb, "\"%s\", ", sampler_backend_types[i]);
 			*cause = xasprintf("invalid value \"%s\" for option --backend-type: "
 							   "\"%.*s\" is not a backend type; valid are all, %s"
 							   "and \"%s\" (extension workers)",
@@ -285,34 +285,34 @@ options_strlist_free(sampler_strlist *l)
 unsigned
 options_query_omit(const waits_settings *s)
 {
-	unsigned	omit = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID |
-		QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR | QUERY_OMIT_LEADER_PID;
+	unsigned	omit = SAMPLER_OMIT_BACKEND_START | SAMPLER_OMIT_DATID | SAMPLER_OMIT_USESYSID |
+		SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR | SAMPLER_OMIT_LEADER_PID;
 
 	if (s->top || s->log_path != NULL || s->store != NULL)
 		return 0;
 	/* folded stacks: datname;backend_type;wait_event_type;wait_event;query_id */
 	if (s->folded_path != NULL)
-		omit &= ~QUERY_OMIT_DATID;
+		omit &= ~SAMPLER_OMIT_DATID;
 	/* the matches of --user and --application-name are checked at the end */
 	if (s->users.n > 0)
-		omit &= ~QUERY_OMIT_USESYSID;
+		omit &= ~SAMPLER_OMIT_USESYSID;
 	if (s->apps.n > 0)
-		omit &= ~QUERY_OMIT_APPNAME;
+		omit &= ~SAMPLER_OMIT_APPNAME;
 	for (int i = 0; i < s->nby; i++)
 		switch (s->by[i])
 		{
 			case WPROF_DIM_PID:
 				/* a session is its pid and start, shown with its user and database */
-				omit &= ~(QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID);
+				omit &= ~(SAMPLER_OMIT_BACKEND_START | SAMPLER_OMIT_DATID | SAMPLER_OMIT_USESYSID);
 				break;
 			case WPROF_DIM_DB:
-				omit &= ~QUERY_OMIT_DATID;
+				omit &= ~SAMPLER_OMIT_DATID;
 				break;
 			case WPROF_DIM_USER:
-				omit &= ~QUERY_OMIT_USESYSID;
+				omit &= ~SAMPLER_OMIT_USESYSID;
 				break;
 			case WPROF_DIM_APP:
-				omit &= ~QUERY_OMIT_APPNAME;
+				omit &= ~SAMPLER_OMIT_APPNAME;
 				break;
 			default:
 				break;

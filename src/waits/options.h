@@ -23,22 +23,22 @@ bool		options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cau
 bool		options_parse_trace_pids(const char *arg, int32_t **pids, int *npids, char **cause);
 /*
  * --backend-type=TYPE[,TYPE...] or all: appended to *l; "all" sets *all.
- * A type must be one of PostgreSQL's (query_backend_type_names), or
+ * A type must be one of PostgreSQL's (sampler_backend_types), or
  * "background worker" for any other process (extension workers, which
  * take their own names).
  */
 bool		options_parse_backend_types(const char *arg, sampler_strlist *l, bool *all,
 										char **cause);
 /* The catch-all type for processes whose type is not among them. */
-#define OPTIONS_OTHER_BACKEND_TYPE QUERY_OTHER_BACKEND_TYPE
+#define OPTIONS_OTHER_BACKEND_TYPE SAMPLER_OTHER_BACKEND_TYPE
 /* The sessions' processes, counted when --backend-type is not given. */
 extern const char *const options_default_backend_types[];
 /* Replace an empty list with the default one. */
 void		options_default_backend_types_fill(sampler_strlist *l);
 
 /*
- * The columns a run with these settings does not use (query.h's
- * QUERY_OMIT_*): the history outputs and the live view use all; the report
+ * The columns a run with these settings does not use (sampler.h's
+ * SAMPLER_OMIT_*): the history outputs and the live view use all; the report
  * only those of its --by keys.
  */
 unsigned	options_query_omit(const waits_settings *s);

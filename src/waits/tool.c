@@ -79,7 +79,7 @@ typedef struct run_state
 {
 	const waits_settings *s;
 	strpool		pool;
-	sampler		sm;
+	sampler    *sm;
 	wprof		run;			/* the whole run */
 	sink_list	out;			/* every output */
 	sample_batch batch;
@@ -122,28 +122,30 @@ fill_health(run_state *r, sample_health *h)
 	uint64_t	now = clock_now_ns();
 	struct rusage ru;
 	double		bcpu;
+	const sampler_info *in;
 
 	if (r->ended)
 	{
 		*h = r->final_health;
 		return;
 	}
+	in = sampler_get_info(r->sm);
 	memset(h, 0, sizeof(*h));
 	h->ts_us = clock_wall_us();
-	h->samples = r->sm.samples;
-	h->failed = r->sm.failed;
+	h->samples = in->samples;
+	h->failed = in->failed;
 	h->missed = r->sc.missed;
 	/* an open gap's ticks are counted when it closes: count them so far here */
 	h->gap_ticks = r->sc.gap_ticks + (r->gap_open ? ticker_overdue(&r->sc, now) : 0);
 	h->elapsed_s = (double) (now - r->t0_ns) / 1e9;
 	h->rate_hz = h->elapsed_s > 0 ? (double) h->samples / h->elapsed_s : 0;
-	if (r->sm.latency.total > 0)
+	if (in->latency.total > 0)
 	{
-		h->p50_ms = (double) hist_percentile(&r->sm.latency, 50) / 1e6;
-		h->p99_ms = (double) hist_percentile(&r->sm.latency, 99) / 1e6;
-		h->max_ms = (double) r->sm.latency.max / 1e6;
+		h->p50_ms = (double) hist_percentile(&in->latency, 50) / 1e6;
+		h->p99_ms = (double) hist_percentile(&in->latency, 99) / 1e6;
+		h->max_ms = (double) in->latency.max / 1e6;
 	}
-	h->hidden = r->sm.hidden_rows;
+	h->hidden = in->hidden_rows;
 	h->ngaps = r->ngaps;
 	for (int i = 0; i < r->ngaps; i++)
 		h->gap_s += (double) ((r->gaps[i].end_us ? r->gaps[i].end_us : h->ts_us) -
@@ -154,13 +156,13 @@ fill_health(run_state *r, sample_health *h)
 		h->cpu_us_per_sample = (tv_s(&ru.ru_utime) + tv_s(&ru.ru_stime) -
 								tv_s(&r->ru0.ru_utime) - tv_s(&r->ru0.ru_stime)) * 1e6 /
 			(double) h->samples;
-	if (r->backend_cpu0 >= 0 && r->sm.samples > r->backend_samples0 &&
-		(bcpu = sampler_backend_cpu_s(&r->sm)) >= 0)
+	if (r->backend_cpu0 >= 0 && in->samples > r->backend_samples0 &&
+		(bcpu = sampler_backend_cpu_s(r->sm)) >= 0)
 		h->backend_cpu_us_per_sample = (bcpu - r->backend_cpu0) * 1e6 /
-			(double) (r->sm.samples - r->backend_samples0);
+			(double) (in->samples - r->backend_samples0);
 	h->interval_s = (double) r->sc.interval_ns / 1e9;
 	h->cost_us_per_sample = r->bg.cost_us;
-	h->backends = r->sm.backends;
+	h->backends = in->backends;
 }
 
 /* fill_health for the sinks. */
@@ -174,9 +176,11 @@ sink_health(void *arg, sample_health *h)
 static void
 mark_backend_cpu(run_state *r)
 {
-	r->backend_cpu0 = sampler_backend_cpu_s(&r->sm);
-	r->backend_samples0 = r->sm.samples;
-	budget_mark(&r->bg, clock_now_ns(), r->backend_cpu0, r->sm.samples);
+	uint64_t	samples = sampler_get_info(r->sm)->samples;
+
+	r->backend_cpu0 = sampler_backend_cpu_s(r->sm);
+	r->backend_samples0 = samples;
+	budget_mark(&r->bg, clock_now_ns(), r->backend_cpu0, samples);
 }
 
 /* Count a batch in the run's profile and every sink's, and write it to the raw sinks. */
@@ -220,14 +224,14 @@ measure(run_state *r, uint64_t now_us)
 {
 	sample_batch mb;
 
-	if (!sampler_connected(&r->sm) || r->sm.source != SAMPLER_SOURCE_PG_STAT_WAIT)
+	if (!sampler_connected(r->sm) || sampler_get_info(r->sm)->source != SAMPLER_SOURCE_PG_STAT_WAIT)
 		return;
 	sample_batch_init(&mb);
-	if (sampler_measure(&r->sm, &mb, now_us) == SAMPLER_OK)
+	if (sampler_measure(r->sm, &mb, now_us) == SAMPLER_OK)
 		consume(r, &mb, false);
-	sampler_release(&r->sm);
+	sampler_release(r->sm);
 	sample_batch_free(&mb);
-	sampler_history(&r->sm, add_history_wait, r);
+	sampler_history(r->sm, add_history_wait, r);
 }
 
 /* The connection is gone: start a gap at the last good sample. */
@@ -235,12 +239,13 @@ static void
 open_gap(run_state *r)
 {
 	sample_gap *g;
+	const char *why = sampler_get_info(r->sm)->last_error;
 
 	r->gaps = xrealloc(r->gaps, (size_t) (r->ngaps + 1) * sizeof(sample_gap));
 	g = &r->gaps[r->ngaps++];
 	g->start_us = r->last_sample_us;
 	g->end_us = 0;
-	g->reason = xstrdup(r->sm.last_error ? r->sm.last_error : "connection lost");
+	g->reason = xstrdup(why ? why : "connection lost");
 	r->gap_open = true;
 	msg_warning("connection to the server lost: %s", g->reason);
 	msg_detail("Keeping what was collected; reconnecting.");
@@ -263,6 +268,8 @@ close_gap(run_state *r, uint64_t now_us)
 static void
 handle_sample(run_state *r, sampler_status st)
 {
+	const char *error = sampler_get_info(r->sm)->last_error;
+
 	switch (st)
 	{
 		case SAMPLER_OK:
@@ -270,20 +277,20 @@ handle_sample(run_state *r, sampler_status st)
 				close_gap(r, r->batch.ts_us);
 			r->last_sample_us = r->batch.ts_us;
 			consume(r, &r->batch, true);
-			sampler_release(&r->sm);
+			sampler_release(r->sm);
 			break;
 		case SAMPLER_ERROR:
 			/* the same error every tick would flood the terminal: say it when it changes */
-			if (r->last_failure == NULL || strcmp(r->last_failure, r->sm.last_error) != 0)
+			if (r->last_failure == NULL || strcmp(r->last_failure, error) != 0)
 			{
-				msg_warning("a sample failed: %s", r->sm.last_error);
+				msg_warning("a sample failed: %s", error);
 				free(r->last_failure);
-				r->last_failure = xstrdup(r->sm.last_error);
+				r->last_failure = xstrdup(error);
 			}
 			break;
 		case SAMPLER_LOST:
 			open_gap(r);
-			sampler_disconnect(&r->sm);
+			sampler_disconnect(r->sm);
 			r->retry_at = clock_now_ns();
 			r->backoff = RECONNECT_FIRST_NS;
 			break;
@@ -305,9 +312,10 @@ static void
 start_budget(run_state *r)
 {
 	/* on another host it is not applied (apply_budget), and the report says so */
-	bool		on = r->sm.source == SAMPLER_SOURCE_ACTIVITY;
+	const sampler_info *in = sampler_get_info(r->sm);
+	bool		on = in->source == SAMPLER_SOURCE_ACTIVITY;
 
-	budget_init(&r->bg, on ? r->s->cost_budget : 0, r->sm.interval_ns, r->s->interval_given);
+	budget_init(&r->bg, on ? r->s->cost_budget : 0, in->interval_ns, r->s->interval_given);
 }
 
 /* Sample every interval_ns from the next tick on; the sinks and the report say so. */
@@ -315,11 +323,10 @@ static void
 set_interval(run_state *r, uint64_t interval_ns)
 {
 	ticker_retime(&r->sc, interval_ns);
-	r->sm.interval_ns = interval_ns;
-	r->sm.period_s = (double) interval_ns / 1e9;
+	sampler_set_interval(r->sm, interval_ns);
 	r->out.run.interval_ns = interval_ns;
-	r->out.run.src.interval_s = r->sm.period_s;
-	r->out.run.src.period_s = r->sm.period_s;
+	r->out.run.src.interval_s = sampler_get_info(r->sm)->period_s;
+	r->out.run.src.period_s = sampler_get_info(r->sm)->period_s;
 }
 
 /* Say on stderr what the budget did: a lower or a higher rate, or (once) -i over the budget. */
@@ -327,20 +334,21 @@ static void
 tell_budget(run_state *r, budget_change ch, uint64_t was_ns)
 {
 	const budget *b = &r->bg;
+	const sampler_info *in = sampler_get_info(r->sm);
 	char		was[FORMAT_TS_LEN],
 				now[FORMAT_TS_LEN],
 				at[32] = "";
 
 	format_seconds(was, (double) was_ns / 1e9);
 	format_seconds(now, (double) b->interval_ns / 1e9);
-	if (r->sm.backends >= 0)
-		snprintf(at, sizeof(at), " at %d backends", r->sm.backends);
+	if (in->backends >= 0)
+		snprintf(at, sizeof(at), " at %d backends", in->backends);
 	if (ch == BUDGET_LOWERED)
 	{
 		msg_info("cost budget: a sample costs the server %.0f us of CPU%s, %.1f %% of one CPU "
 				 "every %s: sampling every %s to stay within %g %%", b->cost_us, at,
 				 budget_cpu_share(b->cost_us, was_ns) * 100, was, now, b->share * 100);
-		if (!r->sm.pws_installed && !r->hinted)
+		if (!in->pws_installed && !r->hinted)
 			msg_hint("pg_wait_sampling (shared_preload_libraries, then CREATE EXTENSION) samples "
 					 "inside the server; reading its profile once a second would cost about "
 					 "%.1f ms of CPU a second here, besides its collector's own",
@@ -366,6 +374,7 @@ static void
 apply_budget(run_state *r, uint64_t now_ns)
 {
 	budget	   *b = &r->bg;
+	const sampler_info *in = sampler_get_info(r->sm);
 	uint64_t	was = b->interval_ns;
 	uint64_t	win = b->win_ns;
 	budget_change ch;
@@ -373,13 +382,13 @@ apply_budget(run_state *r, uint64_t now_ns)
 	int			n;
 
 	/* /proc is read only when a window may end */
-	if (!sampler_connected(&r->sm) || !r->sm.backend_local || !budget_due(b, now_ns, r->sm.samples))
+	if (!sampler_connected(r->sm) || !in->backend_local || !budget_due(b, now_ns, in->samples))
 		return;
-	ch = budget_update(b, now_ns, sampler_backend_cpu_s(&r->sm), r->sm.samples);
+	ch = budget_update(b, now_ns, sampler_backend_cpu_s(r->sm), in->samples);
 	if (b->win_ns == win || b->cost_us < 0)
 		return;					/* no window was measured */
 	/* a failure here is the connection's: the next sample reports it */
-	if (!sampler_count_backends(&r->sm, &n, &cause))
+	if (!sampler_count_backends(r->sm, &n, &cause))
 		free(cause);
 	if (ch == BUDGET_LOWERED || ch == BUDGET_RAISED)
 		set_interval(r, b->interval_ns);
@@ -391,20 +400,21 @@ static void
 fill_cost(const run_state *r, double period_s, report_cost *c)
 {
 	const budget *b = &r->bg;
+	const sampler_info *in = sampler_get_info(r->sm);
 
 	memset(c, 0, sizeof(*c));
 	c->share = b->share;
-	c->measured = r->sm.backend_local;
+	c->measured = in->backend_local;
 	c->user_interval = b->keep;
-	c->known_pids = r->sm.pids_stmt;
-	c->pids_each = r->sm.pids_each;
-	c->npids = r->sm.cfg.npids;
+	c->known_pids = in->known_pids;
+	c->pids_each = in->pids_each;
+	c->npids = r->s->npids;
 	c->want_interval_s = (double) b->want_ns / 1e9;
 	c->interval_s = (double) b->interval_ns / 1e9;
 	c->max_interval_s = (double) b->max_interval_ns / 1e9;
 	c->cost_us = b->cost_us;
 	c->max_cost_us = b->max_cost_us;
-	c->backends = r->sm.backends;
+	c->backends = in->backends;
 	c->changes = b->changes;
 	/* an estimate's error bound grows as the square root of the period (wprof_error_s) */
 	c->error_factor = b->changes > 0 ? sqrt(period_s / c->want_interval_s) : 1;
@@ -422,16 +432,16 @@ take_sample(run_state *r)
 	uint64_t	ts = clock_wall_us();
 	sampler_status st;
 
-	if (sampler_in_flight(&r->sm))
-		handle_sample(r, sampler_collect(&r->sm, &r->batch));
-	if (sampler_connected(&r->sm) && r->time_next_sample)
-		handle_sample(r, sampler_sample(&r->sm, &r->batch, ts));
-	else if (sampler_connected(&r->sm) && (st = sampler_send(&r->sm, ts)) != SAMPLER_OK)
+	if (sampler_in_flight(r->sm))
+		handle_sample(r, sampler_collect(r->sm, &r->batch));
+	if (sampler_connected(r->sm) && r->time_next_sample)
+		handle_sample(r, sampler_sample(r->sm, &r->batch, ts));
+	else if (sampler_connected(r->sm) && (st = sampler_send(r->sm, ts)) != SAMPLER_OK)
 		handle_sample(r, st);
 	r->time_next_sample = false;
 	ticker_done(&r->sc, clock_now_ns());
 	/* until a first window is measured, at every sample: a big server pays the full rate briefly */
-	if (r->bg.cost_us < 0 && r->sm.backend_local)
+	if (r->bg.cost_us < 0 && sampler_get_info(r->sm)->backend_local)
 		apply_budget(r, clock_now_ns());
 }
 
@@ -444,20 +454,20 @@ housekeeping(run_state *r, uint64_t now_ns)
 
 	reopen_flag = 0;
 	/* the sample in flight belongs before the intervals that end now */
-	if (sampler_connected(&r->sm) && sampler_in_flight(&r->sm))
-		handle_sample(r, sampler_collect(&r->sm, &r->batch));
+	if (sampler_connected(r->sm) && sampler_in_flight(r->sm))
+		handle_sample(r, sampler_collect(r->sm, &r->batch));
 	r->time_next_sample = true;
 	apply_budget(r, now_ns);
-	if (sampler_connected(&r->sm))
+	if (sampler_connected(r->sm))
 	{
 		char	   *cause = NULL;
 
 		/* a failure here is the connection's: the next sample reports it */
-		if (!sampler_refresh_names(&r->sm, &cause))
+		if (!sampler_refresh_names(r->sm, &cause))
 			free(cause);
 		measure(r, now_us);
 		/* a statement without an answer in time dropped the connection: lost, as in a sample */
-		if (!sampler_connected(&r->sm) && !stop_flag)
+		if (!sampler_connected(r->sm) && !stop_flag)
 			handle_sample(r, SAMPLER_LOST);
 	}
 	sinks_second(&r->out, now_ns, now_us, reopen);
@@ -502,16 +512,17 @@ static void
 describe_source(run_state *r)
 {
 	report_source *src = &r->out.run.src;
+	const sampler_info *in = sampler_get_info(r->sm);
 
-	src->server = strpool_intern(&r->pool, r->sm.label);
-	src->server_version = strpool_intern(&r->pool, r->sm.server_version);
-	src->source = strpool_intern(&r->pool, r->sm.source_detail);
-	src->interval_s = (double) r->sm.interval_ns / 1e9;
-	src->period_s = r->sm.period_s;
+	src->server = strpool_intern(&r->pool, in->label);
+	src->server_version = strpool_intern(&r->pool, in->server_version);
+	src->source = strpool_intern(&r->pool, in->source_detail);
+	src->interval_s = (double) in->interval_ns / 1e9;
+	src->period_s = in->period_s;
 	src->describe = describe;
-	src->describe_arg = &r->sm;
-	r->out.run.interval_ns = r->sm.interval_ns;
-	if (r->sm.source == SAMPLER_SOURCE_PG_STAT_WAIT)
+	src->describe_arg = r->sm;
+	r->out.run.interval_ns = in->interval_ns;
+	if (in->source == SAMPLER_SOURCE_PG_STAT_WAIT)
 		r->run.has_measured = true;
 }
 
@@ -524,7 +535,7 @@ sample_loop(run_state *r)
 	uint64_t	next_house = r->t0_ns + NS_PER_S;
 
 	/* no statement waits past the end: a server that stops answering cannot hold the run */
-	sampler_set_end(&r->sm, end_ns);
+	sampler_set_end(r->sm, end_ns);
 	r->time_next_sample = true;
 	for (;;)
 	{
@@ -533,16 +544,16 @@ sample_loop(run_state *r)
 
 		if (stop_flag || now >= end_ns)
 			break;
-		if (sampler_connected(&r->sm) && now >= ticker_deadline(&r->sc))
+		if (sampler_connected(r->sm) && now >= ticker_deadline(&r->sc))
 			take_sample(r);
-		else if (!sampler_connected(&r->sm) && now >= r->retry_at)
+		else if (!sampler_connected(r->sm) && now >= r->retry_at)
 		{
 			char	   *cause = NULL;
 
 			/* reconnecting may take seconds: what the log has queued goes out first */
 			sinks_flush(&r->out);
 
-			if (sampler_reconnect(&r->sm, sampler_connect_deadline(end_ns), &cause))
+			if (sampler_reconnect(r->sm, sampler_connect_deadline(end_ns), &cause))
 			{
 				describe_source(r);
 				mark_backend_cpu(r);
@@ -566,7 +577,7 @@ sample_loop(run_state *r)
 		}
 		if (stop_flag)
 			break;
-		wake = sampler_connected(&r->sm) ? ticker_deadline(&r->sc) : r->retry_at;
+		wake = sampler_connected(r->sm) ? ticker_deadline(&r->sc) : r->retry_at;
 		if (next_house < wake)
 			wake = next_house;
 		if (end_ns < wake)
@@ -575,8 +586,8 @@ sample_loop(run_state *r)
 			wait_until(r, wake);
 	}
 	/* the sample sent at the last tick */
-	if (sampler_connected(&r->sm) && sampler_in_flight(&r->sm))
-		handle_sample(r, sampler_collect(&r->sm, &r->batch));
+	if (sampler_connected(r->sm) && sampler_in_flight(r->sm))
+		handle_sample(r, sampler_collect(r->sm, &r->batch));
 }
 
 /*
@@ -611,23 +622,12 @@ init_matches(run_state *r)
 		r->match_apps[i] = strpool_intern(&r->pool, s->apps.v[i]);
 }
 
-/* Is name one of the server's databases (as read at connect)? */
-static bool
-database_exists(const sampler *sm, const char *name)
-{
-	for (size_t i = 0; i < sm->names.dbs.cap; i++)
-		if (sm->names.dbs.slots[i].oid != 0 && sm->names.dbs.slots[i].name != NULL &&
-			strcmp(sm->names.dbs.slots[i].name, name) == 0)
-			return true;
-	return false;
-}
-
 /* A --db that names no database is a mistake to report before sampling. */
 static bool
 check_databases(const run_state *r, char **cause)
 {
 	for (int i = 0; i < r->s->dbs.n; i++)
-		if (!database_exists(&r->sm, r->s->dbs.v[i]))
+		if (!sampler_has_database(r->sm, r->s->dbs.v[i]))
 		{
 			*cause = xasprintf("database \"%s\" of option --db does not exist", r->s->dbs.v[i]);
 			return false;
@@ -652,7 +652,7 @@ warn_unmatched(const run_state *r)
 	for (int i = 0; i < s->nby; i++)
 		if (s->by[i] == WPROF_DIM_QUERY && r->run.active > 0 && !wprof_has_query_ids(&r->run))
 		{
-			if (r->sm.caps.server_version > 0 && !r->sm.caps.query_id)
+			if (sampler_get_info(r->sm)->no_query_ids)
 				msg_warning("the query_id column is empty: query ids need PostgreSQL 14 or later");
 			else
 				msg_warning("the query_id column is empty: the server computed no query ids "
@@ -700,7 +700,7 @@ finish(run_state *r)
 	memset(&ri, 0, sizeof(ri));
 	ri.s = s;
 	ri.src = r->out.run.src;
-	ri.in_server = r->sm.source == SAMPLER_SOURCE_PG_WAIT_SAMPLING;
+	ri.in_server = sampler_get_info(r->sm)->source == SAMPLER_SOURCE_PG_WAIT_SAMPLING;
 	/* a polled sample after missed ticks stands for the ticks it missed too */
 	if (r->bg.changes > 0 && h.samples > 0)
 	{
@@ -708,7 +708,7 @@ finish(run_state *r)
 		ri.src.period_s = (h.elapsed_s - h.gap_s) / (double) h.samples;
 		ri.src.interval_s = ri.src.period_s;
 	}
-	else if (r->sm.source != SAMPLER_SOURCE_PG_WAIT_SAMPLING && h.samples > 0 && h.missed > 0)
+	else if (!ri.in_server && h.samples > 0 && h.missed > 0)
 		ri.src.period_s *= (double) (h.samples + h.missed) / (double) h.samples;
 	fill_cost(r, ri.src.period_s, &cost);
 	ri.cost = &cost;
@@ -746,10 +746,11 @@ static void
 announce(const run_state *r)
 {
 	char		every[FORMAT_TS_LEN];
+	const sampler_info *in = sampler_get_info(r->sm);
 
-	format_seconds(every, (double) r->sm.interval_ns / 1e9);
-	msg_info("sampling %s of PostgreSQL %s at %s every %s%s", r->sm.source_detail,
-			 r->sm.server_version, r->sm.label, every,
+	format_seconds(every, (double) in->interval_ns / 1e9);
+	msg_info("sampling %s of PostgreSQL %s at %s every %s%s", in->source_detail,
+			 in->server_version, in->label, every,
 			 r->s->duration_ns > 0 ? "" : " until interrupted");
 }
 
@@ -757,7 +758,7 @@ announce(const run_state *r)
 static void
 free_state(run_state *r)
 {
-	sampler_close(&r->sm);
+	sampler_close(r->sm);
 	wprof_free(&r->run);
 	sinks_free(&r->out);
 	sample_batch_free(&r->batch);
@@ -821,7 +822,9 @@ waits_run(const waits_settings *s)
 	if (!open_outputs(&r, &cause))
 		return fail_start(&r, cause);
 	options_sampler_config(s, &cfg);
-	if (!sampler_open(&r.sm, &cfg, &r.pool, &stop_flag, connect_end, &cause) ||
+	/* the sampler prints nothing itself: its warnings are ours, "pgtempo-waits: warning: ..." */
+	cfg.warn = msg_warning_parts;
+	if ((r.sm = sampler_open(&cfg, &r.pool, &stop_flag, connect_end, &cause)) == NULL ||
 		!check_databases(&r, &cause))
 		return fail_start(&r, cause);
 	describe_source(&r);
@@ -840,14 +843,14 @@ waits_run(const waits_settings *s)
 
 #ifdef PR_SET_TIMERSLACK
 	/* a sleeper may wake up to 50 us late by default: much, at thousands of samples a second */
-	if (r.sm.interval_ns < NS_PER_MS)
+	if (sampler_get_info(r.sm)->interval_ns < NS_PER_MS)
 		prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 #endif
 	getrusage(RUSAGE_SELF, &r.ru0);
 	r.t0_ns = clock_now_ns();
 	r.last_sample_us = clock_wall_us();
 	mark_backend_cpu(&r);
-	ticker_init(&r.sc, r.t0_ns, r.sm.interval_ns);
+	ticker_init(&r.sc, r.t0_ns, sampler_get_info(r.sm)->interval_ns);
 	sinks_start(&r.out, r.t0_ns, r.last_sample_us, r.run.has_measured);
 	/* nothing fails here: the live view draws, the log's health schedule starts */
 	sinks_open(&r.out, SINK_STARTED, &cause);

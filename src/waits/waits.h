@@ -19,7 +19,7 @@
 #include "pgtempo/exitcode.h"	/* waits_run() and trace_run() return these */
 
 #include "budget.h"
-#include "query.h"
+#include "sampler.h"
 #include "wprof.h"
 
 

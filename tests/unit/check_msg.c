@@ -150,6 +150,42 @@ START_TEST(test_format_args)
 }
 END_TEST
 
+static const struct
+{
+	const char *warning;
+	const char *detail;
+	const char *hint;
+	const char *want;
+}			parts_cases[] = {
+	{"could not read pg_wait_events: permission denied", NULL, NULL,
+	"pgtempo-bench: warning: could not read pg_wait_events: permission denied\n"},
+	{"could not read pg_stat_wait_history: gone", "Reporting without it.", NULL,
+	"pgtempo-bench: warning: could not read pg_stat_wait_history: gone\n"
+	"pgtempo-bench: detail: Reporting without it.\n"},
+	{"2 sessions are hidden", NULL, "GRANT pg_read_all_stats TO \"u\";",
+	"pgtempo-bench: warning: 2 sessions are hidden\n"
+	"pgtempo-bench: hint: GRANT pg_read_all_stats TO \"u\";\n"},
+	/* the parts are text, not formats */
+	{"50% of %s", "100%d", "%n", "pgtempo-bench: warning: 50% of %s\n"
+	"pgtempo-bench: detail: 100%d\npgtempo-bench: hint: %n\n"},
+};
+
+/* A library's warning in parts: each given part on its line, in order. */
+START_TEST(test_warning_parts)
+{
+	capture		c;
+	char	   *got;
+
+	msg_set_progname("pgtempo-bench");
+	capture_begin(&c, false);
+	msg_warning_parts(NULL, parts_cases[_i].warning, parts_cases[_i].detail,
+					  parts_cases[_i].hint);
+	got = capture_end(&c);
+	ck_assert_str_eq(got, parts_cases[_i].want);
+	free(got);
+}
+END_TEST
+
 /* %m reports the caller's errno, and the caller's errno survives the call. */
 START_TEST(test_errno_kept)
 {
@@ -337,6 +373,7 @@ msg_suite(void)
 	tc = tcase_create("output");
 	tcase_add_loop_test(tc, test_levels, 0, sizeof(level_cases) / sizeof(level_cases[0]));
 	tcase_add_test(tc, test_format_args);
+	tcase_add_loop_test(tc, test_warning_parts, 0, sizeof(parts_cases) / sizeof(parts_cases[0]));
 	tcase_add_test(tc, test_errno_kept);
 	tcase_add_test(tc, test_long_message);
 	tcase_add_test(tc, test_stdout_first);

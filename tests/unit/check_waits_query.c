@@ -323,14 +323,14 @@ START_TEST(omitted_columns)
 	query_opts	o = no_opts;
 	char	   *sql;
 
-	o.omit = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID | QUERY_OMIT_USESYSID |
-		QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR | QUERY_OMIT_LEADER_PID;
+	o.omit = SAMPLER_OMIT_BACKEND_START | SAMPLER_OMIT_DATID | SAMPLER_OMIT_USESYSID |
+		SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR | SAMPLER_OMIT_LEADER_PID;
 	sql = build_with(source_activity_sql, 150000, &o);
 	ck_assert(has(sql, "SELECT a.pid, NULL::timestamptz, a.backend_type, NULL::oid, NULL::oid,"
 				  " NULL::text, NULL::inet, a.state, a.wait_event_type, a.wait_event,"
 				  " a.query_id, NULL::int4,"));
 	free(sql);
-	o.omit = QUERY_OMIT_CLIENT_ADDR;
+	o.omit = SAMPLER_OMIT_CLIENT_ADDR;
 	sql = build_with(source_activity_sql, 150000, &o);
 	ck_assert(has(sql, "SELECT a.pid, a.backend_start, a.backend_type, a.datid, a.usesysid,"
 				  " a.application_name, NULL::inet, a.state,"));
@@ -342,17 +342,18 @@ END_TEST
 /* Which columns a run omits, from its outputs, --by keys and filters. */
 START_TEST(omit_for_settings)
 {
-	static const unsigned all = QUERY_OMIT_BACKEND_START | QUERY_OMIT_DATID |
-		QUERY_OMIT_USESYSID | QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR | QUERY_OMIT_LEADER_PID;
+	static const unsigned all = SAMPLER_OMIT_BACKEND_START | SAMPLER_OMIT_DATID |
+		SAMPLER_OMIT_USESYSID | SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR |
+		SAMPLER_OMIT_LEADER_PID;
 	waits_settings s = WAITS_SETTINGS_INIT;
 	char		log[] = "x.csv";
 
 	ck_assert_uint_eq(options_query_omit(&s), all);
 	s.by[0] = WPROF_DIM_PID;
-	ck_assert_uint_eq(options_query_omit(&s), QUERY_OMIT_APPNAME | QUERY_OMIT_CLIENT_ADDR |
-					  QUERY_OMIT_LEADER_PID);
+	ck_assert_uint_eq(options_query_omit(&s), SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR |
+					  SAMPLER_OMIT_LEADER_PID);
 	s.by[0] = WPROF_DIM_APP;
-	ck_assert_uint_eq(options_query_omit(&s), all & ~QUERY_OMIT_APPNAME);
+	ck_assert_uint_eq(options_query_omit(&s), all & ~SAMPLER_OMIT_APPNAME);
 	s.by[0] = WPROF_DIM_EVENT;
 	s.top = true;
 	ck_assert_uint_eq(options_query_omit(&s), 0);
