@@ -92,7 +92,7 @@ bool
 rowread_setup(stmt_conn *sc, char **cause)
 {
 	PGresult   *res;
-	stmt_status st;
+	sampler_status st;
 	bool		sent = false,
 				ok;
 
@@ -103,7 +103,7 @@ rowread_setup(stmt_conn *sc, char **cause)
 	if (!sent)
 		return true;
 	st = stmt_await(sc, &res);
-	if (st != STMT_OK && st != STMT_ERROR)
+	if (st != SAMPLER_OK && st != SAMPLER_ERROR)
 	{
 		*cause = xasprintf("could not set up reading results with %s: %s", pqbin->name,
 						   sc->last_error);

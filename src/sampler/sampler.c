@@ -23,12 +23,6 @@
 #define PIDS_STMT		"pgtempo_sample_pids"
 #define MEASURE_STMT	"pgtempo_measure"
 
-/* The statuses are the statements' (stmt.h), passed on as they are. */
-_Static_assert(SAMPLER_OK == (int) STMT_OK && SAMPLER_ERROR == (int) STMT_ERROR &&
-			   SAMPLER_LOST == (int) STMT_LOST &&
-			   SAMPLER_INTERRUPTED == (int) STMT_INTERRUPTED,
-			   "sampler_status and stmt_status differ");
-
 /*
  * The values of pg_stat_activity.backend_type that PostgreSQL itself sets
  * (10 to 18); extension workers name their own.
@@ -60,10 +54,10 @@ warn_names(void *arg, const char *warning)
 
 /* The connection's last error is the sampler's. */
 static sampler_status
-synced(sampler *sm, stmt_status st)
+synced(sampler *sm, sampler_status st)
 {
 	sm->info.last_error = sm->sc.last_error;
-	return (sampler_status) st;
+	return st;
 }
 
 /*
@@ -149,7 +143,7 @@ sampler_refresh_names(sampler *sm, char **cause)
 	drain(sm);
 	ok = names_refresh(&sm->names, &sm->sc, sm->pool, cause);
 
-	synced(sm, STMT_OK);
+	synced(sm, SAMPLER_OK);
 	return ok;
 }
 
@@ -391,7 +385,7 @@ sampler_count_backends(sampler *sm, int *n, char **cause)
 
 	drain(sm);
 	res = stmt_exec(&sm->sc, query_backends_sql, cause);
-	synced(sm, STMT_OK);
+	synced(sm, SAMPLER_OK);
 	if (res == NULL)
 		return false;
 	ok = PQntuples(res) == 1 && pqbin->get_int4(res, 0, 0, &v);
@@ -543,14 +537,14 @@ take_baselines(sampler *sm, char **cause)
 	if (!sm->cum.baseline && sm->info.source != SAMPLER_SOURCE_ACTIVITY)
 	{
 		sample_batch b;
-		stmt_status st;
+		sampler_status st;
 		PGresult   *r = NULL;
 		bool		ok;
 
 		sample_batch_init(&b);
 		st = stmt_run(&sm->sc, sm->src->measure_sql != NULL ? MEASURE_STMT : SAMPLE_STMT, NULL, &r);
-		ok = st == STMT_OK && read_rows(sm, r, &b, ROWREAD_BASELINE, cause);
-		if (st != STMT_OK)
+		ok = st == SAMPLER_OK && read_rows(sm, r, &b, ROWREAD_BASELINE, cause);
+		if (st != SAMPLER_OK)
 			*cause = xasprintf("could not read the server's wait profile: %s", sm->sc.last_error);
 		PQclear(r);
 		sample_batch_free(&b);
@@ -605,7 +599,7 @@ connect_and_setup(sampler *sm, uint64_t give_up_ns, char **cause)
 	ok = setup(sm, cause);
 	if (!ok)
 		sampler_disconnect(sm);
-	synced(sm, STMT_OK);
+	synced(sm, SAMPLER_OK);
 	return ok;
 }
 
@@ -738,22 +732,22 @@ sampler_close(sampler *sm)
 
 /* Read the rows of a sample statement's result (sm->res), count it; t0: when it was sent. */
 static sampler_status
-finish_sample(sampler *sm, stmt_status st, rowread_mode mode, sample_batch *b, uint64_t t0,
+finish_sample(sampler *sm, sampler_status st, rowread_mode mode, sample_batch *b, uint64_t t0,
 			  bool timed)
 {
 	char	   *cause = NULL;
 
-	if (st == STMT_OK && !read_rows(sm, sm->res, b, mode, &cause))
+	if (st == SAMPLER_OK && !read_rows(sm, sm->res, b, mode, &cause))
 	{
 		stmt_set_error(&sm->sc, cause);
-		st = STMT_ERROR;
+		st = SAMPLER_ERROR;
 	}
 	/* a name lookup while reading the rows may have found the server gone */
-	if (st == STMT_OK && (sm->sc.conn == NULL || PQstatus(sm->sc.conn) == CONNECTION_BAD))
-		st = STMT_LOST;
-	if (st == STMT_ERROR)
+	if (st == SAMPLER_OK && (sm->sc.conn == NULL || PQstatus(sm->sc.conn) == CONNECTION_BAD))
+		st = SAMPLER_LOST;
+	if (st == SAMPLER_ERROR)
 		sm->info.failed++;
-	if (st == STMT_OK && mode != ROWREAD_MEASURE_DELTAS)
+	if (st == SAMPLER_OK && mode != ROWREAD_MEASURE_DELTAS)
 	{
 		if (timed)
 			hist_record(&sm->info.latency, clock_now_ns() - t0);
@@ -767,7 +761,7 @@ static sampler_status
 sample_with(sampler *sm, const char *stmt, rowread_mode mode, sample_batch *b, uint64_t ts_us)
 {
 	uint64_t	t0 = clock_now_ns();
-	stmt_status st;
+	sampler_status st;
 
 	drain(sm);
 	sampler_release(sm);
@@ -780,18 +774,18 @@ sample_with(sampler *sm, const char *stmt, rowread_mode mode, sample_batch *b, u
 sampler_status
 sampler_send(sampler *sm, uint64_t ts_us)
 {
-	stmt_status st;
+	sampler_status st;
 
 	drain(sm);
 	if (sm->in_flight)
 		return SAMPLER_OK;		/* the caller collects first; never two in flight */
 	st = stmt_send(&sm->sc, pick_sample(sm), NULL);
-	if (st == STMT_OK)
+	if (st == SAMPLER_OK)
 	{
 		sm->in_flight = true;
 		sm->flight_ts_us = ts_us;
 	}
-	else if (st == STMT_ERROR)
+	else if (st == SAMPLER_ERROR)
 		sm->info.failed++;
 	return synced(sm, st);
 }
@@ -800,7 +794,7 @@ sampler_send(sampler *sm, uint64_t ts_us)
 sampler_status
 sampler_collect(sampler *sm, sample_batch *b)
 {
-	stmt_status st;
+	sampler_status st;
 
 	sampler_release(sm);
 	sample_batch_reset(b, sm->flight_ts_us);
@@ -826,14 +820,14 @@ sampler_sample(sampler *sm, sample_batch *b, uint64_t ts_us)
 sampler_status
 sampler_history(sampler *sm, sampler_wait_fn fn, void *arg)
 {
-	stmt_status st;
+	sampler_status st;
 
 	if (!sm->history)
 		return SAMPLER_OK;
 	drain(sm);
 	st = source_psw_history(&sm->sc, &sm->caps, &sm->opts, sm->pool, &sm->history_since_us,
 							fn, arg);
-	if (st == STMT_ERROR)
+	if (st == SAMPLER_ERROR)
 		give_up_history(sm, sm->sc.last_error);
 	return synced(sm, st);
 }

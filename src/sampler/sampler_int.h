@@ -70,7 +70,7 @@ struct sampler
 	int64_t		history_since_us;	/* its newest sample_ts read so far; -1: none */
 	bool		in_flight;		/* a sample was sent (sampler_send) and not collected */
 	bool		held;			/* its result was read, to run another statement */
-	stmt_status held_st;
+	sampler_status held_st;
 	PGresult   *held_res;
 	uint64_t	flight_ts_us;	/* the wall clock it was sent at: its timestamp */
 	bool		hidden_warned;

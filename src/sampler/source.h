@@ -73,7 +73,7 @@ extern const char source_psw_history_last_sql[];
  * Call fn for each wait pg_stat_wait_history recorded after *since_us, with
  * the filters applied, and move *since_us to the newest one read.
  */
-stmt_status source_psw_history(stmt_conn *sc, const query_caps *c, const query_opts *o,
+sampler_status source_psw_history(stmt_conn *sc, const query_caps *c, const query_opts *o,
 							   strpool *pool, int64_t *since_us, sampler_wait_fn fn, void *arg);
 
 /* The newest sample_ts of the history in *last (-1: empty); false with *why. */

@@ -81,19 +81,19 @@ source_psw_history_sql(strbuf *sb, const query_caps *c, const query_opts *o, int
 	strbuf_puts(sb, " ORDER BY h.sample_ts");
 }
 
-stmt_status
+sampler_status
 source_psw_history(stmt_conn *sc, const query_caps *c, const query_opts *o, strpool *pool,
 				   int64_t *since_us, sampler_wait_fn fn, void *arg)
 {
 	strbuf		sql;
 	PGresult   *res = NULL;
-	stmt_status st;
+	sampler_status st;
 
 	strbuf_init(&sql);
 	source_psw_history_sql(&sql, c, o, *since_us);
 	st = stmt_run(sc, NULL, sql.data, &res);
 	strbuf_free(&sql);
-	for (int i = 0; st == STMT_OK && i < PQntuples(res); i++)
+	for (int i = 0; st == SAMPLER_OK && i < PQntuples(res); i++)
 	{
 		const char *type = NULL,
 				   *event = NULL;
@@ -105,7 +105,7 @@ source_psw_history(stmt_conn *sc, const query_caps *c, const query_opts *o, strp
 		{
 			stmt_set_error(sc, xasprintf("could not read a row of pg_stat_wait_history: %s",
 										 pqbin->error()));
-			st = STMT_ERROR;
+			st = SAMPLER_ERROR;
 			break;
 		}
 		if (ts_us > *since_us)

@@ -66,16 +66,16 @@ stmt_drop(stmt_conn *sc)
 }
 
 /* The server did not answer in time: cancel, drop the connection, say why. */
-static stmt_status
+static sampler_status
 give_up_statement(stmt_conn *sc)
 {
 	stmt_set_error(sc, xasprintf("no answer from the server for %.1f s",
 								 (double) (clock_now_ns() - sc->sent_ns) / 1e9));
 	stmt_drop(sc);
-	return STMT_LOST;
+	return SAMPLER_LOST;
 }
 
-stmt_status
+sampler_status
 stmt_await(stmt_conn *sc, PGresult **out)
 {
 	PGconn	   *conn = sc->conn;
@@ -100,7 +100,7 @@ stmt_await(stmt_conn *sc, PGresult **out)
 		/* the server said why before it went ("terminating connection ...") */
 		stmt_set_error(sc, result_message(res, conn));
 		PQclear(res);
-		return STMT_LOST;
+		return SAMPLER_LOST;
 	}
 	PQclear(w == CONN_WAIT_READY ? NULL : res);
 	if (w == CONN_WAIT_TIMEOUT || w == CONN_WAIT_STOPPED)
@@ -108,48 +108,48 @@ stmt_await(stmt_conn *sc, PGresult **out)
 	if (w == CONN_WAIT_LOST)
 	{
 		stmt_set_error(sc, conn_error(conn));
-		return STMT_LOST;
+		return SAMPLER_LOST;
 	}
 	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
 	{
 		*out = res;
-		return STMT_OK;
+		return SAMPLER_OK;
 	}
 	stmt_set_error(sc, result_message(res, conn));
 	PQclear(res);
-	return PQstatus(conn) == CONNECTION_BAD ? STMT_LOST : STMT_ERROR;
+	return PQstatus(conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
 }
 
 /* A statement could not be sent: why, and whether the connection is still there. */
-static stmt_status
+static sampler_status
 send_failed(stmt_conn *sc)
 {
 	stmt_set_error(sc, stmt_trimmed(PQerrorMessage(sc->conn)));
-	return PQstatus(sc->conn) == CONNECTION_BAD ? STMT_LOST : STMT_ERROR;
+	return PQstatus(sc->conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
 }
 
-stmt_status
+sampler_status
 stmt_send(stmt_conn *sc, const char *stmt, const char *sql)
 {
 	if (sc->conn == NULL)
 	{
 		stmt_set_error(sc, xstrdup("no connection to the server"));
-		return STMT_LOST;
+		return SAMPLER_LOST;
 	}
 	sc->sent_ns = clock_now_ns();
 	if (!pqbin_send(sc->conn, &sc->param, stmt, sql))
 		return send_failed(sc);
-	return STMT_OK;
+	return SAMPLER_OK;
 }
 
-stmt_status
+sampler_status
 stmt_run(stmt_conn *sc, const char *stmt, const char *sql, PGresult **out)
 {
-	stmt_status st = stmt_send(sc, stmt, sql);
+	sampler_status st = stmt_send(sc, stmt, sql);
 
 	*out = NULL;
-	return st == STMT_OK ? stmt_await(sc, out) : st;
+	return st == SAMPLER_OK ? stmt_await(sc, out) : st;
 }
 
 PGresult *
@@ -165,7 +165,7 @@ stmt_exec(stmt_conn *sc, const char *sql, char **cause)
 	sc->sent_ns = clock_now_ns();
 	if (!PQsendQueryParams(sc->conn, sql, 0, NULL, NULL, NULL, NULL, 1))
 		send_failed(sc);
-	else if (stmt_await(sc, &res) == STMT_OK)
+	else if (stmt_await(sc, &res) == SAMPLER_OK)
 		return res;
 	*cause = xstrdup(sc->last_error);
 	return NULL;
@@ -179,7 +179,7 @@ stmt_prepare(stmt_conn *sc, const char *name, const char *sql, char **cause)
 	sc->sent_ns = clock_now_ns();
 	if (!PQsendPrepare(sc->conn, name, sql, 0, NULL))
 		send_failed(sc);
-	else if (stmt_await(sc, &res) == STMT_OK)
+	else if (stmt_await(sc, &res) == SAMPLER_OK)
 	{
 		PQclear(res);
 		return true;

@@ -5,7 +5,8 @@
  * deadline: STMT_TIMEOUT_NS after it was sent, cut at the run's end
  * (end_ns) but never below STMT_MIN_WAIT_NS.  A server that has not
  * answered by then is sent a cancel and its connection dropped
- * (STMT_LOST): a hung server cannot hold the run.
+ * (SAMPLER_LOST): a hung server cannot hold the run.  Statements end in
+ * the statuses of sampler.h, which the sampler passes on as they are.
  */
 #ifndef PGTEMPO_SAMPLER_STMT_H
 #define PGTEMPO_SAMPLER_STMT_H
@@ -19,14 +20,7 @@
 #include "pgtempo/clock.h"
 
 #include "pqbin.h"
-
-typedef enum stmt_status
-{
-	STMT_OK,
-	STMT_ERROR,					/* the statement failed; the connection is fine */
-	STMT_LOST,					/* the connection is gone, or was dropped: no answer in time */
-	STMT_INTERRUPTED			/* a stop was requested while waiting */
-} stmt_status;
+#include "sampler.h"
 
 /* A connection and the statement in flight on it. */
 typedef struct stmt_conn
@@ -53,17 +47,17 @@ void		stmt_set_error(stmt_conn *sc, char *msg);
  * Send the statement named stmt (prepared), or the SQL text sql when stmt
  * is NULL, with sc->param, binary results.  stmt_await() reads its result.
  */
-stmt_status stmt_send(stmt_conn *sc, const char *stmt, const char *sql);
+sampler_status stmt_send(stmt_conn *sc, const char *stmt, const char *sql);
 
 /*
  * Wait for the result of the statement in flight; *out is NULL unless
- * STMT_OK.  Never past the statement's deadline: then the connection is
- * dropped (STMT_LOST).
+ * SAMPLER_OK.  Never past the statement's deadline: then the connection is
+ * dropped (SAMPLER_LOST).
  */
-stmt_status stmt_await(stmt_conn *sc, PGresult **out);
+sampler_status stmt_await(stmt_conn *sc, PGresult **out);
 
 /* stmt_send() and stmt_await(). */
-stmt_status stmt_run(stmt_conn *sc, const char *stmt, const char *sql, PGresult **out);
+sampler_status stmt_run(stmt_conn *sc, const char *stmt, const char *sql, PGresult **out);
 
 /* Run sql without parameters; NULL with *cause on error. */
 PGresult   *stmt_exec(stmt_conn *sc, const char *sql, char **cause);
