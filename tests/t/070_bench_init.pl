@@ -18,6 +18,7 @@ my $ref = pg_reference('pgbench');
 my $node = new_cluster('bench_init');
 my @conn = ('-h', $node->host, '-p', $node->port);
 my $ref_major = $ref ? ((`"$ref" --version` =~ /(\d+)/)[0] // 0) : 0;
+my $server_major = int($node->safe_psql('postgres', 'SHOW server_version_num') / 10000);
 
 # stderr with the program name replaced and the timings masked
 sub normalize
@@ -147,6 +148,10 @@ sub compare_init
   SKIP:
 	{
 		skip "$label: the system pgbench is not installed", 5 unless $ref;
+		# a server 18 or later refuses an unlogged partitioned table, which
+		# pgbench before 18 creates: there is nothing to compare with
+		skip "$label: pgbench $ref_major cannot do this on PostgreSQL $server_major", 5
+		  if $o{unlogged_partitions} && $ref_major < 18 && $server_major >= 18;
 		my ($rr, undef, $rerr) = run_tool([ $ref, '-i', @conn, @$args, $refdb ]);
 		is($rr, 0, "$label: pgbench exit 0");
 		is(skeleton($oerr), skeleton($rerr), "$label: the steps and messages of pgbench");
