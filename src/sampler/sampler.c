@@ -223,6 +223,7 @@ load_descriptions(sampler *sm)
 		sm->descs[sm->ndescs].description = strpool_intern(sm->pool, PQgetvalue(res, i, 2));
 		sm->ndescs++;
 	}
+	sm->info.descriptions = sm->ndescs > 0;
 	PQclear(res);
 }
 

@@ -124,6 +124,7 @@ typedef struct sampler_info
 	bool		known_pids;		/* pids filtered: a statement reads each one's status alone */
 	bool		pids_each;		/* ... and the last sample used it */
 	int			backends;		/* on the server, last counted; -1: not yet */
+	bool		descriptions;	/* pg_wait_events was read (17+): sampler_describe knows events */
 	/* the samples */
 	uint64_t	samples;		/* taken */
 	uint64_t	failed;			/* that returned an error */

@@ -591,7 +591,7 @@ meta_object(strbuf *sb, const format_meta *m)
 	json_writer w;
 
 	jsonl_begin(&w, sb, "meta");
-	json_kv_int(&w, "log_version", FORMAT_LOG_VERSION);
+	json_kv_int(&w, "log_version", m->descriptions ? FORMAT_LOG_VERSION : FORMAT_LOG_VERSION_MIN);
 	json_kv_string(&w, "tool", "pgtempo-waits " PACKAGE_VERSION);
 	kv_ts(&w, "run", m->run_us);
 	json_kv_string(&w, "source", m->source);
@@ -624,6 +624,35 @@ format_meta_csv(strbuf *sb, const format_meta *m)
 {
 	strbuf_puts(sb, "# meta ");
 	meta_object(sb, m);
+}
+
+/* The description record's object. */
+static void
+description_object(strbuf *sb, const char *type, const char *event, const char *desc)
+{
+	json_writer w;
+
+	jsonl_begin(&w, sb, "description");
+	json_kv_string(&w, "wait_event_type", type);
+	json_kv_string(&w, "wait_event", event);
+	json_kv_string(&w, "description", desc);
+	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+/* A wait event's description as a JSON line. */
+void
+format_description_jsonl(strbuf *sb, const char *type, const char *event, const char *desc)
+{
+	description_object(sb, type, event, desc);
+}
+
+/* A wait event's description as a CSV comment line: a JSON object, as the meta record. */
+void
+format_description_csv(strbuf *sb, const char *type, const char *event, const char *desc)
+{
+	strbuf_puts(sb, "# description ");
+	description_object(sb, type, event, desc);
 }
 
 /* The store's row counts as a JSON line. */

@@ -99,10 +99,16 @@ void		format_health_cost_members(json_writer *w, const sample_health *h);
 void		format_gap_members(json_writer *w, const sample_gap *g);
 
 /*
- * The version of the history log's records: a reader (histread.h) refuses
- * files of another.  Raised when a record changes its fields.
+ * The versions of the history log's records: a reader (histread.h) reads
+ * files of FORMAT_LOG_VERSION_MIN to FORMAT_LOG_VERSION and refuses
+ * others.  Raised when a record changes its fields or a new kind of
+ * record comes.  A file says the oldest version that holds its records:
+ * 2 (description records) only when the run can describe wait events
+ * (PostgreSQL 17+), else 1, so that the files of a run on an older
+ * server are what they were and readers of version 1 still read them.
  */
-#define FORMAT_LOG_VERSION 1
+#define FORMAT_LOG_VERSION 2
+#define FORMAT_LOG_VERSION_MIN 1
 
 /* What a log's rows mean: the run that wrote them (a meta record heads every file). */
 typedef struct format_meta
@@ -118,11 +124,23 @@ typedef struct format_meta
 	const char *const *backend_types;	/* counted; none: every type */
 	int			nbackend_types;
 	bool		backend_types_given;
+	bool		descriptions;	/* the file may hold description records (version 2) */
 } format_meta;
 
 /* The meta record: a JSON line, or the same object on a CSV comment line ("# meta {...}"). */
 void		format_meta_jsonl(strbuf *sb, const format_meta *m);
 void		format_meta_csv(strbuf *sb, const format_meta *m);
+
+/*
+ * A description record: the server's description of a wait event, before
+ * the first row of the event in a file, so that a report from the file
+ * describes it as the live one does.  A JSON line, or the same object on a
+ * CSV comment line ("# description {...}"), which holds any text on one line.
+ */
+void		format_description_jsonl(strbuf *sb, const char *type, const char *event,
+									 const char *desc);
+void		format_description_csv(strbuf *sb, const char *type, const char *event,
+								   const char *desc);
 
 /* --store's rows at the end of a run. */
 typedef struct format_store_counts

@@ -16,6 +16,7 @@
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
+#include "evdesc.h"
 #include "format.h"
 #include "histread.h"
 #include "report.h"
@@ -66,6 +67,12 @@ typedef struct fromlog
 	int			cur;			/* the run the rows being read belong to */
 	sample_gap *gaps;
 	int			ngaps;
+	/*
+	 * The events' descriptions the files gave (interned), for the report
+	 * to describe them as the live one did.  Two files that describe an
+	 * event differently (a server upgraded between runs): the last read wins.
+	 */
+	evdesc_table descs;
 	const char *interval_file;	/* a file of --log-interval lines, for --by pid's error */
 	uint64_t	first_us,
 				last_us;		/* the rows of the files, in or out of the window */
@@ -427,6 +434,9 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 		case HISTREAD_GAP:
 			add_gap(f, &rec->gap);
 			break;
+		case HISTREAD_DESCRIPTION:
+			evdesc_set(&f->descs, rec->desc_type, rec->desc_event, rec->desc);
+			break;
 		case HISTREAD_META:
 		case HISTREAD_STORE:
 			break;
@@ -619,6 +629,8 @@ finish(fromlog *f, waits_settings *rs)
 	ri.src.source = m->source;
 	ri.src.interval_s = m->interval_s;
 	ri.src.period_s = m->period_s;
+	ri.src.describe = evdesc_describe;
+	ri.src.describe_arg = &f->descs;
 	/* pg_wait_sampling samples in the server: we read its profile, no ticks are missed */
 	ri.in_server = m->source != NULL && strncmp(m->source, "pg_wait_sampling", 16) == 0;
 	if (!ri.in_server && h.samples > 0 && h.missed > 0)
@@ -653,6 +665,7 @@ free_fromlog(fromlog *f)
 	}
 	free(f->runs);
 	free(f->gaps);
+	evdesc_free(&f->descs);
 	sinks_free(&f->out);
 	sample_batch_free(&f->batch);
 	wprof_free(&f->prof);
@@ -671,6 +684,7 @@ fromlog_run(const waits_settings *s)
 	memset(&f, 0, sizeof(f));
 	f.s = s;
 	strpool_init(&f.pool);
+	evdesc_init(&f.descs);
 	/* every row in a log was counted when it was written, idle ones too if they are there */
 	wprof_init(&f.prof, true);
 	sample_batch_init(&f.batch);

@@ -527,8 +527,9 @@ decode_meta(histread *h, histfield *f, int n, histread_rec *rec)
 	m->log_version = (int) v;
 	if (!fstr(h, -1, histfield_get(f, n, "tool"), &m->tool) || m->tool == NULL)
 		return "tool";
-	if (m->log_version != FORMAT_LOG_VERSION)
+	if (m->log_version < FORMAT_LOG_VERSION_MIN || m->log_version > FORMAT_LOG_VERSION)
 		return NULL;			/* the caller says which version it is */
+	r->descriptions = m->log_version >= 2;
 	if (!fts(histfield_get(f, n, "run"), -1, &r->run_us) || r->run_us < 0)
 		return "run";
 	if (!fstr(h, -1, histfield_get(f, n, "source"), &r->source) ||
@@ -571,12 +572,33 @@ meta_done(histread *h, histread_rec *rec, const char *bad, char **cause)
 {
 	if (bad != NULL)
 		return fail_at(h, h->rec_line, cause, "a meta record with a bad \"%s\"", bad);
-	if (rec->meta.log_version != FORMAT_LOG_VERSION)
+	if (rec->meta.log_version < FORMAT_LOG_VERSION_MIN ||
+		rec->meta.log_version > FORMAT_LOG_VERSION)
 		return fail_at(h, h->rec_line, cause, "written by %s in log format version %d; this "
-					   "pgtempo-waits (%s) reads version %d", rec->meta.tool,
-					   rec->meta.log_version, PACKAGE_VERSION, FORMAT_LOG_VERSION);
+					   "pgtempo-waits (%s) reads versions %d to %d", rec->meta.tool,
+					   rec->meta.log_version, PACKAGE_VERSION, FORMAT_LOG_VERSION_MIN,
+					   FORMAT_LOG_VERSION);
 	rec->kind = HISTREAD_META;
 	h->seen_meta = true;
+	h->log_version = rec->meta.log_version;
+	return 1;
+}
+
+/* A description record's members: the event and its text, all there. */
+static int
+description_record(histread *h, histfield *f, int n, histread_rec *rec, char **cause)
+{
+	if (!h->seen_meta || h->log_version < 2)
+		return fail_at(h, h->rec_line, cause, "a description record %s",
+					   h->seen_meta ? "in a file of log format version 1, which has none" :
+					   "before any meta record");
+	if (!fstr(h, -1, histfield_get(f, n, "wait_event_type"), &rec->desc_type) ||
+		!fstr(h, -1, histfield_get(f, n, "wait_event"), &rec->desc_event) ||
+		!fstr(h, -1, histfield_get(f, n, "description"), &rec->desc) ||
+		rec->desc_type == NULL || rec->desc_event == NULL || rec->desc == NULL)
+		return fail_at(h, h->rec_line, cause, "a description record without its "
+					   "\"wait_event_type\", \"wait_event\" or \"description\"");
+	rec->kind = HISTREAD_DESCRIPTION;
 	return 1;
 }
 
@@ -644,12 +666,14 @@ json_record(histread *h, char *text, histread_rec *rec, char **cause)
 		rec->kind = HISTREAD_STORE;
 		return 1;
 	}
+	if (IS("description"))
+		return description_record(h, f, n, rec, cause);
 #undef IS
 	return fail_at(h, h->rec_line, cause, "a record of unknown type \"%.*s\"",
 				   (int) type->vlen, type->v);
 }
 
-/* A CSV comment record: meta, health, gap or store. */
+/* A CSV comment record: meta, description, health, gap or store. */
 static int
 csv_comment(histread *h, char *text, histread_rec *rec, char **cause)
 {
@@ -662,6 +686,13 @@ csv_comment(histread *h, char *text, histread_rec *rec, char **cause)
 		if (!histfield_json(text + 7, f, HISTREAD_MAX_FIELDS, &n))
 			return fail_at(h, h->rec_line, cause, "a meta record that is not a JSON object");
 		return meta_done(h, rec, decode_meta(h, f, n, rec), cause);
+	}
+	if (strncmp(text, "# description {", 15) == 0)
+	{
+		if (!histfield_json(text + 14, f, HISTREAD_MAX_FIELDS, &n))
+			return fail_at(h, h->rec_line, cause, "a description record that is not a JSON "
+						   "object");
+		return description_record(h, f, n, rec, cause);
 	}
 	if (strncmp(text, "# store ", 8) == 0)
 	{
@@ -685,7 +716,7 @@ csv_comment(histread *h, char *text, histread_rec *rec, char **cause)
 		return 1;
 	}
 	return fail_at(h, h->rec_line, cause, "an unknown comment record: not one of this "
-				   "version's (meta, health, gap, store)");
+				   "version's (meta, description, health, gap, store)");
 }
 
 /* A CSV row of the file's kind. */

@@ -9,8 +9,10 @@
  * was cut off, written by another version or not a log at all is never
  * half read.  One exception: a file written in the last few seconds (a
  * run is appending to it) may end on part of a record, which is left for
- * the next reader (tail_skipped says so).  A meta record must come before the first row: it says how
- * the rows were sampled (format_meta).
+ * the next reader (tail_skipped says so).  A meta record must come before
+ * the first row: it says how the rows were sampled (format_meta).  Files
+ * of log format versions 1 and 2 are read; version 2 adds description
+ * records, which a file of version 1 cannot hold.
  *
  * Strings of rows are interned in the caller's pool; a column that holds
  * the same text as in the row before is not looked up again, which keeps
@@ -36,7 +38,8 @@ typedef enum histread_kind
 	HISTREAD_INTERVAL,			/* a profile line: start_us, end_us, ticks, row (no pid) */
 	HISTREAD_HEALTH,
 	HISTREAD_GAP,
-	HISTREAD_STORE				/* --store's counts: nothing to report */
+	HISTREAD_STORE,				/* --store's counts: nothing to report */
+	HISTREAD_DESCRIPTION		/* a wait event's description (log format 2) */
 } histread_kind;
 
 /* How the file is written. */
@@ -71,6 +74,10 @@ typedef struct histread_rec
 	const char *backend_types[HISTREAD_MAX_BACKEND_TYPES];	/* meta.run's */
 	sample_health health;
 	sample_gap	gap;			/* reason interned */
+	/* a description record's event and its description, interned */
+	const char *desc_type;
+	const char *desc_event;
+	const char *desc;
 } histread_rec;
 
 typedef struct histread
@@ -88,6 +95,7 @@ typedef struct histread
 	uint64_t	line;			/* lines consumed */
 	uint64_t	rec_line;		/* where the record read last starts */
 	bool		seen_meta;		/* rows may come */
+	int			log_version;	/* the last meta record's */
 	bool		tail_skipped;	/* it ended on part of a record, written seconds ago */
 	strbuf		scratch;		/* unquoted and unescaped text */
 	/* the text each column had in the row before, and its interned copy */
@@ -101,7 +109,7 @@ bool		histread_open(histread *h, const char *path, strpool *pool, char **cause);
 /*
  * The next record: 1 with *rec filled, 0 at the end of the file, -1 with
  * *cause ("FILE:LINE: what is wrong") when the file is not a whole log of
- * this version.
+ * a version this one reads.
  */
 int			histread_next(histread *h, histread_rec *rec, char **cause);
 void		histread_close(histread *h);

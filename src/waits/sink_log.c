@@ -1,7 +1,7 @@
 /*
  * sink_log.c — the --log sink: raw rows or interval aggregates, as CSV
- * or JSON Lines, with health, gap and store records, written through a
- * logfile (rotation, write errors, lost-record counts).
+ * or JSON Lines, with meta, description, health, gap and store records,
+ * written through a logfile (rotation, write errors, lost-record counts).
  */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 
 #include "pgtempo/xalloc.h"
 
+#include "evdesc.h"
 #include "logfile.h"
 #include "options.h"
 
@@ -33,6 +34,10 @@ typedef struct sink_log
 	int64_t		run_us;			/* 0: not connected yet */
 	uint64_t	meta_files;		/* lf.files_opened when the last one was queued */
 	report_source src;			/* as connected; its strings are the sink's own copies */
+	/* description records: the file's meta said version 2, and the events it described */
+	bool		describes;
+	evdesc_table described;		/* (type, event) -> description or NULL, this file's */
+	uint64_t	described_files;	/* lf.files_opened the table is of */
 } sink_log;
 
 /* Queue the record in the line buffer: the log counts what it loses by record. */
@@ -70,6 +75,8 @@ log_meta(sink_log *s)
 		.backend_types = (const char *const *) run->s->backend_types.v,
 		.nbackend_types = run->s->backend_types.n,
 		.backend_types_given = run->s->backend_types_given,
+		/* the server can describe its events (17+): the file may hold descriptions */
+		.descriptions = run->src.describe != NULL,
 	};
 
 	if (s->fmt == WAITS_LOG_JSONL)
@@ -78,6 +85,39 @@ log_meta(sink_log *s)
 		format_meta_csv(&s->line, &m);
 	emit(s);
 	s->meta_files = s->lf.files_opened;
+	s->describes = m.descriptions;
+}
+
+/*
+ * Before a row of the event: its description record, when the server
+ * has one and this file has not given it yet (a new file, rotated or
+ * reopened, starts over, as it starts with the meta record).
+ */
+static void
+log_description(sink_log *s, const char *type, const char *event)
+{
+	const report_source *src = &s->base.run->src;
+	const char *desc;
+
+	if (!s->describes || src->describe == NULL || type == NULL || event == NULL)
+		return;
+	if (s->described_files != s->lf.files_opened)
+	{
+		evdesc_clear(&s->described);
+		s->described_files = s->lf.files_opened;
+	}
+	if (evdesc_find(&s->described, type, event, &desc))
+		return;
+	/* an event without a description is remembered too: asked once a file */
+	desc = src->describe(src->describe_arg, type, event);
+	evdesc_set(&s->described, type, event, desc);
+	if (desc == NULL)
+		return;
+	if (s->fmt == WAITS_LOG_JSONL)
+		format_description_jsonl(&s->line, type, event, desc);
+	else
+		format_description_csv(&s->line, type, event, desc);
+	emit(s);
 }
 
 /* Open --log with the header of its format; the raw health records begin. */
@@ -129,6 +169,7 @@ log_batch(sink *k, const sample_batch *b)
 
 		if (!sample_row_counted(r, s->include_idle) || r->samples == 0)
 			continue;
+		log_description(s, r->wait_event_type, r->wait_event);
 		if (s->fmt == WAITS_LOG_JSONL)
 			format_sample_jsonl(&s->line, b, r);
 		else
@@ -147,6 +188,7 @@ log_interval(sink *k, const format_interval *iv, wprof *p)
 	wprof_group_by(p, format_interval_dims, format_interval_ndims, 0, &g);
 	for (int i = 0; i < g.n; i++)
 	{
+		log_description(s, g.g[i].key.type, g.g[i].key.event);
 		if (s->fmt == WAITS_LOG_JSONL)
 			format_interval_jsonl(&s->line, iv, &g.g[i]);
 		else
@@ -229,6 +271,7 @@ log_free(sink *k)
 	sink_log   *s = (sink_log *) k;
 
 	strbuf_free(&s->line);
+	evdesc_free(&s->described);
 	free((char *) s->src.source);
 	free((char *) s->src.server);
 	free((char *) s->src.server_version);
@@ -261,4 +304,5 @@ sink_log_add(sink_list *l)
 	s->base.counts_rows = s->intervals;
 	s->base.interval_ns = (uint64_t) st->log_interval_ns;
 	strbuf_init(&s->line);
+	evdesc_init(&s->described);
 }

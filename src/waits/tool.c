@@ -519,7 +519,8 @@ describe_source(run_state *r)
 	src->source = strpool_intern(&r->pool, in->source_detail);
 	src->interval_s = (double) in->interval_ns / 1e9;
 	src->period_s = in->period_s;
-	src->describe = describe;
+	/* none before 17: the --log sink then writes its files as before (log format 1) */
+	src->describe = in->descriptions ? describe : NULL;
 	src->describe_arg = r->sm;
 	r->out.run.interval_ns = in->interval_ns;
 	if (in->source == SAMPLER_SOURCE_PG_STAT_WAIT)

@@ -3,7 +3,9 @@
 # profiles, with the gaps of a restart), --folded and --chart from the files,
 # --since/--until cut where they say, a file cut off, foreign or of another
 # version is an error naming its line (--keep-going reports the others), and
-# --log-retain deletes its pattern's old files and nothing else.
+# --log-retain deletes its pattern's old files and nothing else.  On
+# PostgreSQL 17 and later the files describe their events (log format 2),
+# and the reports from them print the descriptions as the live ones do.
 
 use strict;
 use warnings;
@@ -101,6 +103,42 @@ ok((grep { $_->{wait_event} eq 'relation' && @{ $_->{blockers} }
 	  && $_->{blockers}[0]{pid} == $holder_pid } @{ $back->{profile} }),
 	'jsonl: the blocker read back');
 
+# The events' descriptions (17+): a description record before the first row of
+# each described event, once a file, in a file of log format 2; on older servers
+# the file is what it always was (log format 1, no description record).
+{
+	my @recs = map { decode_json($_) } split /\n/, slurp("$dir/raw.jsonl");
+	my @descs = grep { $_->{type} eq 'description' } @recs;
+	my %first_row;
+	for my $i (0 .. $#recs)
+	{
+		$first_row{"$recs[$i]{wait_event_type}:$recs[$i]{wait_event}"} //= $i
+		  if $recs[$i]{type} eq 'sample';
+	}
+	my ($relation) = grep { $_->{wait_event_type} eq 'Lock' && $_->{wait_event} eq 'relation' } @descs;
+	if (event_description_re($node, 'Lock', 'relation') eq '')
+	{
+		is($recs[0]{log_version}, 1, 'descriptions: none before 17, log format 1');
+		is(scalar @descs, 0, 'descriptions: no description record before 17');
+	}
+	else
+	{
+		is($recs[0]{log_version}, 2, 'descriptions (17+): log format 2');
+		my $d = $node->safe_psql('postgres', q{SELECT description FROM pg_wait_events
+			WHERE type = 'Lock' AND name = 'relation'});
+		is($relation->{description}, $d, 'descriptions (17+): the server\'s text of Lock:relation');
+		my %seen;
+		is(scalar(grep { $seen{"$_->{wait_event_type}:$_->{wait_event}"}++ } @descs), 0,
+			'descriptions (17+): each event described once in the file');
+		my %at = map { ("$recs[$_]{wait_event_type}:$recs[$_]{wait_event}" => $_) }
+		  grep { $recs[$_]{type} eq 'description' } 0 .. $#recs;
+		is(scalar(grep { !defined $first_row{$_} || $at{$_} > $first_row{$_} } keys %at), 0,
+			'descriptions (17+): each before the first row of its event');
+		my ($g) = grep { $_->{wait_event} eq 'relation' } @{ $back->{profile} };
+		is($g->{description}, $d, 'descriptions (17+): the report from the log describes the event');
+	}
+}
+
 # the filters of a live run select the rows of the files
 my $lock_rows = () = slurp("$dir/raw.jsonl") =~ /"application_name":"f_lock"/g;
 my $only = decode_json(run_ok('from jsonl, one app', '--from-log', "$dir/raw.jsonl", '--json',
@@ -175,6 +213,22 @@ is(scalar(grep { (split /\n/, slurp($_))[0] =~ /^\{"type":"meta"/ } @rot), scala
 	'rotated: each file starts with the meta record');
 $back = decode_json(run_ok('from rotated', '--from-log', @rot, '--json'));
 is_deeply(comparable($back), comparable({%$live}), 'rotated: the files give the live report');
+SKIP:
+{
+	skip 'no descriptions before PostgreSQL 17', 1 if event_description_re($node, 'Lock', 'relation') eq '';
+	# each file describes the events of its rows again: a file is read alone too
+	my $undescribed = 0;
+	for my $file (@rot)
+	{
+		my $described = 0;
+		for my $rec (map { decode_json($_) } split /\n/, slurp($file))
+		{
+			$described ||= $rec->{type} eq 'description' && $rec->{wait_event} eq 'relation';
+			$undescribed++ if $rec->{type} eq 'sample' && $rec->{wait_event} eq 'relation' && !$described;
+		}
+	}
+	is($undescribed, 0, 'rotated (17+): each file describes Lock:relation before its rows');
+}
 
 # two runs appended to one file, with time between them: that time is a gap
 run_ok('first run', @conn, @apps, '-T', '1', "--log=$dir/two.csv");
@@ -252,7 +306,7 @@ spew("$dir/cut.csv", substr($text, 0, length($text) - 5));
 # written a minute ago: no run is appending to it any more, it was cut off
 utime(time - 60, time - 60, "$dir/cut.csv");
 spew("$dir/foreign.csv", "id,name\n1,x\n");
-(my $v2 = slurp("$dir/raw.jsonl")) =~ s/"log_version":1/"log_version":2/;
+(my $v2 = slurp("$dir/raw.jsonl")) =~ s/"log_version":\d+/"log_version":99/;
 spew("$dir/v2.jsonl", $v2);
 ($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/raw.jsonl", "$dir/cut.csv" ], %utc);
 is($rc, 1, 'cut off: exit 1');
@@ -263,7 +317,7 @@ is($out, '', 'cut off: no report without --keep-going');
 like($err, qr/^pgtempo-waits: error: \Q$dir\E\/foreign\.csv:1: not a pgtempo-waits history log/m,
 	'foreign: not a log, at line 1');
 ($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/v2.jsonl" ], %utc);
-like($err, qr/^pgtempo-waits: error: \Q$dir\E\/v2\.jsonl:1: written by pgtempo-waits \S+ in log format version 2; this pgtempo-waits \(\S+\) reads version 1$/m,
+like($err, qr/^pgtempo-waits: error: \Q$dir\E\/v2\.jsonl:1: written by pgtempo-waits \S+ in log format version 99; this pgtempo-waits \(\S+\) reads versions 1 to 2$/m,
 	'another version: which one');
 (my $other = slurp("$dir/raw.jsonl")) =~ s/"server":"[^"]*"/"server":"elsewhere:5432"/;
 $other =~ s/"run":"(\d{4})/'"run":"' . ($1 - 1)/e;

@@ -315,6 +315,28 @@ START_TEST(meta)
 	format_meta_csv(&sb, &m);
 	ck_assert(strncmp(sb.data, "# meta ", 7) == 0);
 	ck_assert_str_eq(sb.data + 7, want);
+	/* a run that can describe its events writes version 2, the rest unchanged */
+	strbuf_reset(&sb);
+	m.descriptions = true;
+	format_meta_jsonl(&sb, &m);
+	ck_assert(strncmp(sb.data, "{\"type\":\"meta\",\"log_version\":2,\"tool\"", 37) == 0);
+	ck_assert_str_eq(strstr(sb.data, ",\"tool\""), strstr(want, ",\"tool\""));
+}
+END_TEST
+
+/* A description record: one line in both formats, whatever the text holds. */
+START_TEST(description)
+{
+	const char *want = "{\"type\":\"description\",\"wait_event_type\":\"Lock\","
+		"\"wait_event\":\"relation\",\"description\":\"Waiting, \\\"here\\\"\\nand \\u0001 "
+		"\\\\x\"}\n";
+
+	format_description_jsonl(&sb, "Lock", "relation", "Waiting, \"here\"\nand \001 \\x");
+	ck_assert_str_eq(sb.data, want);
+	strbuf_reset(&sb);
+	format_description_csv(&sb, "Lock", "relation", "Waiting, \"here\"\nand \001 \\x");
+	ck_assert(strncmp(sb.data, "# description ", 14) == 0);
+	ck_assert_str_eq(sb.data + 14, want);
 }
 END_TEST
 
@@ -444,6 +466,7 @@ main(void)
 	tcase_add_test(tc, interval_lines);
 	tcase_add_test(tc, health_and_gaps);
 	tcase_add_test(tc, meta);
+	tcase_add_test(tc, description);
 	tcase_add_test(tc, folded);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

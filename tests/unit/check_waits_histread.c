@@ -1,9 +1,10 @@
 /*
  * check_waits_histread.c — reading the history logs back: what format.c
  * writes reads back the same (CSV and JSON Lines, raw rows and profile
- * lines, meta, health and gap records), and a file that is cut off, of
+ * lines, meta, description, health and gap records; a file without
+ * description records reads as before), and a file that is cut off, of
  * another version or not a log at all is an error naming its line; the
- * times of --since and --until.
+ * table of descriptions --from-log fills; the times of --since and --until.
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
+#include "evdesc.h"
 #include "format.h"
 #include "histfield.h"
 
@@ -48,7 +50,7 @@ temp_file(const char *text, size_t len)
 
 /*
  * Read every record of text: the kinds as letters (M meta, S sample,
- * I interval, H health, G gap, T store) into kinds, and the error, if
+ * I interval, H health, G gap, T store, D description) into kinds, and the error, if
  * any, into *cause.  The records' last sample row into *last.
  */
 static int
@@ -65,7 +67,7 @@ read_all(const char *text, size_t len, strpool *pool, char *kinds, size_t cap,
 	ck_assert(histread_open(&h, path, pool, cause));
 	while ((rc = histread_next(&h, &rec, cause)) > 0 && n + 1 < cap)
 	{
-		kinds[n++] = "MSIHGT"[rec.kind];
+		kinds[n++] = "MSIHGTD"[rec.kind];
 		if (rec.kind == HISTREAD_SAMPLE || rec.kind == HISTREAD_INTERVAL)
 			*last = rec;
 	}
@@ -80,6 +82,13 @@ read_all(const char *text, size_t len, strpool *pool, char *kinds, size_t cap,
 	"\"run\":\"2026-11-26T10:00:00.000000Z\",\"source\":\"pg_stat_activity\",\"server\":\"h:5432\"," \
 	"\"server_version\":\"15.2\",\"interval_s\":0.01,\"period_s\":0.01,\"include_idle\":false," \
 	"\"measured\":false,\"backend_types\":[\"client backend\"],\"backend_types_given\":false}\n"
+/* The same meta record in log format 2 (description records), as a JSON line. */
+#define META2_JSON "{\"type\":\"meta\",\"log_version\":2,\"tool\":\"pgtempo-waits 0.1.0\"," \
+	"\"run\":\"2026-11-26T10:00:00.000000Z\",\"source\":\"pg_stat_activity\",\"server\":\"h:5432\"," \
+	"\"server_version\":\"17.2\",\"interval_s\":0.01,\"period_s\":0.01,\"include_idle\":false," \
+	"\"measured\":false,\"backend_types\":[\"client backend\"],\"backend_types_given\":false}\n"
+#define DESC_JSON "{\"type\":\"description\",\"wait_event_type\":\"Lock\",\"wait_event\":" \
+	"\"relation\",\"description\":\"Waiting to acquire a lock on a relation\"}\n"
 #define ROW_CSV "2026-11-26T10:00:01.000000Z,42,2026-11-26T09:00:00.000000Z,client backend,db,u," \
 	"psql,,active,Lock,relation,7,,\"{10,11}\",1,,select 1\n"
 
@@ -103,8 +112,21 @@ START_TEST(bad_files)
 		{"foreign", "hello, world\n", "", ":1: not a pgtempo-waits history log"},
 		{"binary", "\x7f" "ELF\0\0\n", "", ":1: a NUL byte"},
 		{"other csv header", "ts,pid,state\n", "", ":1: the CSV header of another version"},
-		{"other version", "{\"type\":\"meta\",\"log_version\":2,\"tool\":\"pgtempo-waits 9\"}\n",
-		 "", ":1: written by pgtempo-waits 9 in log format version 2"},
+		{"other version", "{\"type\":\"meta\",\"log_version\":3,\"tool\":\"pgtempo-waits 9\"}\n",
+		 "", ":1: written by pgtempo-waits 9 in log format version 3; this pgtempo-waits ("
+		 PACKAGE_VERSION ") reads versions 1 to 2"},
+		{"version 2", META2_JSON DESC_JSON, "MD", NULL},
+		{"description, version 1", FORMAT_CSV_SAMPLE_HEADER "\n" META_CSV "# description "
+		 DESC_JSON, "M", ":3: a description record in a file of log format version 1"},
+		{"description first", DESC_JSON META2_JSON, "", ":1: a description record before any "
+		 "meta record"},
+		{"description cut", META2_JSON "{\"type\":\"description\",\"wait_event_type\":\"Lock\","
+		 "\"description\":\"d\"}\n", "M", ":2: a description record without its"},
+		{"description empty", META2_JSON "{\"type\":\"description\",\"wait_event_type\":\"Lock\","
+		 "\"wait_event\":\"relation\",\"description\":\"\"}\n", "M", ":2: a description record "
+		 "without its"},
+		{"description csv", FORMAT_CSV_SAMPLE_HEADER "\n# meta " META2_JSON
+		 "# description {\"type\":\n", "M", ":3: a description record that is not a JSON object"},
 		{"no meta", FORMAT_CSV_SAMPLE_HEADER "\n" ROW_CSV, "", ":2: a row before any meta record"},
 		{"fields", FORMAT_CSV_SAMPLE_HEADER "\n" META_CSV "2026-11-26T10:00:01.000000Z,42\n", "M",
 		 ":3: 2 fields where the header has 17"},
@@ -200,15 +222,21 @@ START_TEST(being_written)
 }
 END_TEST
 
-/* A log of both formats written by format.c, as the --log sink writes it. */
+/* A description with what CSV and JSON must quote: a comma, a quote, a line break. */
+#define ODD_DESC "Waiting, as \"the\" server says;\nthen \\ more"
+
+/*
+ * A log of both formats written by format.c, as the --log sink writes it;
+ * with described, in log format 2 with a description record before the row.
+ */
 static char *
-write_log(bool jsonl, bool intervals, strpool *pool, size_t *len)
+write_log(bool jsonl, bool intervals, bool described, strpool *pool, size_t *len)
 {
 	static const char *const types[] = {"client backend", "walsender"};
 	format_meta m = {
 		.run_us = 1764151200000000, .source = "pg_stat_activity", .server = "h,\"q\":5432",
 		.server_version = "15.2", .interval_s = 0.01, .period_s = 0.01,
-		.backend_types = types, .nbackend_types = 2,
+		.backend_types = types, .nbackend_types = 2, .descriptions = described,
 	};
 	sample_health hl = {.ts_us = 1764151260000000, .samples = 6000, .missed = 3,
 		.failed = 1, .elapsed_s = 60.001, .rate_hz = 99.99, .p50_ms = 0.5, .p99_ms = 2.25,
@@ -227,6 +255,9 @@ write_log(bool jsonl, bool intervals, strpool *pool, size_t *len)
 		strbuf_puts(&sb, intervals ? FORMAT_CSV_INTERVAL_HEADER "\n" :
 					FORMAT_CSV_SAMPLE_HEADER "\n");
 	(jsonl ? format_meta_jsonl : format_meta_csv) (&sb, &m);
+	if (described)
+		(jsonl ? format_description_jsonl : format_description_csv) (&sb, "Lock", "relation",
+																	 ODD_DESC);
 	sample_batch_init(&b);
 	sample_batch_reset(&b, 1764151201000000);
 	r = sample_batch_add(&b);
@@ -269,80 +300,139 @@ write_log(bool jsonl, bool intervals, strpool *pool, size_t *len)
 	return text;
 }
 
-/* Both formats, both kinds of rows: every field reads back as it was written. */
+/*
+ * Both formats, both kinds of rows, with and without a description
+ * record: every field reads back as it was written.
+ */
 START_TEST(round_trip)
 {
-	for (int jsonl = 0; jsonl < 2; jsonl++)
-		for (int intervals = 0; intervals < 2; intervals++)
-		{
-			strpool		pool;
-			size_t		len;
-			char	   *text;
-			char	   *path;
-			histread	h;
-			histread_rec rec;
-			char	   *cause = NULL;
+	for (int v = 0; v < 8; v++)
+	{
+		bool		jsonl = v & 1,
+					intervals = v & 2,
+					described = v & 4;
+		strpool		pool;
+		size_t		len;
+		char	   *text;
+		char	   *path;
+		histread	h;
+		histread_rec rec;
+		char	   *cause = NULL;
 
-			strpool_init(&pool);
-			text = write_log(jsonl, intervals, &pool, &len);
-			path = temp_file(text, len);
-			ck_assert(histread_open(&h, path, &pool, &cause));
+		strpool_init(&pool);
+		text = write_log(jsonl, intervals, described, &pool, &len);
+		path = temp_file(text, len);
+		ck_assert(histread_open(&h, path, &pool, &cause));
+		ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
+		ck_assert_int_eq(rec.kind, HISTREAD_META);
+		ck_assert_int_eq(rec.meta.run.run_us, 1764151200000000);
+		ck_assert_str_eq(rec.meta.run.server, "h,\"q\":5432");
+		ck_assert_int_eq(rec.meta.run.nbackend_types, 2);
+		ck_assert_str_eq(rec.meta.run.backend_types[1], "walsender");
+		ck_assert(rec.meta.run.interval_s == 0.01 && rec.meta.run.period_s == 0.01);
+		ck_assert_int_eq(rec.meta.log_version, described ? 2 : 1);
+		ck_assert(rec.meta.run.descriptions == described);
+		if (described)
+		{
 			ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
-			ck_assert_int_eq(rec.kind, HISTREAD_META);
-			ck_assert_int_eq(rec.meta.run.run_us, 1764151200000000);
-			ck_assert_str_eq(rec.meta.run.server, "h,\"q\":5432");
-			ck_assert_int_eq(rec.meta.run.nbackend_types, 2);
-			ck_assert_str_eq(rec.meta.run.backend_types[1], "walsender");
-			ck_assert(rec.meta.run.interval_s == 0.01 && rec.meta.run.period_s == 0.01);
-			ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
-			ck_assert_int_eq(rec.kind, intervals ? HISTREAD_INTERVAL : HISTREAD_SAMPLE);
-			ck_assert_str_eq(rec.row.datname, "db, \"quoted\"");
-			ck_assert_str_eq(rec.row.application_name, "app\nwith a line break");
-			ck_assert_str_eq(rec.row.wait_event, "relation");
-			ck_assert_int_eq(rec.row.query_id, -77);
-			ck_assert_int_eq(rec.row.cls, SAMPLE_WAIT);
-			if (intervals)
-			{
-				ck_assert_int_eq(rec.start_us, 1764151200000000);
-				ck_assert_int_eq(rec.ts_us, 1764151210000000);
-				ck_assert_int_eq(rec.ticks, 1000);
-				ck_assert_int_eq(rec.row.samples, 1500);
-				ck_assert_int_eq(rec.row.measured_us, 2500000);
-				ck_assert_int_eq(rec.row.measured_count, 12);
-			}
-			else
-			{
-				ck_assert_int_eq(rec.ts_us, 1764151201000000);
-				ck_assert_int_eq(rec.row.pid, 42);
-				ck_assert_int_eq(rec.row.backend_start_us, 1764150000123456);
-				ck_assert_str_eq(rec.row.query, "select 'é', \"x\"\tfrom t");
-				ck_assert_int_eq(rec.row.nblockers, 2);
-				ck_assert_int_eq(rec.blockers[1], 11);
-				ck_assert_int_eq(rec.row.samples, 1);
-			}
-			ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
-			ck_assert_int_eq(rec.kind, HISTREAD_GAP);
-			ck_assert_int_eq(rec.gap.end_us - rec.gap.start_us, 1500000);
-			/* a CSV comment line holds the reason as a folded frame does: ';' as ':' */
-			ck_assert_str_eq(rec.gap.reason, jsonl ? "server closed; the connection" :
-							 "server closed: the connection");
-			ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
-			ck_assert_int_eq(rec.kind, HISTREAD_HEALTH);
-			ck_assert_int_eq(rec.health.samples, 6000);
-			ck_assert_int_eq(rec.health.missed, 3);
-			ck_assert_int_eq(rec.health.failed, 1);
-			ck_assert_int_eq(rec.health.hidden, 4);
-			ck_assert_int_eq(rec.health.ngaps, 1);
-			ck_assert(rec.health.elapsed_s == 60.001 && rec.health.max_ms == 7.125);
-			ck_assert(rec.health.cpu_us_per_sample == 60.5);
-			ck_assert(rec.health.backend_cpu_us_per_sample == -1);
-			ck_assert_int_eq(histread_next(&h, &rec, &cause), 0);
-			histread_close(&h);
-			unlink(path);
-			free(path);
-			free(text);
-			strpool_free(&pool);
+			ck_assert_int_eq(rec.kind, HISTREAD_DESCRIPTION);
+			ck_assert_str_eq(rec.desc_type, "Lock");
+			ck_assert_str_eq(rec.desc_event, "relation");
+			ck_assert_str_eq(rec.desc, ODD_DESC);
+			/* interned, as the rows' names: the table looks them up as the report will */
+			ck_assert_ptr_eq(rec.desc_event, strpool_intern(&pool, "relation"));
 		}
+		ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
+		ck_assert_int_eq(rec.kind, intervals ? HISTREAD_INTERVAL : HISTREAD_SAMPLE);
+		ck_assert_str_eq(rec.row.datname, "db, \"quoted\"");
+		ck_assert_str_eq(rec.row.application_name, "app\nwith a line break");
+		ck_assert_str_eq(rec.row.wait_event, "relation");
+		ck_assert_int_eq(rec.row.query_id, -77);
+		ck_assert_int_eq(rec.row.cls, SAMPLE_WAIT);
+		if (intervals)
+		{
+			ck_assert_int_eq(rec.start_us, 1764151200000000);
+			ck_assert_int_eq(rec.ts_us, 1764151210000000);
+			ck_assert_int_eq(rec.ticks, 1000);
+			ck_assert_int_eq(rec.row.samples, 1500);
+			ck_assert_int_eq(rec.row.measured_us, 2500000);
+			ck_assert_int_eq(rec.row.measured_count, 12);
+		}
+		else
+		{
+			ck_assert_int_eq(rec.ts_us, 1764151201000000);
+			ck_assert_int_eq(rec.row.pid, 42);
+			ck_assert_int_eq(rec.row.backend_start_us, 1764150000123456);
+			ck_assert_str_eq(rec.row.query, "select 'é', \"x\"\tfrom t");
+			ck_assert_int_eq(rec.row.nblockers, 2);
+			ck_assert_int_eq(rec.blockers[1], 11);
+			ck_assert_int_eq(rec.row.samples, 1);
+		}
+		ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
+		ck_assert_int_eq(rec.kind, HISTREAD_GAP);
+		ck_assert_int_eq(rec.gap.end_us - rec.gap.start_us, 1500000);
+		/* a CSV comment line holds the reason as a folded frame does: ';' as ':' */
+		ck_assert_str_eq(rec.gap.reason, jsonl ? "server closed; the connection" :
+						 "server closed: the connection");
+		ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
+		ck_assert_int_eq(rec.kind, HISTREAD_HEALTH);
+		ck_assert_int_eq(rec.health.samples, 6000);
+		ck_assert_int_eq(rec.health.missed, 3);
+		ck_assert_int_eq(rec.health.failed, 1);
+		ck_assert_int_eq(rec.health.hidden, 4);
+		ck_assert_int_eq(rec.health.ngaps, 1);
+		ck_assert(rec.health.elapsed_s == 60.001 && rec.health.max_ms == 7.125);
+		ck_assert(rec.health.cpu_us_per_sample == 60.5);
+		ck_assert(rec.health.backend_cpu_us_per_sample == -1);
+		ck_assert_int_eq(histread_next(&h, &rec, &cause), 0);
+		histread_close(&h);
+		unlink(path);
+		free(path);
+		free(text);
+		strpool_free(&pool);
+	}
+}
+END_TEST
+
+/*
+ * The table of descriptions: found by text, a pair without a description
+ * is known too, the last one set wins (two files that differ), clearing
+ * forgets; the report's callback says nothing of a pair it lacks.
+ */
+START_TEST(descriptions)
+{
+	evdesc_table d;
+	const char *desc = "x";
+	char		type[] = "Lock";
+
+	evdesc_init(&d);
+	ck_assert(!evdesc_find(&d, "Lock", "relation", &desc));
+	ck_assert_ptr_null(desc);
+	evdesc_set(&d, "Lock", "relation", "first");
+	evdesc_set(&d, "IO", "DataFileRead", NULL);
+	evdesc_set(&d, "Lock", "relation", "second");
+	/* another copy of the same text finds the pair */
+	ck_assert(evdesc_find(&d, type, "relation", &desc));
+	ck_assert_str_eq(desc, "second");
+	ck_assert(evdesc_find(&d, "IO", "DataFileRead", &desc));
+	ck_assert_ptr_null(desc);
+	ck_assert_str_eq(evdesc_describe(&d, "Lock", "relation"), "second");
+	ck_assert_ptr_null(evdesc_describe(&d, "Lock", "tuple"));
+	ck_assert_ptr_null(evdesc_describe(&d, "Lock", NULL));
+	ck_assert_ptr_null(evdesc_describe(&d, NULL, "relation"));
+	/* more pairs than the table's first size */
+	for (int i = 0; i < 200; i++)
+	{
+		static char names[200][8];
+
+		snprintf(names[i], sizeof(names[i]), "e%d", i);
+		evdesc_set(&d, "Lock", names[i], names[i]);
+	}
+	ck_assert_str_eq(evdesc_describe(&d, "Lock", "e150"), "e150");
+	ck_assert_str_eq(evdesc_describe(&d, "Lock", "relation"), "second");
+	evdesc_clear(&d);
+	ck_assert(!evdesc_find(&d, "Lock", "relation", &desc));
+	evdesc_free(&d);
 }
 END_TEST
 
@@ -482,6 +572,7 @@ main(void)
 	tcase_add_test(tc, bad_files);
 	tcase_add_test(tc, being_written);
 	tcase_add_test(tc, round_trip);
+	tcase_add_test(tc, descriptions);
 	tcase_add_test(tc, timestamps);
 	tcase_add_test(tc, window_times);
 	tcase_add_test(tc, json_escapes);
