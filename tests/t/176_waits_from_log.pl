@@ -149,6 +149,31 @@ my $by_pid = decode_json(run_ok('from jsonl, one pid', '--from-log', "$dir/raw.j
 	"--pid=$waiter_pid", '--db=postgres'));
 is($by_pid->{active_samples}, $lock_rows, '--pid and --db: the waiter\'s rows');
 
+# The same log as a server of 17 or later writes it (log format 2, a description
+# record before the event's first row, in JSON Lines and in CSV, with text that
+# needs quoting), on any server: the report from it describes the event.
+{
+	my $desc = 'Waiting, as "described", for
+a relation';
+	my $jrec = encode_json({ type => 'description', wait_event_type => 'Lock',
+		wait_event => 'relation', description => $desc }) . "\n";
+	# the server's own description records (17+) make way for this one
+	(my $v2 = slurp("$dir/raw.jsonl")) =~ s/^\{"type":"description"[^\n]*\n//mg;
+	$v2 =~ s/"log_version":1/"log_version":2/;
+	$v2 =~ s/\A(.*?\n)/$1$jrec/;
+	spew("$dir/described.jsonl", $v2);
+	my $d = decode_json(run_ok('from described jsonl', '--from-log', "$dir/described.jsonl",
+		'--json', '--by=event,app'));
+	my @described = grep { defined $_->{description} } @{ $d->{profile} };
+	ok(@described && !(grep { $_->{wait_event} ne 'relation' } @described),
+		'described jsonl: the groups of the event described, no other');
+	is($described[0]{description}, $desc, 'described jsonl: the text of the record');
+	my $text = run_ok('from described jsonl, text', '--from-log', "$dir/described.jsonl");
+	like($text, qr/^Lock\s+relation\s+\d+[^\n]*\n\s+Waiting, as "described", for\\na relation$/m,
+		'described jsonl: the text report prints it under the row, the line break escaped')
+	  or diag($text);
+}
+
 # ---------------------------------------------------------------- raw CSV, text report, --by pid
 
 my $live_text = run_ok('live csv', @conn, @apps, '-T', '2', '--by=pid,event', '--query-text',
@@ -158,6 +183,24 @@ is($back_text, comparable_text($live_text),
 	'csv: the text report from the log is the live one, line for line');
 like($live_text, qr/^cost: /m, 'csv: the live report had its cost line');
 like($back_text, qr/^\s*$waiter_pid\s+Lock\s+relation/m, 'csv: --by pid from raw rows');
+# the CSV log as 17+ writes it (a "# description" comment after the meta one): the
+# report is the same but for the description under each group of the event
+{
+	my $rec = encode_json({ type => 'description', wait_event_type => 'Lock',
+		wait_event => 'relation', description => 'Lock, "relation"' });
+	(my $plain = slurp("$dir/raw.csv")) =~ s/^# description [^\n]*\n//mg;
+	(my $v2 = $plain) =~ s/"log_version":1/"log_version":2/;
+	$v2 =~ s/^(# meta [^\n]*\n)/$1# description $rec\n/m;
+	spew("$dir/plain.csv", $plain);
+	spew("$dir/described.csv", $v2);
+	my $text = run_ok('from described csv', '--from-log', "$dir/described.csv", '--by=pid,event');
+	my $plain_text = run_ok('from plain csv', '--from-log', "$dir/plain.csv", '--by=pid,event');
+	my $lines = () = $text =~ /^\s+Lock, "relation"$/mg;
+	my $groups = () = $text =~ /^\s*\d+\s+Lock\s+relation\s/mg;
+	ok($groups > 0 && $lines == $groups, "described csv: each Lock:relation group described ($lines)");
+	$text =~ s/^\s+Lock, "relation"\n//mg;
+	is($text, $plain_text, 'described csv: the rest of the report as without the record');
+}
 
 # ---------------------------------------------------------------- interval profiles
 
