@@ -15,7 +15,7 @@ pg_bindir() {
 
 # Median of the numbers on stdin, one per line.
 median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "perf: error: no values to take the median of (a run wrote no result)" > "/dev/stderr"; exit 1 } if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # ratio A B: A / B with 3 decimals.
