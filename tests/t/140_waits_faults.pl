@@ -58,8 +58,11 @@ sub sampler_backend
 {
 	for (1 .. 100)
 	{
+		# the newest: an earlier run's backend may not have exited yet on a
+		# loaded machine, and stopping it would leave this run's alone
 		my $pid = $node->safe_psql('postgres', q{SELECT pid FROM pg_stat_activity
-			WHERE query LIKE '%<> pg_catalog.pg_backend_pid()%' AND pid <> pg_backend_pid() LIMIT 1});
+			WHERE query LIKE '%<> pg_catalog.pg_backend_pid()%' AND pid <> pg_backend_pid()
+			ORDER BY backend_start DESC LIMIT 1});
 		return $pid if $pid;
 		usleep(50_000);
 	}
