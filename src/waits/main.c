@@ -38,6 +38,8 @@ usage(void)
 		   "      --source=SOURCE        auto (default), activity, pg_wait_sampling, pg_stat_wait\n"
 		   "      --cost-budget=PERCENT  share of one CPU the sampler's server backend may use\n"
 		   "                             (default 2); without -i the rate is lowered to fit\n"
+		   "      --cost-window=TIME     how long the cost of a sample is measured before the\n"
+		   "                             rate is set (default 1s; the first a tenth of it)\n"
 		   "      --include-idle         also count idle backends (idle sessions, Activity waits)\n"
 		   "      --query-text[=CHARS]   keep query texts, cut to CHARS characters (default 200)\n"
 		   "\nFilters (repeat an option for several values):\n"
@@ -353,6 +355,7 @@ static const opt_def options[] = {
 	{"duration", 'T', required_argument, handle_duration, F(duration_ns), (int64_t) NS_PER_MS, 604800 * NS_S, "-T/--duration", "s"},
 	{"source", 0, required_argument, handle_source},
 	{"cost-budget", 0, required_argument, handle_budget},
+	{"cost-window", 0, required_argument, handle_duration, F(cost_window_ns), BUDGET_MIN_WINDOW_NS, BUDGET_MAX_WINDOW_LEN_NS, "--cost-window", "s"},
 	{"include-idle", 0, no_argument, opt_true, F(include_idle)},
 	{"query-text", 0, optional_argument, handle_count, F(query_text), 1, 1000000, "--query-text", "characters"},
 	{"pid", 0, required_argument, handle_pids},
