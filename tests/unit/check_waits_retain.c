@@ -257,14 +257,14 @@ START_TEST(parse_retain)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 	{
-		int64_t		age = 0,
-					bytes = 0;
+		waits_settings s = WAITS_SETTINGS_INIT;
 		char	   *cause = NULL;
-		bool		ok = options_parse_retain(cases[i].arg, &age, &bytes, &cause);
+		bool		ok = options_parse_retain(cases[i].arg, &s, &cause);
 
 		ck_assert_msg(ok == (cases[i].error == NULL), "%s", cases[i].arg);
 		if (ok)
-			ck_assert_msg(age == cases[i].age_ns && bytes == cases[i].bytes, "%s", cases[i].arg);
+			ck_assert_msg(s.log_retain_ns == cases[i].age_ns &&
+						  s.log_retain_bytes == cases[i].bytes, "%s", cases[i].arg);
 		else
 			ck_assert_msg(strstr(cause, cases[i].error) != NULL &&
 						  strstr(cause, "for option --log-retain") != NULL, "%s", cause);
@@ -272,13 +272,12 @@ START_TEST(parse_retain)
 	}
 	/* an age and a size: once each */
 	{
-		int64_t		age = 0,
-					bytes = 0;
+		waits_settings s = WAITS_SETTINGS_INIT;
 		char	   *cause = NULL;
 
-		ck_assert(options_parse_retain("2d", &age, &bytes, &cause));
-		ck_assert(options_parse_retain("1GB", &age, &bytes, &cause));
-		ck_assert(!options_parse_retain("3d", &age, &bytes, &cause));
+		ck_assert(options_parse_retain("2d", &s, &cause));
+		ck_assert(options_parse_retain("1GB", &s, &cause));
+		ck_assert(!options_parse_retain("3d", &s, &cause));
 		ck_assert_ptr_nonnull(strstr(cause, "the age twice"));
 		free(cause);
 	}
