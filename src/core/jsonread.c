@@ -239,6 +239,41 @@ static const unsigned char plain_byte[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* Whether any byte of w is below n (n <= 128; exact as to "any"). */
+#define HAS_LESS(w, n) (((w) - ONES * (n)) & ~(w) & HIGHS)
+
+/*
+ * p past the plain_byte bytes from p (not beyond end).  Eight at a time
+ * where the machine is little-endian: a byte that is not plain has its
+ * high bit, is below 0x20, or is a quote or a backslash (a zero byte of
+ * w ^ c, so below 1); a flag can spill only into the bytes after a true
+ * one, so the lowest flag is the first byte that is not plain.
+ */
+static inline const char *
+plain_run(const char *p, const char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (end - p >= 8)
+	{
+		uint64_t	w,
+					m;
+
+		memcpy(&w, p, 8);
+		m = (w & HIGHS) | HAS_LESS(w, 0x20) | HAS_LESS(w ^ (ONES * '"'), 1) |
+			HAS_LESS(w ^ (ONES * '\\'), 1);
+		if (m != 0)
+			return p + (__builtin_ctzll(m) >> 3);
+		p += 8;
+	}
+#endif
+	while (p < end && plain_byte[(unsigned char) *p])
+		p++;
+	return p;
+}
+
 /*
  * The body of a string from *pp (past its opening quote) up to its
  * closing quote or end, where *pp is left; NULL, or the error with *pp at
@@ -258,8 +293,7 @@ string_body(const char **pp, const char *end, char **dst, bool *esc)
 		const char *run = p;
 		unsigned char c;
 
-		while (p < end && plain_byte[(unsigned char) *p])
-			p++;
+		p = plain_run(p, end);
 		if (dst != NULL && p > run)
 		{
 			if (*dst != run)
@@ -351,38 +385,17 @@ static const double pow10_exact[] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
 };
 
-/* A number as scanned: its significant digits and where the point goes. */
+/* A number as scanned: where its digits are; number_value reads them. */
 typedef struct number_parts
 {
 	bool		neg;
-	bool		integral;
-	uint64_t	mant;			/* up to 19 significant digits */
-	int			sig;
-	int			dropped;		/* digits past those */
-	long		exp10;
+	bool		integral;		/* no fraction, no exponent */
+	const char *digits;			/* the integer part's */
+	int			nint;
+	const char *frac;			/* the fraction's */
+	int			nfrac;
+	long		exp10;			/* the exponent as written (capped at 100000) */
 } number_parts;
-
-/* Scan the digits of a number's part; mant gathers up to 19 significant ones. */
-static int
-scan_digits(const char **pp, const char *end, number_parts *np)
-{
-	const char *p = *pp;
-	int			n = 0;
-
-	for (; p < end && *p >= '0' && *p <= '9'; p++, n++)
-	{
-		if (np->sig < 19)
-		{
-			np->mant = np->mant * 10 + (uint64_t) (*p - '0');
-			if (np->mant != 0)
-				np->sig++;
-		}
-		else
-			np->dropped++;
-	}
-	*pp = p;
-	return n;
-}
 
 /*
  * A number at *pp per RFC 8259's grammar, the only one: NULL with *pp
@@ -392,7 +405,6 @@ static const char *
 number_scan(const char **pp, const char *end, number_parts *np)
 {
 	const char *p = *pp;
-	int			frac = 0;
 
 	memset(np, 0, sizeof(*np));
 	np->integral = true;
@@ -406,51 +418,82 @@ number_scan(const char **pp, const char *end, number_parts *np)
 		return "invalid number";
 	if (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')
 		return "leading zero in number";
-	scan_digits(pp, end, np);
-	if (*pp < end && **pp == '.')
+	np->digits = p;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	np->nint = (int) (p - np->digits);
+	*pp = p;
+	if (p < end && *p == '.')
 	{
-		(*pp)++;
 		np->integral = false;
-		if ((frac = scan_digits(pp, end, np)) == 0)
+		np->frac = ++p;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+		*pp = p;
+		if ((np->nfrac = (int) (p - np->frac)) == 0)
 			return "invalid number";
 	}
-	if (*pp < end && (**pp == 'e' || **pp == 'E'))
+	if (p < end && (*p == 'e' || *p == 'E'))
 	{
 		bool		eneg = false;
-		int			n = 0;
+		const char *e;
 
-		p = *pp + 1;
+		p++;
 		np->integral = false;
 		if (p < end && (*p == '+' || *p == '-'))
 			eneg = *p++ == '-';
-		for (; p < end && *p >= '0' && *p <= '9'; p++, n++)
+		for (e = p; p < end && *p >= '0' && *p <= '9'; p++)
 			if (np->exp10 < 100000)
 				np->exp10 = np->exp10 * 10 + (*p - '0');
 		*pp = p;
-		if (n == 0)
+		if (p == e)
 			return "invalid number";
 		if (eneg)
 			np->exp10 = -np->exp10;
 	}
-	np->exp10 -= frac;			/* used only when no digit was dropped */
 	return NULL;
+}
+
+/* Gather the n digits at p into *mant, up to 19 significant ones (*sig), counting the rest. */
+static void
+gather_digits(const char *p, int n, uint64_t *mant, int *sig, int *dropped)
+{
+	for (int i = 0; i < n; i++)
+	{
+		if (*sig < 19)
+		{
+			*mant = *mant * 10 + (uint64_t) (p[i] - '0');
+			if (*mant != 0)
+				(*sig)++;
+		}
+		else
+			(*dropped)++;
+	}
 }
 
 /* The value of the number scanned from [start, stop) into v; NULL or the error. */
 static const char *
 number_value(const char *start, const char *stop, const number_parts *np, jsonread_value *v)
 {
+	uint64_t	mant = 0;
+	int			sig = 0,
+				dropped = 0;
+	long		exp10 = np->exp10 - np->nfrac;	/* used only when no digit was dropped */
+
+	gather_digits(np->digits, np->nint, &mant, &sig, &dropped);
+	gather_digits(np->frac, np->nfrac, &mant, &sig, &dropped);
 	v->type = JSONREAD_NUMBER;
 	v->is_int = false;
-	if (np->integral && np->dropped == 0 && np->mant <= (uint64_t) INT64_MAX + np->neg)
+	if (np->integral && dropped == 0 && mant <= (uint64_t) INT64_MAX + np->neg)
 	{
 		v->is_int = true;
-		v->i = np->neg && np->mant > 0 ? -(int64_t) (np->mant - 1) - 1 : (int64_t) np->mant;
+		v->i = np->neg && mant > 0 ? -(int64_t) (mant - 1) - 1 : (int64_t) mant;
 	}
-	if (np->dropped == 0 && np->mant < (UINT64_C(1) << 53) && np->exp10 >= -22 &&
-		np->exp10 <= 22)
-		v->num = np->exp10 < 0 ? (double) np->mant / pow10_exact[-np->exp10] :
-			(double) np->mant * pow10_exact[np->exp10];
+	if (np->integral && dropped == 0)
+		v->num = (double) mant;	/* an integer's conversion is correctly rounded */
+	else if (dropped == 0 && mant < (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22)
+		v->num = exp10 < 0 ? (double) mant / pow10_exact[-exp10] :
+			(double) mant * pow10_exact[exp10];
 	else
 	{
 		char		buf[512];
@@ -901,10 +944,14 @@ flat_scalar(const char **pp, const char *end, jsonread_field *f)
 		number_parts np;
 		jsonread_value v;
 
-		/* the value too: a number the tree would refuse (1e999) is refused here */
+		/*
+		 * The value too where it may be out of range (1e999) or too long:
+		 * what the tree refuses is refused here.  A whole number of up
+		 * to 19 digits is neither, and most of a log's numbers are those.
+		 */
 		if ((err = number_scan(pp, end, &np)) != NULL)
 			return err;
-		if ((err = number_value(p, *pp, &np, &v)) != NULL)
+		if (!(np.integral && np.nint <= 19) && (err = number_value(p, *pp, &np, &v)) != NULL)
 		{
 			*pp = p;
 			return err;

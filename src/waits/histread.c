@@ -254,20 +254,21 @@ fstr(histread *h, int col, const histfield *f, const char **out)
 	return true;
 }
 
-/* An integer value; *v = absent when null or empty.  False if not a number. */
+/* An integer value (JSON's grammar, CSV too); *v = absent when null or empty. */
 static bool
 fint(const histfield *f, int64_t absent, int64_t *v)
 {
-	char	   *e;
+	jsonread_value n;
 
 	if (f == NULL || f->t == '0')
 	{
 		*v = absent;
 		return true;
 	}
-	errno = 0;
-	*v = strtoll(f->v, &e, 10);
-	return errno == 0 && f->vlen > 0 && e == f->v + f->vlen;
+	if (!jsonread_number(f->v, f->vlen, &n) || !n.is_int)
+		return false;
+	*v = n.i;
+	return true;
 }
 
 /* A non-negative integer that must be there. */
@@ -282,19 +283,21 @@ fuint(const histfield *f, uint64_t *v)
 	return true;
 }
 
-/* A number; absent when null or empty. */
+/* A number (JSON's grammar, CSV too); absent when null or empty. */
 static bool
 fdouble(const histfield *f, double absent, double *v)
 {
-	char	   *e;
+	jsonread_value n;
 
 	if (f == NULL || f->t == '0')
 	{
 		*v = absent;
 		return true;
 	}
-	*v = strtod(f->v, &e);
-	return f->vlen > 0 && e == f->v + f->vlen && isfinite(*v);
+	if (!jsonread_number(f->v, f->vlen, &n))
+		return false;
+	*v = n.num;
+	return true;
 }
 
 /* A timestamp as format_ts writes it; absent when null or empty. */

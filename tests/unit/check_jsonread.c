@@ -456,6 +456,48 @@ START_TEST(test_items)
 }
 END_TEST
 
+/* A special byte at every offset of a long string: found where it is (strings go 8 bytes at a time). */
+START_TEST(test_string_offsets)
+{
+	static const struct
+	{
+		const char *ins;		/* written */
+		const char *dec;		/* decoded; NULL: refused at it */
+	}			kinds[] = {
+		{"\\n", "\n"}, {"\\\"", "\""}, {"\xc3\xa9", "\xc3\xa9"}, {"\x01", NULL}, {"\xff", NULL},
+		{"~", "~"}, {"\x7f", "\x7f"}, {" ", " "},
+	};
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (int at = 0; at < 20; at++)
+		{
+			char		text[64],
+						want[64];
+			char	   *cause = NULL;
+			jsonread_doc *doc;
+
+			snprintf(text, sizeof(text), "\"%.*s%s%.*s\"", at, "abcdefghijklmnopqrstuvwxyz",
+					 kinds[k].ins, 19 - at, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+			doc = jsonread_parse(text, strlen(text), &cause);
+			if (kinds[k].dec == NULL)
+			{
+				snprintf(want, sizeof(want), "line 1, column %d: ", at + 2);
+				ck_assert_msg(doc == NULL && strncmp(cause, want, strlen(want)) == 0, "%s: %s",
+							  text, cause ? cause : "accepted");
+				free(cause);
+				continue;
+			}
+			snprintf(want, sizeof(want), "%.*s%s%.*s", at, "abcdefghijklmnopqrstuvwxyz",
+					 kinds[k].dec, 19 - at, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+			ck_assert_msg(doc != NULL, "%s: %s", text, cause);
+			ck_assert_str_eq(jsonread_root(doc)->u.str, want);
+			jsonread_free(doc);
+			snprintf(want, sizeof(want), "{\"k\":%s}", text);
+			ck_assert_msg(jsonflat_agree(want, strlen(want)) == NULL, "%s", want);
+		}
+}
+END_TEST
+
 /* The number of all of a text, by the tree's grammar. */
 START_TEST(test_number_span)
 {
@@ -494,6 +536,7 @@ jsonread_suite(void)
 	tcase_add_loop_test(tc, test_unescape, 0, sizeof(unescape_cases) / sizeof(unescape_cases[0]));
 	tcase_add_loop_test(tc, test_items, 0, sizeof(item_cases) / sizeof(item_cases[0]));
 	tcase_add_test(tc, test_number_span);
+	tcase_add_test(tc, test_string_offsets);
 	suite_add_tcase(s, tc);
 	return s;
 }

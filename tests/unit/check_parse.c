@@ -336,26 +336,31 @@ static const struct
 	{"tomorrow", 0, false},
 };
 
-START_TEST(test_timestamp_cases)
+/* parse_time of in for option opt: want us since the epoch, or -1 for the one message. */
+static void
+check_time(const char *in, const char *opt, unsigned forms, int64_t now, int64_t want)
 {
 	int64_t		us = -1;
 	char	   *cause = NULL;
-	bool		ok = parse_time(timestamp_cases[_i].in, "--start-at", 0, 0, &us, &cause);
-	double		got = (double) us / 1e6;
+	char		msg[128];
+	bool		ok = parse_time(in, opt, forms, now, &us, &cause);
 
-	ck_assert_msg(ok == timestamp_cases[_i].ok, "%s: %s", timestamp_cases[_i].in,
-				  cause ? cause : "accepted");
+	ck_assert_msg(ok == (want >= 0), "%s: %s", in, cause ? cause : "accepted");
 	if (ok)
-		ck_assert_msg(got == timestamp_cases[_i].want, "%s: %.6f", timestamp_cases[_i].in, got);
+		ck_assert_msg(us == want, "%s: %lld, want %lld", in, (long long) us, (long long) want);
 	else
 	{
-		char		want[128];
-
-		snprintf(want, sizeof(want), "invalid value \"%s\" for option --start-at: "
-				 "not a valid time (", timestamp_cases[_i].in);
-		ck_assert_msg(strncmp(cause, want, strlen(want)) == 0, "%s", cause);
-		free(cause);
+		snprintf(msg, sizeof(msg), "invalid value \"%s\" for option %s: not a valid time "
+				 "(ISO 8601 ", in, opt);
+		ck_assert_msg(strncmp(cause, msg, strlen(msg)) == 0, "%s", cause);
 	}
+	free(cause);
+}
+
+START_TEST(test_timestamp_cases)
+{
+	check_time(timestamp_cases[_i].in, "--start-at", 0, 0,
+			   timestamp_cases[_i].ok ? llround(timestamp_cases[_i].want * 1e6) : -1);
 }
 END_TEST
 
@@ -412,26 +417,9 @@ START_TEST(test_time_local)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 	{
-		int64_t		us = -1;
-		char	   *cause = NULL;
-		bool		ok;
-
 		setenv("TZ", cases[i].tz, 1);
 		tzset();
-		ok = parse_time(cases[i].text, "--since", PARSE_TIME_LOCAL, now, &us, &cause);
-		ck_assert_msg(ok == (cases[i].us >= 0), "%s: %s", cases[i].text, cause);
-		if (ok)
-			ck_assert_msg(us == cases[i].us, "%s: %lld, want %lld", cases[i].text,
-						  (long long) us, (long long) cases[i].us);
-		else
-		{
-			char		want[128];
-
-			snprintf(want, sizeof(want), "invalid value \"%s\" for option --since: "
-					 "not a valid time (ISO 8601", cases[i].text);
-			ck_assert_msg(strncmp(cause, want, strlen(want)) == 0, "%s", cause);
-		}
-		free(cause);
+		check_time(cases[i].text, "--since", PARSE_TIME_LOCAL, now, cases[i].us);
 	}
 	setenv("TZ", "UTC", 1);
 	tzset();
