@@ -76,8 +76,9 @@ usage(void)
 		   "                             rows or --log-interval profiles); every argument\n"
 		   "                             after it is a file too\n"
 		   "      --since=TIME           from this time: ISO 8601, with or without an\n"
-		   "                             offset (2026-11-26T03:10, ...+01:00, ...Z), or\n"
-		   "                             HH:MM of today; local time without an offset\n"
+		   "                             offset (2026-11-26T03:10, ...+01:00, ...Z),\n"
+		   "                             HH:MM of today (local time without an offset),\n"
+		   "                             or @EPOCH\n"
 		   "      --until=TIME           up to this time (the same forms)\n"
 		   "      --keep-going           report the other files when one cannot be read\n"
 		   "                             (the exit status is still 1)\n"
@@ -275,14 +276,14 @@ handle_from_log(const opt_def *def, void *ctx, const char *arg)
 	return OPT_OK;
 }
 
-/* --since, --until: a time (histfield_parse_time). */
+/* --since, --until: a time, local when it has no offset. */
 static opt_status
 handle_time(const opt_def *def, void *ctx, const char *arg)
 {
 	char	   *cause = NULL;
 	int64_t    *out = (int64_t *) ((char *) ctx + def->field);
 
-	if (!histfield_parse_time(arg, def->label, (int64_t) clock_wall_us(), out, &cause))
+	if (!parse_time(arg, def->label, PARSE_TIME_LOCAL, (int64_t) clock_wall_us(), out, &cause))
 		return opt_fail(cause);
 	return OPT_OK;
 }

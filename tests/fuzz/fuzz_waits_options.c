@@ -112,8 +112,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		int64_t		us;
 
-		check_cause(histfield_parse_time(arg, "--since", INT64_C(1795694400000000), &us, &cause),
-					cause);
+		check_cause(parse_time(arg, "--since", PARSE_TIME_LOCAL, INT64_C(1795694400000000), &us,
+						       &cause), cause);
 		cause = NULL;
 	}
 
