@@ -211,9 +211,25 @@ format_blockers(strbuf *sb, const int32_t *pids, int n)
 	int32_t: FORMAT_STORE_I32, uint32_t: FORMAT_STORE_U32, int64_t: FORMAT_STORE_I64, \
 	uint64_t: FORMAT_STORE_U64, double: FORMAT_STORE_DOUBLE, const char *: FORMAT_STORE_TEXT, \
 	const int32_t *: FORMAT_STORE_PIDS)
+#define MOST_OF(member) _Generic(((format_row *) 0)->member, \
+	int32_t: INT32_MAX, uint32_t: UINT32_MAX, default: INT64_MAX)
+/* what a reader gives a column without a value: what the writer takes for none */
+#define ABSENT_ALWAYS 0
+#define ABSENT_IF_KNOWN INT64_MIN
+#define ABSENT_IF_NONZERO 0
+#define ABSENT_IF_NONNEG (-1)
+#define ABSENT_IF_MEASURED 0
+/* text and pids are never missing: none is a value of its own */
+#define REQUIRED_TS(when) FORMAT_COL_##when == FORMAT_COL_ALWAYS
+#define REQUIRED_INT(when) REQUIRED_TS(when)
+#define REQUIRED_NUM2(when) REQUIRED_TS(when)
+#define REQUIRED_NUM6(when) REQUIRED_TS(when)
+#define REQUIRED_TEXT(when) false
+#define REQUIRED_PIDS(when) false
 #define COLUMN(name, type, member, when, least, copy, read) \
-	{#name, FORMAT_COL_##type, FORMAT_COL_##when, STORE_OF(member), \
-	 offsetof(format_row, member), least, FORMAT_IS_##copy, FORMAT_IS_##read},
+	{#name, sizeof(#name) - 1, FORMAT_COL_##type, FORMAT_COL_##when, STORE_OF(member), \
+	 offsetof(format_row, member), least, MOST_OF(member), ABSENT_##when, \
+	 REQUIRED_##type(when), FORMAT_IS_##copy, FORMAT_IS_##read},
 #define NSAMPLE_COLS (0 FORMAT_SAMPLE_COLUMNS(FORMAT_COUNT_, FORMAT_COUNT_))
 
 const format_column format_columns[FORMAT_NCOLUMNS] = {

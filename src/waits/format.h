@@ -147,11 +147,15 @@ typedef struct format_row
 typedef struct format_column
 {
 	const char *name;
+	size_t		namelen;
 	format_coltype type;
 	format_colwhen when;
 	format_colstore store;
 	size_t		offset;			/* of its member in format_row */
 	int64_t		least;
+	int64_t		most;			/* the largest value its member holds (TS, INT) */
+	int64_t		absent;			/* what a reader stores when it has no value (TS, INT) */
+	bool		required;		/* a reader refuses a row without its value */
 	bool		copy;			/* in the store's COPY rows */
 	bool		read;			/* a reader reads it back */
 } format_column;

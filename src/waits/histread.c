@@ -239,20 +239,43 @@ fstr(histread *h, int col, const histfield *f, const char **out)
 	return true;
 }
 
-/* An integer value; *v = absent when null or empty.  False if not a number. */
+/*
+ * An integer value (decimal digits after an optional sign); *v = absent
+ * when null or empty.  False if not a number or out of int64's range.
+ * By hand rather than strtoll, which costs a row of a log as much as the
+ * rest of its integers' work: a log has several on every row.
+ */
 static bool
 fint(const histfield *f, int64_t absent, int64_t *v)
 {
-	char	   *e;
+	const char *p;
+	const char *end;
+	bool		neg;
+	uint64_t	x = 0;
 
 	if (f == NULL || f->t == '0')
 	{
 		*v = absent;
 		return true;
 	}
-	errno = 0;
-	*v = strtoll(f->v, &e, 10);
-	return errno == 0 && f->vlen > 0 && e == f->v + f->vlen;
+	p = f->v;
+	end = p + f->vlen;
+	neg = p < end && *p == '-';
+	if (p < end && (*p == '-' || *p == '+'))
+		p++;
+	/* 19 digits cannot overflow 64 bits unsigned */
+	if (p == end || end - p > 19)
+		return false;
+	for (; p < end; p++)
+	{
+		if (*p < '0' || *p > '9')
+			return false;
+		x = x * 10 + (uint64_t) (*p - '0');
+	}
+	if (x > (uint64_t) INT64_MAX + neg)
+		return false;
+	*v = neg ? (int64_t) (0 - x) : (int64_t) x;
+	return true;
 }
 
 /* A non-negative integer that must be there. */
@@ -348,36 +371,6 @@ logged_class(const sample_row *r)
 	return SAMPLE_WAIT;
 }
 
-/* The value a reader gives a column that has none (format.h's "when"). */
-static int64_t
-absent_value(const format_column *c)
-{
-	switch (c->when)
-	{
-		case FORMAT_COL_IF_KNOWN:
-			return INT64_MIN;
-		case FORMAT_COL_IF_NONNEG:
-			return -1;
-		default:
-			return 0;
-	}
-}
-
-/* The largest value a column's member holds. */
-static int64_t
-largest_value(const format_column *c)
-{
-	switch (c->store)
-	{
-		case FORMAT_STORE_I32:
-			return INT32_MAX;
-		case FORMAT_STORE_U32:
-			return UINT32_MAX;
-		default:
-			return INT64_MAX;
-	}
-}
-
 /* Store v in an integer or timestamp column's member. */
 static void
 store_int(const format_column *c, void *p, int64_t v)
@@ -398,32 +391,34 @@ store_int(const format_column *c, void *p, int64_t v)
 	}
 }
 
-/* One column's value from its field (NULL: not there) into r; false if it is bad. */
-static bool
-decode_column(histread *h, const format_column *c, const histfield *f, format_row *r,
-			  histread_rec *rec)
+/*
+ * One column's value from its field (NULL: not there) into r; false if
+ * it is bad.  slot is the column's index in format_columns.
+ */
+static inline bool
+decode_column(histread *h, const format_column *c, int slot, const histfield *f,
+			  format_row *r, histread_rec *rec)
 {
 	void	   *p = (char *) r + c->offset;
 	int64_t		v;
 	double		d;
 
-	if (c->when == FORMAT_COL_ALWAYS && (f == NULL || f->t == '0') &&
-		c->type != FORMAT_COL_TEXT && c->type != FORMAT_COL_PIDS)
+	if (c->required && (f == NULL || f->t == '0'))
 		return false;
 	switch (c->type)
 	{
+		case FORMAT_COL_TEXT:
+			return fstr(h, slot, f, (const char **) p);
 		case FORMAT_COL_TS:
-			if (!fts(f, absent_value(c), &v) || v < c->least)
+			if (!fts(f, c->absent, &v) || v < c->least)
 				return false;
 			store_int(c, p, v);
 			return true;
 		case FORMAT_COL_INT:
-			if (!fint(f, absent_value(c), &v) || v < c->least || v > largest_value(c))
+			if (!fint(f, c->absent, &v) || v < c->least || v > c->most)
 				return false;
 			store_int(c, p, v);
 			return true;
-		case FORMAT_COL_TEXT:
-			return fstr(h, (int) (c - format_columns), f, (const char **) p);
 		case FORMAT_COL_PIDS:
 			r->blockers = rec->blockers;
 			return fblockers(f, rec->blockers, &r->row.nblockers);
@@ -445,11 +440,12 @@ static const char *
 decode_row(histread *h, format_rowkind kind, histfield **c, histread_rec *rec)
 {
 	const format_kind *k = &format_kinds[kind];
+	int			slot0 = (int) (k->cols - format_columns);
 	format_row	fr;
 
 	memset(&fr, 0, sizeof(fr));
 	for (int i = 0; i < k->ncols; i++)
-		if (k->cols[i].read && !decode_column(h, &k->cols[i], c[i], &fr, rec))
+		if (k->cols[i].read && !decode_column(h, &k->cols[i], slot0 + i, c[i], &fr, rec))
 			return k->cols[i].name;
 	if (kind == FORMAT_ROW_INTERVAL)
 	{
@@ -638,13 +634,16 @@ row_done(histread *h, histread_rec *rec, histread_kind kind, const char *bad, ch
 	return 1;
 }
 
-/* The member named key: where format.c writes it (at), else wherever it is. */
+/* The member named key (klen bytes): where format.c writes it (at), else wherever it is. */
 static histfield *
-member(histfield *f, int n, int at, const char *key)
+member(histfield *f, int n, int at, const char *key, size_t klen)
 {
-	if (at < n && f[at].klen == strlen(key) && memcmp(f[at].key, key, f[at].klen) == 0)
+	if (at < n && f[at].klen == klen && memcmp(f[at].key, key, klen) == 0)
 		return &f[at];
-	return histfield_get(f, n, key);
+	for (int i = 0; i < n; i++)
+		if (f[i].klen == klen && memcmp(f[i].key, key, klen) == 0)
+			return &f[i];
+	return NULL;
 }
 
 /* A JSON record of any type. */
@@ -670,7 +669,7 @@ json_record(histread *h, char *text, histread_rec *rec, char **cause)
 			continue;
 		/* each member where format.c writes it, after "type", else wherever it is */
 		for (int i = 0; i < k->ncols; i++)
-			c[i] = member(f, n, i + 1, k->cols[i].name);
+			c[i] = member(f, n, i + 1, k->cols[i].name, k->cols[i].namelen);
 		return row_done(h, rec, kind == FORMAT_ROW_SAMPLE ? HISTREAD_SAMPLE : HISTREAD_INTERVAL,
 						decode_row(h, kind, c, rec), cause);
 	}
