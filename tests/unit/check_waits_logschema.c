@@ -432,6 +432,64 @@ START_TEST(old_files)
 }
 END_TEST
 
+/* An integer column: int64's whole range, nothing past it, nothing but digits after a sign. */
+START_TEST(integers)
+{
+	static const struct
+	{
+		const char *text;
+		bool		ok;
+		int64_t		want;
+	}			cases[] = {
+		{"9223372036854775807", true, INT64_MAX},
+		{"-9223372036854775808", true, INT64_MIN},
+		{"9223372036854775808", false, 0},
+		{"-9223372036854775809", false, 0},
+		{"18446744073709551616", false, 0},
+		{"00000000000000000000042", false, 0},
+		{"+42", true, 42},
+		{"-0", true, 0},
+		{"-", false, 0},
+		{"4x", false, 0},
+		{"1.5", false, 0},
+		{" 1", false, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		strbuf		sb;
+		char	   *path = xstrdup("/tmp/check_waits_logschema.XXXXXX");
+		int			fd = mkstemp(path);
+		histread	h;
+		histread_rec rec;
+		strpool		pool;
+		char	   *cause = NULL;
+		int			rc;
+
+		strbuf_init(&sb);
+		strbuf_printf(&sb, "%s\n# meta " OLD_META(1) "2023-11-14T22:13:20.123456Z,7,,,,,,,active,"
+					  "CPU,CPU,%s,,,1,,\n", FORMAT_CSV_SAMPLE_HEADER, cases[i].text);
+		ck_assert_int_eq(write(fd, sb.data, sb.len), (ssize_t) sb.len);
+		close(fd);
+		strpool_init(&pool);
+		ck_assert(histread_open(&h, path, &pool, &cause));
+		ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
+		rc = histread_next(&h, &rec, &cause);
+		ck_assert_msg(rc == (cases[i].ok ? 1 : -1), "%s: %d", cases[i].text, rc);
+		if (cases[i].ok)
+			ck_assert(rec.row.query_id == cases[i].want);
+		else
+			ck_assert_ptr_nonnull(strstr(cause, "\"query_id\""));
+		free(cause);
+		histread_close(&h);
+		strpool_free(&pool);
+		strbuf_free(&sb);
+		unlink(path);
+		free(path);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -442,6 +500,7 @@ main(void)
 	tcase_add_test(tc, round_trip_columns);
 	tcase_add_test(tc, copy_matches_csv);
 	tcase_add_test(tc, old_files);
+	tcase_add_test(tc, integers);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
