@@ -42,41 +42,47 @@
  *   read    READ: read back; DERIVED: computed from the others, not read
  *
  * F is the first column of a kind (no separator before it), X the others.
+ * The columns both kinds have are written once, in the lists of shared ones.
  */
 #define FORMAT_SAMPLE_COLUMNS(F, X) \
 	F(ts,               TS,   ts_us,                  ALWAYS,      0,         COPY, READ) \
 	X(pid,              INT,  row.pid,                ALWAYS,      1,         COPY, READ) \
 	X(backend_start,    TS,   row.backend_start_us,   IF_KNOWN,    INT64_MIN, COPY, READ) \
-	X(backend_type,     TEXT, row.backend_type,       ALWAYS,      0,         COPY, READ) \
-	X(datname,          TEXT, row.datname,            ALWAYS,      0,         COPY, READ) \
-	X(usename,          TEXT, row.usename,            ALWAYS,      0,         COPY, READ) \
-	X(application_name, TEXT, row.application_name,   ALWAYS,      0,         COPY, READ) \
+	FORMAT_BACKEND_TYPE_COLUMN(X) \
+	FORMAT_WHO_COLUMNS(X) \
 	X(client_addr,      TEXT, row.client_addr,        ALWAYS,      0,         COPY, READ) \
 	X(state,            TEXT, row.state,              ALWAYS,      0,         COPY, READ) \
-	X(wait_event_type,  TEXT, row.wait_event_type,    ALWAYS,      0,         COPY, READ) \
-	X(wait_event,       TEXT, row.wait_event,         ALWAYS,      0,         COPY, READ) \
-	X(query_id,         INT,  row.query_id,           IF_NONZERO,  INT64_MIN, COPY, READ) \
+	FORMAT_EVENT_COLUMNS(X) \
 	X(leader_pid,       INT,  row.leader_pid,         IF_NONZERO,  0,         COPY, READ) \
 	X(blockers,         PIDS, blockers,               ALWAYS,      0,         COPY, READ) \
-	X(samples,          INT,  row.samples,            ALWAYS,      1,         COPY, READ) \
+	FORMAT_SAMPLES_COLUMN(X) \
 	X(wait_time_us,     INT,  row.wait_time_us,       IF_NONNEG,   -1,        COPY, READ) \
 	X(query,            TEXT, row.query,              ALWAYS,      0,         COPY, READ)
 #define FORMAT_INTERVAL_COLUMNS(F, X) \
 	F(interval_start,   TS,   start_us,               ALWAYS,      0,         COPY, READ) \
 	X(interval_end,     TS,   ts_us,                  ALWAYS,      0,         COPY, READ) \
 	X(ticks,            INT,  ticks,                  ALWAYS,      0,         COPY, READ) \
-	X(datname,          TEXT, row.datname,            ALWAYS,      0,         COPY, READ) \
-	X(usename,          TEXT, row.usename,            ALWAYS,      0,         COPY, READ) \
-	X(application_name, TEXT, row.application_name,   ALWAYS,      0,         COPY, READ) \
-	X(backend_type,     TEXT, row.backend_type,       ALWAYS,      0,         COPY, READ) \
-	X(wait_event_type,  TEXT, row.wait_event_type,    ALWAYS,      0,         COPY, READ) \
-	X(wait_event,       TEXT, row.wait_event,         ALWAYS,      0,         COPY, READ) \
-	X(query_id,         INT,  row.query_id,           IF_NONZERO,  INT64_MIN, COPY, READ) \
-	X(samples,          INT,  row.samples,            ALWAYS,      1,         COPY, READ) \
+	FORMAT_WHO_COLUMNS(X) \
+	FORMAT_BACKEND_TYPE_COLUMN(X) \
+	FORMAT_EVENT_COLUMNS(X) \
+	FORMAT_SAMPLES_COLUMN(X) \
 	X(pct,              NUM2, pct,                    ALWAYS,      0,         LOGONLY, DERIVED) \
 	X(est_seconds,      NUM6, est_seconds,            ALWAYS,      0,         COPY, DERIVED) \
 	X(measured_seconds, NUM6, measured_seconds,       IF_MEASURED, 0,         COPY, READ) \
 	X(measured_count,   INT,  row.measured_count,     IF_MEASURED, 0,         COPY, READ)
+/* The columns both kinds have: the backend's, its wait event and its count of samples. */
+#define FORMAT_BACKEND_TYPE_COLUMN(X) \
+	X(backend_type,     TEXT, row.backend_type,       ALWAYS,      0,         COPY, READ)
+#define FORMAT_WHO_COLUMNS(X) \
+	X(datname,          TEXT, row.datname,            ALWAYS,      0,         COPY, READ) \
+	X(usename,          TEXT, row.usename,            ALWAYS,      0,         COPY, READ) \
+	X(application_name, TEXT, row.application_name,   ALWAYS,      0,         COPY, READ)
+#define FORMAT_EVENT_COLUMNS(X) \
+	X(wait_event_type,  TEXT, row.wait_event_type,    ALWAYS,      0,         COPY, READ) \
+	X(wait_event,       TEXT, row.wait_event,         ALWAYS,      0,         COPY, READ) \
+	X(query_id,         INT,  row.query_id,           IF_NONZERO,  INT64_MIN, COPY, READ)
+#define FORMAT_SAMPLES_COLUMN(X) \
+	X(samples,          INT,  row.samples,            ALWAYS,      1,         COPY, READ)
 
 /* The header lines of CSV logs (without the newline): raw rows, and --log-interval's. */
 #define FORMAT_HDR_FIRST_(name, ...) #name
