@@ -243,27 +243,6 @@ const format_kind format_kinds[FORMAT_NROWKINDS] = {
 	FORMAT_NCOLUMNS - NSAMPLE_COLS},
 };
 
-/* An integer or timestamp column's value. */
-static int64_t
-int_of(const format_column *c, const format_row *r)
-{
-	const char *p = (const char *) r + c->offset;
-
-	switch (c->store)
-	{
-		case FORMAT_STORE_I32:
-			return *(const int32_t *) p;
-		case FORMAT_STORE_U32:
-			return *(const uint32_t *) p;
-		case FORMAT_STORE_I64:
-			return *(const int64_t *) p;
-		case FORMAT_STORE_U64:
-			return (int64_t) *(const uint64_t *) p;
-		default:
-			return 0;
-	}
-}
-
 /* A number column's value. */
 static double
 double_of(const format_column *c, const format_row *r)
@@ -285,11 +264,11 @@ format_has_value(const format_column *c, const format_row *r)
 	switch (c->when)
 	{
 		case FORMAT_COL_IF_KNOWN:
-			return int_of(c, r) != INT64_MIN;
+			return format_column_int(c, r) != INT64_MIN;
 		case FORMAT_COL_IF_NONZERO:
-			return int_of(c, r) != 0;
+			return format_column_int(c, r) != 0;
 		case FORMAT_COL_IF_NONNEG:
-			return int_of(c, r) >= 0;
+			return format_column_int(c, r) >= 0;
 		case FORMAT_COL_IF_MEASURED:
 			return r->measured;
 		default:
@@ -326,11 +305,11 @@ delimited_value(strbuf *sb, const row_style *st, const format_column *c, const f
 	switch (c->type)
 	{
 		case FORMAT_COL_TS:
-			format_ts(ts, int_of(c, r));
+			format_ts(ts, format_column_int(c, r));
 			strbuf_puts(sb, ts);
 			break;
 		case FORMAT_COL_INT:
-			strbuf_printf(sb, "%" PRId64, int_of(c, r));
+			strbuf_printf(sb, "%" PRId64, format_column_int(c, r));
 			break;
 		case FORMAT_COL_TEXT:
 			st->field(sb, text_of(c, r));
@@ -512,12 +491,12 @@ format_row_jsonl(strbuf *sb, format_rowkind kind, const format_row *r)
 				{
 					char		ts[FORMAT_TS_LEN];
 
-					format_ts(ts, int_of(c, r));
+					format_ts(ts, format_column_int(c, r));
 					json_string(&w, ts);
 					break;
 				}
 			case FORMAT_COL_INT:
-				json_int(&w, int_of(c, r));
+				json_int(&w, format_column_int(c, r));
 				break;
 			case FORMAT_COL_TEXT:
 				json_string(&w, text_of(c, r));

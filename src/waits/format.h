@@ -182,6 +182,47 @@ typedef struct format_kind
 extern const format_column format_columns[FORMAT_NCOLUMNS];
 extern const format_kind format_kinds[FORMAT_NROWKINDS];
 
+/* An integer or timestamp column's value in r, whatever the width of its member. */
+static inline int64_t
+format_column_int(const format_column *c, const format_row *r)
+{
+	const char *p = (const char *) r + c->offset;
+
+	switch (c->store)
+	{
+		case FORMAT_STORE_I32:
+			return *(const int32_t *) p;
+		case FORMAT_STORE_U32:
+			return *(const uint32_t *) p;
+		case FORMAT_STORE_U64:
+			return (int64_t) *(const uint64_t *) p;
+		default:
+			return *(const int64_t *) p;
+	}
+}
+
+/* Set an integer or timestamp column's member of r to v (in its range). */
+static inline void
+format_column_set_int(const format_column *c, format_row *r, int64_t v)
+{
+	char	   *p = (char *) r + c->offset;
+
+	switch (c->store)
+	{
+		case FORMAT_STORE_I32:
+			*(int32_t *) p = (int32_t) v;
+			break;
+		case FORMAT_STORE_U32:
+			*(uint32_t *) p = (uint32_t) v;
+			break;
+		case FORMAT_STORE_U64:
+			*(uint64_t *) p = (uint64_t) v;
+			break;
+		default:
+			*(int64_t *) p = v;
+	}
+}
+
 /* Does column c of row r have a value (else it is written null, empty or \N)? */
 bool		format_has_value(const format_column *c, const format_row *r);
 

@@ -371,26 +371,6 @@ logged_class(const sample_row *r)
 	return SAMPLE_WAIT;
 }
 
-/* Store v in an integer or timestamp column's member. */
-static void
-store_int(const format_column *c, void *p, int64_t v)
-{
-	switch (c->store)
-	{
-		case FORMAT_STORE_I32:
-			*(int32_t *) p = (int32_t) v;
-			break;
-		case FORMAT_STORE_U32:
-			*(uint32_t *) p = (uint32_t) v;
-			break;
-		case FORMAT_STORE_U64:
-			*(uint64_t *) p = (uint64_t) v;
-			break;
-		default:
-			*(int64_t *) p = v;
-	}
-}
-
 /*
  * One column's value from its field (NULL: not there) into r; false if
  * it is bad.  slot is the column's index in format_columns.
@@ -412,12 +392,12 @@ decode_column(histread *h, const format_column *c, int slot, const histfield *f,
 		case FORMAT_COL_TS:
 			if (!fts(f, c->absent, &v) || v < c->least)
 				return false;
-			store_int(c, p, v);
+			format_column_set_int(c, r, v);
 			return true;
 		case FORMAT_COL_INT:
 			if (!fint(f, c->absent, &v) || v < c->least || v > c->most)
 				return false;
-			store_int(c, p, v);
+			format_column_set_int(c, r, v);
 			return true;
 		case FORMAT_COL_PIDS:
 			r->blockers = rec->blockers;

@@ -24,47 +24,6 @@
 
 #include "unit.h"
 
-/* An integer or timestamp member of r. */
-static int64_t
-get_int(const format_column *c, const format_row *r)
-{
-	const char *p = (const char *) r + c->offset;
-
-	switch (c->store)
-	{
-		case FORMAT_STORE_I32:
-			return *(const int32_t *) p;
-		case FORMAT_STORE_U32:
-			return *(const uint32_t *) p;
-		case FORMAT_STORE_U64:
-			return (int64_t) *(const uint64_t *) p;
-		default:
-			return *(const int64_t *) p;
-	}
-}
-
-/* Set an integer or timestamp member of r. */
-static void
-set_int(const format_column *c, format_row *r, int64_t v)
-{
-	char	   *p = (char *) r + c->offset;
-
-	switch (c->store)
-	{
-		case FORMAT_STORE_I32:
-			*(int32_t *) p = (int32_t) v;
-			break;
-		case FORMAT_STORE_U32:
-			*(uint32_t *) p = (uint32_t) v;
-			break;
-		case FORMAT_STORE_U64:
-			*(uint64_t *) p = (uint64_t) v;
-			break;
-		default:
-			*(int64_t *) p = v;
-	}
-}
-
 static const int32_t pids[] = {4711, 99};
 static char texts[FORMAT_NCOLUMNS][64];
 
@@ -90,11 +49,11 @@ make_row(format_rowkind kind, bool full, format_row *r)
 		{
 			case FORMAT_COL_TS:
 				if (!absent)
-					set_int(c, r, INT64_C(1764151200000000) + i * INT64_C(1000003));
+					format_column_set_int(c, r, INT64_C(1764151200000000) + i * INT64_C(1000003));
 				break;
 			case FORMAT_COL_INT:
 				if (!absent)
-					set_int(c, r, c->least == INT64_MIN ? -1000 - i : c->least + 100 + i);
+					format_column_set_int(c, r, c->least == INT64_MIN ? -1000 - i : c->least + 100 + i);
 				break;
 			case FORMAT_COL_TEXT:
 				/* the separators of every format, and a line break */
@@ -195,7 +154,7 @@ check_columns(format_rowkind kind, const format_row *want, const histread_rec *r
 		{
 			case FORMAT_COL_TS:
 			case FORMAT_COL_INT:
-				ck_assert_msg(get_int(c, &got) == get_int(c, want), "%s: column %s", what,
+				ck_assert_msg(format_column_int(c, &got) == format_column_int(c, want), "%s: column %s", what,
 							  c->name);
 				break;
 			case FORMAT_COL_TEXT:
