@@ -207,20 +207,14 @@ format_column_set_int(const format_column *c, format_row *r, int64_t v)
 {
 	char	   *p = (char *) r + c->offset;
 
-	switch (c->store)
-	{
-		case FORMAT_STORE_I32:
-			*(int32_t *) p = (int32_t) v;
-			break;
-		case FORMAT_STORE_U32:
-			*(uint32_t *) p = (uint32_t) v;
-			break;
-		case FORMAT_STORE_U64:
-			*(uint64_t *) p = (uint64_t) v;
-			break;
-		default:
-			*(int64_t *) p = v;
-	}
+	if (c->store == FORMAT_STORE_I64)
+		*(int64_t *) p = v;
+	else if (c->store == FORMAT_STORE_I32)
+		*(int32_t *) p = (int32_t) v;
+	else if (c->store == FORMAT_STORE_U32)
+		*(uint32_t *) p = (uint32_t) v;
+	else
+		*(uint64_t *) p = (uint64_t) v;
 }
 
 /* Does column c of row r have a value (else it is written null, empty or \N)? */
