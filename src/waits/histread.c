@@ -239,43 +239,20 @@ fstr(histread *h, int col, const histfield *f, const char **out)
 	return true;
 }
 
-/*
- * An integer value (decimal digits after an optional sign); *v = absent
- * when null or empty.  False if not a number or out of int64's range.
- * By hand rather than strtoll, which costs a row of a log as much as the
- * rest of its integers' work: a log has several on every row.
- */
+/* An integer value; *v = absent when null or empty.  False if not a number. */
 static bool
 fint(const histfield *f, int64_t absent, int64_t *v)
 {
-	const char *p;
-	const char *end;
-	bool		neg;
-	uint64_t	x = 0;
+	char	   *e;
 
 	if (f == NULL || f->t == '0')
 	{
 		*v = absent;
 		return true;
 	}
-	p = f->v;
-	end = p + f->vlen;
-	neg = p < end && *p == '-';
-	if (p < end && (*p == '-' || *p == '+'))
-		p++;
-	/* 19 digits cannot overflow 64 bits unsigned */
-	if (p == end || end - p > 19)
-		return false;
-	for (; p < end; p++)
-	{
-		if (*p < '0' || *p > '9')
-			return false;
-		x = x * 10 + (uint64_t) (*p - '0');
-	}
-	if (x > (uint64_t) INT64_MAX + neg)
-		return false;
-	*v = neg ? (int64_t) (0 - x) : (int64_t) x;
-	return true;
+	errno = 0;
+	*v = strtoll(f->v, &e, 10);
+	return errno == 0 && f->vlen > 0 && e == f->v + f->vlen;
 }
 
 /* A non-negative integer that must be there. */
