@@ -200,9 +200,85 @@ format_blockers(strbuf *sb, const int32_t *pids, int n)
 	strbuf_putc(sb, '}');
 }
 
+/* ---------------------------------------------------------------- the columns */
+
+#define FORMAT_IS_COPY true
+#define FORMAT_IS_LOGONLY false
+#define FORMAT_IS_READ true
+#define FORMAT_IS_DERIVED false
+/* How a member is stored, from its type, so that the table cannot say it wrong. */
+#define STORE_OF(member) _Generic(((format_row *) 0)->member, \
+	int32_t: FORMAT_STORE_I32, uint32_t: FORMAT_STORE_U32, int64_t: FORMAT_STORE_I64, \
+	uint64_t: FORMAT_STORE_U64, double: FORMAT_STORE_DOUBLE, const char *: FORMAT_STORE_TEXT, \
+	const int32_t *: FORMAT_STORE_PIDS)
+#define MOST_OF(member) _Generic(((format_row *) 0)->member, \
+	int32_t: INT32_MAX, uint32_t: UINT32_MAX, default: INT64_MAX)
+/* what a reader gives a column without a value: what the writer takes for none */
+#define ABSENT_ALWAYS 0
+#define ABSENT_IF_KNOWN INT64_MIN
+#define ABSENT_IF_NONZERO 0
+#define ABSENT_IF_NONNEG (-1)
+#define ABSENT_IF_MEASURED 0
+/* text and pids are never missing: none is a value of its own */
+#define REQUIRED_TS(when) FORMAT_COL_##when == FORMAT_COL_ALWAYS
+#define REQUIRED_INT(when) REQUIRED_TS(when)
+#define REQUIRED_NUM2(when) REQUIRED_TS(when)
+#define REQUIRED_NUM6(when) REQUIRED_TS(when)
+#define REQUIRED_TEXT(when) false
+#define REQUIRED_PIDS(when) false
+#define COLUMN(name, type, member, when, least, copy, read) \
+	{#name, sizeof(#name) - 1, FORMAT_COL_##type, FORMAT_COL_##when, STORE_OF(member), \
+	 offsetof(format_row, member), least, MOST_OF(member), ABSENT_##when, \
+	 REQUIRED_##type(when), FORMAT_IS_##copy, FORMAT_IS_##read},
+#define NSAMPLE_COLS (0 FORMAT_SAMPLE_COLUMNS(FORMAT_COUNT_, FORMAT_COUNT_))
+
+const format_column format_columns[FORMAT_NCOLUMNS] = {
+	FORMAT_SAMPLE_COLUMNS(COLUMN, COLUMN)
+	FORMAT_INTERVAL_COLUMNS(COLUMN, COLUMN)
+};
+
+const format_kind format_kinds[FORMAT_NROWKINDS] = {
+	[FORMAT_ROW_SAMPLE] = {"sample", FORMAT_CSV_SAMPLE_HEADER, format_columns, NSAMPLE_COLS},
+	[FORMAT_ROW_INTERVAL] = {"interval", FORMAT_CSV_INTERVAL_HEADER, format_columns + NSAMPLE_COLS,
+	FORMAT_NCOLUMNS - NSAMPLE_COLS},
+};
+
+/* A number column's value. */
+static double
+double_of(const format_column *c, const format_row *r)
+{
+	return *(const double *) ((const char *) r + c->offset);
+}
+
+/* A text column's value (NULL: none). */
+static const char *
+text_of(const format_column *c, const format_row *r)
+{
+	return *(const char *const *) ((const char *) r + c->offset);
+}
+
+/* Whether column c of row r has a value. */
+bool
+format_has_value(const format_column *c, const format_row *r)
+{
+	switch (c->when)
+	{
+		case FORMAT_COL_IF_KNOWN:
+			return format_column_int(c, r) != INT64_MIN;
+		case FORMAT_COL_IF_NONZERO:
+			return format_column_int(c, r) != 0;
+		case FORMAT_COL_IF_NONNEG:
+			return format_column_int(c, r) >= 0;
+		case FORMAT_COL_IF_MEASURED:
+			return r->measured;
+		default:
+			return true;
+	}
+}
+
 /*
  * How a delimited row is written: a CSV log line, or a row in COPY's text
- * format for --store.  The two hold the same fields in the same order.
+ * format for --store.  The two hold the same columns in the same order.
  */
 typedef struct row_style
 {
@@ -210,96 +286,108 @@ typedef struct row_style
 	const char *null;			/* an absent value */
 	void		(*field) (strbuf *sb, const char *s);	/* text, NULL is absent */
 	const char *quote;			/* around the blockers array, which holds commas */
-	bool		pct;			/* interval rows have a pct column */
 } row_style;
 
-static const row_style csv_style = {',', "", format_csv_field, "\"", true};
-static const row_style copy_style = {'\t', "\\N", format_copy_field, "", false};
+static const row_style csv_style = {',', "", format_csv_field, "\""};
+static const row_style copy_style = {'\t', "\\N", format_copy_field, ""};
 
-/* A separator, then an integer or the absent value. */
+/* One column's value in a delimited row. */
 static void
-row_int(strbuf *sb, const row_style *st, bool present, int64_t v)
-{
-	strbuf_putc(sb, st->sep);
-	if (present)
-		strbuf_printf(sb, "%" PRId64, v);
-	else
-		strbuf_puts(sb, st->null);
-}
-
-/* A separator, then a text field. */
-static void
-row_str(strbuf *sb, const row_style *st, const char *s)
-{
-	strbuf_putc(sb, st->sep);
-	st->field(sb, s);
-}
-
-/* A separator, then a timestamp or the absent value. */
-static void
-row_ts(strbuf *sb, const row_style *st, bool present, int64_t us)
+delimited_value(strbuf *sb, const row_style *st, const format_column *c, const format_row *r)
 {
 	char		ts[FORMAT_TS_LEN];
 
-	strbuf_putc(sb, st->sep);
-	if (!present)
+	if (!format_has_value(c, r) || (c->type == FORMAT_COL_PIDS && r->row.nblockers == 0))
 	{
 		strbuf_puts(sb, st->null);
 		return;
 	}
-	format_ts(ts, us);
-	strbuf_puts(sb, ts);
+	switch (c->type)
+	{
+		case FORMAT_COL_TS:
+			format_ts(ts, format_column_int(c, r));
+			strbuf_puts(sb, ts);
+			break;
+		case FORMAT_COL_INT:
+			strbuf_printf(sb, "%" PRId64, format_column_int(c, r));
+			break;
+		case FORMAT_COL_TEXT:
+			st->field(sb, text_of(c, r));
+			break;
+		case FORMAT_COL_PIDS:
+			strbuf_puts(sb, st->quote);
+			format_blockers(sb, r->blockers, r->row.nblockers);
+			strbuf_puts(sb, st->quote);
+			break;
+		case FORMAT_COL_NUM2:
+			strbuf_printf(sb, "%.2f", double_of(c, r));
+			break;
+		case FORMAT_COL_NUM6:
+			strbuf_printf(sb, "%.6f", double_of(c, r));
+			break;
+	}
 }
 
-/* A sample row after its timestamp, each field after a separator. */
-static void
-sample_fields(strbuf *sb, const row_style *st, const sample_batch *b, const sample_row *r)
+/* One CSV line, in the order of the kind's header. */
+void
+format_row_csv(strbuf *sb, format_rowkind kind, const format_row *r)
 {
-	row_int(sb, st, true, r->pid);
-	row_ts(sb, st, r->backend_start_us != INT64_MIN, r->backend_start_us);
-	row_str(sb, st, r->backend_type);
-	row_str(sb, st, r->datname);
-	row_str(sb, st, r->usename);
-	row_str(sb, st, r->application_name);
-	row_str(sb, st, r->client_addr);
-	row_str(sb, st, r->state);
-	row_str(sb, st, r->wait_event_type);
-	row_str(sb, st, r->wait_event);
-	row_int(sb, st, r->query_id != 0, r->query_id);
-	row_int(sb, st, r->leader_pid != 0, r->leader_pid);
-	strbuf_putc(sb, st->sep);
-	if (r->nblockers > 0)
+	const format_kind *k = &format_kinds[kind];
+
+	for (int i = 0; i < k->ncols; i++)
 	{
-		strbuf_puts(sb, st->quote);
-		format_blockers(sb, sample_blockers(b, r), r->nblockers);
-		strbuf_puts(sb, st->quote);
+		if (i > 0)
+			strbuf_putc(sb, csv_style.sep);
+		delimited_value(sb, &csv_style, &k->cols[i], r);
 	}
-	else
-		strbuf_puts(sb, st->null);
-	row_int(sb, st, true, r->samples);
-	row_int(sb, st, r->wait_time_us >= 0, r->wait_time_us);
-	row_str(sb, st, r->query);
 	strbuf_putc(sb, '\n');
 }
 
-/* One raw CSV line, in the order of FORMAT_CSV_SAMPLE_HEADER. */
+/* One COPY row: the label, then the columns the store's table has. */
+void
+format_row_copy(strbuf *sb, format_rowkind kind, const char *label, const format_row *r)
+{
+	const format_kind *k = &format_kinds[kind];
+
+	format_copy_field(sb, label);
+	for (int i = 0; i < k->ncols; i++)
+	{
+		if (!k->cols[i].copy)
+			continue;
+		strbuf_putc(sb, copy_style.sep);
+		delimited_value(sb, &copy_style, &k->cols[i], r);
+	}
+	strbuf_putc(sb, '\n');
+}
+
+/* A raw row as a format_row. */
+void
+format_sample_row(format_row *fr, const sample_batch *b, const sample_row *r)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->ts_us = (int64_t) b->ts_us;
+	fr->row = *r;
+	fr->blockers = sample_blockers(b, r);
+}
+
+/* One raw CSV line. */
 void
 format_sample_csv(strbuf *sb, const sample_batch *b, const sample_row *r)
 {
-	char		ts[FORMAT_TS_LEN];
+	format_row	fr;
 
-	format_ts(ts, (int64_t) b->ts_us);
-	strbuf_puts(sb, ts);
-	sample_fields(sb, &csv_style, b, r);
+	format_sample_row(&fr, b, r);
+	format_row_csv(sb, FORMAT_ROW_SAMPLE, &fr);
 }
 
-/* One COPY row of the samples table, in the order of STORE_SAMPLES_COLUMNS. */
+/* One COPY row of the samples table, in the order of FORMAT_COPY_SAMPLE_COLUMNS. */
 void
 format_sample_copy(strbuf *sb, const char *label, const sample_batch *b, const sample_row *r)
 {
-	format_copy_field(sb, label);
-	row_ts(sb, &copy_style, true, (int64_t) b->ts_us);
-	sample_fields(sb, &copy_style, b, r);
+	format_row	fr;
+
+	format_sample_row(&fr, b, r);
+	format_row_copy(sb, FORMAT_ROW_SAMPLE, label, &fr);
 }
 
 /* k as a percentage of n (0 when n is 0). */
@@ -309,52 +397,49 @@ pct_of(uint64_t k, uint64_t n)
 	return n > 0 ? 100.0 * (double) k / (double) n : 0.0;
 }
 
-/* An interval row after its end, each field after a separator. */
-static void
-interval_fields(strbuf *sb, const row_style *st, const format_interval *iv,
-				const wprof_group *g)
+/* An interval's group as a format_row. */
+void
+format_interval_row(format_row *fr, const format_interval *iv, const wprof_group *g)
 {
-	row_int(sb, st, true, (int64_t) iv->ticks);
-	row_str(sb, st, g->key.datname);
-	row_str(sb, st, g->key.usename);
-	row_str(sb, st, g->key.appname);
-	row_str(sb, st, g->key.backend_type);
-	row_str(sb, st, g->key.type);
-	row_str(sb, st, g->key.event);
-	row_int(sb, st, g->key.query_id != 0, g->key.query_id);
-	row_int(sb, st, true, (int64_t) g->samples);
-	if (st->pct)
-		strbuf_printf(sb, "%c%.2f", st->sep, pct_of(g->samples, iv->total));
-	strbuf_printf(sb, "%c%.6f", st->sep, (double) g->samples * iv->period_s);
-	if (iv->measured)
-		strbuf_printf(sb, "%c%.6f%c%" PRIu64, st->sep, (double) g->measured_us / 1e6, st->sep,
-					  g->measured_count);
-	else
-		strbuf_printf(sb, "%c%s%c%s", st->sep, st->null, st->sep, st->null);
-	strbuf_putc(sb, '\n');
+	memset(fr, 0, sizeof(*fr));
+	fr->start_us = (int64_t) iv->start_us;
+	fr->ts_us = (int64_t) iv->end_us;
+	fr->ticks = (int64_t) iv->ticks;
+	fr->row.datname = g->key.datname;
+	fr->row.usename = g->key.usename;
+	fr->row.application_name = g->key.appname;
+	fr->row.backend_type = g->key.backend_type;
+	fr->row.wait_event_type = g->key.type;
+	fr->row.wait_event = g->key.event;
+	fr->row.query_id = g->key.query_id;
+	fr->row.samples = (uint32_t) g->samples;
+	fr->row.measured_us = g->measured_us;
+	fr->row.measured_count = g->measured_count;
+	fr->pct = pct_of(g->samples, iv->total);
+	fr->est_seconds = (double) g->samples * iv->period_s;
+	fr->measured_seconds = (double) g->measured_us / 1e6;
+	fr->measured = iv->measured;
 }
 
-/* One aggregated CSV line, in the order of FORMAT_CSV_INTERVAL_HEADER. */
+/* One aggregated CSV line. */
 void
 format_interval_csv(strbuf *sb, const format_interval *iv, const wprof_group *g)
 {
-	char		ts[FORMAT_TS_LEN];
+	format_row	fr;
 
-	format_ts(ts, (int64_t) iv->start_us);
-	strbuf_puts(sb, ts);
-	row_ts(sb, &csv_style, true, (int64_t) iv->end_us);
-	interval_fields(sb, &csv_style, iv, g);
+	format_interval_row(&fr, iv, g);
+	format_row_csv(sb, FORMAT_ROW_INTERVAL, &fr);
 }
 
-/* One COPY row of the profile table, in the order of STORE_PROFILE_COLUMNS. */
+/* One COPY row of the profile table, in the order of FORMAT_COPY_INTERVAL_COLUMNS. */
 void
 format_interval_copy(strbuf *sb, const char *label, const format_interval *iv,
 					 const wprof_group *g)
 {
-	format_copy_field(sb, label);
-	row_ts(sb, &copy_style, true, (int64_t) iv->start_us);
-	row_ts(sb, &copy_style, true, (int64_t) iv->end_us);
-	interval_fields(sb, &copy_style, iv, g);
+	format_row	fr;
+
+	format_interval_row(&fr, iv, g);
+	format_row_copy(sb, FORMAT_ROW_INTERVAL, label, &fr);
 }
 
 /* Begin the JSON line of a record of this type. */
@@ -376,86 +461,80 @@ kv_ts(json_writer *w, const char *key, int64_t us)
 	json_kv_string(w, key, ts);
 }
 
-/* One raw JSON line; absent values are null so every line has every key. */
+/*
+ * One JSON line of a row: absent values are null, so that every line has
+ * every key, but for the measured columns of a source that measures none.
+ */
+void
+format_row_jsonl(strbuf *sb, format_rowkind kind, const format_row *r)
+{
+	const format_kind *k = &format_kinds[kind];
+	json_writer w;
+
+	jsonl_begin(&w, sb, k->name);
+	for (int i = 0; i < k->ncols; i++)
+	{
+		const format_column *c = &k->cols[i];
+		bool		has = format_has_value(c, r);
+
+		if (!has && c->when == FORMAT_COL_IF_MEASURED)
+			continue;
+		json_key(&w, c->name);
+		if (!has)
+		{
+			json_null(&w);
+			continue;
+		}
+		switch (c->type)
+		{
+			case FORMAT_COL_TS:
+				{
+					char		ts[FORMAT_TS_LEN];
+
+					format_ts(ts, format_column_int(c, r));
+					json_string(&w, ts);
+					break;
+				}
+			case FORMAT_COL_INT:
+				json_int(&w, format_column_int(c, r));
+				break;
+			case FORMAT_COL_TEXT:
+				json_string(&w, text_of(c, r));
+				break;
+			case FORMAT_COL_PIDS:
+				json_array_begin(&w);
+				for (int j = 0; j < r->row.nblockers; j++)
+					json_int(&w, r->blockers[j]);
+				json_array_end(&w);
+				break;
+			case FORMAT_COL_NUM2:
+			case FORMAT_COL_NUM6:
+				json_double(&w, double_of(c, r));
+				break;
+		}
+	}
+	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+/* One raw JSON line. */
 void
 format_sample_jsonl(strbuf *sb, const sample_batch *b, const sample_row *r)
 {
-	json_writer w;
+	format_row	fr;
 
-	jsonl_begin(&w, sb, "sample");
-	kv_ts(&w, "ts", (int64_t) b->ts_us);
-	json_kv_int(&w, "pid", r->pid);
-	if (r->backend_start_us != INT64_MIN)
-	{
-		kv_ts(&w, "backend_start", r->backend_start_us);
-	}
-	else
-		json_kv_string(&w, "backend_start", NULL);
-	json_kv_string(&w, "backend_type", r->backend_type);
-	json_kv_string(&w, "datname", r->datname);
-	json_kv_string(&w, "usename", r->usename);
-	json_kv_string(&w, "application_name", r->application_name);
-	json_kv_string(&w, "client_addr", r->client_addr);
-	json_kv_string(&w, "state", r->state);
-	json_kv_string(&w, "wait_event_type", r->wait_event_type);
-	json_kv_string(&w, "wait_event", r->wait_event);
-	json_key(&w, "query_id");
-	if (r->query_id != 0)
-		json_int(&w, r->query_id);
-	else
-		json_null(&w);
-	json_key(&w, "leader_pid");
-	if (r->leader_pid != 0)
-		json_int(&w, r->leader_pid);
-	else
-		json_null(&w);
-	json_key(&w, "blockers");
-	json_array_begin(&w);
-	for (int i = 0; i < r->nblockers; i++)
-		json_int(&w, sample_blockers(b, r)[i]);
-	json_array_end(&w);
-	json_kv_uint(&w, "samples", r->samples);
-	json_key(&w, "wait_time_us");
-	if (r->wait_time_us >= 0)
-		json_int(&w, r->wait_time_us);
-	else
-		json_null(&w);
-	json_kv_string(&w, "query", r->query);
-	json_object_end(&w);
-	strbuf_putc(sb, '\n');
+	format_sample_row(&fr, b, r);
+	format_row_jsonl(sb, FORMAT_ROW_SAMPLE, &fr);
 }
 
 /* One aggregated JSON line. */
 void
 format_interval_jsonl(strbuf *sb, const format_interval *iv, const wprof_group *g)
 {
-	json_writer w;
+	format_row	fr;
 
-	jsonl_begin(&w, sb, "interval");
-	kv_ts(&w, "interval_start", (int64_t) iv->start_us);
-	kv_ts(&w, "interval_end", (int64_t) iv->end_us);
-	json_kv_uint(&w, "ticks", iv->ticks);
-	json_kv_string(&w, "datname", g->key.datname);
-	json_kv_string(&w, "usename", g->key.usename);
-	json_kv_string(&w, "application_name", g->key.appname);
-	json_kv_string(&w, "backend_type", g->key.backend_type);
-	json_kv_string(&w, "wait_event_type", g->key.type);
-	json_kv_string(&w, "wait_event", g->key.event);
-	json_key(&w, "query_id");
-	if (g->key.query_id != 0)
-		json_int(&w, g->key.query_id);
-	else
-		json_null(&w);
-	json_kv_uint(&w, "samples", g->samples);
-	json_kv_double(&w, "pct", pct_of(g->samples, iv->total));
-	json_kv_double(&w, "est_seconds", (double) g->samples * iv->period_s);
-	if (iv->measured)
-	{
-		json_kv_double(&w, "measured_seconds", (double) g->measured_us / 1e6);
-		json_kv_uint(&w, "measured_count", g->measured_count);
-	}
-	json_object_end(&w);
-	strbuf_putc(sb, '\n');
+	format_interval_row(&fr, iv, g);
+	format_row_jsonl(sb, FORMAT_ROW_INTERVAL, &fr);
 }
 
 /* The counts and latencies of the sampler's health, as JSON members. */

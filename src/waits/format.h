@@ -11,6 +11,7 @@
 #ifndef PGTEMPO_WAITS_FORMAT_H
 #define PGTEMPO_WAITS_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,14 +23,208 @@
 
 #define FORMAT_TS_LEN 64
 
-/* The header line of raw CSV logs (without the newline). */
-#define FORMAT_CSV_SAMPLE_HEADER \
-	"ts,pid,backend_start,backend_type,datname,usename,application_name,client_addr," \
-	"state,wait_event_type,wait_event,query_id,leader_pid,blockers,samples,wait_time_us,query"
-/* The header line of CSV logs with --log-interval. */
-#define FORMAT_CSV_INTERVAL_HEADER \
-	"interval_start,interval_end,ticks,datname,usename,application_name,backend_type," \
-	"wait_event_type,wait_event,query_id,samples,pct,est_seconds,measured_seconds,measured_count"
+/*
+ * The columns of the history log's rows, written down once: every format
+ * that holds rows (the CSV headers and lines, JSON Lines, COPY rows for
+ * --store) and the reader (histread.h) are driven by these two lists.
+ * A kind's rows hold its columns in this order.  For each column:
+ *
+ *   name    in the CSV header, as the JSON member, in the store's table
+ *   type    TS a timestamp (format_ts), INT an integer, TEXT text (NULL
+ *           is absent), PIDS the blocking pids, NUM2/NUM6 a number with
+ *           2 or 6 decimals in CSV and COPY (JSON writes it shortest)
+ *   member  where a format_row holds it
+ *   when    when it has a value: ALWAYS (a reader requires it), IF_KNOWN
+ *           (not INT64_MIN), IF_NONZERO, IF_NONNEG, IF_MEASURED (the
+ *           source measures wait time; JSON leaves the member out)
+ *   least   the smallest value a reader accepts (TS, INT, NUM)
+ *   copy    COPY: in the store's rows too; LOGONLY: in the logs only
+ *   read    READ: read back; DERIVED: computed from the others, not read
+ *
+ * F is the first column of a kind (no separator before it), X the others.
+ * The columns both kinds have are written once, in the lists of shared ones.
+ */
+#define FORMAT_SAMPLE_COLUMNS(F, X) \
+	F(ts,               TS,   ts_us,                  ALWAYS,      0,         COPY, READ) \
+	X(pid,              INT,  row.pid,                ALWAYS,      1,         COPY, READ) \
+	X(backend_start,    TS,   row.backend_start_us,   IF_KNOWN,    INT64_MIN, COPY, READ) \
+	FORMAT_BACKEND_TYPE_COLUMN(X) \
+	FORMAT_WHO_COLUMNS(X) \
+	X(client_addr,      TEXT, row.client_addr,        ALWAYS,      0,         COPY, READ) \
+	X(state,            TEXT, row.state,              ALWAYS,      0,         COPY, READ) \
+	FORMAT_EVENT_COLUMNS(X) \
+	X(leader_pid,       INT,  row.leader_pid,         IF_NONZERO,  0,         COPY, READ) \
+	X(blockers,         PIDS, blockers,               ALWAYS,      0,         COPY, READ) \
+	FORMAT_SAMPLES_COLUMN(X) \
+	X(wait_time_us,     INT,  row.wait_time_us,       IF_NONNEG,   -1,        COPY, READ) \
+	X(query,            TEXT, row.query,              ALWAYS,      0,         COPY, READ)
+#define FORMAT_INTERVAL_COLUMNS(F, X) \
+	F(interval_start,   TS,   start_us,               ALWAYS,      0,         COPY, READ) \
+	X(interval_end,     TS,   ts_us,                  ALWAYS,      0,         COPY, READ) \
+	X(ticks,            INT,  ticks,                  ALWAYS,      0,         COPY, READ) \
+	FORMAT_WHO_COLUMNS(X) \
+	FORMAT_BACKEND_TYPE_COLUMN(X) \
+	FORMAT_EVENT_COLUMNS(X) \
+	FORMAT_SAMPLES_COLUMN(X) \
+	X(pct,              NUM2, pct,                    ALWAYS,      0,         LOGONLY, DERIVED) \
+	X(est_seconds,      NUM6, est_seconds,            ALWAYS,      0,         COPY, DERIVED) \
+	X(measured_seconds, NUM6, measured_seconds,       IF_MEASURED, 0,         COPY, READ) \
+	X(measured_count,   INT,  row.measured_count,     IF_MEASURED, 0,         COPY, READ)
+/* The columns both kinds have: the backend's, its wait event and its count of samples. */
+#define FORMAT_BACKEND_TYPE_COLUMN(X) \
+	X(backend_type,     TEXT, row.backend_type,       ALWAYS,      0,         COPY, READ)
+#define FORMAT_WHO_COLUMNS(X) \
+	X(datname,          TEXT, row.datname,            ALWAYS,      0,         COPY, READ) \
+	X(usename,          TEXT, row.usename,            ALWAYS,      0,         COPY, READ) \
+	X(application_name, TEXT, row.application_name,   ALWAYS,      0,         COPY, READ)
+#define FORMAT_EVENT_COLUMNS(X) \
+	X(wait_event_type,  TEXT, row.wait_event_type,    ALWAYS,      0,         COPY, READ) \
+	X(wait_event,       TEXT, row.wait_event,         ALWAYS,      0,         COPY, READ) \
+	X(query_id,         INT,  row.query_id,           IF_NONZERO,  INT64_MIN, COPY, READ)
+#define FORMAT_SAMPLES_COLUMN(X) \
+	X(samples,          INT,  row.samples,            ALWAYS,      1,         COPY, READ)
+
+/* The header lines of CSV logs (without the newline): raw rows, and --log-interval's. */
+#define FORMAT_HDR_FIRST_(name, ...) #name
+#define FORMAT_HDR_NEXT_(name, ...) "," #name
+#define FORMAT_CSV_SAMPLE_HEADER FORMAT_SAMPLE_COLUMNS(FORMAT_HDR_FIRST_, FORMAT_HDR_NEXT_)
+#define FORMAT_CSV_INTERVAL_HEADER FORMAT_INTERVAL_COLUMNS(FORMAT_HDR_FIRST_, FORMAT_HDR_NEXT_)
+/* The columns of the store's COPY rows after its server label ("server, ts, pid, ..."). */
+#define FORMAT_COPY_NAME_(name, type, member, when, least, copy, read) FORMAT_COPY_##copy##_(name)
+#define FORMAT_COPY_COPY_(name) ", " #name
+#define FORMAT_COPY_LOGONLY_(name)
+#define FORMAT_COPY_SAMPLE_COLUMNS "server" FORMAT_SAMPLE_COLUMNS(FORMAT_COPY_NAME_, FORMAT_COPY_NAME_)
+#define FORMAT_COPY_INTERVAL_COLUMNS "server" FORMAT_INTERVAL_COLUMNS(FORMAT_COPY_NAME_, FORMAT_COPY_NAME_)
+
+/* The kinds of rows: a CSV file holds one, a JSON Lines file either ("type"). */
+typedef enum format_rowkind
+{
+	FORMAT_ROW_SAMPLE,			/* a backend at one sample ("sample") */
+	FORMAT_ROW_INTERVAL,		/* a group of a --log-interval profile ("interval") */
+	FORMAT_NROWKINDS
+} format_rowkind;
+
+typedef enum format_coltype
+{
+	FORMAT_COL_TS,
+	FORMAT_COL_INT,
+	FORMAT_COL_TEXT,
+	FORMAT_COL_PIDS,
+	FORMAT_COL_NUM2,
+	FORMAT_COL_NUM6
+} format_coltype;
+
+typedef enum format_colwhen
+{
+	FORMAT_COL_ALWAYS,
+	FORMAT_COL_IF_KNOWN,
+	FORMAT_COL_IF_NONZERO,
+	FORMAT_COL_IF_NONNEG,
+	FORMAT_COL_IF_MEASURED
+} format_colwhen;
+
+/* How a format_row member is stored: the reader writes any of them from one integer. */
+typedef enum format_colstore
+{
+	FORMAT_STORE_I32,
+	FORMAT_STORE_U32,
+	FORMAT_STORE_I64,
+	FORMAT_STORE_U64,
+	FORMAT_STORE_DOUBLE,
+	FORMAT_STORE_TEXT,
+	FORMAT_STORE_PIDS
+} format_colstore;
+
+/* One row of a log, whatever its format: what the writers write and the reader fills. */
+typedef struct format_row
+{
+	int64_t		ts_us;			/* a sample's time; an interval's end */
+	int64_t		start_us;		/* an interval's start */
+	int64_t		ticks;			/* an interval's sampling ticks */
+	sample_row	row;			/* the backend, or the interval's group and its counts */
+	const int32_t *blockers;	/* row.nblockers of them */
+	double		pct;			/* the group's share of the interval's active samples */
+	double		est_seconds;	/* the backend time its samples stand for */
+	double		measured_seconds;	/* row.measured_us in seconds */
+	bool		measured;		/* the source measures wait time: the measured_ columns */
+} format_row;
+
+/* A column of the table above. */
+typedef struct format_column
+{
+	const char *name;
+	size_t		namelen;
+	format_coltype type;
+	format_colwhen when;
+	format_colstore store;
+	size_t		offset;			/* of its member in format_row */
+	int64_t		least;
+	int64_t		most;			/* the largest value its member holds (TS, INT) */
+	int64_t		absent;			/* what a reader stores when it has no value (TS, INT) */
+	bool		required;		/* a reader refuses a row without its value */
+	bool		copy;			/* in the store's COPY rows */
+	bool		read;			/* a reader reads it back */
+} format_column;
+
+/* A kind's columns in order. */
+typedef struct format_kind
+{
+	const char *name;			/* the JSON record type */
+	const char *csv_header;
+	const format_column *cols;
+	int			ncols;
+} format_kind;
+
+/* The columns of both kinds, one after the other: a column's index here tells it from any other. */
+#define FORMAT_COUNT_(...) + 1
+#define FORMAT_NCOLUMNS (0 FORMAT_SAMPLE_COLUMNS(FORMAT_COUNT_, FORMAT_COUNT_) \
+						 FORMAT_INTERVAL_COLUMNS(FORMAT_COUNT_, FORMAT_COUNT_))
+extern const format_column format_columns[FORMAT_NCOLUMNS];
+extern const format_kind format_kinds[FORMAT_NROWKINDS];
+
+/* An integer or timestamp column's value in r, whatever the width of its member. */
+static inline int64_t
+format_column_int(const format_column *c, const format_row *r)
+{
+	const char *p = (const char *) r + c->offset;
+
+	switch (c->store)
+	{
+		case FORMAT_STORE_I32:
+			return *(const int32_t *) p;
+		case FORMAT_STORE_U32:
+			return *(const uint32_t *) p;
+		case FORMAT_STORE_U64:
+			return (int64_t) *(const uint64_t *) p;
+		default:
+			return *(const int64_t *) p;
+	}
+}
+
+/* Set an integer or timestamp column's member of r to v (in its range). */
+static inline void
+format_column_set_int(const format_column *c, format_row *r, int64_t v)
+{
+	char	   *p = (char *) r + c->offset;
+
+	if (c->store == FORMAT_STORE_I64)
+		*(int64_t *) p = v;
+	else if (c->store == FORMAT_STORE_I32)
+		*(int32_t *) p = (int32_t) v;
+	else if (c->store == FORMAT_STORE_U32)
+		*(uint32_t *) p = (uint32_t) v;
+	else
+		*(uint64_t *) p = (uint64_t) v;
+}
+
+/* Does column c of row r have a value (else it is written null, empty or \N)? */
+bool		format_has_value(const format_column *c, const format_row *r);
+
+/* A row in each format: a CSV line, a JSON line, a COPY row after the label. */
+void		format_row_csv(strbuf *sb, format_rowkind kind, const format_row *r);
+void		format_row_jsonl(strbuf *sb, format_rowkind kind, const format_row *r);
+void		format_row_copy(strbuf *sb, format_rowkind kind, const char *label,
+							const format_row *r);
 
 /* The dimensions interval records are grouped by. */
 extern const wprof_dim format_interval_dims[];
@@ -86,6 +281,10 @@ void		format_interval_csv(strbuf *sb, const format_interval *iv, const wprof_gro
 void		format_interval_jsonl(strbuf *sb, const format_interval *iv, const wprof_group *g);
 void		format_interval_copy(strbuf *sb, const char *label, const format_interval *iv,
 								 const wprof_group *g);
+
+/* The format_row of a raw row, and of an interval's group. */
+void		format_sample_row(format_row *fr, const sample_batch *b, const sample_row *r);
+void		format_interval_row(format_row *fr, const format_interval *iv, const wprof_group *g);
 
 /* Health and gap records: JSON lines, or CSV comment lines ("# health ..."). */
 void		format_health_jsonl(strbuf *sb, const sample_health *h);

@@ -199,21 +199,6 @@ next_span(histread *h, char **rec, size_t *rlen, char **cause)
 
 /* ---------------------------------------------------------------- values */
 
-/* The columns of the records, in the order of the CSV headers (format.h). */
-static const char *const raw_cols[] = {
-	"ts", "pid", "backend_start", "backend_type", "datname", "usename", "application_name",
-	"client_addr", "state", "wait_event_type", "wait_event", "query_id", "leader_pid",
-	"blockers", "samples", "wait_time_us", "query"
-};
-static const char *const interval_cols[] = {
-	"interval_start", "interval_end", "ticks", "datname", "usename", "application_name",
-	"backend_type", "wait_event_type", "wait_event", "query_id", "samples", "pct",
-	"est_seconds", "measured_seconds", "measured_count"
-};
-
-#define NRAW ((int) (sizeof(raw_cols) / sizeof(raw_cols[0])))
-#define NINTERVAL ((int) (sizeof(interval_cols) / sizeof(interval_cols[0])))
-
 /* A text value interned (NULL for null or empty); the column's last text is reused. */
 static bool
 fstr(histread *h, int col, const histfield *f, const char **out)
@@ -322,9 +307,9 @@ fbool(const histfield *f, bool *v)
 	return true;
 }
 
-/* Blocking pids: "{1,2}" (CSV) or [1,2] (JSON); none when empty. */
+/* Blocking pids: "{1,2}" (CSV) or [1,2] (JSON) into pids[*n]; none when empty. */
 static bool
-fblockers(const histfield *f, histread_rec *rec)
+fblockers(const histfield *f, int32_t *pids, int *n)
 {
 	const char *p;
 	const char *end;
@@ -332,7 +317,7 @@ fblockers(const histfield *f, histread_rec *rec)
 	int64_t		v;
 	int			rc;
 
-	rec->row.nblockers = 0;
+	*n = 0;
 	if (f == NULL || f->t == '0')
 		return true;
 	p = f->v;
@@ -342,9 +327,9 @@ fblockers(const histfield *f, histread_rec *rec)
 	for (p++; (rc = jsonread_item(&p, end - 1, &item)) > 0;)
 	{
 		if (item.t != 'n' || !fint(&item, -1, &v) || v <= 0 || v > INT32_MAX ||
-			rec->row.nblockers == HISTREAD_MAX_BLOCKERS)
+			*n == HISTREAD_MAX_BLOCKERS)
 			return false;
-		rec->blockers[rec->row.nblockers++] = (int32_t) v;
+		pids[(*n)++] = (int32_t) v;
 	}
 	return rc == 0;
 }
@@ -362,87 +347,72 @@ logged_class(const sample_row *r)
 	return SAMPLE_WAIT;
 }
 
-/* A raw row from its columns (raw_cols order); the name of a bad column, or NULL. */
-static const char *
-decode_sample(histread *h, histfield **c, histread_rec *rec)
+/*
+ * One column's value from its field (NULL: not there) into r; false if
+ * it is bad.  slot is the column's index in format_columns.
+ */
+static inline bool
+decode_column(histread *h, const format_column *c, int slot, const histfield *f,
+			  format_row *r, histread_rec *rec)
 {
-	sample_row *r = &rec->row;
-	int64_t		v,
-				ts;
-	const char **strs[] = {
-		[3] = &r->backend_type, [4] = &r->datname, [5] = &r->usename,
-		[6] = &r->application_name, [7] = &r->client_addr, [8] = &r->state,
-		[9] = &r->wait_event_type, [10] = &r->wait_event, [16] = &r->query
-	};
+	void	   *p = (char *) r + c->offset;
+	int64_t		v;
+	double		d;
 
-	memset(r, 0, sizeof(*r));
-	if (!fts(c[0], -1, &ts) || ts < 0)
-		return raw_cols[0];
-	rec->ts_us = (uint64_t) ts;
-	if (!fint(c[1], -1, &v) || v <= 0 || v > INT32_MAX)
-		return raw_cols[1];
-	r->pid = (int32_t) v;
-	if (!fts(c[2], INT64_MIN, &r->backend_start_us))
-		return raw_cols[2];
-	for (int i = 3; i < NRAW; i++)
-		if (strs[i] != NULL && !fstr(h, i, c[i], strs[i]))
-			return raw_cols[i];
-	if (!fint(c[11], 0, &r->query_id))
-		return raw_cols[11];
-	if (!fint(c[12], 0, &v) || v < 0 || v > INT32_MAX)
-		return raw_cols[12];
-	r->leader_pid = (int32_t) v;
-	if (!fblockers(c[13], rec))
-		return raw_cols[13];
-	if (!fint(c[14], -1, &v) || v < 1 || v > UINT32_MAX)
-		return raw_cols[14];
-	r->samples = (uint32_t) v;
-	if (!fint(c[15], -1, &r->wait_time_us) || r->wait_time_us < -1)
-		return raw_cols[15];
-	r->cls = logged_class(r);
-	return NULL;
+	if (c->required && (f == NULL || f->t == '0'))
+		return false;
+	/* tests, not a switch: a jump table's branch is mispredicted column after column */
+	if (c->type == FORMAT_COL_TEXT)
+		return fstr(h, slot, f, (const char **) p);
+	if (c->type == FORMAT_COL_INT || c->type == FORMAT_COL_TS)
+	{
+		if (!(c->type == FORMAT_COL_INT ? fint(f, c->absent, &v) : fts(f, c->absent, &v)) ||
+			v < c->least || v > c->most)
+			return false;
+		format_column_set_int(c, r, v);
+		return true;
+	}
+	if (c->type == FORMAT_COL_PIDS)
+	{
+		r->blockers = rec->blockers;
+		return fblockers(f, rec->blockers, &r->row.nblockers);
+	}
+	/* a number */
+	if (!fdouble(f, 0, &d) || d < (double) c->least)
+		return false;
+	*(double *) p = d;
+	return true;
 }
 
-/* A profile line from its columns (interval_cols order); the name of a bad column, or NULL. */
+/*
+ * A row of the kind from its fields (c[i] the kind's column i, NULL if
+ * not there); the name of a bad column, or NULL.
+ */
 static const char *
-decode_interval(histread *h, histfield **c, histread_rec *rec)
+decode_row(histread *h, format_rowkind kind, histfield **c, histread_rec *rec)
 {
-	sample_row *r = &rec->row;
-	int64_t		a,
-				b;
-	double		ms;
-	const char **strs[] = {
-		[3] = &r->datname, [4] = &r->usename, [5] = &r->application_name,
-		[6] = &r->backend_type, [7] = &r->wait_event_type, [8] = &r->wait_event
-	};
+	const format_kind *k = &format_kinds[kind];
+	int			slot0 = (int) (k->cols - format_columns);
+	format_row	fr;
 
-	memset(r, 0, sizeof(*r));
-	if (!fts(c[0], -1, &a) || a < 0)
-		return interval_cols[0];
-	if (!fts(c[1], -1, &b) || b < a)
-		return interval_cols[1];
-	rec->start_us = (uint64_t) a;
-	rec->ts_us = (uint64_t) b;
-	if (!fuint(c[2], &rec->ticks))
-		return interval_cols[2];
-	for (int i = 3; i <= 8; i++)
-		if (!fstr(h, 20 - i, c[i], strs[i]))
-			return interval_cols[i];
-	if (!fint(c[9], 0, &r->query_id))
-		return interval_cols[9];
-	if (!fint(c[10], -1, &a) || a < 1 || a > UINT32_MAX)
-		return interval_cols[10];
-	r->samples = (uint32_t) a;
-	if (!fdouble(c[13], 0, &ms) || ms < 0)
-		return interval_cols[13];
-	r->measured_us = (uint64_t) llround(ms * 1e6);
-	if (!fint(c[14], 0, &a) || a < 0)
-		return interval_cols[14];
-	r->measured_count = (uint64_t) a;
-	r->pid = 0;
-	r->backend_start_us = INT64_MIN;
-	r->wait_time_us = -1;
-	r->cls = logged_class(r);
+	memset(&fr, 0, sizeof(fr));
+	for (int i = 0; i < k->ncols; i++)
+		if (k->cols[i].read && !decode_column(h, &k->cols[i], slot0 + i, c[i], &fr, rec))
+			return k->cols[i].name;
+	if (kind == FORMAT_ROW_INTERVAL)
+	{
+		if (fr.ts_us < fr.start_us)
+			return k->cols[1].name;
+		/* the columns a profile line has not: no backend */
+		fr.row.backend_start_us = INT64_MIN;
+		fr.row.wait_time_us = -1;
+		fr.row.measured_us = (uint64_t) llround(fr.measured_seconds * 1e6);
+	}
+	rec->ts_us = (uint64_t) fr.ts_us;
+	rec->start_us = (uint64_t) fr.start_us;
+	rec->ticks = (uint64_t) fr.ticks;
+	rec->row = fr.row;
+	rec->row.cls = logged_class(&rec->row);
 	return NULL;
 }
 
@@ -609,13 +579,16 @@ row_done(histread *h, histread_rec *rec, histread_kind kind, const char *bad, ch
 	return 1;
 }
 
-/* The member named key: where format.c writes it (at), else wherever it is. */
+/* The member named key (klen bytes): where format.c writes it (at), else wherever it is. */
 static histfield *
-member(histfield *f, int n, int at, const char *key)
+member(histfield *f, int n, int at, const char *key, size_t klen)
 {
-	if (at < n && f[at].klen == strlen(key) && memcmp(f[at].key, key, f[at].klen) == 0)
+	if (at < n && f[at].klen == klen && memcmp(f[at].key, key, klen) == 0)
 		return &f[at];
-	return histfield_get(f, n, key);
+	for (int i = 0; i < n; i++)
+		if (f[i].klen == klen && memcmp(f[i].key, key, klen) == 0)
+			return &f[i];
+	return NULL;
 }
 
 /* A JSON record of any type. */
@@ -640,15 +613,17 @@ json_record(histread *h, char *text, histread_rec *rec, char **cause)
 #define IS(t) (type->vlen == strlen(t) && memcmp(type->v, t, type->vlen) == 0)
 	if (IS("meta"))
 		return meta_done(h, rec, decode_meta(h, f, n, rec), cause);
-	if (IS("sample") || IS("interval"))
+	for (int kind = 0; kind < FORMAT_NROWKINDS; kind++)
 	{
-		bool		raw = IS("sample");
-		const char *const *cols = raw ? raw_cols : interval_cols;
+		const format_kind *k = &format_kinds[kind];
 
-		for (int i = 0; i < (raw ? NRAW : NINTERVAL); i++)
-			c[i] = member(f, n, i + 1, cols[i]);
-		return row_done(h, rec, raw ? HISTREAD_SAMPLE : HISTREAD_INTERVAL,
-						raw ? decode_sample(h, c, rec) : decode_interval(h, c, rec), cause);
+		if (!IS(k->name))
+			continue;
+		/* each member where format.c writes it, after "type", else wherever it is */
+		for (int i = 0; i < k->ncols; i++)
+			c[i] = member(f, n, i + 1, k->cols[i].name, k->cols[i].namelen);
+		return row_done(h, rec, kind == FORMAT_ROW_SAMPLE ? HISTREAD_SAMPLE : HISTREAD_INTERVAL,
+						decode_row(h, kind, c, rec), cause);
 	}
 	if (IS("health") || IS("gap"))
 	{
@@ -718,14 +693,14 @@ csv_comment(histread *h, char *text, histread_rec *rec, char **cause)
 				   "version's (meta, description, health, gap, store)");
 }
 
-/* A CSV row of the file's kind. */
+/* A CSV row of the file's kind: its fields in the order of the header. */
 static int
 csv_row(histread *h, char *text, histread_rec *rec, char **cause)
 {
 	histfield		f[HISTREAD_MAX_FIELDS];
 	histfield	   *c[HISTREAD_MAX_FIELDS];
-	bool		raw = h->fmt == HISTREAD_CSV_RAW;
-	int			want = raw ? NRAW : NINTERVAL;
+	format_rowkind kind = h->fmt == HISTREAD_CSV_RAW ? FORMAT_ROW_SAMPLE : FORMAT_ROW_INTERVAL;
+	int			want = format_kinds[kind].ncols;
 	int			n;
 
 	if (!histfield_csv(text, f, HISTREAD_MAX_FIELDS, &n))
@@ -734,8 +709,8 @@ csv_row(histread *h, char *text, histread_rec *rec, char **cause)
 		return fail_at(h, h->rec_line, cause, "%d fields where the header has %d", n, want);
 	for (int i = 0; i < n; i++)
 		c[i] = &f[i];
-	return row_done(h, rec, raw ? HISTREAD_SAMPLE : HISTREAD_INTERVAL,
-					raw ? decode_sample(h, c, rec) : decode_interval(h, c, rec), cause);
+	return row_done(h, rec, kind == FORMAT_ROW_SAMPLE ? HISTREAD_SAMPLE : HISTREAD_INTERVAL,
+					decode_row(h, kind, c, rec), cause);
 }
 
 /* The first line says what the file is; 1 if it is a record to read, 0 a header. */
@@ -743,9 +718,9 @@ static int
 recognize(histread *h, const char *text, char **cause)
 {
 	h->recognized = true;
-	if (strcmp(text, FORMAT_CSV_SAMPLE_HEADER) == 0)
+	if (strcmp(text, format_kinds[FORMAT_ROW_SAMPLE].csv_header) == 0)
 		h->fmt = HISTREAD_CSV_RAW;
-	else if (strcmp(text, FORMAT_CSV_INTERVAL_HEADER) == 0)
+	else if (strcmp(text, format_kinds[FORMAT_ROW_INTERVAL].csv_header) == 0)
 		h->fmt = HISTREAD_CSV_INTERVAL;
 	else if (text[0] == '{')
 	{

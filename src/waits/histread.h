@@ -99,9 +99,9 @@ typedef struct histread
 	bool		tail_skipped;	/* it ended on part of a record, written seconds ago */
 	strbuf		scratch;		/* unquoted and unescaped text */
 	/* the text each column had in the row before, and its interned copy */
-	strbuf		last_text[20];
-	const char *last_interned[20];
-	bool		last_set[20];
+	strbuf		last_text[FORMAT_NCOLUMNS];
+	const char *last_interned[FORMAT_NCOLUMNS];
+	bool		last_set[FORMAT_NCOLUMNS];
 } histread;
 
 /* Open a log file; false with *cause ("could not open ..."). */

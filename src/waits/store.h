@@ -56,14 +56,9 @@
 #define STORE_SEND_TIMEOUT_NS	(10 * NS_PER_S)
 #define STORE_FINAL_TIMEOUT_NS	(3 * NS_PER_S)
 
-#define STORE_SAMPLES_COLUMNS \
-	"server, ts, pid, backend_start, backend_type, datname, usename, application_name, " \
-	"client_addr, state, wait_event_type, wait_event, query_id, leader_pid, blockers, " \
-	"samples, wait_time_us, query"
-#define STORE_PROFILE_COLUMNS \
-	"server, interval_start, interval_end, ticks, datname, usename, application_name, " \
-	"backend_type, wait_event_type, wait_event, query_id, samples, est_seconds, " \
-	"measured_seconds, measured_count"
+/* The columns the COPY rows fill: the server label, then format.h's table. */
+#define STORE_SAMPLES_COLUMNS FORMAT_COPY_SAMPLE_COLUMNS
+#define STORE_PROFILE_COLUMNS FORMAT_COPY_INTERVAL_COLUMNS
 #define STORE_BATCHES_COLUMNS "run, server, seq, updated"
 
 #define STORE_SAMPLES_DDL \

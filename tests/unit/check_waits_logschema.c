@@ -1,0 +1,463 @@
+/*
+ * check_waits_logschema.c — the one table of the history log's columns
+ * (format.h): the CSV headers and the store's COPY columns are its names;
+ * every kind of row written through it in CSV, JSON Lines and COPY reads
+ * back column by column, with every value there and with every value
+ * absent; and lines as earlier versions wrote them (log format 1 and 2,
+ * CSV and JSON Lines) still read.
+ */
+#include "config.h"
+
+#include "format.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pgtempo/strbuf.h"
+#include "pgtempo/xalloc.h"
+
+#include "histfield.h"
+#include "histread.h"
+#include "store.h"
+
+#include "unit.h"
+
+static const int32_t pids[] = {4711, 99};
+static char texts[FORMAT_NCOLUMNS][64];
+
+/*
+ * A row of the kind with a value of its own in every column (full), or
+ * with every column that may be absent absent.
+ */
+static void
+make_row(format_rowkind kind, bool full, format_row *r)
+{
+	const format_kind *k = &format_kinds[kind];
+
+	memset(r, 0, sizeof(*r));
+	r->row.backend_start_us = INT64_MIN;
+	r->row.wait_time_us = -1;
+	r->measured = full;
+	for (int i = 0; i < k->ncols; i++)
+	{
+		const format_column *c = &k->cols[i];
+		bool		absent = !full && c->when != FORMAT_COL_ALWAYS;
+
+		switch (c->type)
+		{
+			case FORMAT_COL_TS:
+				if (!absent)
+					format_column_set_int(c, r, INT64_C(1764151200000000) + i * INT64_C(1000003));
+				break;
+			case FORMAT_COL_INT:
+				if (!absent)
+					format_column_set_int(c, r, c->least == INT64_MIN ? -1000 - i : c->least + 100 + i);
+				break;
+			case FORMAT_COL_TEXT:
+				/* the separators of every format, and a line break */
+				snprintf(texts[c - format_columns], sizeof(texts[0]), "%s, \"q\"\t\\\n%d",
+						 c->name, i);
+				*(const char **) ((char *) r + c->offset) = full ? texts[c - format_columns] :
+					NULL;
+				break;
+			case FORMAT_COL_PIDS:
+				r->blockers = pids;
+				r->row.nblockers = full ? 2 : 0;
+				break;
+			case FORMAT_COL_NUM2:
+			case FORMAT_COL_NUM6:
+				*(double *) ((char *) r + c->offset) = i + 0.25;
+				break;
+		}
+	}
+}
+
+/* A log of one row: the CSV header, a meta record, the row. */
+static char *
+write_log(format_rowkind kind, bool jsonl, const format_row *r, size_t *len)
+{
+	format_meta m = {
+		.run_us = 1764151200000000, .source = "pg_stat_activity", .server = "h:5432",
+		.server_version = "15.2", .interval_s = 0.01, .period_s = 0.01,
+	};
+	strbuf		sb;
+	char	   *text;
+
+	strbuf_init(&sb);
+	if (!jsonl)
+		strbuf_printf(&sb, "%s\n", format_kinds[kind].csv_header);
+	(jsonl ? format_meta_jsonl : format_meta_csv) (&sb, &m);
+	(jsonl ? format_row_jsonl : format_row_csv) (&sb, kind, r);
+	*len = sb.len;
+	text = strbuf_detach(&sb);
+	strbuf_free(&sb);
+	return text;
+}
+
+/* Read the row of a log back; the record. */
+static histread_rec
+read_row(const char *text, size_t len, strpool *pool)
+{
+	char	   *path = xstrdup("/tmp/check_waits_logschema.XXXXXX");
+	int			fd = mkstemp(path);
+	histread	h;
+	histread_rec rec;
+	char	   *cause = NULL;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, len), (ssize_t) len);
+	close(fd);
+	ck_assert(histread_open(&h, path, pool, &cause));
+	ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
+	ck_assert_int_eq(rec.kind, HISTREAD_META);
+	/* a description record (log format 2) may come before the row */
+	do
+		if (histread_next(&h, &rec, &cause) != 1)
+			ck_abort_msg("%s", cause);
+	while (rec.kind == HISTREAD_DESCRIPTION);
+	ck_assert_int_eq(histread_next(&h, &rec, &cause), 0);
+	histread_close(&h);
+	unlink(path);
+	free(path);
+	return rec;
+}
+
+/* Each column of a row read back (as a format_row) against the row written. */
+static void
+check_columns(format_rowkind kind, const format_row *want, const histread_rec *rec,
+			  const char *what)
+{
+	const format_kind *k = &format_kinds[kind];
+	format_row	got;
+
+	memset(&got, 0, sizeof(got));
+	got.ts_us = (int64_t) rec->ts_us;
+	got.start_us = (int64_t) rec->start_us;
+	got.ticks = (int64_t) rec->ticks;
+	got.row = rec->row;
+	got.blockers = rec->blockers;
+	got.measured_seconds = (double) rec->row.measured_us / 1e6;
+	for (int i = 0; i < k->ncols; i++)
+	{
+		const format_column *c = &k->cols[i];
+		const char *ws,
+				   *gs;
+
+		/* only a number computed from the others may go unread */
+		ck_assert_msg(c->read || c->type == FORMAT_COL_NUM2 || c->type == FORMAT_COL_NUM6,
+					  "column %s is not read back", c->name);
+		if (!c->read)
+			continue;
+		switch (c->type)
+		{
+			case FORMAT_COL_TS:
+			case FORMAT_COL_INT:
+				ck_assert_msg(format_column_int(c, &got) == format_column_int(c, want), "%s: column %s", what,
+							  c->name);
+				break;
+			case FORMAT_COL_TEXT:
+				ws = *(const char *const *) ((const char *) want + c->offset);
+				gs = *(const char *const *) ((const char *) &got + c->offset);
+				ck_assert_msg((ws == NULL && gs == NULL) ||
+							  (ws != NULL && gs != NULL && strcmp(ws, gs) == 0),
+							  "%s: column %s", what, c->name);
+				break;
+			case FORMAT_COL_PIDS:
+				ck_assert_msg(got.row.nblockers == want->row.nblockers, "%s: %s", what,
+							  c->name);
+				for (int j = 0; j < want->row.nblockers; j++)
+					ck_assert_int_eq(got.blockers[j], want->blockers[j]);
+				break;
+			case FORMAT_COL_NUM2:
+			case FORMAT_COL_NUM6:
+				ck_assert_msg(fabs(*(const double *) ((const char *) &got + c->offset) -
+								   (format_has_value(c, want) ?
+									*(const double *) ((const char *) want + c->offset) : 0)) < 1e-6,
+							  "%s: column %s", what, c->name);
+				break;
+		}
+	}
+}
+
+/* The names in the headers and the store's column lists are the table's. */
+START_TEST(names_once)
+{
+	for (int kind = 0; kind < FORMAT_NROWKINDS; kind++)
+	{
+		const format_kind *k = &format_kinds[kind];
+		strbuf		csv,
+					copy;
+
+		strbuf_init(&csv);
+		strbuf_init(&copy);
+		strbuf_puts(&copy, "server");
+		for (int i = 0; i < k->ncols; i++)
+		{
+			strbuf_printf(&csv, "%s%s", i ? "," : "", k->cols[i].name);
+			if (k->cols[i].copy)
+				strbuf_printf(&copy, ", %s", k->cols[i].name);
+		}
+		ck_assert_str_eq(k->csv_header, csv.data);
+		ck_assert_str_eq(kind == FORMAT_ROW_SAMPLE ? STORE_SAMPLES_COLUMNS :
+						 STORE_PROFILE_COLUMNS, copy.data);
+		strbuf_free(&csv);
+		strbuf_free(&copy);
+	}
+	ck_assert_str_eq(format_kinds[FORMAT_ROW_SAMPLE].csv_header, FORMAT_CSV_SAMPLE_HEADER);
+	ck_assert_str_eq(format_kinds[FORMAT_ROW_INTERVAL].csv_header, FORMAT_CSV_INTERVAL_HEADER);
+}
+END_TEST
+
+/* Each kind of row in CSV and JSON Lines, all values there or all absent, reads back. */
+START_TEST(round_trip_columns)
+{
+	for (int v = 0; v < 2 * 2 * FORMAT_NROWKINDS; v++)
+	{
+		format_rowkind kind = (format_rowkind) (v % FORMAT_NROWKINDS);
+		bool		jsonl = (v / FORMAT_NROWKINDS) & 1;
+		bool		full = (v / FORMAT_NROWKINDS) & 2;
+		format_row	r;
+		strpool		pool;
+		size_t		len;
+		char	   *text;
+		char		what[64];
+		histread_rec rec;
+
+		snprintf(what, sizeof(what), "%s %s %s", format_kinds[kind].name,
+				 jsonl ? "jsonl" : "csv", full ? "full" : "absent");
+		strpool_init(&pool);
+		make_row(kind, full, &r);
+		text = write_log(kind, jsonl, &r, &len);
+		rec = read_row(text, len, &pool);
+		ck_assert_int_eq(rec.kind, kind == FORMAT_ROW_SAMPLE ? HISTREAD_SAMPLE :
+						 HISTREAD_INTERVAL);
+		check_columns(kind, &r, &rec, what);
+		free(text);
+		strpool_free(&pool);
+	}
+}
+END_TEST
+
+/* COPY's text format undone: \N is NULL (returned as NULL), backslash escapes. */
+static char *
+copy_unescape(const char *s, size_t len)
+{
+	strbuf		sb;
+	char	   *out;
+
+	if (len == 2 && memcmp(s, "\\N", 2) == 0)
+		return NULL;
+	strbuf_init(&sb);
+	for (size_t i = 0; i < len; i++)
+	{
+		if (s[i] != '\\' || i + 1 == len)
+		{
+			strbuf_putc(&sb, s[i]);
+			continue;
+		}
+		i++;
+		strbuf_putc(&sb, s[i] == 't' ? '\t' : s[i] == 'n' ? '\n' : s[i] == 'r' ? '\r' : s[i]);
+	}
+	out = strbuf_detach(&sb);
+	strbuf_free(&sb);
+	return out;
+}
+
+/* A COPY row holds, column by column, what the CSV line holds (an empty field as \N). */
+START_TEST(copy_matches_csv)
+{
+	for (int v = 0; v < 2 * FORMAT_NROWKINDS; v++)
+	{
+		format_rowkind kind = (format_rowkind) (v % FORMAT_NROWKINDS);
+		const format_kind *k = &format_kinds[kind];
+		format_row	r;
+		strbuf		csv,
+					copy;
+		histfield	f[32];
+		int			n;
+		const char *p;
+
+		make_row(kind, v >= FORMAT_NROWKINDS, &r);
+		strbuf_init(&csv);
+		strbuf_init(&copy);
+		format_row_csv(&csv, kind, &r);
+		format_row_copy(&copy, kind, "db1:5432", &r);
+		csv.data[--csv.len] = '\0';
+		ck_assert(histfield_csv(csv.data, f, 32, &n));
+		ck_assert_int_eq(n, k->ncols);
+		ck_assert(strncmp(copy.data, "db1:5432\t", 9) == 0);
+		p = copy.data + 9;
+		for (int i = 0; i < k->ncols; i++)
+		{
+			size_t		flen;
+			char	   *field;
+
+			if (!k->cols[i].copy)
+				continue;
+			flen = strcspn(p, "\t\n");
+			field = copy_unescape(p, flen);
+			if (f[i].vlen == 0)
+				ck_assert_msg(field == NULL, "%s: column %s", k->name, k->cols[i].name);
+			else
+				ck_assert_msg(field != NULL && strlen(field) == f[i].vlen &&
+							  memcmp(field, f[i].v, f[i].vlen) == 0, "%s: column %s",
+							  k->name, k->cols[i].name);
+			free(field);
+			p += flen;
+			ck_assert(*p == (i + 1 < k->ncols ? '\t' : '\n') || *p == '\n');
+			p++;
+		}
+		ck_assert_int_eq(*p, '\0');
+		strbuf_free(&csv);
+		strbuf_free(&copy);
+	}
+}
+END_TEST
+
+#define OLD_META(v) "{\"type\":\"meta\",\"log_version\":" #v ",\"tool\":\"pgtempo-waits 0.1.0\"," \
+	"\"run\":\"2023-11-14T22:13:20.000000Z\",\"source\":\"pg_stat_activity\",\"server\":" \
+	"\"/tmp:5432\",\"server_version\":\"15.2\",\"interval_s\":0.01,\"period_s\":0.01," \
+	"\"include_idle\":false,\"measured\":true,\"backend_types\":[\"client backend\"]," \
+	"\"backend_types_given\":false}\n"
+
+/* Lines as the writers before the table wrote them: log format 1 and 2, CSV and JSON Lines. */
+START_TEST(old_files)
+{
+	static const struct
+	{
+		const char *text;
+		int			pid;		/* a sample's; 0 for a profile line */
+		int64_t		query_id;
+		uint64_t	measured_us;
+	}			cases[] = {
+		{"ts,pid,backend_start,backend_type,datname,usename,application_name,client_addr,"
+			"state,wait_event_type,wait_event,query_id,leader_pid,blockers,samples,"
+			"wait_time_us,query\n# meta " OLD_META(1)
+			"2023-11-14T22:13:20.123456Z,4242,2023-11-14T22:13:20.000000Z,client backend,"
+			"shop,app,\"web,1\",10.0.0.1,active,Lock,relation,-77,4200,\"{11,12}\",1,,"
+			"\"update t set v = 'x\"\"y'\"\n", 4242, -77, 0},
+		{OLD_META(2)
+			"{\"type\":\"description\",\"wait_event_type\":\"Lock\",\"wait_event\":"
+			"\"relation\",\"description\":\"Waiting\"}\n"
+			"{\"type\":\"sample\",\"ts\":\"2023-11-14T22:13:20.123456Z\",\"pid\":7,"
+			"\"backend_start\":null,\"backend_type\":null,\"datname\":null,\"usename\":null,"
+			"\"application_name\":null,\"client_addr\":null,\"state\":\"active\","
+			"\"wait_event_type\":\"CPU\",\"wait_event\":\"CPU\",\"query_id\":null,"
+			"\"leader_pid\":null,\"blockers\":[],\"samples\":1,\"wait_time_us\":null,"
+			"\"query\":null}\n", 7, 0, 0},
+		{"interval_start,interval_end,ticks,datname,usename,application_name,backend_type,"
+			"wait_event_type,wait_event,query_id,samples,pct,est_seconds,measured_seconds,"
+			"measured_count\n# meta " OLD_META(2)
+			"2023-11-14T22:13:20.000000Z,2023-11-14T22:13:30.000000Z,1000,shop,app,web,"
+			"client backend,IO,DataFileRead,99,100,25.00,1.000000,1.500000,3\n", 0, 99, 1500000},
+		{OLD_META(1)
+			"{\"type\":\"interval\",\"interval_start\":\"2023-11-14T22:13:20.000000Z\","
+			"\"interval_end\":\"2023-11-14T22:13:30.000000Z\",\"ticks\":1000,"
+			"\"datname\":\"shop\",\"usename\":\"app\",\"application_name\":\"web\","
+			"\"backend_type\":\"client backend\",\"wait_event_type\":\"IO\","
+			"\"wait_event\":\"DataFileRead\",\"query_id\":99,\"samples\":100,\"pct\":25,"
+			"\"est_seconds\":1}\n", 0, 99, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		strpool		pool;
+		const char *text = cases[i].text;
+		histread_rec rec;
+
+		strpool_init(&pool);
+		rec = read_row(text, strlen(text), &pool);
+		ck_assert_int_eq(rec.row.pid, cases[i].pid);
+		ck_assert_int_eq(rec.row.query_id, cases[i].query_id);
+		ck_assert_int_eq(rec.row.measured_us, cases[i].measured_us);
+		if (cases[i].pid == 4242)
+		{
+			ck_assert_str_eq(rec.row.application_name, "web,1");
+			ck_assert_str_eq(rec.row.query, "update t set v = 'x\"y'");
+			ck_assert_int_eq(rec.row.nblockers, 2);
+			ck_assert_int_eq(rec.blockers[1], 12);
+			ck_assert_int_eq(rec.row.leader_pid, 4200);
+		}
+		if (cases[i].pid == 0)
+		{
+			ck_assert_int_eq(rec.ticks, 1000);
+			ck_assert_int_eq(rec.ts_us - rec.start_us, 10000000);
+			ck_assert_int_eq(rec.row.samples, 100);
+		}
+		strpool_free(&pool);
+	}
+}
+END_TEST
+
+/* An integer column: int64's whole range, nothing past it, nothing after the digits. */
+START_TEST(integers)
+{
+	static const struct
+	{
+		const char *text;
+		bool		ok;
+		int64_t		want;
+	}			cases[] = {
+		{"9223372036854775807", true, INT64_MAX},
+		{"-9223372036854775808", true, INT64_MIN},
+		{"9223372036854775808", false, 0},
+		{"-9223372036854775809", false, 0},
+		{"18446744073709551616", false, 0},
+		{"+42", false, 0},	/* JSON's number grammar, CSV too: no plus sign */
+		{"-0", true, 0},
+		{"-", false, 0},
+		{"4x", false, 0},
+		{"1.5", false, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		strbuf		sb;
+		char	   *path = xstrdup("/tmp/check_waits_logschema.XXXXXX");
+		int			fd = mkstemp(path);
+		histread	h;
+		histread_rec rec;
+		strpool		pool;
+		char	   *cause = NULL;
+		int			rc;
+
+		strbuf_init(&sb);
+		strbuf_printf(&sb, "%s\n# meta " OLD_META(1) "2023-11-14T22:13:20.123456Z,7,,,,,,,active,"
+					  "CPU,CPU,%s,,,1,,\n", FORMAT_CSV_SAMPLE_HEADER, cases[i].text);
+		ck_assert_int_eq(write(fd, sb.data, sb.len), (ssize_t) sb.len);
+		close(fd);
+		strpool_init(&pool);
+		ck_assert(histread_open(&h, path, &pool, &cause));
+		ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
+		rc = histread_next(&h, &rec, &cause);
+		ck_assert_msg(rc == (cases[i].ok ? 1 : -1), "%s: %d", cases[i].text, rc);
+		if (cases[i].ok)
+			ck_assert(rec.row.query_id == cases[i].want);
+		else
+			ck_assert_ptr_nonnull(strstr(cause, "\"query_id\""));
+		free(cause);
+		histread_close(&h);
+		strpool_free(&pool);
+		strbuf_free(&sb);
+		unlink(path);
+		free(path);
+	}
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	   *s = suite_create("waits_logschema");
+	TCase	   *tc = tcase_create("logschema");
+
+	tcase_add_test(tc, names_once);
+	tcase_add_test(tc, round_trip_columns);
+	tcase_add_test(tc, copy_matches_csv);
+	tcase_add_test(tc, old_files);
+	tcase_add_test(tc, integers);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
