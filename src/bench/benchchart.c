@@ -20,6 +20,7 @@ bench_chart_write(const bench_settings *s, const char *subtitle, const bench_cha
 	int			tput = chart_add_panel(c, "Throughput", 0);
 	int			lat = chart_add_panel(c, "Latency", 0);
 	int			s_tps,
+				s_warm = -1,
 				s_target = -1,
 				s_fail,
 				s_skip = -1,
@@ -42,6 +43,10 @@ bench_chart_write(const bench_settings *s, const char *subtitle, const bench_cha
 	chart_set_y_log(c, lat, CHART_LEFT, true);
 
 	s_tps = chart_add_series(c, tput, "tps", CHART_LINE, CHART_LEFT, CHART_BLUE);
+	for (int i = 0; i < n && s_warm < 0; i++)
+		if (pts[i].warmup)
+			s_warm = chart_add_series(c, tput, "tps, warm-up (not counted)", CHART_LINE,
+									  CHART_LEFT, CHART_GREY);
 	if (s->rate > 0)
 	{
 		s_target = chart_add_series(c, tput, "rate target (-R)", CHART_LINE, CHART_LEFT,
@@ -85,7 +90,7 @@ bench_chart_write(const bench_settings *s, const char *subtitle, const bench_cha
 	{
 		const bench_chart_point *p = &pts[i];
 
-		chart_add_point(c, s_tps, p->elapsed_s, p->tps);
+		chart_add_point(c, p->warmup ? s_warm : s_tps, p->elapsed_s, p->tps);
 		if (s_target >= 0)
 			chart_add_point(c, s_target, p->elapsed_s, s->rate);
 		chart_add_point(c, s_fail, p->elapsed_s, (double) p->failed);

@@ -27,6 +27,7 @@ typedef struct bench_chart_point
 	double		lag_ms;			/* -R: average schedule lag; NaN: none */
 	int64_t		failed;
 	int64_t		skipped;
+	bool		warmup;			/* --warmup: an interval of the warm-up */
 } bench_chart_point;
 
 /*

@@ -69,6 +69,13 @@ bwaits	   *bwaits_start(const bench_settings *s, int nclients);
 /* Client n's backend pid (0: none); w may be NULL.  Any thread. */
 void		bwaits_set_pid(bwaits *w, int n, int pid);
 
+/*
+ * --warmup: count samples taken from wall-clock time epoch_us on in the
+ * report (0: every sample, the default; UINT64_MAX: none yet).  Any
+ * thread; w may be NULL.
+ */
+void		bwaits_measure_from(bwaits *w, uint64_t epoch_us);
+
 /* -P: the top wait of the interval since the last call (w may be NULL: none). */
 void		bwaits_interval_top(bwaits *w, bwaits_top *top);
 
