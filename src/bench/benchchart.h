@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "bench.h"
+#include "benchwaits.h"
 
 typedef struct bench_chart_point
 {
@@ -28,6 +29,7 @@ typedef struct bench_chart_point
 	int64_t		failed;
 	int64_t		skipped;
 	bool		warmup;			/* --warmup: an interval of the warm-up */
+	bwaits_mix	waits;			/* --waits: the sessions by wait class */
 } bench_chart_point;
 
 /*

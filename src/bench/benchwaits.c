@@ -268,16 +268,53 @@ event_of(const wprof_group *g)
 	return strcmp(g->key.type, SAMPLE_CPU_TYPE) == 0 ? NULL : g->key.event;
 }
 
+const char *const bwaits_class_names[BWAITS_NCLASSES] = {
+	SAMPLE_CPU_TYPE, "Lock", "LWLock", "IO", "IPC", "BufferPin", "Client", "Timeout",
+	"Activity", "Extension", "other"
+};
+
+int
+bwaits_class_of(const char *type)
+{
+	for (int i = 0; i < BWAITS_NCLASSES - 1; i++)
+		if (strcmp(type, bwaits_class_names[i]) == 0)
+			return i;
+	return BWAITS_NCLASSES - 1;
+}
+
 void
-bwaits_interval_top(bwaits *w, bwaits_top *top)
+bwaits_mix_json(json_writer *jw, const bwaits_mix *mix)
+{
+	json_key(jw, "waits_aas");
+	if (!mix->any)
+	{
+		json_null(jw);
+		return;
+	}
+	json_object_begin(jw);
+	for (int i = 0; i < BWAITS_NCLASSES; i++)
+		json_kv_double(jw, bwaits_class_names[i], mix->aas[i]);
+	json_object_end(jw);
+}
+
+void
+bwaits_interval_take(bwaits *w, bwaits_top *top, bwaits_mix *mix)
 {
 	wprof_groups g;
 
 	memset(top, 0, sizeof(*top));
+	memset(mix, 0, sizeof(*mix));
 	if (w == NULL)
 		return;
 	pthread_mutex_lock(&w->mu);
 	wprof_group_by(&w->interval, NULL, 0, 0, &g);
+	if (w->interval.ticks > 0)
+	{
+		mix->any = true;
+		for (int i = 0; i < g.n; i++)
+			mix->aas[bwaits_class_of(g.g[i].key.type)] +=
+				(double) g.g[i].samples / (double) w->interval.ticks;
+	}
 	if (g.n > 0 && g.total > 0)
 	{
 		const char *ev = event_of(&g.g[0]);

@@ -347,7 +347,10 @@ json_progress(json_writer *w, const bench_settings *s, const jsonreport_run *run
 		else
 			json_null(w);
 		if (s->waits_ns > 0)
+		{
 			bwaits_top_json(w, &p->top_wait);
+			bwaits_mix_json(w, &p->waits_mix);
+		}
 		json_object_end(w);
 	}
 	json_array_end(w);

@@ -301,6 +301,10 @@ add_progress(merged *m, merge_host *hosts, int n)
 			q->retried += p->retried;
 			q->retries += p->retries;
 			q->max_ms = isnan(p->max_ms) ? q->max_ms : fmax(q->max_ms, p->max_ms);
+			/* sessions add up over the hosts */
+			q->waits_mix.any = q->waits_mix.any || p->waits.any;
+			for (int c = 0; c < BWAITS_NCLASSES; c++)
+				q->waits_mix.aas[c] += p->waits.aas[c];
 			q->has_percentiles = true;	/* here: the interval has a line */
 		}
 	for (int64_t k = 0; k <= maxk; k++)
@@ -349,6 +353,7 @@ make_chart(merged *m)
 		c->lag_ms = m->s.rate > 0 && p->transactions > 0 ? p->lag_ms : NAN;
 		c->failed = p->failed;
 		c->skipped = p->skipped;
+		c->waits = p->waits_mix;
 	}
 }
 

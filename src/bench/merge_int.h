@@ -32,6 +32,7 @@ typedef struct merge_point
 	int64_t		retried;
 	int64_t		retries;
 	double		max_ms;			/* NaN: the host had no percentiles for it */
+	bwaits_mix	waits;			/* --waits: its sessions by wait class ("waits_aas") */
 } merge_point;
 
 /* One script of a host. */

@@ -256,6 +256,24 @@ read_scripts(rd *r, const jsonread_value *results, merge_host *h)
 	}
 }
 
+/*
+ * --waits: a progress entry's sessions by wait class, if it has them (a
+ * report of a version before "waits_aas" has none; a class it does not
+ * name had no sessions).
+ */
+static void
+read_waits_mix(rd *r, const jsonread_value *o, bwaits_mix *mix)
+{
+	const jsonread_value *wa = jsonread_get(o, "waits_aas");
+
+	if (wa == NULL || wa->type != JSONREAD_OBJECT)
+		return;
+	mix->any = true;
+	for (int k = 0; k < BWAITS_NCLASSES; k++)
+		if (jsonread_get(wa, bwaits_class_names[k]) != NULL)
+			mix->aas[k] = num(r, wa, "progress[].waits_aas.", bwaits_class_names[k], 0);
+}
+
 /* The -P series, each line's interval numbered from the start. */
 static void
 read_progress(rd *r, const jsonread_value *root, merge_host *h)
@@ -292,6 +310,7 @@ read_progress(rd *r, const jsonread_value *root, merge_host *h)
 		p->retries = count(r, o, "progress[].", "retries");
 		p->max_ms = pc != NULL && pc->type == JSONREAD_OBJECT ?
 			num(r, pc, "progress[].percentiles_ms.", "max", NAN) : NAN;
+		read_waits_mix(r, o, &p->waits);
 	}
 }
 

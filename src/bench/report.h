@@ -65,6 +65,7 @@ typedef struct report_progress_point
 	double		percentiles_ms[BENCH_MAX_PERCENTILES];	/* in report_percentiles() order */
 	double		max_ms;			/* the highest bucket's midpoint */
 	bwaits_top	top_wait;		/* --waits: the interval's top wait */
+	bwaits_mix	waits_mix;		/* --waits: the interval's sessions by wait class */
 	bool		warmup;			/* --warmup: an interval of the warm-up */
 } report_progress_point;
 

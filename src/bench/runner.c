@@ -64,6 +64,7 @@ add_chart_point(run_state *r, const report_progress_point *p, const hist *interv
 	cp->failed = p->failed;
 	cp->skipped = p->skipped;
 	cp->warmup = p->warmup;
+	cp->waits = p->waits_mix;
 }
 
 /*
@@ -134,7 +135,7 @@ progress_report(runner *shared, uint64_t now, uint64_t start, stats *last, uint6
 	report_progress_compute(&p, s, &cur, last, interval, (double) (now - *last_report) / 1e9,
 							(double) (now - start) / 1e9,
 							(double) ((int64_t) now + r->r.epoch_shift_ns) / 1e9);
-	bwaits_interval_top(r->r.waits, &p.top_wait);
+	bwaits_interval_take(r->r.waits, &p.top_wait, &p.waits_mix);
 	p.warmup = warm;
 	if (s->progress > 0)
 		report_progress_print(stderr, s, &p);

@@ -203,5 +203,39 @@ sub tx_start
 		"auto:8: $w->{seconds} s, levelled off: " . ($w->{levelled_off} ? 'yes' : 'no'));
 }
 
+# --waits with a warm-up: the JSON series of sessions by wait class per
+# interval, the measured ones only; --merge keeps it, and its --chart has
+# the waits panel under tps and latency.
+{
+	$node->safe_psql('postgres', 'create table hot (id int primary key, v int); insert into hot values (1, 0)');
+	my $hot = write_file("$dir/hot.sql",
+		"begin;\nupdate hot set v = v + 1 where id = 1;\nselect pg_sleep(0.002);\nend;\n");
+	my ($rc, $out, $err) = run_tool(
+		[
+			$ours, '-n', '-f', $hot, '-c', '4', '-j', '2', '-T', '2', '--warmup=1', '-P', '1',
+			'--waits', "--json=$dir/waits.json", "--chart=$dir/waits.svg", $db
+		]);
+	is($rc, 0, '--waits with a warm-up: exit status 0');
+	my $j = read_json("$dir/waits.json");
+	my @prog = @{ $j->{progress} || [] };
+	cmp_ok(scalar @prog, '>', 0, '--waits: progress entries');
+	my @classes = qw(CPU Lock LWLock IO IPC BufferPin Client Timeout Activity Extension other);
+	ok(!(grep { my $w = $_->{waits_aas}; defined $w && (grep { !defined $w->{$_} } @classes) } @prog),
+		'--waits: each sampled interval has every class');
+	ok((grep { ($_->{waits_aas}{Lock} // 0) > 0 } @prog), '--waits: the row lock shows as Lock sessions');
+	my $svg = join "\n", slurp_lines("$dir/waits.svg");
+	like($svg, qr/Wait events of the sessions/, '--chart: the waits panel');
+	like($svg, qr/>Lock</, '--chart: Lock in its legend');
+	like($svg, qr/tps, warm-up \(not counted\)/, '--chart: the warm-up\'s tps drawn apart');
+
+	($rc, $out, $err) = run_tool([ $ours, '--merge', "--json=$dir/merged.json", "--chart=$dir/merged.svg", "$dir/waits.json" ]);
+	is($rc, 0, '--merge of a --waits report: exit status 0');
+	my $m = read_json("$dir/merged.json");
+	is_deeply([ map { $_->{waits_aas}{Lock} } @{ $m->{progress} } ], [ map { $_->{waits_aas}{Lock} } @prog ],
+		'--merge keeps the series');
+	$svg = join "\n", slurp_lines("$dir/merged.svg");
+	like($svg, qr/Wait events of the sessions/, '--merge --chart: the waits panel');
+}
+
 $node->stop;
 done_testing();
