@@ -314,6 +314,30 @@ read_progress(rd *r, const jsonread_value *root, merge_host *h)
 	}
 }
 
+/* --warmup: the report's "warmup" object (none: no warm-up, or a version before it). */
+static void
+read_warmup(rd *r, const jsonread_value *root, merge_host *h)
+{
+	const jsonread_value *o = jsonread_get(root, "warmup");
+	const char *req;
+	const jsonread_value *lev;
+
+	if (o == NULL || o->type != JSONREAD_OBJECT)
+		return;
+	req = str(r, o, "warmup.", "requested");
+	if (req == NULL)
+		return;
+	h->warmup.mode = strcmp(req, "auto") == 0 ? WARMUP_AUTO : WARMUP_FIXED;
+	h->warmup.requested_s = h->warmup.mode == WARMUP_AUTO ?
+		(int) count(r, o, "warmup.", "maximum_s") : atoi(req);
+	lev = field(r, o, "warmup.", "ended", JSONREAD_BOOL);
+	h->warmup.ended = lev != NULL && lev->b;
+	h->warmup.actual_s = num(r, o, "warmup.", "seconds", 0);
+	lev = jsonread_get(o, "levelled_off");
+	h->warmup.levelled = lev != NULL && lev->type == JSONREAD_BOOL && lev->b;
+	h->warmup.measure_start_epoch_s = num(r, o, "warmup.", "measure_start_epoch_s", 0);
+}
+
 /* --waits: the events and what their shares are of. */
 static void
 read_waits(rd *r, const jsonread_value *root, merge_host *h)
@@ -506,6 +530,7 @@ mergeread_host(const char *file, merge_host *h, char **cause)
 		read_scripts(&r, results, h);
 		read_progress(&r, h->root, h);
 		read_waits(&r, h->root, h);
+		read_warmup(&r, h->root, h);
 	}
 	if (r.err != NULL)
 	{

@@ -163,9 +163,14 @@ sample(runner *r, uint64_t now)
 	w->last_sum = sum;
 	if (levelled || k + 1 >= s->warmup_s)
 	{
+		int			end_s = k + 1 < s->warmup_s ? k + 1 : s->warmup_s;
+
+		/* a sample taken late (the thread was held up) must not set an end already past */
+		if (w->base + (uint64_t) end_s * NS_PER_S <= now)
+			end_s = k + 1;
 		w->out.levelled = levelled;
 		w->next_check = 0;
-		publish(r, w->base + (uint64_t) (k + 1 < s->warmup_s ? k + 1 : s->warmup_s) * NS_PER_S);
+		publish(r, w->base + (uint64_t) end_s * NS_PER_S);
 		return;
 	}
 	while (w->next_check <= now)

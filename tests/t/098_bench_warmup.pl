@@ -13,6 +13,7 @@ use warnings;
 
 use File::Path qw(make_path);
 use File::Temp qw(tempdir);
+use IPC::Run;
 use JSON::PP;
 use PgTempo::Test;
 use Test::More;
@@ -26,6 +27,12 @@ for my $bad ('-1', 'x', 'auto:0', 'auto:', 'auto:x', '1.5', 'autox', '')
 	is($rc, 1, "--warmup=$bad: exit status 1");
 	like($err, qr/^pgtempo-bench: error: invalid value "\Q$bad\E" for option --warmup$/m,
 		"--warmup=$bad: the value is named");
+}
+
+{
+	my ($rc, $out, $err) = run_tool([ $ours, '--dry-run', '--warmup=5', '-t', '1' ]);
+	is($rc, 1, '--dry-run with --warmup: exit status 1');
+	like($err, qr/^pgtempo-bench: error: --dry-run runs no warm-up \(--warmup\)$/m, '--dry-run with --warmup: why');
 }
 
 my $node = new_cluster('bench_warmup', conf => "max_connections = 30\n");
@@ -203,6 +210,25 @@ sub tx_start
 		"auto:8: $w->{seconds} s, levelled off: " . ($w->{levelled_off} ? 'yes' : 'no'));
 }
 
+# A stop during the warm-up: nothing was measured, and the report says so.
+{
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ $ours, '-n', '-f', $sleep5, '-T', '1', '--warmup=60', "--json=$dir/stopped.json", $db ],
+		'<', \'', '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+	# the banner is printed once connected; the warm-up lasts a minute
+	IPC::Run::pump($h) until $out =~ /^pgtempo-bench /m;
+	sleep 1;
+	$h->signal('INT');
+	$h->finish;
+	is($h->full_result(0) >> 8, 130, 'stopped in the warm-up: exit 130');
+	like($out, qr/^warm-up: not over when the run ended \(nothing was measured\)$/m,
+		'stopped in the warm-up: the report says so');
+	like($out, qr/^number of transactions actually processed: 0$/m, 'stopped in the warm-up: nothing counted');
+	my $w = read_json("$dir/stopped.json")->{warmup};
+	ok(!$w->{ended} && !defined $w->{seconds}, 'stopped in the warm-up: json warmup.ended false');
+}
+
 # --waits with a warm-up: the JSON series of sessions by wait class per
 # interval, the measured ones only; --merge keeps it, and its --chart has
 # the waits panel under tps and latency.
@@ -230,7 +256,10 @@ sub tx_start
 
 	($rc, $out, $err) = run_tool([ $ours, '--merge', "--json=$dir/merged.json", "--chart=$dir/merged.svg", "$dir/waits.json" ]);
 	is($rc, 0, '--merge of a --waits report: exit status 0');
+	like($out, qr/^warm-up: 1 s \(not counted\)$/m, '--merge: the report says how long the warm-up was');
 	my $m = read_json("$dir/merged.json");
+	is_deeply([ @{ $m->{warmup} }{qw(requested seconds ended)} ], [ '1', 1, JSON::PP::true ],
+		'--merge: the warmup object');
 	is_deeply([ map { $_->{waits_aas}{Lock} } @{ $m->{progress} } ], [ map { $_->{waits_aas}{Lock} } @prog ],
 		'--merge keeps the series');
 	$svg = join "\n", slurp_lines("$dir/merged.svg");
