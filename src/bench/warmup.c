@@ -2,10 +2,11 @@
  * warmup.c — --warmup's value and the levelling-off test of
  * --warmup=auto (the run applies them in thread.c and runner.c).
  *
- * The test fits a line rather than comparing the window's extremes: one
- * noisy second moves a fitted line by a fifth of its noise, while a ramp
- * (caches filling, checkpoints after the start, a connection pool
- * warming) moves it by the whole ramp.
+ * The test fits a line rather than comparing the window's extremes: an
+ * odd second in the middle of the window does not tilt the line, and one
+ * at an end by less than its own excess, while a ramp (caches filling,
+ * checkpoints after the start, a connection pool warming) tilts it by the
+ * whole ramp.
  */
 #include "config.h"
 
