@@ -15,6 +15,11 @@
 #   PGTEMPO_REFERENCE_BINDIR  where the tests find PostgreSQL's pgbench and
 #                       pg_test_timing to compare with (default: PG_BINDIR's)
 #   PROVE_FLAGS         extra options for prove, e.g. PROVE_FLAGS=-v
+#   PGTEMPO_PROVE_JOBS  TAP files run at once (default: twice the CPUs, at
+#                       most 8; 1 runs them one after the other).  Each file
+#                       starts clusters of its own on ports that
+#                       PostgreSQL::Test::Cluster reserves, and most of a
+#                       file's time is spent waiting, so files overlap well.
 #   PGTEMPO_TEST_USER   user that runs the tests when run as root
 #                       (default: pgtempo-test, created if missing)
 #   PGTEMPO_ALIASES     "NAME=BINARY ...": each built BINARY is also found in
@@ -146,6 +151,31 @@ while [ "$i" -lt "$ntests" ]; do
 done
 [ $# -gt 0 ] || die "no test script to run"
 
+# The files that take longest start first, so that with several jobs the
+# last one to start is a short one (tests/t/SLOW lists them, slowest first;
+# a name not given is left out, and the others keep their order).
+if [ -f "$srcdir/tests/t/SLOW" ]; then
+	for t in "$@"; do
+		printf '%s\n' "$t"
+	done >"${TMPDIR:-/tmp}/pgtempo-prove-order.$$"
+	slow=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$srcdir/tests/t/SLOW")
+	set --
+	for t in $slow; do
+		grep -qxF "tests/t/$t" "${TMPDIR:-/tmp}/pgtempo-prove-order.$$" && set -- "$@" "tests/t/$t"
+	done
+	while read -r t; do
+		case " $slow " in *" ${t#tests/t/} "*) ;; *) set -- "$@" "$t" ;; esac
+	done <"${TMPDIR:-/tmp}/pgtempo-prove-order.$$"
+	rm -f "${TMPDIR:-/tmp}/pgtempo-prove-order.$$"
+fi
+
+jobs=${PGTEMPO_PROVE_JOBS:-}
+if [ -z "$jobs" ]; then
+	jobs=$(( $(nproc 2>/dev/null || echo 1) * 2 ))
+	[ "$jobs" -le 8 ] || jobs=8
+fi
+case $jobs in '' | *[!0-9]* | 0) die "PGTEMPO_PROVE_JOBS must be a whole number from 1: $jobs" ;; esac
+
 # ---------------------------------------------------------------- run
 
 uid=$(id -u)
@@ -261,7 +291,7 @@ cd "$run_srcdir" || die "could not enter $run_srcdir"
 # shellcheck disable=SC2086
 {
 	as_test_user env PATH="$PATH" HOME="${HOME:-/}" TMPDIR="${TMPDIR:-/tmp}" \
-		"$PERL" "$PROVE" -I "$run_srcdir/tests/lib" -I "$pgperl" ${PROVE_FLAGS:-} "$@"
+		"$PERL" "$PROVE" -j "$jobs" --timer -I "$run_srcdir/tests/lib" -I "$pgperl" ${PROVE_FLAGS:-} "$@"
 	echo $? >"$statusfile"
 } | tee "$outfile"
 prove_status=$(cat "$statusfile" 2>/dev/null) || prove_status=

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "pgtempo/json.h"
+#include "pgtempo/strbuf.h"
 
 #define JSONREAD_MAX_DEPTH 64
 
@@ -87,5 +88,50 @@ const char *jsonread_type_name(jsonread_type t);
 
 /* Write v with the JSON writer (as compact or pretty as w is). */
 void		jsonread_write(json_writer *w, const jsonread_value *v);
+
+/*
+ * The number that is all of the len bytes at s, by the grammar and the
+ * rounding of the tree; false if it is not one.
+ */
+bool		jsonread_number(const char *s, size_t len, jsonread_value *v);
+
+/*
+ * The flat scan: a JSON object of scalars and arrays of scalars (the
+ * records of a log, one a line) split into its members without building
+ * a tree, 2-3 times faster than jsonread_parse.  The text is held to the
+ * same grammar (strings, numbers, literals are scanned by the same code);
+ * values stay spans of the text, strings with their escapes, which
+ * jsonread_unescape undoes.
+ */
+typedef struct jsonread_field
+{
+	const char *key;			/* the member's name, as written */
+	size_t		klen;
+	char		t;				/* 's' string, 'n' number, '0' null, 'b' bool, '[' array */
+	char	   *v;				/* a string without its quotes; an array with its brackets */
+	size_t		vlen;
+	bool		esc;			/* a string with escapes */
+} jsonread_field;
+
+/*
+ * Split the object text[0..len) into its members (at most max, in *n);
+ * false with *cause (if not NULL) when it is not a flat object:
+ * "column 12: lone high surrogate in \u escape".
+ */
+bool		jsonread_flat(const char *text, size_t len, jsonread_field *f, int max, int *n,
+						  char **cause);
+
+/*
+ * A string's text as jsonread_flat found it (between its quotes), its
+ * escapes undone into sb; false if it is not one.
+ */
+bool		jsonread_unescape(strbuf *sb, const char *s, size_t len);
+
+/*
+ * The next item of a list [*pos, end), scalars separated by commas (the
+ * inside of an array of jsonread_flat, between its brackets): 1 with
+ * *item and *pos past it, 0 at the end, -1 if it is not such a list.
+ */
+int			jsonread_item(const char **pos, const char *end, jsonread_field *item);
 
 #endif

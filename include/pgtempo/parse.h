@@ -40,13 +40,31 @@ bool		parse_duration_ns(const char *s, const char *optname, const char *default_
 bool		parse_duration_opt(const char *arg, const char *name, const char *unit,
 							   int64_t min, int64_t max, int64_t *out);
 
+/* The forms of a time beyond ISO 8601 with an offset and @EPOCH (parse_time). */
+#define PARSE_TIME_LOCAL 0x1	/* no offset: local time; and a time of today alone */
+
 /*
- * A point in time as Unix time (seconds): ISO 8601 with its offset
- * ("2026-11-26T14:00:00+01:00", "...T13:00:00.250Z", a space allowed
- * for the T, seconds optional) or "@EPOCH" ("@1795698000.5").  A time
- * without an offset is refused: on several hosts, local time is a guess.
+ * A point in time given on the command line, in microseconds since the
+ * epoch.  Always taken:
+ *   ISO 8601 with its offset: "2026-11-26T14:00+01:00", "...T13:00:00.25Z"
+ *     (a space for the T; seconds and fraction optional; the date alone
+ *     is its midnight), offsets Z, +HH:MM, +HHMM, +HH;
+ *   "@EPOCH": Unix time, decimals allowed ("@1795698000.5").
+ * With PARSE_TIME_LOCAL also the same without an offset, in local time,
+ * and "HH:MM[:SS[.frac]]" of the day now_us is in.  Every field must be
+ * one of the calendar (no February 31st, hour 24, minute 60, second 60,
+ * month 13, offset beyond 23:59) and the year at least 1970; otherwise
+ * false with *cause (if not NULL):
+ *   invalid value "X" for option --since: not a valid time (the forms)
  */
-bool		parse_timestamp(const char *s, const char *optname, double *out, char **cause);
+bool		parse_time(const char *s, const char *optname, unsigned forms, int64_t now_us,
+					   int64_t *us, char **cause);
+
+/*
+ * A time in a file: ISO 8601 date, time and offset, all of the len bytes
+ * at s (which need not be NUL-terminated), checked as parse_time checks.
+ */
+bool		parse_time_iso(const char *s, size_t len, int64_t *us);
 
 /*
  * The n digits at p as a number (n up to 9), or -1 if they are not all

@@ -364,19 +364,19 @@ step_create(init_ctx *c)
 	const init_settings *s = c->s;
 	bool		partitioned = s->partition_method != INIT_PART_NONE;
 
+	/*
+	 * --unlogged-tables makes the four tables unlogged, but with partitions
+	 * only the partitions, as pgbench 18 does: a server from 18 on refuses
+	 * an unlogged partitioned table, and a logged pgbench_accounts may not
+	 * reference an unlogged pgbench_branches (--foreign-keys).  Any server
+	 * gets the same tables.
+	 */
+	bool		unlogged = s->unlogged_tables && !partitioned;
+
 	fprintf(stderr, "creating tables...\n");
 	for (size_t i = 0; i < sizeof(ddl) / sizeof(ddl[0]); i++)
 	{
 		bool		parent = partitioned && strcmp(ddl[i].table, "pgbench_accounts") == 0;
-
-		/*
-		 * --unlogged-tables makes every table unlogged, as documented and as
-		 * pgbench 15 does, except a partitioned pgbench_accounts on a server
-		 * that refuses one (18 on): only its partitions can be unlogged.
-		 * (pgbench 18 then leaves the other three tables logged too.)
-		 */
-		bool		unlogged = s->unlogged_tables &&
-			!(parent && PQserverVersion(c->conn) >= 180000);
 
 		strbuf_reset(&c->sql);
 		strbuf_printf(&c->sql, "create%s table %s(%s)",

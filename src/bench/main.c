@@ -577,10 +577,12 @@ handle_start_at(const opt_def *def, void *ctx, const char *arg)
 {
 	bench_settings *s = &((cmdline *) ctx)->s;
 	char	   *cause = NULL;
+	int64_t		us;
 
 	(void) def;
-	if (!parse_timestamp(arg, "--start-at", &s->start_at_epoch_s, &cause))
+	if (!parse_time(arg, "--start-at", 0, 0, &us, &cause))
 		return opt_fail(cause);
+	s->start_at_epoch_s = (double) us / 1e6;
 	return startat_check_ahead(s->start_at_epoch_s, "is in the past:") ? OPT_OK : OPT_ERROR;
 }
 

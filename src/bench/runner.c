@@ -456,6 +456,24 @@ set_up(run_state *r, setup_thread *setup)
 	return true;
 }
 
+/*
+ * -M prepared's statement names: "P_n", n counting the SQL commands of all
+ * scripts in order, as pgbench 15 and later name them (meta-commands take
+ * no number), so that server logs and pg_prepared_statements show the
+ * same names with either tool.
+ */
+static void
+name_statements(run_state *r)
+{
+	const bench_settings *s = r->r.s;
+	int			n = 0;
+
+	for (int i = 0; i < s->nscripts; i++)
+		for (int j = 0; j < s->scripts[i]->ncommands; j++)
+			if (s->scripts[i]->commands[j]->type == CMD_SQL)
+				r->r.prepnames[r->r.cmd_base[i] + j] = xasprintf("P_%d", n++);
+}
+
 /* Load-time resolution: weights, overall command numbers, statement names. */
 static void
 resolve_commands(run_state *r)
@@ -471,8 +489,7 @@ resolve_commands(run_state *r)
 	}
 	r->r.cmd_base[s->nscripts] = k;
 	r->r.prepnames = xcalloc((size_t) k + 1, sizeof(char *));
-	for (int i = 0; i < k; i++)
-		r->r.prepnames[i] = xasprintf("P_%d", i);
+	name_statements(r);
 }
 
 /* Start the threads (this one is thread 0), wait for them, and hand the outcome to res. */

@@ -145,7 +145,7 @@ struct runner
 	pthread_barrier_t barrier;
 	int			weights[SCRIPT_MAX_SCRIPTS];
 	int			cmd_base[SCRIPT_MAX_SCRIPTS + 1];	/* first command of each script, overall */
-	char	  **prepnames;		/* "P_n" for each command, overall */
+	char	  **prepnames;		/* -M prepared: "P_n" per SQL command (NULL: a meta), overall */
 	_Atomic uint64_t end_time;	/* -T: when to stop; 0: never (or, with --warmup, not known yet) */
 	uint64_t	connected_at;	/* --start-at: when every connection was open; 0: no --start-at */
 	int64_t		epoch_shift_ns; /* wall clock minus monotonic clock */

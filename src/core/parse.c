@@ -344,98 +344,249 @@ parse_digits(const char *p, int n)
 	return v;
 }
 
-/* "Z", "+HH:MM", "+HHMM" or "+HH" at p, to the end: *off in seconds east of UTC. */
-bool
-parse_utc_offset(const char *p, long *off)
+/* "Z", "+HH:MM", "+HHMM" or "+HH" exactly in [p, end): *off in seconds east of UTC. */
+static bool
+utc_offset(const char *p, const char *end, long *off)
 {
+	size_t		n = (size_t) (end - p);
 	int			hh,
 				mm = 0;
 
-	if (*p == 'Z' || *p == 'z')
+	if (n == 1 && (*p == 'Z' || *p == 'z'))
 	{
 		*off = 0;
-		return p[1] == '\0';
+		return true;
 	}
-	/* each part is read only once the one before it was there: no read past the end */
-	if ((*p != '+' && *p != '-') || (hh = parse_digits(p + 1, 2)) < 0)
+	if (n < 3 || (*p != '+' && *p != '-') || (hh = parse_digits(p + 1, 2)) < 0)
 		return false;
-	if (p[3] == ':' ? (mm = parse_digits(p + 4, 2)) < 0 || p[6] != '\0' :
-		p[3] != '\0' && ((mm = parse_digits(p + 3, 2)) < 0 || p[5] != '\0'))
+	if (n == 6 && p[3] == ':')
+		mm = parse_digits(p + 4, 2);
+	else if (n == 5)
+		mm = parse_digits(p + 3, 2);
+	else if (n != 3)
 		return false;
-	if (hh > 23 || mm > 59)
+	if (hh > 23 || mm < 0 || mm > 59)
 		return false;
 	*off = (hh * 3600L + mm * 60L) * (*p == '-' ? -1 : 1);
 	return true;
 }
 
-/* "YYYY-MM-DDTHH:MM[:SS[.frac]]" + offset, every field checked against the calendar. */
-static bool
-parse_iso8601(const char *s, double *out)
+bool
+parse_utc_offset(const char *p, long *off)
 {
-	struct tm	tm;
-	int			sec = 0;
-	double		frac = 0;
-	long		off;
-	time_t		t;
-	const char *p = s + 16;
+	return utc_offset(p, p + strlen(p), off);
+}
 
-	memset(&tm, 0, sizeof(tm));
-	if (strlen(s) < 17 || s[4] != '-' || s[7] != '-' || s[13] != ':' ||
-		(s[10] != 'T' && s[10] != 't' && s[10] != ' '))
-		return false;
-	tm.tm_year = parse_digits(s, 4) - 1900;
-	tm.tm_mon = parse_digits(s + 5, 2) - 1;
-	tm.tm_mday = parse_digits(s + 8, 2);
-	tm.tm_hour = parse_digits(s + 11, 2);
-	tm.tm_min = parse_digits(s + 14, 2);
-	if (*p == ':')
+/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm). */
+static int64_t
+days_from_civil(int64_t y, int m, int d)
+{
+	int64_t		era;
+	int64_t		yoe,
+				doy,
+				doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* Days in month m (1..12) of year y. */
+static int
+days_in_month(int y, int m)
+{
+	static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+
+	if (m == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))
+		return 29;
+	return days[m - 1];
+}
+
+/* The fields of a written time, as read; each checked against the calendar. */
+typedef struct civil_time
+{
+	int			year,
+				mon,
+				mday,
+				hour,
+				min,
+				sec;
+	int64_t		us;				/* the fraction of the second */
+	bool		has_date;
+	bool		has_offset;
+	long		offset;			/* seconds east of UTC */
+} civil_time;
+
+/* The n digits at [p, end) as a number, or -1. */
+static int
+span_digits(const char *p, const char *end, int n)
+{
+	return end - p < n ? -1 : parse_digits(p, n);
+}
+
+/* "HH:MM[:SS[.frac]]" at p (',' for '.' too); where it ends, or NULL. */
+static const char *
+scan_clock(const char *p, const char *end, civil_time *c)
+{
+	if ((c->hour = span_digits(p, end, 2)) < 0 || c->hour > 23 || end - p < 5 || p[2] != ':' ||
+		(c->min = span_digits(p + 3, end, 2)) < 0 || c->min > 59)
+		return NULL;
+	p += 5;
+	if (p < end && *p == ':')
 	{
-		sec = parse_digits(p + 1, 2);
+		if ((c->sec = span_digits(p + 1, end, 2)) < 0 || c->sec > 59)
+			return NULL;
 		p += 3;
-		if (sec >= 0 && (*p == '.' || *p == ','))
+		if (p < end && (*p == '.' || *p == ','))
 		{
-			double		scale = 0.1;
+			int64_t		scale = 100000;
 
-			if (!isdigit((unsigned char) *++p))
-				return false;
-			for (; isdigit((unsigned char) *p); p++, scale /= 10)
-				frac += (*p - '0') * scale;
+			if (++p == end || !isdigit((unsigned char) *p))
+				return NULL;
+			/* digits past the microsecond are read and dropped */
+			for (; p < end && isdigit((unsigned char) *p); p++, scale /= 10)
+				c->us += (*p - '0') * scale;
 		}
 	}
-	if (tm.tm_year < -1900 + 1970 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 ||
-		tm.tm_hour < 0 || tm.tm_hour > 23 || tm.tm_min < 0 || tm.tm_min > 59 ||
-		sec < 0 || sec > 59 || !parse_utc_offset(p, &off))
-		return false;
-	tm.tm_sec = sec;
-	{
-		int			mday = tm.tm_mday;
+	return p;
+}
 
-		t = timegm(&tm);
-		/* timegm() normalizes February 30th into March: refuse what moved */
-		if (t == (time_t) -1 || tm.tm_mday != mday)
+/*
+ * [YYYY-MM-DD[(T| )clock]] or a clock alone, then an offset or nothing,
+ * all of [p, end); false if any field is not one of the calendar.
+ */
+static bool
+scan_civil(const char *p, const char *end, civil_time *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (end - p >= 5 && p[4] == '-')
+	{
+		c->has_date = true;
+		if ((c->year = span_digits(p, end, 4)) < 1970 ||
+			(c->mon = span_digits(p + 5, end, 2)) < 1 || c->mon > 12 || end - p < 10 ||
+			p[7] != '-' || (c->mday = span_digits(p + 8, end, 2)) < 1 ||
+			c->mday > days_in_month(c->year, c->mon))
+			return false;
+		p += 10;
+		if (p < end && (*p == 'T' || *p == 't' || *p == ' ') &&
+			(p = scan_clock(p + 1, end, c)) == NULL)
 			return false;
 	}
-	*out = (double) (t - off) + frac;
+	else if ((p = scan_clock(p, end, c)) == NULL)
+		return false;
+	if (p == end)
+		return true;
+	c->has_offset = true;
+	return utc_offset(p, end, &c->offset);
+}
+
+/* A civil time with its offset to us since the epoch. */
+static int64_t
+civil_utc_us(const civil_time *c)
+{
+	int64_t		s = days_from_civil(c->year, c->mon, c->mday) * 86400 + c->hour * 3600 +
+		c->min * 60 + c->sec - c->offset;
+
+	return s * 1000000 + c->us;
+}
+
+bool
+parse_time_iso(const char *s, size_t len, int64_t *us)
+{
+	civil_time	c;
+
+	if (!scan_civil(s, s + len, &c) || !c.has_date || !c.has_offset)
+		return false;
+	*us = civil_utc_us(&c);
+	return true;
+}
+
+/* "@EPOCH": Unix time, decimals allowed, up to the end of year 9999. */
+static bool
+scan_epoch(const char *p, int64_t *us)
+{
+	int64_t		sec = 0,
+				frac = 0,
+				scale = 100000;
+
+	if (!isdigit((unsigned char) *p))
+		return false;
+	for (; isdigit((unsigned char) *p); p++)
+		if ((sec = sec * 10 + (*p - '0')) > INT64_C(253402300799))
+			return false;
+	if (*p == '.')
+	{
+		if (!isdigit((unsigned char) *++p))
+			return false;
+		for (; isdigit((unsigned char) *p); p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	}
+	*us = sec * 1000000 + frac;
+	return *p == '\0';
+}
+
+/* A written time without an offset as local time, the date today's if it has none. */
+static bool
+civil_local_us(civil_time *c, int64_t now_us, int64_t *us)
+{
+	struct tm	tm;
+	time_t		now = (time_t) (now_us / 1000000);
+	time_t		t;
+
+	memset(&tm, 0, sizeof(tm));
+	localtime_r(&now, &tm);
+	if (c->has_date)
+	{
+		tm.tm_year = c->year - 1900;
+		tm.tm_mon = c->mon - 1;
+		tm.tm_mday = c->mday;
+	}
+	else
+	{
+		c->year = tm.tm_year + 1900;
+		c->mon = tm.tm_mon + 1;
+		c->mday = tm.tm_mday;
+	}
+	if (c->has_offset)
+	{
+		*us = civil_utc_us(c);
+		return true;
+	}
+	tm.tm_hour = c->hour;
+	tm.tm_min = c->min;
+	tm.tm_sec = c->sec;
+	tm.tm_isdst = -1;
+	if ((t = mktime(&tm)) == (time_t) -1)
+		return false;
+	*us = (int64_t) t * 1000000 + c->us;
 	return true;
 }
 
 bool
-parse_timestamp(const char *s, const char *optname, double *out, char **cause)
+parse_time(const char *s, const char *optname, unsigned forms, int64_t now_us, int64_t *us,
+		   char **cause)
 {
+	civil_time	c;
 	bool		ok;
 
 	if (s[0] == '@')
-	{
-		char	   *end;
-
-		errno = 0;
-		*out = strtod(s + 1, &end);
-		ok = end != s + 1 && *end == '\0' && errno == 0 && isdigit((unsigned char) s[1]) &&
-			isfinite(*out);
-	}
-	else
-		ok = parse_iso8601(s, out);
-	if (!ok)
-		return invalid_value(s, optname, cause);
-	return true;
+		ok = scan_epoch(s + 1, us);
+	else if (!scan_civil(s, s + strlen(s), &c))
+		ok = false;
+	else if (forms & PARSE_TIME_LOCAL)
+		ok = civil_local_us(&c, now_us, us);
+	else if ((ok = c.has_date && c.has_offset))
+		*us = civil_utc_us(&c);
+	if (!ok && cause != NULL)
+		*cause = xasprintf("invalid value \"%s\" for option %s: not a valid time (%s)", s,
+						   optname, (forms & PARSE_TIME_LOCAL) ?
+						   "ISO 8601 such as 2026-11-26T03:10+01:00 or 2026-11-26T02:10Z, "
+						   "or without an offset in local time; a time of today such as "
+						   "03:10; or @EPOCH" :
+						   "ISO 8601 with its offset such as 2026-11-26T03:10+01:00 or "
+						   "2026-11-26T02:10Z, or @EPOCH");
+	return ok;
 }

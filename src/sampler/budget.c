@@ -8,11 +8,12 @@
 
 /* No window measured yet; the interval is the one asked for. */
 void
-budget_init(budget *b, double share, uint64_t want_ns, bool keep)
+budget_init(budget *b, double share, uint64_t want_ns, bool keep, uint64_t window_ns)
 {
 	b->share = share;
 	b->want_ns = want_ns;
 	b->keep = keep;
+	b->window_ns = window_ns;
 	b->interval_ns = want_ns;
 	b->win_ns = 0;
 	b->win_cpu_s = -1;
@@ -77,7 +78,7 @@ bool
 budget_due(const budget *b, uint64_t now_ns, uint64_t samples)
 {
 	/* the first window is short: a big server should not pay the full rate for long */
-	return now_ns >= b->win_ns + (b->cost_us < 0 ? BUDGET_FIRST_WINDOW_NS : BUDGET_WINDOW_NS) &&
+	return now_ns >= b->win_ns + (b->cost_us < 0 ? b->window_ns / 10 : b->window_ns) &&
 		samples >= b->win_samples + BUDGET_WINDOW_SAMPLES && now_ns >= b->recheck_ns;
 }
 
@@ -97,10 +98,10 @@ budget_update(budget *b, uint64_t now_ns, double cpu_s, uint64_t samples)
 		return BUDGET_NONE;
 	}
 	/* enough CPU time to measure it well, even in the clock ticks of /proc/PID/stat */
-	if (cpu_s - b->win_cpu_s < BUDGET_WINDOW_CPU_S && now_ns < b->win_ns + BUDGET_MAX_WINDOW_NS)
+	if (cpu_s - b->win_cpu_s < BUDGET_WINDOW_CPU_S && now_ns < b->win_ns + 10 * b->window_ns)
 	{
 		/* not yet: /proc is read again a first window later, not at every sample */
-		b->recheck_ns = now_ns + BUDGET_FIRST_WINDOW_NS;
+		b->recheck_ns = now_ns + b->window_ns / 10;
 		return BUDGET_NONE;
 	}
 	b->cost_us = (cpu_s - b->win_cpu_s) * 1e6 / (double) (samples - b->win_samples);

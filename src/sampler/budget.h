@@ -29,16 +29,17 @@
 /* The interval is never lowered past one sample a second. */
 #define BUDGET_MAX_INTERVAL_NS	NS_PER_S
 /*
- * A window is measured once it is this long (the first one sooner), holds
- * this many samples and this much of the backend's CPU time (or has lasted
- * BUDGET_MAX_WINDOW_NS): enough to measure even in the 10 ms clock ticks
- * of /proc/PID/stat, where the kernel keeps no schedstat.
+ * A window is measured once it has lasted its length (--cost-window; the
+ * first one a tenth of it), holds this many samples and this much of the
+ * backend's CPU time, or has lasted ten times its length: enough CPU time
+ * to measure even in the 10 ms clock ticks of /proc/PID/stat, where the
+ * kernel keeps no schedstat.
  */
 #define BUDGET_WINDOW_NS		NS_PER_S
-#define BUDGET_FIRST_WINDOW_NS	(100 * NS_PER_MS)
+#define BUDGET_MIN_WINDOW_NS	(10 * NS_PER_MS)
+#define BUDGET_MAX_WINDOW_LEN_NS	(60 * NS_PER_S)
 #define BUDGET_WINDOW_SAMPLES	10
 #define BUDGET_WINDOW_CPU_S		0.02
-#define BUDGET_MAX_WINDOW_NS	(10 * NS_PER_S)
 
 /* What a window's measurement did to the interval. */
 typedef enum budget_change
@@ -54,6 +55,7 @@ typedef struct budget
 	double		share;			/* of one CPU; 0: no budget */
 	uint64_t	want_ns;		/* the interval asked for */
 	bool		keep;			/* the user chose it: never change it */
+	uint64_t	window_ns;		/* a window's length (the first a tenth, the longest 10x) */
 	uint64_t	interval_ns;	/* in use */
 	/* the window being measured */
 	uint64_t	win_ns;			/* monotonic time it began */
@@ -67,8 +69,11 @@ typedef struct budget
 	int			changes;		/* times the interval changed */
 } budget;
 
-/* A budget of share of one CPU for samples every want_ns; keep: the user chose the interval. */
-void		budget_init(budget *b, double share, uint64_t want_ns, bool keep);
+/*
+ * A budget of share of one CPU for samples every want_ns, measured over
+ * windows of window_ns; keep: the user chose the interval.
+ */
+void		budget_init(budget *b, double share, uint64_t want_ns, bool keep, uint64_t window_ns);
 
 /*
  * Start a window at monotonic now_ns: the backend's CPU seconds (< 0:

@@ -92,8 +92,8 @@ names_load(names_cache *nc, stmt_conn *sc, strpool *pool, char **cause)
 				   *name = NULL;
 		uint32_t	oid = InvalidOid;
 
-		if (!pqbin->get_text(res, i, 0, &kind) || !pqbin->get_oid(res, i, 1, &oid) ||
-			!pqbin->get_text(res, i, 2, &name))
+		if (!pqbin_get_text(pqbin, res, i, 0, &kind) || !pqbin_get_oid(pqbin, res, i, 1, &oid) ||
+			!pqbin_get_text(pqbin, res, i, 2, &name))
 		{
 			*cause = xasprintf("could not read the database and user names: %s",
 							   pqbin->error());

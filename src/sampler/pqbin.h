@@ -46,7 +46,7 @@ typedef struct pqbin_core
 	bool		hidden;
 } pqbin_core;
 
-/* The scalar types of the get_* functions, and the C type each is read into. */
+/* The scalar types a reader's get() reads, and the C type each is read into. */
 typedef enum pqbin_type
 {
 	PQBIN_INT4,					/* int32_t */
@@ -59,7 +59,7 @@ typedef enum pqbin_type
 /*
  * For the readers: store a scalar column's value in *out, of type's C type
  * (an integer v, or text): each reader decodes a column its own way, and
- * every get_* stores it the same way.
+ * every get() stores it the same way.
  */
 void		pqbin_store(pqbin_type type, void *out, int64_t v, const char *text);
 
@@ -67,9 +67,9 @@ void		pqbin_store(pqbin_type type, void *out, int64_t v, const char *text);
 typedef void (*pqbin_int4_fn) (void *arg, int32_t v);
 
 /*
- * A reader.  Each get_* reads column col of row: false when the column is
- * not of the type asked for or its bytes are not that type's (error() says
- * why).  A NULL reads as 0 / NULL.
+ * A reader.  Its get functions read column col of row: false when the
+ * column is not of the type asked for or its bytes are not that type's
+ * (error() says why).  A NULL reads as 0 / NULL.
  */
 typedef struct pqbin_ops
 {
@@ -83,16 +83,13 @@ typedef struct pqbin_ops
 	bool		(*setup_send) (PGconn *conn, bool *sent, char **cause);
 	bool		(*setup_result) (PGconn *conn, PGresult *res, const char *error, char **cause);
 
-	bool		(*get_int4) (const PGresult *res, int row, int col, int32_t *out);
-	bool		(*get_int8) (const PGresult *res, int row, int col, int64_t *out);
-	bool		(*get_bool) (const PGresult *res, int row, int col, bool *out);
-	bool		(*get_oid) (const PGresult *res, int row, int col, uint32_t *out);
-	bool		(*get_text) (const PGresult *res, int row, int col, const char **out);
+	/* A scalar column into *out, of type's C type (pqbin_get_int4 ... say which). */
+	bool		(*get) (const PGresult *res, int row, int col, pqbin_type type, void *out);
 	bool		(*get_int4_array) (const PGresult *res, int row, int col, pqbin_int4_fn fn,
 								   void *arg);
 	/* The core columns of a sampling statement's row. */
 	bool		(*get_core) (const PGresult *res, int row, pqbin_core *out);
-	/* Why this thread's last get_* or setup failed. */
+	/* Why this thread's last get or setup failed. */
 	const char *(*error) (void);
 } pqbin_ops;
 
@@ -103,6 +100,37 @@ extern const pqbin_ops pqbin_pqtypes;
 
 /* The reader of this build. */
 extern const pqbin_ops *const pqbin;
+
+/* A scalar column of a type, read by reader rd into its C type (get). */
+static inline bool
+pqbin_get_int4(const pqbin_ops *rd, const PGresult *res, int row, int col, int32_t *out)
+{
+	return rd->get(res, row, col, PQBIN_INT4, out);
+}
+
+static inline bool
+pqbin_get_int8(const pqbin_ops *rd, const PGresult *res, int row, int col, int64_t *out)
+{
+	return rd->get(res, row, col, PQBIN_INT8, out);
+}
+
+static inline bool
+pqbin_get_bool(const pqbin_ops *rd, const PGresult *res, int row, int col, bool *out)
+{
+	return rd->get(res, row, col, PQBIN_BOOL, out);
+}
+
+static inline bool
+pqbin_get_oid(const pqbin_ops *rd, const PGresult *res, int row, int col, uint32_t *out)
+{
+	return rd->get(res, row, col, PQBIN_OID, out);
+}
+
+static inline bool
+pqbin_get_text(const pqbin_ops *rd, const PGresult *res, int row, int col, const char **out)
+{
+	return rd->get(res, row, col, PQBIN_TEXT, out);
+}
 
 #define PQBIN_MAX_PARAMS	8
 

@@ -146,36 +146,6 @@ scalar(const PGresult *res, int row, int col, pqbin_type type, void *out)
 	return ok;
 }
 
-static bool
-lp_int4(const PGresult *res, int row, int col, int32_t *out)
-{
-	return scalar(res, row, col, PQBIN_INT4, out);
-}
-
-static bool
-lp_int8(const PGresult *res, int row, int col, int64_t *out)
-{
-	return scalar(res, row, col, PQBIN_INT8, out);
-}
-
-static bool
-lp_bool(const PGresult *res, int row, int col, bool *out)
-{
-	return scalar(res, row, col, PQBIN_BOOL, out);
-}
-
-static bool
-lp_oid(const PGresult *res, int row, int col, uint32_t *out)
-{
-	return scalar(res, row, col, PQBIN_OID, out);
-}
-
-static bool
-lp_text(const PGresult *res, int row, int col, const char **out)
-{
-	return scalar(res, row, col, PQBIN_TEXT, out);
-}
-
 /* timestamptz: µs since 2000-01-01 UTC (integer datetimes, PostgreSQL 8.4 on). */
 static bool
 timestamptz(const PGresult *res, int row, int col, int64_t *out)
@@ -258,19 +228,19 @@ lp_int4_array(const PGresult *res, int row, int col, pqbin_int4_fn fn, void *arg
 static bool
 lp_core(const PGresult *res, int row, pqbin_core *o)
 {
-	return lp_int4(res, row, QUERY_COL_PID, &o->pid) &&
+	return scalar(res, row, QUERY_COL_PID, PQBIN_INT4, &o->pid) &&
 		timestamptz(res, row, QUERY_COL_BACKEND_START, &o->backend_start_us) &&
-		lp_text(res, row, QUERY_COL_BACKEND_TYPE, &o->backend_type) &&
-		lp_oid(res, row, QUERY_COL_DATID, &o->datid) &&
-		lp_oid(res, row, QUERY_COL_USESYSID, &o->usesysid) &&
-		lp_text(res, row, QUERY_COL_APPNAME, &o->appname) &&
+		scalar(res, row, QUERY_COL_BACKEND_TYPE, PQBIN_TEXT, &o->backend_type) &&
+		scalar(res, row, QUERY_COL_DATID, PQBIN_OID, &o->datid) &&
+		scalar(res, row, QUERY_COL_USESYSID, PQBIN_OID, &o->usesysid) &&
+		scalar(res, row, QUERY_COL_APPNAME, PQBIN_TEXT, &o->appname) &&
 		inet(res, row, QUERY_COL_CLIENT_ADDR, o->client_addr, sizeof(o->client_addr)) &&
-		lp_text(res, row, QUERY_COL_STATE, &o->state) &&
-		lp_text(res, row, QUERY_COL_WAIT_TYPE, &o->wait_type) &&
-		lp_text(res, row, QUERY_COL_WAIT_EVENT, &o->wait_event) &&
-		lp_int8(res, row, QUERY_COL_QUERY_ID, &o->query_id) &&
-		lp_int4(res, row, QUERY_COL_LEADER_PID, &o->leader_pid) &&
-		lp_bool(res, row, QUERY_COL_HIDDEN, &o->hidden);
+		scalar(res, row, QUERY_COL_STATE, PQBIN_TEXT, &o->state) &&
+		scalar(res, row, QUERY_COL_WAIT_TYPE, PQBIN_TEXT, &o->wait_type) &&
+		scalar(res, row, QUERY_COL_WAIT_EVENT, PQBIN_TEXT, &o->wait_event) &&
+		scalar(res, row, QUERY_COL_QUERY_ID, PQBIN_INT8, &o->query_id) &&
+		scalar(res, row, QUERY_COL_LEADER_PID, PQBIN_INT4, &o->leader_pid) &&
+		scalar(res, row, QUERY_COL_HIDDEN, PQBIN_BOOL, &o->hidden);
 }
 
 /*
@@ -306,11 +276,7 @@ const pqbin_ops pqbin_libpq = {
 	.name = "libpq",
 	.setup_send = lp_setup_send,
 	.setup_result = lp_setup_result,
-	.get_int4 = lp_int4,
-	.get_int8 = lp_int8,
-	.get_bool = lp_bool,
-	.get_oid = lp_oid,
-	.get_text = lp_text,
+	.get = scalar,
 	.get_int4_array = lp_int4_array,
 	.get_core = lp_core,
 	.error = lp_error,

@@ -137,36 +137,6 @@ scalar(const PGresult *res, int row, int col, pqbin_type type, void *out)
 }
 
 static bool
-pt_int4(const PGresult *res, int row, int col, int32_t *out)
-{
-	return scalar(res, row, col, PQBIN_INT4, out);
-}
-
-static bool
-pt_int8(const PGresult *res, int row, int col, int64_t *out)
-{
-	return scalar(res, row, col, PQBIN_INT8, out);
-}
-
-static bool
-pt_bool(const PGresult *res, int row, int col, bool *out)
-{
-	return scalar(res, row, col, PQBIN_BOOL, out);
-}
-
-static bool
-pt_oid(const PGresult *res, int row, int col, uint32_t *out)
-{
-	return scalar(res, row, col, PQBIN_OID, out);
-}
-
-static bool
-pt_text(const PGresult *res, int row, int col, const char **out)
-{
-	return scalar(res, row, col, PQBIN_TEXT, out);
-}
-
-static bool
 pt_int4_array(const PGresult *res, int row, int col, pqbin_int4_fn fn, void *arg)
 {
 	PGarray		arr;
@@ -255,11 +225,7 @@ const pqbin_ops pqbin_pqtypes = {
 	.name = "libpqtypes",
 	.setup_send = pt_setup_send,
 	.setup_result = pt_setup_result,
-	.get_int4 = pt_int4,
-	.get_int8 = pt_int8,
-	.get_bool = pt_bool,
-	.get_oid = pt_oid,
-	.get_text = pt_text,
+	.get = scalar,
 	.get_int4_array = pt_int4_array,
 	.get_core = pt_core,
 	.error = pt_error,

@@ -147,9 +147,9 @@ get_row(PGresult *res, int i, raw_row *w)
 	w->wtime = 0;
 	w->wtime_null = !all_cols;
 	if (!pqbin->get_core(res, i, &w->c) ||
-		(with_query && !pqbin->get_text(res, i, QUERY_COL_QUERY, &w->query)) ||
-		(all_cols && (!pqbin->get_int8(res, i, QUERY_COL_COUNT, &w->count) ||
-					  !pqbin->get_int8(res, i, QUERY_COL_WAIT_TIME, &w->wtime))))
+		(with_query && !pqbin_get_text(pqbin, res, i, QUERY_COL_QUERY, &w->query)) ||
+		(all_cols && (!pqbin_get_int8(pqbin, res, i, QUERY_COL_COUNT, &w->count) ||
+					  !pqbin_get_int8(pqbin, res, i, QUERY_COL_WAIT_TIME, &w->wtime))))
 		return false;
 	if (all_cols)
 		w->wtime_null = PQgetisnull(res, i, QUERY_COL_WAIT_TIME);

@@ -389,7 +389,7 @@ sampler_count_backends(sampler *sm, int *n, char **cause)
 	synced(sm, SAMPLER_OK);
 	if (res == NULL)
 		return false;
-	ok = PQntuples(res) == 1 && pqbin->get_int4(res, 0, 0, &v);
+	ok = PQntuples(res) == 1 && pqbin_get_int4(pqbin, res, 0, 0, &v);
 	if (!ok)
 		*cause = xasprintf("could not count the server's backends: %s",
 						   PQntuples(res) != 1 ? "not one row" : pqbin->error());
@@ -459,9 +459,9 @@ detect(sampler *sm, char **pws_version, bool *have_psw, bool *have_history, char
 
 	if ((res = stmt_exec(&sm->sc, query_detect_sql, cause)) == NULL)
 		return false;
-	if (PQntuples(res) != 1 || !pqbin->get_int4(res, 0, 0, &version) ||
-		!pqbin->get_text(res, 0, 1, &pws) || !pqbin->get_bool(res, 0, 2, &psw) ||
-		!pqbin->get_text(res, 0, 3, &user) || !pqbin->get_bool(res, 0, 4, &history))
+	if (PQntuples(res) != 1 || !pqbin_get_int4(pqbin, res, 0, 0, &version) ||
+		!pqbin_get_text(pqbin, res, 0, 1, &pws) || !pqbin_get_bool(pqbin, res, 0, 2, &psw) ||
+		!pqbin_get_text(pqbin, res, 0, 3, &user) || !pqbin_get_bool(pqbin, res, 0, 4, &history))
 	{
 		*cause = xasprintf("could not read the server's capabilities: %s",
 						   PQntuples(res) != 1 ? "not one row" : pqbin->error());

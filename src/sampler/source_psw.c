@@ -100,8 +100,8 @@ source_psw_history(stmt_conn *sc, const query_caps *c, const query_opts *o, strp
 		int64_t		wait_us = 0,
 					ts_us = 0;
 
-		if (!pqbin->get_text(res, i, 0, &type) || !pqbin->get_text(res, i, 1, &event) ||
-			!pqbin->get_int8(res, i, 2, &wait_us) || !pqbin->get_int8(res, i, 3, &ts_us))
+		if (!pqbin_get_text(pqbin, res, i, 0, &type) || !pqbin_get_text(pqbin, res, i, 1, &event) ||
+			!pqbin_get_int8(pqbin, res, i, 2, &wait_us) || !pqbin_get_int8(pqbin, res, i, 3, &ts_us))
 		{
 			stmt_set_error(sc, xasprintf("could not read a row of pg_stat_wait_history: %s",
 										 pqbin->error()));
@@ -124,7 +124,7 @@ source_psw_history_last(stmt_conn *sc, int64_t *last, char **why)
 	PGresult   *r = stmt_exec(sc, source_psw_history_last_sql, why);
 	int64_t		v = -1;
 
-	if (r != NULL && !PQgetisnull(r, 0, 0) && !pqbin->get_int8(r, 0, 0, &v))
+	if (r != NULL && !PQgetisnull(r, 0, 0) && !pqbin_get_int8(pqbin, r, 0, 0, &v))
 		*why = xstrdup(pqbin->error());
 	PQclear(r);
 	*last = v;

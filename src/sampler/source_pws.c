@@ -61,7 +61,7 @@ pws_period(stmt_conn *sc)
 		free(cause);
 	else
 	{
-		if (PQntuples(res) == 1 && pqbin->get_text(res, 0, 0, &v) && v != NULL && atof(v) > 0)
+		if (PQntuples(res) == 1 && pqbin_get_text(pqbin, res, 0, 0, &v) && v != NULL && atof(v) > 0)
 			ms = atof(v);
 		PQclear(res);
 	}

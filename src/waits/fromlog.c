@@ -80,6 +80,7 @@ typedef struct fromlog
 	uint64_t	win_ticks;		/* timestamps of raw rows in the window */
 	uint64_t	iv_start_us;	/* the profile lines in the window: the first one's start */
 	uint64_t	iv_end_us;		/* and the last one's end; 0: none */
+	uint64_t	iv_first_end_us;	/* the first one's end */
 	bool		file_failed;
 } fromlog;
 
@@ -213,6 +214,31 @@ counts_at(const fl_run *r, uint64_t t, double *v)
 	}
 }
 
+/*
+ * The run's counts over the profile lines from the one that ends at
+ * first_end to the one that ends at b: from the health record written
+ * before the first line ended (the one after the line before it, or the
+ * run's start) to the one written right after the last line (no sample
+ * comes between a line and its record), so exact however unevenly the
+ * samples came; a window past the last record ends as counts_at says.
+ */
+static void
+line_counts(const fl_run *r, uint64_t first_end, uint64_t b, double *va, double *vb)
+{
+	int			i = 0;
+
+	while (i + 1 < r->npts && r->pts[i + 1].ts_us < first_end)
+		i++;
+	memcpy(va, r->pts[i].v, sizeof(double) * PT_N);
+	for (i = 1; i < r->npts; i++)
+		if (r->pts[i].ts_us >= b)
+		{
+			memcpy(vb, r->pts[i].v, sizeof(double) * PT_N);
+			return;
+		}
+	counts_at(r, b, vb);
+}
+
 /* The sampler's health over the window, summed over the runs. */
 static void
 window_health(fromlog *f, sample_health *h)
@@ -223,12 +249,14 @@ window_health(fromlog *f, sample_health *h)
 	double		sum[PT_N] = {0};
 	const fl_point *latest = NULL;
 	bool		whole = f->nruns == 1;
+	bool		lines = false;
 
 	/* profile lines count whole: so do the samples of their intervals */
 	if (f->iv_end_us > 0 && (f->s->since_us != INT64_MIN || f->s->until_us != INT64_MAX))
 	{
 		a = f->iv_start_us;
 		b = f->iv_end_us;
+		lines = true;
 	}
 	memset(h, 0, sizeof(*h));
 	for (int i = 0; i < f->nruns; i++)
@@ -239,8 +267,13 @@ window_health(fromlog *f, sample_health *h)
 
 		if (r->npts == 0)
 			continue;
-		counts_at(r, a, va);
-		counts_at(r, b, vb);
+		if (lines && r->pts[0].ts_us < b && r->last_row_us > a)
+			line_counts(r, f->iv_first_end_us, b, va, vb);
+		else
+		{
+			counts_at(r, a, va);
+			counts_at(r, b, vb);
+		}
 		for (int k = 0; k < PT_N; k++)
 			sum[k] += vb[k] - va[k];
 		whole = whole && a <= r->pts[0].ts_us && b >= r->pts[r->npts - 1].ts_us &&
@@ -355,7 +388,10 @@ add_row(fromlog *f, const histread_rec *rec)
 	if (rec->ts_us > f->win_last_us)
 		f->win_last_us = rec->ts_us;
 	if (rec->kind == HISTREAD_INTERVAL && (f->iv_end_us == 0 || rec->start_us < f->iv_start_us))
+	{
 		f->iv_start_us = rec->start_us;
+		f->iv_first_end_us = rec->ts_us;
+	}
 	if (rec->kind == HISTREAD_INTERVAL && rec->ts_us > f->iv_end_us)
 		f->iv_end_us = rec->ts_us;
 	r = sample_batch_add(&f->batch);

@@ -232,7 +232,7 @@ fstr(histread *h, int col, const histfield *f, const char **out)
 	len = f->vlen;
 	if (f->esc)
 	{
-		if (!histfield_unescape(&h->scratch, f->v, f->vlen))
+		if (!jsonread_unescape(&h->scratch, f->v, f->vlen))
 			return false;
 		s = h->scratch.data;
 		len = h->scratch.len;
@@ -254,20 +254,21 @@ fstr(histread *h, int col, const histfield *f, const char **out)
 	return true;
 }
 
-/* An integer value; *v = absent when null or empty.  False if not a number. */
+/* An integer value (JSON's grammar, CSV too); *v = absent when null or empty. */
 static bool
 fint(const histfield *f, int64_t absent, int64_t *v)
 {
-	char	   *e;
+	jsonread_value n;
 
 	if (f == NULL || f->t == '0')
 	{
 		*v = absent;
 		return true;
 	}
-	errno = 0;
-	*v = strtoll(f->v, &e, 10);
-	return errno == 0 && f->vlen > 0 && e == f->v + f->vlen;
+	if (!jsonread_number(f->v, f->vlen, &n) || !n.is_int)
+		return false;
+	*v = n.i;
+	return true;
 }
 
 /* A non-negative integer that must be there. */
@@ -282,19 +283,21 @@ fuint(const histfield *f, uint64_t *v)
 	return true;
 }
 
-/* A number; absent when null or empty. */
+/* A number (JSON's grammar, CSV too); absent when null or empty. */
 static bool
 fdouble(const histfield *f, double absent, double *v)
 {
-	char	   *e;
+	jsonread_value n;
 
 	if (f == NULL || f->t == '0')
 	{
 		*v = absent;
 		return true;
 	}
-	*v = strtod(f->v, &e);
-	return f->vlen > 0 && e == f->v + f->vlen && isfinite(*v);
+	if (!jsonread_number(f->v, f->vlen, &n))
+		return false;
+	*v = n.num;
+	return true;
 }
 
 /* A timestamp as format_ts writes it; absent when null or empty. */
@@ -325,6 +328,9 @@ fblockers(const histfield *f, histread_rec *rec)
 {
 	const char *p;
 	const char *end;
+	histfield	item;
+	int64_t		v;
+	int			rc;
 
 	rec->row.nblockers = 0;
 	if (f == NULL || f->t == '0')
@@ -333,21 +339,14 @@ fblockers(const histfield *f, histread_rec *rec)
 	end = f->v + f->vlen;
 	if (f->vlen < 2 || !((p[0] == '{' && end[-1] == '}') || (p[0] == '[' && end[-1] == ']')))
 		return false;
-	for (p++; p < end - 1;)
+	for (p++; (rc = jsonread_item(&p, end - 1, &item)) > 0;)
 	{
-		char	   *e;
-		long		v = strtol(p, &e, 10);
-
-		if (e == p || v <= 0 || v > INT32_MAX || rec->row.nblockers == HISTREAD_MAX_BLOCKERS)
+		if (item.t != 'n' || !fint(&item, -1, &v) || v <= 0 || v > INT32_MAX ||
+			rec->row.nblockers == HISTREAD_MAX_BLOCKERS)
 			return false;
 		rec->blockers[rec->row.nblockers++] = (int32_t) v;
-		p = histfield_ws(e);
-		if (*p == ',')
-			p = histfield_ws(p + 1);
-		else if (p != end - 1)
-			return false;
 	}
-	return true;
+	return rc == 0;
 }
 
 /* The class of a logged row: every row in a log was counted. */
@@ -519,7 +518,9 @@ decode_meta(histread *h, histfield *f, int n, histread_rec *rec)
 	histread_meta *m = &rec->meta;
 	format_meta *r = &m->run;
 	histfield	   *bt = histfield_get(f, n, "backend_types");
+	histfield	s;
 	int64_t		v;
+	int			rc;
 
 	memset(m, 0, sizeof(*m));
 	if (!fint(histfield_get(f, n, "log_version"), -1, &v) || v < 0 || v > INT32_MAX)
@@ -547,20 +548,11 @@ decode_meta(histread *h, histfield *f, int n, histread_rec *rec)
 	if (bt == NULL || bt->t != '[')
 		return "backend_types";
 	r->backend_types = rec->backend_types;
-	/* the array's strings: each between quotes */
-	for (char *p = bt->v + 1; *(p = (char *) histfield_ws(p)) == '"';)
-	{
-		histfield		s = {.t = 's', .v = p + 1};
-		const char *e = histfield_string_end(p + 1, &s.esc);
-
-		s.vlen = (size_t) (e - p - 1);
-		if (r->nbackend_types == HISTREAD_MAX_BACKEND_TYPES ||
+	/* the array's strings */
+	for (const char *p = bt->v + 1; (rc = jsonread_item(&p, bt->v + bt->vlen - 1, &s)) != 0;)
+		if (rc < 0 || s.t != 's' || r->nbackend_types == HISTREAD_MAX_BACKEND_TYPES ||
 			!fstr(h, -1, &s, &rec->backend_types[r->nbackend_types++]))
 			return "backend_types";
-		p = (char *) histfield_ws(e + 1);
-		if (*p == ',')
-			p++;
-	}
 	return NULL;
 }
 
@@ -633,10 +625,17 @@ json_record(histread *h, char *text, histread_rec *rec, char **cause)
 	histfield		f[HISTREAD_MAX_FIELDS];
 	histfield	   *c[HISTREAD_MAX_FIELDS];
 	histfield	   *type;
-	int			n;
+	char	   *why = NULL;
+	int			n,
+				rc;
 
-	if (!histfield_json(text, f, HISTREAD_MAX_FIELDS, &n) || (type = histfield_get(f, n, "type")) == NULL ||
-		type->t != 's')
+	if (!jsonread_flat(text, strlen(text), f, HISTREAD_MAX_FIELDS, &n, &why))
+	{
+		rc = fail_at(h, h->rec_line, cause, "not a JSON record: %s", why);
+		free(why);
+		return rc;
+	}
+	if ((type = histfield_get(f, n, "type")) == NULL || type->t != 's')
 		return fail_at(h, h->rec_line, cause, "not a JSON record of pgtempo-waits");
 #define IS(t) (type->vlen == strlen(t) && memcmp(type->v, t, type->vlen) == 0)
 	if (IS("meta"))
@@ -683,13 +682,13 @@ csv_comment(histread *h, char *text, histread_rec *rec, char **cause)
 
 	if (strncmp(text, "# meta {", 8) == 0)
 	{
-		if (!histfield_json(text + 7, f, HISTREAD_MAX_FIELDS, &n))
+		if (!jsonread_flat(text + 7, strlen(text + 7), f, HISTREAD_MAX_FIELDS, &n, NULL))
 			return fail_at(h, h->rec_line, cause, "a meta record that is not a JSON object");
 		return meta_done(h, rec, decode_meta(h, f, n, rec), cause);
 	}
 	if (strncmp(text, "# description {", 15) == 0)
 	{
-		if (!histfield_json(text + 14, f, HISTREAD_MAX_FIELDS, &n))
+		if (!jsonread_flat(text + 14, strlen(text + 14), f, HISTREAD_MAX_FIELDS, &n, NULL))
 			return fail_at(h, h->rec_line, cause, "a description record that is not a JSON "
 						   "object");
 		return description_record(h, f, n, rec, cause);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -181,6 +182,14 @@ live_begin(const waits_settings *s, char **cause)
 	lv.in_fd = fileno(in);
 	lv.out_fd = fileno(out);
 	lv.have_saved = tcgetattr(lv.out_fd, &lv.saved) == 0;
+
+	/*
+	 * curses writes the bytes of a name as characters only in the terminal's
+	 * character set: without it, an application name or a query in UTF-8
+	 * comes out as M-CM-$ and the like.  Only LC_CTYPE: numbers everywhere
+	 * keep the C locale's decimal point (LC_NUMERIC stays "C").
+	 */
+	setlocale(LC_CTYPE, "");
 	lv.screen = newterm(NULL, out, in);
 	if (lv.screen == NULL)
 	{

@@ -38,6 +38,8 @@ usage(void)
 		   "      --source=SOURCE        auto (default), activity, pg_wait_sampling, pg_stat_wait\n"
 		   "      --cost-budget=PERCENT  share of one CPU the sampler's server backend may use\n"
 		   "                             (default 2); without -i the rate is lowered to fit\n"
+		   "      --cost-window=TIME     how long the cost of a sample is measured before the\n"
+		   "                             rate is set (default 1s; the first a tenth of it)\n"
 		   "      --include-idle         also count idle backends (idle sessions, Activity waits)\n"
 		   "      --query-text[=CHARS]   keep query texts, cut to CHARS characters (default 200)\n"
 		   "\nFilters (repeat an option for several values):\n"
@@ -74,8 +76,9 @@ usage(void)
 		   "                             rows or --log-interval profiles); every argument\n"
 		   "                             after it is a file too\n"
 		   "      --since=TIME           from this time: ISO 8601, with or without an\n"
-		   "                             offset (2026-11-26T03:10, ...+01:00, ...Z), or\n"
-		   "                             HH:MM of today; local time without an offset\n"
+		   "                             offset (2026-11-26T03:10, ...+01:00, ...Z),\n"
+		   "                             HH:MM of today (local time without an offset),\n"
+		   "                             or @EPOCH\n"
 		   "      --until=TIME           up to this time (the same forms)\n"
 		   "      --keep-going           report the other files when one cannot be read\n"
 		   "                             (the exit status is still 1)\n"
@@ -231,62 +234,34 @@ handle_budget(const opt_def *def, void *ctx, const char *arg)
 	return OPT_OK;
 }
 
+/*
+ * The options whose value options.c parses into the settings: one handler
+ * finds the parser by the option's name.
+ */
+static const struct
+{
+	const char *name;
+	options_parse_fn parse;
+}			value_parsers[] = {
+	{"source", options_parse_source},
+	{"pid", options_parse_pids},
+	{"backend-type", options_parse_backend_types},
+	{"by", options_parse_by},
+	{"log-format", options_parse_log_format},
+	{"log-retain", options_parse_retain},
+	{"trace", options_parse_trace_pids},
+};
+
+/* --source, --pid, --backend-type, --by, --log-format, --log-retain, --trace. */
 static opt_status
-handle_source(const opt_def *def, void *ctx, const char *arg)
+handle_parsed(const opt_def *def, void *ctx, const char *arg)
 {
 	char	   *cause = NULL;
 
-	(void) def;
-	if (!options_parse_source(arg, &((waits_settings *) ctx)->source, &cause))
-		return opt_fail(cause);
-	return OPT_OK;
-}
-
-static opt_status
-handle_pids(const opt_def *def, void *ctx, const char *arg)
-{
-	waits_settings *s = ctx;
-	char	   *cause = NULL;
-
-	(void) def;
-	if (!options_parse_pids(arg, &s->pids, &s->npids, &cause))
-		return opt_fail(cause);
-	return OPT_OK;
-}
-
-static opt_status
-handle_backend_types(const opt_def *def, void *ctx, const char *arg)
-{
-	waits_settings *s = ctx;
-	char	   *cause = NULL;
-
-	(void) def;
-	if (!options_parse_backend_types(arg, &s->backend_types, &s->backend_types_all, &cause))
-		return opt_fail(cause);
-	return OPT_OK;
-}
-
-static opt_status
-handle_by(const opt_def *def, void *ctx, const char *arg)
-{
-	waits_settings *s = ctx;
-	char	   *cause = NULL;
-
-	(void) def;
-	if (!options_parse_by(arg, s->by, &s->nby, &cause))
-		return opt_fail(cause);
-	return OPT_OK;
-}
-
-static opt_status
-handle_log_format(const opt_def *def, void *ctx, const char *arg)
-{
-	char	   *cause = NULL;
-
-	(void) def;
-	if (!options_parse_log_format(arg, &((waits_settings *) ctx)->log_format, &cause))
-		return opt_fail(cause);
-	return OPT_OK;
+	for (size_t i = 0; i < OPT_COUNT(value_parsers); i++)
+		if (strcmp(value_parsers[i].name, def->name) == 0)
+			return value_parsers[i].parse(arg, ctx, &cause) ? OPT_OK : opt_fail(cause);
+	return opt_fail(xasprintf("option --%s has no parser", def->name));
 }
 
 /* --from-log: the first file (the others are the arguments after the options). */
@@ -301,39 +276,14 @@ handle_from_log(const opt_def *def, void *ctx, const char *arg)
 	return OPT_OK;
 }
 
-/* --since, --until: a time (histfield_parse_time). */
+/* --since, --until: a time, local when it has no offset. */
 static opt_status
 handle_time(const opt_def *def, void *ctx, const char *arg)
 {
 	char	   *cause = NULL;
 	int64_t    *out = (int64_t *) ((char *) ctx + def->field);
 
-	if (!histfield_parse_time(arg, def->label, (int64_t) clock_wall_us(), out, &cause))
-		return opt_fail(cause);
-	return OPT_OK;
-}
-
-/* --log-retain: an age or a size; once each. */
-static opt_status
-handle_retain(const opt_def *def, void *ctx, const char *arg)
-{
-	waits_settings *s = ctx;
-	char	   *cause = NULL;
-
-	(void) def;
-	if (!options_parse_retain(arg, &s->log_retain_ns, &s->log_retain_bytes, &cause))
-		return opt_fail(cause);
-	return OPT_OK;
-}
-
-static opt_status
-handle_trace(const opt_def *def, void *ctx, const char *arg)
-{
-	waits_settings *s = ctx;
-	char	   *cause = NULL;
-
-	(void) def;
-	if (!options_parse_trace_pids(arg, &s->trace_pids, &s->ntrace_pids, &cause))
+	if (!parse_time(arg, def->label, PARSE_TIME_LOCAL, (int64_t) clock_wall_us(), out, &cause))
 		return opt_fail(cause);
 	return OPT_OK;
 }
@@ -351,20 +301,21 @@ static const opt_def options[] = {
 	{"interval", 'i', required_argument, handle_duration, F(interval_ns), 10 * (int64_t) NS_PER_US, 60 * NS_S, "-i/--interval", "ms", INTERVAL_GIVEN},
 	/* a week; a longer run is one without -T, ended by a signal */
 	{"duration", 'T', required_argument, handle_duration, F(duration_ns), (int64_t) NS_PER_MS, 604800 * NS_S, "-T/--duration", "s"},
-	{"source", 0, required_argument, handle_source},
+	{"source", 0, required_argument, handle_parsed},
 	{"cost-budget", 0, required_argument, handle_budget},
+	{"cost-window", 0, required_argument, handle_duration, F(cost_window_ns), BUDGET_MIN_WINDOW_NS, BUDGET_MAX_WINDOW_LEN_NS, "--cost-window", "s"},
 	{"include-idle", 0, no_argument, opt_true, F(include_idle)},
 	{"query-text", 0, optional_argument, handle_count, F(query_text), 1, 1000000, "--query-text", "characters"},
-	{"pid", 0, required_argument, handle_pids},
+	{"pid", 0, required_argument, handle_parsed},
 	{"db", 0, required_argument, handle_strlist, F(dbs)},
 	{"user", 0, required_argument, handle_strlist, F(users)},
 	{"application-name", 0, required_argument, handle_strlist, F(apps)},
-	{"backend-type", 0, required_argument, handle_backend_types},
-	{"by", 0, required_argument, handle_by},
+	{"backend-type", 0, required_argument, handle_parsed},
+	{"by", 0, required_argument, handle_parsed},
 	{"blockers", 0, required_argument, handle_count, F(blockers), 0, 100, "--blockers", "pids"},
 	{"json", 0, no_argument, opt_true, F(json)},
 	{"log", 0, required_argument, opt_strdup, F(log_path)},
-	{"log-format", 0, required_argument, handle_log_format, .flags = FORMAT_GIVEN},
+	{"log-format", 0, required_argument, handle_parsed, .flags = FORMAT_GIVEN},
 	{"log-interval", 0, required_argument, handle_duration, F(log_interval_ns), NS_S, 86400 * NS_S, "--log-interval", "s"},
 	{"folded", 0, required_argument, opt_strdup, F(folded_path)},
 	{"chart", 0, required_argument, opt_strdup, F(chart_path)},
@@ -372,12 +323,12 @@ static const opt_def options[] = {
 	{"store", 0, required_argument, opt_strdup, F(store)},
 	{"store-interval", 0, required_argument, handle_duration, F(store_interval_ns), NS_S, 86400 * NS_S, "--store-interval", "s"},
 	{"store-label", 0, required_argument, opt_strdup, F(store_label)},
-	{"log-retain", 0, required_argument, handle_retain},
+	{"log-retain", 0, required_argument, handle_parsed},
 	{"from-log", 0, required_argument, handle_from_log, .flags = FROM_LOG_GIVEN},
 	{"since", 0, required_argument, handle_time, F(since_us), .label = "--since", .flags = WINDOW_GIVEN},
 	{"until", 0, required_argument, handle_time, F(until_us), .label = "--until", .flags = WINDOW_GIVEN},
 	{"keep-going", 0, no_argument, opt_true, F(keep_going), .flags = WINDOW_GIVEN},
-	{"trace", 0, required_argument, handle_trace},
+	{"trace", 0, required_argument, handle_parsed},
 	{"trace-file", 0, required_argument, opt_strdup, F(trace_path)},
 	{"dbname", 'd', required_argument, opt_conn, F(conn)},
 	{"host", 'h', required_argument, opt_conn, F(conn)},

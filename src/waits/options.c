@@ -28,10 +28,11 @@ options_source_name(sampler_source s)
 
 /* A --by list: known names, none twice, order kept for the report columns. */
 bool
-options_parse_by(const char *arg, wprof_dim *dims, int *ndims, char **cause)
+options_parse_by(const char *arg, waits_settings *s, char **cause)
 {
 	const char *p = arg;
 	bool		seen[WPROF_DIM_COUNT] = {false};
+	wprof_dim	dims[WPROF_DIM_COUNT];
 	int			n = 0;
 
 	do
@@ -55,20 +56,21 @@ options_parse_by(const char *arg, wprof_dim *dims, int *ndims, char **cause)
 		dims[n++] = d;
 		p += len;
 	} while (*p++ == ',');
-	*ndims = n;
+	memcpy(s->by, dims, sizeof(dims[0]) * (size_t) n);
+	s->nby = n;
 	return true;
 }
 
 /* A --source value. */
 bool
-options_parse_source(const char *arg, sampler_source *out, char **cause)
+options_parse_source(const char *arg, waits_settings *s, char **cause)
 {
 	int			i = parse_name(source_names, sizeof(source_names) / sizeof(source_names[0]),
 							   arg, strlen(arg));
 
 	if (i >= 0)
 	{
-		*out = (sampler_source) i;
+		s->source = (sampler_source) i;
 		return true;
 	}
 	*cause = xasprintf("invalid value \"%s\" for option --source: must be auto, activity, "
@@ -107,16 +109,16 @@ parse_pid_list(const char *arg, const char *name, int32_t **pids, int *npids, ch
 
 /* A --pid value. */
 bool
-options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cause)
+options_parse_pids(const char *arg, waits_settings *s, char **cause)
 {
-	return parse_pid_list(arg, "--pid", pids, npids, cause);
+	return parse_pid_list(arg, "--pid", &s->pids, &s->npids, cause);
 }
 
 /* A --trace value. */
 bool
-options_parse_trace_pids(const char *arg, int32_t **pids, int *npids, char **cause)
+options_parse_trace_pids(const char *arg, waits_settings *s, char **cause)
 {
-	return parse_pid_list(arg, "--trace", pids, npids, cause);
+	return parse_pid_list(arg, "--trace", &s->trace_pids, &s->ntrace_pids, cause);
 }
 
 /* The sessions: client backends and the processes that work for them. */
@@ -136,7 +138,7 @@ known_backend_type(const char *name, size_t len)
 
 /* A --backend-type value: a comma-separated list of known types, or all. */
 bool
-options_parse_backend_types(const char *arg, sampler_strlist *l, bool *all, char **cause)
+options_parse_backend_types(const char *arg, waits_settings *s, char **cause)
 {
 	const char *p = arg;
 
@@ -145,7 +147,7 @@ options_parse_backend_types(const char *arg, sampler_strlist *l, bool *all, char
 		size_t		len = strcspn(p, ",");
 
 		if (len == 3 && memcmp(p, "all", 3) == 0)
-			*all = true;
+			s->backend_types_all = true;
 		else if (!known_backend_type(p, len))
 		{
 			strbuf		sb;
@@ -164,7 +166,7 @@ options_parse_backend_types(const char *arg, sampler_strlist *l, bool *all, char
 		{
 			char	   *one = xstrndup(p, len);
 
-			options_strlist_add(l, one);
+			options_strlist_add(&s->backend_types, one);
 			free(one);
 		}
 		p += len;
@@ -184,12 +186,12 @@ options_default_backend_types_fill(sampler_strlist *l)
 
 /* A --log-format value. */
 bool
-options_parse_log_format(const char *arg, waits_log_format *out, char **cause)
+options_parse_log_format(const char *arg, waits_settings *s, char **cause)
 {
 	if (strcmp(arg, "csv") == 0)
-		*out = WAITS_LOG_CSV;
+		s->log_format = WAITS_LOG_CSV;
 	else if (strcmp(arg, "jsonl") == 0)
-		*out = WAITS_LOG_JSONL;
+		s->log_format = WAITS_LOG_JSONL;
 	else
 	{
 		*cause = xasprintf("invalid value \"%s\" for option --log-format: must be csv or jsonl",
@@ -222,7 +224,7 @@ options_log_format_for(const char *path, waits_log_format asked)
 
 /* --log-retain: "7d", "36h", "90min", or "10GB", "500MB". */
 bool
-options_parse_retain(const char *arg, int64_t *age_ns, int64_t *bytes, char **cause)
+options_parse_retain(const char *arg, waits_settings *s, char **cause)
 {
 	static const struct
 	{
@@ -241,7 +243,7 @@ options_parse_retain(const char *arg, int64_t *age_ns, int64_t *bytes, char **ca
 		end++;
 	for (size_t i = 0; end != arg && i < sizeof(units) / sizeof(units[0]); i++)
 	{
-		int64_t    *out = units[i].size ? bytes : age_ns;
+		int64_t    *out = units[i].size ? &s->log_retain_bytes : &s->log_retain_ns;
 
 		if (strcmp(end, units[i].unit) != 0)
 			continue;

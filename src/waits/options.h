@@ -13,22 +13,29 @@
 #include "sampler.h"
 #include "waits.h"
 
-/* --by=event,pid,...: a comma-separated list of dimensions, no repeats. */
-bool		options_parse_by(const char *arg, wprof_dim *dims, int *ndims, char **cause);
-/* --source=auto|activity|pg_wait_sampling|pg_stat_wait */
-bool		options_parse_source(const char *arg, sampler_source *out, char **cause);
-/* --pid=PID[,PID...]: appended to *pids. */
-bool		options_parse_pids(const char *arg, int32_t **pids, int *npids, char **cause);
-/* --trace=PID[,PID...]: appended to *pids. */
-bool		options_parse_trace_pids(const char *arg, int32_t **pids, int *npids, char **cause);
 /*
- * --backend-type=TYPE[,TYPE...] or all: appended to *l; "all" sets *all.
+ * The parsers of the values that are more than a number, all of one shape
+ * (main.c lists them in one table): each stores its option's value in the
+ * settings, or returns false with the message in *cause.
+ */
+typedef bool (*options_parse_fn) (const char *arg, waits_settings *s, char **cause);
+
+/* --by=event,pid,...: a comma-separated list of dimensions, no repeats (by, nby). */
+bool		options_parse_by(const char *arg, waits_settings *s, char **cause);
+/* --source=auto|activity|pg_wait_sampling|pg_stat_wait */
+bool		options_parse_source(const char *arg, waits_settings *s, char **cause);
+/* --pid=PID[,PID...]: appended to pids. */
+bool		options_parse_pids(const char *arg, waits_settings *s, char **cause);
+/* --trace=PID[,PID...]: appended to trace_pids. */
+bool		options_parse_trace_pids(const char *arg, waits_settings *s, char **cause);
+/*
+ * --backend-type=TYPE[,TYPE...] or all: appended to backend_types; "all"
+ * sets backend_types_all.
  * A type must be one of PostgreSQL's (sampler_backend_types), or
  * "background worker" for any other process (extension workers, which
  * take their own names).
  */
-bool		options_parse_backend_types(const char *arg, sampler_strlist *l, bool *all,
-										char **cause);
+bool		options_parse_backend_types(const char *arg, waits_settings *s, char **cause);
 /* The catch-all type for processes whose type is not among them. */
 #define OPTIONS_OTHER_BACKEND_TYPE SAMPLER_OTHER_BACKEND_TYPE
 /* The sessions' processes, counted when --backend-type is not given. */
@@ -46,15 +53,15 @@ unsigned	options_query_omit(const waits_settings *s);
 void		options_sampler_config(const waits_settings *s, sampler_config *cfg);
 
 /* --log-format=csv|jsonl */
-bool		options_parse_log_format(const char *arg, waits_log_format *out, char **cause);
+bool		options_parse_log_format(const char *arg, waits_settings *s, char **cause);
 /* The format a log file gets: the one asked for, else from its name (.jsonl/.json: JSON Lines). */
 waits_log_format options_log_format_for(const char *path, waits_log_format asked);
 /*
  * --log-retain=LIMIT: an age (a number with unit min, h or d) into
- * *age_ns, or a size (kB, MB, GB or TB, powers of 1024) into *bytes; each
- * at most once.
+ * log_retain_ns, or a size (kB, MB, GB or TB, powers of 1024) into
+ * log_retain_bytes; each at most once.
  */
-bool		options_parse_retain(const char *arg, int64_t *age_ns, int64_t *bytes, char **cause);
+bool		options_parse_retain(const char *arg, waits_settings *s, char **cause);
 /* Append a copy of v. */
 void		options_strlist_add(sampler_strlist *l, const char *v);
 void		options_strlist_free(sampler_strlist *l);

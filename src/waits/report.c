@@ -378,6 +378,13 @@ put_query_text(FILE *out, const char *text)
 	strbuf_free(&sb);
 }
 
+/* "sample" or "samples" after a count of n. */
+static const char *
+samples_word(uint64_t n)
+{
+	return n == 1 ? "sample" : "samples";
+}
+
 /* The lines under a group, indented to its second column: description, blockers, queries. */
 static void
 group_sublines(FILE *out, const report_info *ri, const wprof_group *gr, int indent)
@@ -392,23 +399,23 @@ group_sublines(FILE *out, const report_info *ri, const wprof_group *gr, int inde
 		fprintf(out, "%*s%s\n", indent, "", utf8_printable(&sb, desc));
 	strbuf_free(&sb);
 	for (int k = 0; k < gr->nblockers && k < ri->s->blockers; k++)
-		fprintf(out, "%*sblocked by pid %" PRId64 ": %" PRIu64 " samples (%.1f %%)\n",
+		fprintf(out, "%*sblocked by pid %" PRId64 ": %" PRIu64 " %s (%.1f %%)\n",
 				indent, "", gr->blockers[k].id, gr->blockers[k].samples,
-				pct(gr->blockers[k].samples, gr->samples));
+				samples_word(gr->blockers[k].samples), pct(gr->blockers[k].samples, gr->samples));
 	if (shows_blockers(ri) && gr->lock_samples > 0)
-		fprintf(out, "%*sno blocker seen: %" PRIu64 " samples (%.1f %% of the lock waits;"
+		fprintf(out, "%*sno blocker seen: %" PRIu64 " %s (%.1f %% of the lock waits;"
 				" it had gone when the blockers were read)\n", indent, "",
-				gr->lock_samples - gr->blocked, pct(gr->lock_samples - gr->blocked,
-													gr->lock_samples));
+				gr->lock_samples - gr->blocked, samples_word(gr->lock_samples - gr->blocked),
+				pct(gr->lock_samples - gr->blocked, gr->lock_samples));
 	if (grouped_by(ri->s, WPROF_DIM_QUERY))
 		return;
 	for (int k = 0; k < gr->nqueries && k < REPORT_MAX_SUB; k++)
 	{
 		const char *text = wprof_query_text(ri->p, gr->queries[k].id);
 
-		fprintf(out, "%*squery_id %" PRId64 ": %" PRIu64 " samples (%.1f %%)",
+		fprintf(out, "%*squery_id %" PRId64 ": %" PRIu64 " %s (%.1f %%)",
 				indent, "", gr->queries[k].id, gr->queries[k].samples,
-				pct(gr->queries[k].samples, gr->samples));
+				samples_word(gr->queries[k].samples), pct(gr->queries[k].samples, gr->samples));
 		if (text != NULL)
 		{
 			fputs("  ", out);

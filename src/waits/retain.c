@@ -168,9 +168,12 @@ retain_choose(const retain_file *files, int n, time_t now, int64_t max_age_s,
 	free(order);
 }
 
-/* The files of the pattern in its directory, but current. */
+/*
+ * The files of the pattern in its directory, but current; a directory that
+ * cannot be listed is said through *cause (NULL so far), with what was read.
+ */
 static int
-list_files(const char *pattern, const char *current, retain_file **out)
+list_files(const char *pattern, const char *current, retain_file **out, char **cause)
 {
 	const char *base = base_of(pattern);
 	char	   *dir = base > pattern ? xstrndup(pattern, (size_t) (base - pattern)) : xstrdup("./");
@@ -179,7 +182,10 @@ list_files(const char *pattern, const char *current, retain_file **out)
 	int			n = 0;
 
 	*out = NULL;
-	while (d != NULL && (e = readdir(d)) != NULL)
+	if (d == NULL)
+		*cause = xasprintf("could not open directory \"%s\" to delete old log files: %s", dir,
+						   strerror(errno));
+	while (d != NULL && (errno = 0, e = readdir(d)) != NULL)
 	{
 		struct stat st;
 		char	   *path;
@@ -196,6 +202,9 @@ list_files(const char *pattern, const char *current, retain_file **out)
 		*out = xrealloc(*out, (size_t) (n + 1) * sizeof(retain_file));
 		(*out)[n++] = (retain_file) {path, st.st_mtime, (int64_t) st.st_size};
 	}
+	if (d != NULL && errno != 0)
+		*cause = xasprintf("could not read directory \"%s\" to delete old log files: %s", dir,
+						   strerror(errno));
 	if (d != NULL)
 		closedir(d);
 	free(dir);
@@ -208,7 +217,7 @@ retain_apply(const char *pattern, const char *current, time_t now, int64_t max_a
 			 int64_t max_bytes, char **cause)
 {
 	retain_file *files;
-	int			n = list_files(pattern, current, &files);
+	int			n = list_files(pattern, current, &files, cause);
 	bool	   *keep = xcalloc((size_t) n + 1, sizeof(bool));
 	struct stat st;
 	int			deleted = 0;

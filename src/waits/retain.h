@@ -41,7 +41,8 @@ void		retain_choose(const retain_file *files, int n, time_t now, int64_t max_age
 /*
  * Delete the files of pattern beyond the limits, never current (the file
  * being written).  Returns how many were deleted; a file that could not
- * be is said once through *cause (the caller warns), and the rest go on.
+ * be, or a directory that cannot be listed, is said once through *cause
+ * (the caller warns), and the rest go on.
  */
 int			retain_apply(const char *pattern, const char *current, time_t now,
 						 int64_t max_age_s, int64_t max_bytes, char **cause);

@@ -315,7 +315,8 @@ start_budget(run_state *r)
 	const sampler_info *in = sampler_get_info(r->sm);
 	bool		on = in->source == SAMPLER_SOURCE_ACTIVITY;
 
-	budget_init(&r->bg, on ? r->s->cost_budget : 0, in->interval_ns, r->s->interval_given);
+	budget_init(&r->bg, on ? r->s->cost_budget : 0, in->interval_ns, r->s->interval_given,
+				(uint64_t) r->s->cost_window_ns);
 }
 
 /* Sample every interval_ns from the next tick on; the sinks and the report say so. */

@@ -37,6 +37,7 @@ typedef struct waits_settings
 	int64_t		interval_ns;	/* -i */
 	bool		interval_given;
 	double		cost_budget;	/* --cost-budget: share of one CPU; 0: none */
+	int64_t		cost_window_ns;	/* --cost-window: how long a cost is measured */
 	int64_t		duration_ns;	/* -T; 0: until interrupted */
 	sampler_source source;
 	/* filters, sent to the server as parameters */
@@ -87,7 +88,7 @@ typedef struct waits_settings
 
 #define WAITS_SETTINGS_INIT { \
 	.interval_ns = WAITS_DEFAULT_INTERVAL_NS, .source = SAMPLER_SOURCE_AUTO, \
-	.cost_budget = BUDGET_DEFAULT_SHARE, \
+	.cost_budget = BUDGET_DEFAULT_SHARE, .cost_window_ns = BUDGET_WINDOW_NS, \
 	.by = {WPROF_DIM_EVENT}, .nby = 1, .log_format = WAITS_LOG_AUTO, \
 	.blockers = WAITS_DEFAULT_BLOCKERS, .since_us = INT64_MIN, .until_us = INT64_MAX }
 

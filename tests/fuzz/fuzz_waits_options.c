@@ -52,11 +52,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char	   *arg = malloc(size + 1);
 	char	   *cause = NULL;
-	wprof_dim	dims[WPROF_DIM_COUNT];
-	int			ndims = 0;
-	sampler_source source;
-	int32_t    *pids = NULL;
-	int			npids = 0;
+	waits_settings s = WAITS_SETTINGS_INIT;
 	waits_log_format fmt;
 	int64_t		ival;
 	bool		ok;
@@ -64,24 +60,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(arg, data, size);
 	arg[size] = '\0';
 
-	ok = options_parse_by(arg, dims, &ndims, &cause);
-	if (ok && (ndims < 1 || ndims > WPROF_DIM_COUNT))
+	ok = options_parse_by(arg, &s, &cause);
+	if (ok && (s.nby < 1 || s.nby > WPROF_DIM_COUNT))
 		abort();
 	check_cause(ok, cause);
 	cause = NULL;
 
-	check_cause(options_parse_source(arg, &source, &cause), cause);
+	check_cause(options_parse_source(arg, &s, &cause), cause);
 	cause = NULL;
 
-	ok = options_parse_pids(arg, &pids, &npids, &cause);
-	for (int i = 0; ok && i < npids; i++)
-		if (pids[i] < 1)
+	ok = options_parse_pids(arg, &s, &cause);
+	for (int i = 0; ok && i < s.npids; i++)
+		if (s.pids[i] < 1)
 			abort();
 	check_cause(ok, cause);
 	cause = NULL;
-	free(pids);
+	free(s.pids);
 
-	check_cause(options_parse_log_format(arg, &fmt, &cause), cause);
+	check_cause(options_parse_log_format(arg, &s, &cause), cause);
 	cause = NULL;
 	fmt = options_log_format_for(arg, WAITS_LOG_AUTO);
 	if (fmt != WAITS_LOG_CSV && fmt != WAITS_LOG_JSONL)
@@ -100,11 +96,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* --log-retain: an age or a size, positive */
 	{
-		int64_t		age = 0,
-					bytes = 0;
+		int64_t		age,
+					bytes;
 
 		cause = NULL;
-		ok = options_parse_retain(arg, &age, &bytes, &cause);
+		ok = options_parse_retain(arg, &s, &cause);
+		age = s.log_retain_ns;
+		bytes = s.log_retain_bytes;
 		if (ok && (age < 0 || bytes < 0 || (age == 0) == (bytes == 0)))
 			abort();
 		check_cause(ok, cause);
@@ -114,8 +112,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		int64_t		us;
 
-		check_cause(histfield_parse_time(arg, "--since", INT64_C(1795694400000000), &us, &cause),
-					cause);
+		check_cause(parse_time(arg, "--since", PARSE_TIME_LOCAL, INT64_C(1795694400000000), &us,
+						       &cause), cause);
 		cause = NULL;
 	}
 

@@ -32,8 +32,15 @@ if ($ncpu >= 2)
 		is($pairs[ $i + 4 ] > 0, $pairs[ $i + 3 ] > 0,
 			"cpu$pairs[$i] -> cpu$pairs[$i+1]: a maximum step back only with steps back");
 	}
-	cmp_ok($checks, '>', 0, 'the threads did alternate');
-	if ($back == 0)
+	# the threads compare readings only when both run at once: on a loaded
+	# machine they may never have, which the report says rather than hides
+	if ($checks == 0)
+	{
+		is($rc, 0, 'never alternated: exit 0');
+		like($out, qr/^  No cross-CPU reads were made: the threads never alternated\.$/m,
+			'never alternated: said so');
+	}
+	elsif ($back == 0)
 	{
 		is($rc, 0, 'nothing backwards: exit 0');
 		like($out, qr/^  No clock went backwards across CPUs in $checks checks\.$/m,

@@ -216,5 +216,17 @@ if ($ref)
 		'--random-seed=-1: pgbench wraps it to 2^64-1');
 }
 
+# ------------------------------------------------------------ --start-at
+
+# one time parser: a time that is not a real instant is refused, as --since refuses it
+for my $t ('2026-02-31T00:00Z', '2026-11-26T24:61Z', '2026-11-26T25:00Z', '2026-13-01T00:00Z',
+	'2026-11-26T03:10+24:00', '2026-11-26T03:10', '@0x10')
+{
+	($rc, $out, $err) = ours('-b', 'select-only', "--start-at=$t");
+	is($rc, 1, "--start-at=$t: exit 1");
+	like($err, qr/^pgtempo-bench: error: invalid value "\Q$t\E" for option --start-at: not a valid time \(ISO 8601 with its offset/m,
+		"--start-at=$t: message");
+}
+
 $node->stop if $node;
 done_testing();

@@ -134,6 +134,31 @@ EOS
 		compare("gset -M $m", [ '-n', '-t', '4', '-c', '2', '-M', $m, '-f', $meta2 ]);
 	}
 
+	# -M prepared names its statements as pgbench does: P_n counting the SQL
+	# commands only, whatever meta-commands come before them.  The script
+	# records the names its own connection has prepared (both statements
+	# are by the time the insert runs) with each tool's label.
+	$node->safe_psql('postgres', 'create table prep_names (tool text, name text, statement text)');
+	my $names = write_script('prepnames.sql', <<'EOS');
+\set a 1
+\set b random(1, 3)
+select :a, :b;
+\set c :a * 2
+insert into prep_names select :tool, name, statement from pg_prepared_statements;
+EOS
+	for my $t ([ 'ref', $ref ], [ 'ours', $ours ])
+	{
+		my ($pr) = run_tool([ $t->[1], '-n', '-t', '1', '-M', 'prepared', "-Dtool=$t->[0]", '-f', $names, $db ]);
+		is($pr, 0, "-M prepared names: $t->[0] ran");
+	}
+	my $list = sub {
+		$node->safe_psql('postgres',
+			"select string_agg(name || ': ' || statement, E'\\n' order by name) from prep_names where tool = '$_[0]'");
+	};
+	my $ref_names = $list->('ref');
+	like($ref_names, qr/^P_0: select \$1, \$2.*^P_1: insert /sm, '-M prepared names: pgbench\'s are P_0 and P_1');
+	is($list->('ours'), $ref_names, '-M prepared names: the same names for the same statements as pgbench');
+
 	# pipelines (\syncpipeline is PostgreSQL 17's: checked below without pgbench)
 	my $pipe = write_script('pipe.sql', <<'EOS');
 \set a random(1, 100)

@@ -66,12 +66,14 @@ my $db = $node->connstr('postgres');
 my $select = write_script('select.sql', "SELECT 1;\n");
 
 # The achieved rate: over T seconds at rate R the count has a standard
-# deviation of sqrt(R*T); the check allows 4 of them (about 3 % here).
+# deviation of sqrt(R*T); the check allows 4 of them (about 6 % here).  The
+# rate is one that a machine busy with other work still keeps up with: a
+# client that cannot is behind its schedule, which is not what is tested.
 {
-	my ($rate, $secs) = (1000, 10);
+	my ($rate, $secs) = (400, 10);
 	my ($code, $out, $err) = run_tool(
 		[ $ours, '-n', '-f', $select, '-R', $rate, '-T', $secs, '-c', 4, '-j', 2, $db ]);
-	is($code, 0, '-R 1000: exit 0');
+	is($code, 0, "-R $rate: exit 0");
 	my ($n) = $out =~ /^number of transactions actually processed: (\d+)$/m;
 	my $sigma = sqrt($rate * $secs);
 	cmp_ok(abs($n - $rate * $secs), '<=', 4 * $sigma,

@@ -41,6 +41,8 @@ for my $opt ('-V', '--version')
 
 # ---------------------------------------------------------------- usage errors
 
+my $time_forms = 'ISO 8601 such as 2026-11-26T03:10+01:00 or 2026-11-26T02:10Z, or without an '
+  . 'offset in local time; a time of today such as 03:10; or @EPOCH';
 my $by_list = 'must be a comma-separated list of event, pid, query, db, user, app, backend_type';
 my @errors = (
 	[ [ '-i', '0' ],         '-i/--interval must be between 10 us and 1 min' ],
@@ -77,7 +79,14 @@ my @errors = (
 	[ [ '-x' ],              "invalid option -- 'x'" ],
 	[ [ '--bogus' ],         qq{unrecognized option "--bogus"} ],
 	[ [ '-i' ],              "option requires an argument -- 'i'" ],
-	[ [ '--by' ],            qq{option "--by" requires an argument} ],);
+	[ [ '--by' ],            qq{option "--by" requires an argument} ],
+	# one time parser: a time that is not a real instant is refused, local or not
+	(map { [ [ '--from-log=x', "--since=$_" ],
+		qq{invalid value "$_" for option --since: not a valid time ($time_forms)} ] }
+		'2026-02-31T00:00Z', '2026-02-31T00:00', '2026-11-26T24:61', '25:00', '2026-13-01',
+		'2026-11-26T03:10+24:00', '@12x'),
+	[ [ '--from-log=x', '--until=2026-02-29' ],
+		qq{invalid value "2026-02-29" for option --until: not a valid time ($time_forms)} ],);
 
 for my $case (@errors)
 {

@@ -133,7 +133,7 @@ like($out, qr/^wait_event_type\s+wait_event\s+samples\s+% active\s+est\. seconds
 	'text report: table header');
 # 17 and later describe each event on the line under its row.
 my $relation_desc = event_description_re($node, 'Lock', 'relation');
-like($out, qr/^Lock\s+relation\s+\d+\s+[\d.]+\s+[\d.]+ ± [\d.]+$relation_desc\n\s+blocked by pid $holder_pid: \d+ samples \(100\.0 %\)\n\s+no blocker seen: \d+ samples [^\n]*\n\s+query_id -?\d+: \d+ samples/m,
+like($out, qr/^Lock\s+relation\s+\d+\s+[\d.]+\s+[\d.]+ ± [\d.]+$relation_desc\n\s+blocked by pid $holder_pid: \d+ samples? \(100\.0 %\)\n\s+no blocker seen: \d+ samples? [^\n]*\n\s+query_id -?\d+: \d+ samples?/m,
 	'text report: lock row, blocker and query id');
 like($out, qr/^CPU\s+CPU\s+\d+/m, 'text report: CPU row');
 like($out, qr/^Timeout\s+PgSleep\s+\d+/m, 'text report: PgSleep row');
@@ -147,7 +147,7 @@ $node->poll_query_until('postgres',
   or die 'the w_esc session did not start';
 ($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '0.5',
 	'--application-name=w_esc', '--query-text=100' ]);
-like($out, qr/^\s+query_id -?\d+: \d+ samples \(100\.0 %\)  SELECT pg_sleep\(600\), 'x\\x1b\[2J\\ry';$/m,
+like($out, qr/^\s+query_id -?\d+: \d+ samples? \(100\.0 %\)  SELECT pg_sleep\(600\), 'x\\x1b\[2J\\ry';$/m,
 	'text report: control characters in a query text escaped');
 unlike($out, qr/[\e\r]/, 'text report: no raw escape or carriage return');
 

@@ -177,7 +177,7 @@ is($lock->{blockers}[0]{pid}, $holder_pid, 'lock: the blocker');
 is_deeply($lock->{blockers}, [], '--blockers=0: none listed');
 ($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '0.5', '--application-name=w_lock' ]);
 my $relation_desc = event_description_re($node, 'Lock', 'relation');
-like($out, qr/^Lock\s+relation\s+\d+.*$relation_desc\n\s+blocked by pid $holder_pid: \d+ samples \(100\.0 %\)\n\s+no blocker seen: 0 samples \(0\.0 % of the lock waits; it had gone when the blockers were read\)$/m,
+like($out, qr/^Lock\s+relation\s+\d+.*$relation_desc\n\s+blocked by pid $holder_pid: \d+ samples? \(100\.0 %\)\n\s+no blocker seen: 0 samples \(0\.0 % of the lock waits; it had gone when the blockers were read\)$/m,
 	'text: the share without a blocker under the lock wait');
 
 $node->safe_psql('postgres',

@@ -86,7 +86,8 @@ SKIP:
 	my ($rc, $out, $err) = run_tool([ $bin, @conn, @sleep, '-T', '1.5', '--log=-', '--log-format=jsonl',
 		'--folded=-' ]);
 	is($rc, 0, '--log=- --folded=-: exit 0');
-	like($out, qr/\A\{"type":"meta".*\n\{"type":"sample".*\n(?:\{.*\n)*[^;\n]+;client backend;Timeout;PgSleep;\S+ \d+\nsource: /,
+	# (on PostgreSQL 17 and later a description record comes before an event's first sample)
+	like($out, qr/\A\{"type":"meta".*\n(?:\{"type":"description".*\n)*\{"type":"sample".*\n(?:\{.*\n)*[^;\n]+;client backend;Timeout;PgSleep;\S+ \d+\nsource: /,
 		'--log=- --folded=-: records, stacks, report, in this order');
 	ok(!-e '-', '--log=- --folded=-: no file named "-"');
 }
@@ -123,9 +124,10 @@ SKIP:
 	open my $fh, '<', $log or die "$log: $!";
 	my $running = do { local $/; <$fh> };
 	close $fh;
-	# a second of samples at least was due on disk, however slow the start
+	# rows are on disk while the run goes on, not only at its end (a slow
+	# start on a loaded machine makes fewer of them, never none)
 	my $rows = () = $running =~ /,PgSleep,/g;
-	cmp_ok($rows, '>=', 20, "while running, 3.5 s in: $rows rows on disk already");
+	cmp_ok($rows, '>', 0, "while running, 3.5 s in: $rows rows on disk already");
 	$h->signal('KILL');
 	eval { $h->finish };
 	my $killed = time;
@@ -166,7 +168,10 @@ SKIP:
 	is($rc, 1, 'tmpfs full: exit 1');
 	my $r = eval { decode_json($out) };
 	ok($r, 'tmpfs full: the report is still printed');
-	cmp_ok($r->{health}{samples} // 0, '>=', 150, 'tmpfs full: sampling went on after the disk filled');
+	# the samples taken after the disk filled are counted in the report, not on disk
+	cmp_ok($r->{active_samples} // 0, '>', scalar(grep { /^\{"type":"sample"/ } split /\n/, do {
+		open my $c, '<:raw', $copy or die "$copy: $!"; local $/; <$c> }),
+		'tmpfs full: sampling went on after the disk filled');
 	my @once = ($err =~ /^pgtempo-waits: error: could not write to log file "\Q$mnt\E\/w\.jsonl": No space left on device$/mg);
 	is(scalar @once, 1, 'tmpfs full: the file and the reason, said once');
 	my ($lost) = $err =~ /^pgtempo-waits: error: (\d+) records could not be written to log file "\Q$mnt\E\/w\.jsonl"$/m;
@@ -179,7 +184,8 @@ SKIP:
 	is(scalar(grep { !eval { decode_json($_) } } @lines), 0, 'tmpfs full: every line is JSON');
 	cmp_ok(length($text), '>', 30000, 'tmpfs full: the file holds what fitted');
 	# the meta record, one record per active sample, and one health record at the end
-	is(scalar(@lines) + ($lost // 0), $r->{active_samples} + 2,
+	# (and on PostgreSQL 17 and later a description record per event)
+	is(scalar(grep { !/^\{"type":"description"/ } @lines) + ($lost // 0), $r->{active_samples} + 2,
 		'tmpfs full: the records written and the records lost add up to all of them');
 	# the files written at the end, whole or not at all: the chart that does
 	# not fit leaves the complete file that was there, the folded stacks
@@ -245,10 +251,11 @@ ok((grep { ($_->{query} // '') =~ /caf\\xe9 \\xff\\xfe/ } @tq), '--json: the bad
 open my $fh, '<:raw', "$dir/bad.jsonl" or die "bad.jsonl: $!";
 my @l = <$fh>;
 close $fh;
-cmp_ok(scalar @l, '>', 50, 'JSON Lines: rows were written');
 is(scalar(grep { !defined strict_utf8($_) } @l), 0, 'JSON Lines: every line is valid UTF-8');
 my @rec = map { eval { JSON::PP->new->utf8->decode($_) } } @l;
 is(scalar @rec, scalar @l, 'JSON Lines: every line parses');
+is(scalar(grep { $_->{type} eq 'sample' } @rec), $r->{active_samples} // -1,
+	'JSON Lines: a record for every sample the report counts');
 ok((grep { ($_->{query} // '') =~ /\\xff\\xfe/ } @rec), 'JSON Lines: the query keeps its bad bytes as \xNN');
 ok((grep { ($_->{datname} // '') eq 'caf\\xe9' } @rec), 'JSON Lines: so does the database name');
 

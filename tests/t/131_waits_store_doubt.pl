@@ -67,7 +67,9 @@ like($err, qr/^pgtempo-waits: writing to the store database works again$/m,
 my $r = decode_json($out);
 
 my @log = grep { $_->{type} eq 'sample' } map { decode_json($_) } split /\n/, slurp("$dir/raw.jsonl");
-cmp_ok(scalar @log, '>', 1000, 'the log has the samples (' . scalar(@log) . ')');
+# every sample taken is logged (how many a loaded machine takes is not the point)
+cmp_ok(scalar @log, '>', 0, 'the log has samples (' . scalar(@log) . ')');
+is(scalar @log, $r->{active_samples}, 'the log has every sample the report counts');
 is($snode->safe_psql('postgres', 'SELECT count(*) FROM pgtempo_waits_samples'), scalar @log,
 	'as many rows in the store as samples in the log: none twice, none missing');
 is($snode->safe_psql('postgres', 'SELECT count(*) FROM (SELECT ts, pid FROM pgtempo_waits_samples

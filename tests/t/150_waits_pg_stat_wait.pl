@@ -46,32 +46,51 @@ $node->safe_psql('postgres', qq{
 my $other = $node->background_psql('postgres', on_error_stop => 0);
 my $other_pid = $other->query_safe('SELECT pg_backend_pid()');
 
+# Run the sampler on database postgres while $during does what the run
+# must see; the run ends (SIGINT, which prints the report) a history read
+# after that: on a loaded machine the statements may take longer than any
+# fixed run would last (-T 60 only bounds a run that hangs).  Returns the
+# finished harness, standard output and standard error.
+sub run_during
+{
+	my ($args, $during) = @_;
+	my ($o, $e) = ('', '');
+	my $run = IPC::Run::start([ $bin, @conn, '-d', 'postgres', '-T', '60', @$args ],
+		'>', \$o, '2>', \$e, IPC::Run::timeout(90));
+	# the run has begun (its first reads are done) once it says what it samples
+	$run->pump until $e =~ /^pgtempo-waits: sampling /m || !$run->pumpable;
+	usleep(300_000);
+	$during->();
+	# the history is read once a second: what was recorded last is read before the end
+	usleep(1_200_000);
+	$run->signal('INT') if $run->pumpable;
+	$run->finish;
+	return ($run, $o, $e);
+}
+
 # ---------------------------------------------------------------- auto picks the views
 
-my ($out, $err) = ('', '');
-my $h = IPC::Run::start([ $bin, @conn, '-d', 'postgres', '-T', '3', '--json',
-	'--application-name=w_sleep', "--log=$dir/psw.jsonl" ], '>', \$out, '2>', \$err,
-	IPC::Run::timeout(60));
 # waits the history records during the run: 1 .. 100 ms of WALWriteLock in
-# two batches a second apart (each read once), and some of the other session
-usleep(700_000);
-$node->safe_psql('postgres', qq{
-	INSERT INTO psw_history SELECT $pid, clock_timestamp(), 'LWLocks', 'WALWriteLock',
-		i * 1000, 0, 0, 0, 0, 0 FROM generate_series(1, 60) i;
-	INSERT INTO psw_history SELECT $other_pid, clock_timestamp(), 'Locks', 'tuple',
-		5000, 0, 0, 0, 0, 0 FROM generate_series(1, 10) i;
+# two batches a second apart (each read once), and some of the other
+# session; and what happens to the profile during the run is what the
+# report must show
+my ($h, $out, $err) = run_during([ '--json', '--application-name=w_sleep', "--log=$dir/psw.jsonl" ], sub {
+	$node->safe_psql('postgres', qq{
+		INSERT INTO psw_history SELECT $pid, clock_timestamp(), 'LWLocks', 'WALWriteLock',
+			i * 1000, 0, 0, 0, 0, 0 FROM generate_series(1, 60) i;
+		INSERT INTO psw_history SELECT $other_pid, clock_timestamp(), 'Locks', 'tuple',
+			5000, 0, 0, 0, 0, 0 FROM generate_series(1, 10) i;
+	});
+	usleep(1_200_000);
+	$node->safe_psql('postgres', qq{
+		INSERT INTO psw_history SELECT $pid, clock_timestamp(), 'LWLocks', 'WALWriteLock',
+			i * 1000, 0, 0, 0, 0, 0 FROM generate_series(61, 100) i;
+		INSERT INTO psw_history VALUES ($pid, clock_timestamp(), 'Storage', 'WRITE', 250, 0, 0, 0, 0, 0);
+	});
+	$node->safe_psql('postgres', q{
+		UPDATE psw_profile SET wait_time = wait_time + 2500000, wait_count = wait_count + 7
+		WHERE event_name = 'WALWriteLock'});
 });
-usleep(800_000);
-$node->safe_psql('postgres', qq{
-	INSERT INTO psw_history SELECT $pid, clock_timestamp(), 'LWLocks', 'WALWriteLock',
-		i * 1000, 0, 0, 0, 0, 0 FROM generate_series(61, 100) i;
-	INSERT INTO psw_history VALUES ($pid, clock_timestamp(), 'Storage', 'WRITE', 250, 0, 0, 0, 0, 0);
-});
-# what happens during the run is what the report must show
-$node->safe_psql('postgres', q{
-	UPDATE psw_profile SET wait_time = wait_time + 2500000, wait_count = wait_count + 7
-	WHERE event_name = 'WALWriteLock'});
-$h->finish;
 is($h->result(0), 0, 'pg_stat_wait: exit 0') or diag($err);
 like($err, qr/^pgtempo-waits: sampling pg_stat_wait views of PostgreSQL /m,
 	'auto: says it picked the pg_stat_wait views');
@@ -123,15 +142,13 @@ like($text, qr/samples\s+% active\s+est\. seconds\s+measured s\s+waits$/m,
 	'text report: measured columns');
 
 # the text report's history table, from waits recorded while it runs
-$h = IPC::Run::start([ $bin, @conn, '-d', 'postgres', '-T', '2', "--pid=$other_pid" ],
-	'>', \$out, '2>', \$err, IPC::Run::timeout(60));
-usleep(700_000);
-$node->safe_psql('postgres', qq{
-	INSERT INTO psw_history SELECT $other_pid, clock_timestamp(), 'Locks', 'tuple',
-		i * 100, 0, 0, 0, 0, 0 FROM generate_series(1, 10) i;
-	INSERT INTO psw_history VALUES ($pid, clock_timestamp(), 'IO', 'other_pid', 1, 0, 0, 0, 0, 0);
+($h, $out, $err) = run_during([ "--pid=$other_pid" ], sub {
+	$node->safe_psql('postgres', qq{
+		INSERT INTO psw_history SELECT $other_pid, clock_timestamp(), 'Locks', 'tuple',
+			i * 100, 0, 0, 0, 0, 0 FROM generate_series(1, 10) i;
+		INSERT INTO psw_history VALUES ($pid, clock_timestamp(), 'IO', 'other_pid', 1, 0, 0, 0, 0, 0);
+	});
 });
-$h->finish;
 is($h->result(0), 0, 'history text: exit 0') or diag($err);
 like($out, qr/^measured waits \(pg_stat_wait_history\): 10\n/m, 'history text: the total');
 like($out,
@@ -149,13 +166,10 @@ $node->safe_psql('postgres', q{
 		SELECT pid, sample_ts, class_name, event_name, (wait_time / 0)::int8 AS wait_time,
 			p1, p2, p3, p4, p5
 		FROM psw_history WHERE sample_ts IS NOT NULL});
-($out, $err) = ('', '');
-$h = IPC::Run::start([ $bin, @conn, '-d', 'postgres', '-T', '2.5', '--json',
-	'--application-name=w_sleep' ], '>', \$out, '2>', \$err, IPC::Run::timeout(60));
-usleep(500_000);
-$node->safe_psql('postgres', qq{
-	INSERT INTO psw_history VALUES ($pid, clock_timestamp(), 'IO', 'broken', 1, 0, 0, 0, 0, 0)});
-$h->finish;
+($h, $out, $err) = run_during([ '--json', '--application-name=w_sleep' ], sub {
+	$node->safe_psql('postgres', qq{
+		INSERT INTO psw_history VALUES ($pid, clock_timestamp(), 'IO', 'broken', 1, 0, 0, 0, 0, 0)});
+});
 is($h->result(0), 0, 'unreadable history: the run goes on') or diag($err);
 my @warned = $err =~ /^pgtempo-waits: warning: could not read pg_stat_wait_history: .*division by zero/mg;
 is(scalar @warned, 1, 'unreadable history: one warning with the server\'s message') or diag($err);

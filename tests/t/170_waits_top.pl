@@ -42,7 +42,8 @@ $node->poll_query_until('postgres',
 sub tmux
 {
 	my ($out, $err) = ('', '');
-	IPC::Run::run([ $tmux, '-S', $sock, '-f', '/dev/null', @_ ], '>', \$out, '2>', \$err)
+	# -u: the panes and what capture-pane prints are UTF-8, whatever the locale here
+	IPC::Run::run([ $tmux, '-u', '-S', $sock, '-f', '/dev/null', @_ ], '>', \$out, '2>', \$err)
 	  or diag("tmux @_: $err");
 	return $out;
 }
@@ -90,9 +91,9 @@ sub slurp
 # status and the terminal's modes (stty) into files, then waits.
 sub start_top
 {
-	my ($name, $args, $stderr_on_tty, $x, $y) = @_;
+	my ($name, $args, $stderr_on_tty, $x, $y, $env) = @_;
 	my $errto = $stderr_on_tty ? '' : "2>$dir/$name.err";
-	my $cmd = "$bin $conn --top $args >$dir/$name.out $errto & "
+	my $cmd = ($env // '') . "$bin $conn --top $args >$dir/$name.out $errto & "
 	  . "echo \$! >$dir/$name.pid; wait \$!; echo \$? >$dir/$name.rc; "
 	  . "stty -a >$dir/$name.stty; sleep 60";
 	tmux('kill-server') if defined $sock;
@@ -189,6 +190,23 @@ like($s, qr/^BY event/m, 'resized while paused: redrawn in full');
 like($s, qr/^Lock:relation\s+\|#*/m, 'resized while paused: the bars are back');
 tmux('send-keys', '-t', 'waits', 'q');
 ok(wait_file("$dir/narrow.rc"), 'narrow: the program ended');
+
+# ---------------------------------------------------------------- UTF-8 text
+
+# in a UTF-8 locale the view draws the server's UTF-8 text as characters
+# (curses needs the locale's character set for that).  A query's text, not
+# an application name: PostgreSQL keeps only ASCII in application_name.
+start_session($node, 'w_utf8', "SELECT 'läuft-ß', pg_sleep(600)");
+start_top('utf8', '-T 60 --query-text', 0, 140, 45, 'env -u LC_ALL -u LC_CTYPE LANG=C.UTF-8 ');
+$s = wait_screen(qr/SELECT 'läuft-ß', pg_sleep\(600\)/);
+like($s, qr/^\s*-?\d+\s+\d+\s+[\d.]+\s+SELECT 'läuft-ß', pg_sleep\(600\)/m,
+	'UTF-8: a query\'s text drawn intact');
+tmux('send-keys', '-t', 'waits', 'q');
+ok(wait_file("$dir/utf8.rc"), 'UTF-8: the program ended');
+like(slurp("$dir/utf8.out"), qr/^sampling: \d+ samples in \d+\.\d\d s \(\d+\.\d\d\/s\)/m,
+	'UTF-8: the report after it, numbers with a decimal point');
+# the session ends with the server, as the others do; its query stops now
+$node->safe_psql('postgres', "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'w_utf8'");
 
 # ---------------------------------------------------------------- SIGTERM
 

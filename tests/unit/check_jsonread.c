@@ -15,6 +15,7 @@
 
 #include "pgtempo/json.h"
 #include "unit.h"
+#include "../fuzz/jsonflat_agree.h"
 
 static const struct
 {
@@ -292,6 +293,227 @@ START_TEST(test_file)
 }
 END_TEST
 
+/* The flat scan: flat objects split, everything else refused with where and why. */
+static const struct
+{
+	const char *in;
+	int			n;				/* members; -1: refused */
+	const char *cause;			/* when refused */
+} flat_cases[] = {
+	{"{}", 0, NULL},
+	{" { } ", 0, NULL},
+	{"{\"a\":1,\"b\":\"x\\ny\",\"c\":null,\"d\":true,\"e\":false,\"f\":[1,\"2\",null],\"g\":[]}",
+	7, NULL},
+	{"{\"ts\":\"2026-11-26T03:10:00.000000Z\",\"q\":\"\\ud83d\\ude00\"}", 2, NULL},
+	{"{\"a\":\"\\ud800\"}", -1, "column 13: lone high surrogate in \\u escape"},
+	{"{\"a\":\"\\udc00x\"}", -1, "column 13: lone low surrogate in \\u escape"},
+	{"{\"a\":1-2e}", -1, "column 7: expected ',' or '}'"},
+	{"{\"a\":1e}", -1, "column 8: invalid number"},
+	{"{\"a\":01}", -1, "column 6: leading zero in number"},
+	{"{\"a\":+1}", -1, "column 6: invalid token"},
+	{"{\"a\":.5}", -1, "column 6: invalid token"},
+	{"{\"a\":[1-2]}", -1, "column 8: expected ',' or ']'"},
+	{"{\"a\":[1,]}", -1, "column 9: invalid token"},
+	{"{\"a\":\"\xff\"}", -1, "column 7: invalid UTF-8 in string"},
+	{"{\"a\":\"\x01\"}", -1, "column 7: control character in string"},
+	{"{\"a\":\"\\x\"}", -1, "column 8: invalid escape in string"},
+	{"{\"a\":{}}", -1, "column 6: a nested value: not a flat record"},
+	{"{\"a\":[[1]]}", -1, "column 7: a nested value: not a flat record"},
+	{"{\"a\":nul}", -1, "column 6: invalid token"},
+	{"{\"a\":1,}", -1, "column 8: expected a string key"},
+	{"{\"a\" 1}", -1, "column 6: expected ':'"},
+	{"{\"a\":1} x", -1, "column 9: unexpected text after the object"},
+	{"{\"a\":1", -1, "column 7: unexpected end of input"},
+	{"{\"a\":\"b", -1, "column 8: unexpected end of input"},
+	{"[1]", -1, "column 1: not a JSON object"},
+	{"", -1, "column 1: unexpected end of input"},
+};
+
+START_TEST(test_flat)
+{
+	jsonread_field f[8];
+	char	   *cause = NULL;
+	int			n = -1;
+	bool		ok = jsonread_flat(flat_cases[_i].in, strlen(flat_cases[_i].in), f, 8, &n, &cause);
+
+	ck_assert_msg(ok == (flat_cases[_i].n >= 0), "%s: %s", flat_cases[_i].in,
+				  ok ? "accepted" : cause);
+	if (ok)
+		ck_assert_int_eq(n, flat_cases[_i].n);
+	else
+		ck_assert_str_eq(cause, flat_cases[_i].cause);
+	free(cause);
+	/* the same text, with the tree parser */
+	ck_assert_msg(jsonflat_agree(flat_cases[_i].in, strlen(flat_cases[_i].in)) == NULL, "%s",
+				  flat_cases[_i].in);
+}
+END_TEST
+
+/* More members than room: refused, not overrun. */
+START_TEST(test_flat_max)
+{
+	jsonread_field f[2];
+	char	   *cause = NULL;
+	int			n;
+
+	ck_assert(!jsonread_flat("{\"a\":1,\"b\":2,\"c\":3}", 19, f, 2, &n, &cause));
+	ck_assert_str_eq(cause, "column 14: too many members");
+	free(cause);
+}
+END_TEST
+
+/* Every case of the tree parser as a member value: where the flat scan accepts, they agree. */
+START_TEST(test_flat_agrees)
+{
+	strbuf		sb;
+
+	strbuf_init(&sb);
+	for (size_t i = 0; i < sizeof(good_cases) / sizeof(good_cases[0]); i++)
+	{
+		strbuf_reset(&sb);
+		strbuf_printf(&sb, "{\"k\":%s,\"\\u00e9\":%s}", good_cases[i].in, good_cases[i].in);
+		ck_assert_msg(jsonflat_agree(sb.data, sb.len) == NULL, "%s", sb.data);
+	}
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++)
+	{
+		jsonread_field f[4];
+		int			n;
+
+		strbuf_reset(&sb);
+		strbuf_printf(&sb, "{\"k\":%s}", bad_cases[i].in);
+		ck_assert_msg(!jsonread_flat(sb.data, sb.len, f, 4, &n, NULL), "%s", sb.data);
+	}
+	strbuf_free(&sb);
+}
+END_TEST
+
+/* Escapes undone: the tree's decoding, so a lone surrogate is refused too. */
+static const struct
+{
+	const char *in;
+	const char *out;			/* NULL: refused */
+} unescape_cases[] = {
+	{"plain", "plain"},
+	{"a\\\"b\\\\c\\/d", "a\"b\\c/d"},
+	{"\\n\\r\\t\\b\\f", "\n\r\t\b\f"},
+	{"\\u00e9\\u20ac", "\xc3\xa9\xe2\x82\xac"},
+	{"\\ud83d\\ude00", "\xF0\x9F\x98\x80"},
+	{"\\ud800", NULL},
+	{"\\ud800x", NULL},
+	{"\\udc00", NULL},
+	{"\\x41", NULL},
+	{"\\u12", NULL},
+	{"end\\", NULL},
+	{"a\"b", NULL},				/* a quote ends a string */
+	{"\xff", NULL},
+};
+
+START_TEST(test_unescape)
+{
+	strbuf		sb;
+	bool		ok;
+
+	strbuf_init(&sb);
+	ok = jsonread_unescape(&sb, unescape_cases[_i].in, strlen(unescape_cases[_i].in));
+	ck_assert_msg(ok == (unescape_cases[_i].out != NULL), "%s", unescape_cases[_i].in);
+	if (ok)
+		ck_assert_str_eq(sb.data, unescape_cases[_i].out);
+	strbuf_free(&sb);
+}
+END_TEST
+
+/* A list's items, as an array's inside or a CSV "{1,2}" inside. */
+static const struct
+{
+	const char *in;
+	int			n;				/* items; -1: not a list */
+} item_cases[] = {
+	{"", 0},
+	{"  ", 0},
+	{"1", 1},
+	{"1,2, 3 ", 3},
+	{"\"a\",null,true", 3},
+	{"1,", -1},
+	{",1", -1},
+	{"1 2", -1},
+	{"1-2", -1},
+	{"[1]", -1},
+	{"\"\\ud800\"", -1},
+};
+
+START_TEST(test_items)
+{
+	const char *p = item_cases[_i].in;
+	const char *end = p + strlen(p);
+	jsonread_field item;
+	int			n = 0,
+				rc;
+
+	while ((rc = jsonread_item(&p, end, &item)) > 0)
+		n++;
+	ck_assert_msg((rc < 0 ? -1 : n) == item_cases[_i].n, "\"%s\": %d items, rc %d",
+				  item_cases[_i].in, n, rc);
+}
+END_TEST
+
+/* A special byte at every offset of a long string: found where it is (strings go 8 bytes at a time). */
+START_TEST(test_string_offsets)
+{
+	static const struct
+	{
+		const char *ins;		/* written */
+		const char *dec;		/* decoded; NULL: refused at it */
+	}			kinds[] = {
+		{"\\n", "\n"}, {"\\\"", "\""}, {"\xc3\xa9", "\xc3\xa9"}, {"\x01", NULL}, {"\xff", NULL},
+		{"~", "~"}, {"\x7f", "\x7f"}, {" ", " "},
+	};
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (int at = 0; at < 20; at++)
+		{
+			char		text[64],
+						want[64];
+			char	   *cause = NULL;
+			jsonread_doc *doc;
+
+			snprintf(text, sizeof(text), "\"%.*s%s%.*s\"", at, "abcdefghijklmnopqrstuvwxyz",
+					 kinds[k].ins, 19 - at, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+			doc = jsonread_parse(text, strlen(text), &cause);
+			if (kinds[k].dec == NULL)
+			{
+				snprintf(want, sizeof(want), "line 1, column %d: ", at + 2);
+				ck_assert_msg(doc == NULL && strncmp(cause, want, strlen(want)) == 0, "%s: %s",
+							  text, cause ? cause : "accepted");
+				free(cause);
+				continue;
+			}
+			snprintf(want, sizeof(want), "%.*s%s%.*s", at, "abcdefghijklmnopqrstuvwxyz",
+					 kinds[k].dec, 19 - at, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+			ck_assert_msg(doc != NULL, "%s: %s", text, cause);
+			ck_assert_str_eq(jsonread_root(doc)->u.str, want);
+			jsonread_free(doc);
+			snprintf(want, sizeof(want), "{\"k\":%s}", text);
+			ck_assert_msg(jsonflat_agree(want, strlen(want)) == NULL, "%s", want);
+		}
+}
+END_TEST
+
+/* The number of all of a text, by the tree's grammar. */
+START_TEST(test_number_span)
+{
+	jsonread_value v;
+
+	ck_assert(jsonread_number("-12", 3, &v) && v.is_int && v.i == -12);
+	ck_assert(jsonread_number("2.5e1", 5, &v) && !v.is_int && v.num == 25);
+	ck_assert(jsonread_number("12", 1, &v) && v.i == 1);	/* the len bytes only */
+	ck_assert(!jsonread_number("1-2e", 4, &v));
+	ck_assert(!jsonread_number("1e", 2, &v));
+	ck_assert(!jsonread_number("", 0, &v));
+	ck_assert(!jsonread_number("1 ", 2, &v));
+	ck_assert(!jsonread_number("1e999", 5, &v));
+}
+END_TEST
+
 static Suite *
 jsonread_suite(void)
 {
@@ -308,6 +530,13 @@ jsonread_suite(void)
 	tc = tcase_create("numbers");
 	tcase_add_test(tc, test_number_round_trip);
 	tcase_add_loop_test(tc, test_numbers, 0, sizeof(number_cases) / sizeof(number_cases[0]));
+	tcase_add_loop_test(tc, test_flat, 0, sizeof(flat_cases) / sizeof(flat_cases[0]));
+	tcase_add_test(tc, test_flat_max);
+	tcase_add_test(tc, test_flat_agrees);
+	tcase_add_loop_test(tc, test_unescape, 0, sizeof(unescape_cases) / sizeof(unescape_cases[0]));
+	tcase_add_loop_test(tc, test_items, 0, sizeof(item_cases) / sizeof(item_cases[0]));
+	tcase_add_test(tc, test_number_span);
+	tcase_add_test(tc, test_string_offsets);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "unit.h"
 
@@ -311,6 +312,23 @@ static const struct
 	{" 2026-11-26T13:00:00Z", 0, false},
 	{"+026-11-26T13:00:00Z", 0, false},
 	{"1969-12-31T23:59:59Z", 0, false},
+	/* not a real instant: each field is checked against the calendar */
+	{"2026-02-31T00:00Z", 0, false},
+	{"2026-04-31T00:00Z", 0, false},
+	{"2100-02-29T00:00Z", 0, false},
+	{"2000-02-29T00:00Z", 951782400, true},
+	{"2026-11-26T24:61Z", 0, false},
+	{"2026-11-26T25:00Z", 0, false},
+	{"2026-00-26T13:00Z", 0, false},
+	{"2026-11-00T13:00Z", 0, false},
+	{"2026-11-26T13:00:60Z", 0, false},
+	{"2026-11-26T13:00+24:00", 0, false},
+	{"2026-11-26T13:00+01:60", 0, false},
+	{"2026-11-26Z", 1795651200, true},	/* a date alone is its midnight */
+	{"2026-11-26T13:00:00.", 0, false},
+	{"@0x10", 0, false},
+	{"@1.", 0, false},
+	{"@253402300800", 0, false},	/* after 9999 */
 	{"@", 0, false},
 	{"@-5", 0, false},
 	{"@12x", 0, false},
@@ -318,25 +336,93 @@ static const struct
 	{"tomorrow", 0, false},
 };
 
-START_TEST(test_timestamp_cases)
+/* parse_time of in for option opt: want us since the epoch, or -1 for the one message. */
+static void
+check_time(const char *in, const char *opt, unsigned forms, int64_t now, int64_t want)
 {
-	double		got = -1;
+	int64_t		us = -1;
 	char	   *cause = NULL;
-	bool		ok = parse_timestamp(timestamp_cases[_i].in, "--start-at", &got, &cause);
+	char		msg[128];
+	bool		ok = parse_time(in, opt, forms, now, &us, &cause);
 
-	ck_assert_msg(ok == timestamp_cases[_i].ok, "%s: %s", timestamp_cases[_i].in,
-				  cause ? cause : "accepted");
+	ck_assert_msg(ok == (want >= 0), "%s: %s", in, cause ? cause : "accepted");
 	if (ok)
-		ck_assert_msg(got == timestamp_cases[_i].want, "%s: %.6f", timestamp_cases[_i].in, got);
+		ck_assert_msg(us == want, "%s: %lld, want %lld", in, (long long) us, (long long) want);
 	else
 	{
-		char		want[128];
-
-		snprintf(want, sizeof(want), "invalid value \"%s\" for option --start-at",
-				 timestamp_cases[_i].in);
-		ck_assert_str_eq(cause, want);
-		free(cause);
+		snprintf(msg, sizeof(msg), "invalid value \"%s\" for option %s: not a valid time "
+				 "(ISO 8601 ", in, opt);
+		ck_assert_msg(strncmp(cause, msg, strlen(msg)) == 0, "%s", cause);
 	}
+	free(cause);
+}
+
+START_TEST(test_timestamp_cases)
+{
+	check_time(timestamp_cases[_i].in, "--start-at", 0, 0,
+			   timestamp_cases[_i].ok ? llround(timestamp_cases[_i].want * 1e6) : -1);
+}
+END_TEST
+
+/* With PARSE_TIME_LOCAL (--since, --until): also local time, and a time of today. */
+START_TEST(test_time_local)
+{
+	/* 2026-11-26T12:00:00Z; the zone is UTC but for the offset-free cases in Kolkata */
+	const int64_t now = 1795694400000000;
+	static const struct
+	{
+		const char *tz;
+		const char *text;
+		int64_t		us;			/* -1: refused */
+	}			cases[] = {
+		{"UTC", "2026-11-26T03:10", 1795662600000000},
+		{"UTC", "2026-11-26 03:10:30", 1795662630000000},
+		{"UTC", "2026-11-26T03:10:00.5Z", 1795662600500000},
+		{"UTC", "2026-11-26T03:10:00+01:00", 1795659000000000},
+		{"UTC", "2026-11-26T03:10-0130", 1795668000000000},
+		{"UTC", "2026-11-26", 1795651200000000},
+		{"UTC", "03:10", 1795662600000000},
+		{"UTC", "23:59:59", 1795737599000000},
+		{"Asia/Kolkata", "03:10", 1795662600000000 - 19800000000},
+		{"Asia/Kolkata", "2026-11-26T03:10Z", 1795662600000000},
+		{"UTC", "24:00", -1},
+		{"UTC", "3:10", -1},
+		{"UTC", "2026-11-26T03:10+25:00", -1},
+		{"UTC", "2026-11-26T03:10 junk", -1},
+		{"UTC", "yesterday", -1},
+		{"UTC", "2026-", -1},
+		{"UTC", "2026-11", -1},
+		{"UTC", "2026-11-2", -1},
+		{"UTC", "2026-11-26T", -1},
+		{"UTC", "2026-11-26T03", -1},
+		{"UTC", "2026-11-26T03:1", -1},
+		{"UTC", "2026-11-26T03:10+", -1},
+		{"UTC", "12:", -1},
+		{"UTC", "12", -1},
+		{"UTC", "", -1},
+		{"UTC", "@1795662600.5", 1795662600500000},
+		{"Asia/Kolkata", "@1795662600", 1795662600000000},
+		{"UTC", "03:10:00.", -1},
+		{"UTC", "03:10:60", -1},
+		/* not a real instant, local or not */
+		{"UTC", "2026-02-31T00:00Z", -1},
+		{"UTC", "2026-02-31T00:00", -1},
+		{"UTC", "2026-02-31", -1},
+		{"UTC", "2026-11-26T24:61", -1},
+		{"UTC", "25:00", -1},
+		{"UTC", "2026-13-01", -1},
+		{"UTC", "2026-11-26T03:10+24:00", -1},
+		{"UTC", "1969-12-31T00:00", -1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		setenv("TZ", cases[i].tz, 1);
+		tzset();
+		check_time(cases[i].text, "--since", PARSE_TIME_LOCAL, now, cases[i].us);
+	}
+	setenv("TZ", "UTC", 1);
+	tzset();
 }
 END_TEST
 
@@ -452,6 +538,7 @@ parse_suite(void)
 	tc = tcase_create("timestamp");
 	tcase_add_loop_test(tc, test_timestamp_cases, 0,
 						sizeof(timestamp_cases) / sizeof(timestamp_cases[0]));
+	tcase_add_test(tc, test_time_local);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("offset");

@@ -336,7 +336,7 @@ END_TEST
 
 /* ---------------------------------------------------------------- other columns */
 
-/* What the five get_* read into, set to what no read gives. */
+/* What the five pqbin_get_* read into, set to what no read gives. */
 typedef struct read_values
 {
 	int32_t		i4;
@@ -389,9 +389,9 @@ START_TEST(scalars)
 			const pqbin_ops *rd = readers[k];
 			read_values v = untouched;
 
-			ck_assert_msg(rd->get_int4(r, i, 0, &v.i4) && rd->get_int8(r, i, 1, &v.i8) &&
-						  rd->get_bool(r, i, 2, &v.b) && rd->get_oid(r, i, 3, &v.o) &&
-						  rd->get_text(r, i, 4, &v.t), "%s row %d: %s", rd->name, i, rd->error());
+			ck_assert_msg(pqbin_get_int4(rd, r, i, 0, &v.i4) && pqbin_get_int8(rd, r, i, 1, &v.i8) &&
+						  pqbin_get_bool(rd, r, i, 2, &v.b) && pqbin_get_oid(rd, r, i, 3, &v.o) &&
+						  pqbin_get_text(rd, r, i, 4, &v.t), "%s row %d: %s", rd->name, i, rd->error());
 			ck_assert_int_eq(v.i4, cases[i].i4);
 			ck_assert_msg(v.i8 == cases[i].i8, "%s row %d: int8 %lld", rd->name, i,
 						  (long long) v.i8);
@@ -419,11 +419,11 @@ START_TEST(refused_reads_as_zero)
 		const pqbin_ops *rd = readers[k];
 		read_values v = untouched;
 
-		ck_assert_msg(!rd->get_int4(r, 0, 0, &v.i4) && v.i4 == 0, "%s: int4", rd->name);
-		ck_assert_msg(!rd->get_int8(r, 0, 1, &v.i8) && v.i8 == 0, "%s: int8", rd->name);
-		ck_assert_msg(!rd->get_bool(r, 0, 0, &v.b) && !v.b, "%s: bool", rd->name);
-		ck_assert_msg(!rd->get_oid(r, 0, 0, &v.o) && v.o == 0, "%s: oid", rd->name);
-		ck_assert_msg(!rd->get_text(r, 0, 0, &v.t) && v.t == NULL, "%s: text", rd->name);
+		ck_assert_msg(!pqbin_get_int4(rd, r, 0, 0, &v.i4) && v.i4 == 0, "%s: int4", rd->name);
+		ck_assert_msg(!pqbin_get_int8(rd, r, 0, 1, &v.i8) && v.i8 == 0, "%s: int8", rd->name);
+		ck_assert_msg(!pqbin_get_bool(rd, r, 0, 0, &v.b) && !v.b, "%s: bool", rd->name);
+		ck_assert_msg(!pqbin_get_oid(rd, r, 0, 0, &v.o) && v.o == 0, "%s: oid", rd->name);
+		ck_assert_msg(!pqbin_get_text(rd, r, 0, 0, &v.t) && v.t == NULL, "%s: text", rd->name);
 	}
 	PQclear(r);
 }
@@ -569,11 +569,11 @@ START_TEST(libpq_refuses)
 	set(r, 0, 1, "\0\0\1", 3);
 	set(r, 0, 2, bad_addr, sizeof(bad_addr));
 	set(r, 0, 3, bad_arr, sizeof(bad_arr));
-	ck_assert(!pqbin_libpq.get_int4(r, 0, 0, &i4));
+	ck_assert(!pqbin_get_int4(&pqbin_libpq, r, 0, 0, &i4));
 	ck_assert_str_eq(pqbin_libpq.error(), "column 1 (n): type oid 20, not 23");
-	ck_assert(!pqbin_libpq.get_int4(r, 0, 1, &i4));
+	ck_assert(!pqbin_get_int4(&pqbin_libpq, r, 0, 1, &i4));
 	ck_assert_str_eq(pqbin_libpq.error(), "column 2 (short): 3 bytes, not 4");
-	ck_assert(!pqbin_libpq.get_int4(r, 0, 9, &i4));
+	ck_assert(!pqbin_get_int4(&pqbin_libpq, r, 0, 9, &i4));
 	ck_assert(!pqbin_libpq.get_int4_array(r, 0, 3, add_pid, &got));
 	ck_assert_str_eq(pqbin_libpq.error(), "column 4 (arr): not an int4 array");
 	PQclear(r);

@@ -105,7 +105,7 @@ START_TEST(sessions_come_and_go)
 		{12200 * MS, 0.0886, 221, BUDGET_NONE, 10 * MS},
 	};
 
-	budget_init(&b, 0.02, 10 * MS, false);
+	budget_init(&b, 0.02, 10 * MS, false, BUDGET_WINDOW_NS);
 	ck_assert(b.cost_us < 0);
 	budget_mark(&b, 0, 0.0, 0);
 	walk(&b, steps, sizeof(steps) / sizeof(steps[0]));
@@ -113,6 +113,27 @@ START_TEST(sessions_come_and_go)
 	ck_assert_uint_eq(b.max_interval_ns, 110 * MS);
 	ck_assert(b.max_cost_us > 1999 && b.max_cost_us < 2001);
 	ck_assert(b.cost_us > 139 && b.cost_us < 141);
+}
+END_TEST
+
+/* --cost-window=100ms: every window, and the longest wait for CPU time, a tenth as long. */
+START_TEST(short_window)
+{
+	budget		b;
+	static const step steps[] = {
+		/* the first window is a tenth of 100 ms, with its samples and 20 ms of CPU */
+		{5 * MS, 0.010, 5, BUDGET_NONE, 10 * MS},
+		{10 * MS, 0.024, 12, BUDGET_LOWERED, 110 * MS},
+		/* then windows of 100 ms: the sessions went away, too little CPU ... */
+		{900 * MS, 0.025, 20, BUDGET_NONE, 110 * MS},
+		/* ... until the window has lasted ten times 100 ms, not 10 s */
+		{1011 * MS, 0.0254, 22, BUDGET_RAISED, 10 * MS},
+	};
+
+	budget_init(&b, 0.02, 10 * MS, false, 100 * MS);
+	budget_mark(&b, 0, 0.0, 0);
+	walk(&b, steps, sizeof(steps) / sizeof(steps[0]));
+	ck_assert_int_eq(b.changes, 2);
 }
 END_TEST
 
@@ -125,7 +146,7 @@ START_TEST(user_interval_kept)
 		{11100 * MS, 0.0254, 22, BUDGET_NONE, 10 * MS},
 	};
 
-	budget_init(&b, 0.02, 10 * MS, true);
+	budget_init(&b, 0.02, 10 * MS, true, BUDGET_WINDOW_NS);
 	budget_mark(&b, 0, 0.0, 0);
 	walk(&b, steps, sizeof(steps) / sizeof(steps[0]));
 	ck_assert_int_eq(b.changes, 0);
@@ -144,7 +165,7 @@ START_TEST(unmeasured)
 		{800 * MS, 0.124, 72, BUDGET_LOWERED, 110 * MS},
 	};
 
-	budget_init(&b, 0.02, 10 * MS, false);
+	budget_init(&b, 0.02, 10 * MS, false, BUDGET_WINDOW_NS);
 	budget_mark(&b, 0, -1, 0);
 	walk(&b, steps, sizeof(steps) / sizeof(steps[0]));
 }
@@ -158,7 +179,7 @@ START_TEST(no_budget)
 		{100 * MS, 0.024, 12, BUDGET_NONE, 10 * MS},
 	};
 
-	budget_init(&b, 0, 10 * MS, false);
+	budget_init(&b, 0, 10 * MS, false, BUDGET_WINDOW_NS);
 	budget_mark(&b, 0, 0.0, 0);
 	walk(&b, steps, sizeof(steps) / sizeof(steps[0]));
 	ck_assert(b.cost_us > 1999 && b.cost_us < 2001);
@@ -173,6 +194,7 @@ main(void)
 
 	tcase_add_test(tc, fit_table);
 	tcase_add_test(tc, sessions_come_and_go);
+	tcase_add_test(tc, short_window);
 	tcase_add_test(tc, user_interval_kept);
 	tcase_add_test(tc, unmeasured);
 	tcase_add_test(tc, no_budget);

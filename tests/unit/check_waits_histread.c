@@ -469,99 +469,6 @@ START_TEST(timestamps)
 }
 END_TEST
 
-/* --since and --until: ISO 8601 with or without offset, or a time of today. */
-START_TEST(window_times)
-{
-	/* 2026-11-26T12:00:00Z; the zone is UTC but for the offset-free cases in Kolkata */
-	const int64_t now = 1795694400000000;
-	static const struct
-	{
-		const char *tz;
-		const char *text;
-		int64_t		us;			/* -1: refused */
-	}			cases[] = {
-		{"UTC", "2026-11-26T03:10", 1795662600000000},
-		{"UTC", "2026-11-26 03:10:30", 1795662630000000},
-		{"UTC", "2026-11-26T03:10:00.5Z", 1795662600500000},
-		{"UTC", "2026-11-26T03:10:00+01:00", 1795659000000000},
-		{"UTC", "2026-11-26T03:10-0130", 1795668000000000},
-		{"UTC", "2026-11-26", 1795651200000000},
-		{"UTC", "03:10", 1795662600000000},
-		{"UTC", "23:59:59", 1795737599000000},
-		{"Asia/Kolkata", "03:10", 1795662600000000 - 19800000000},
-		{"Asia/Kolkata", "2026-11-26T03:10Z", 1795662600000000},
-		{"UTC", "24:00", -1},
-		{"UTC", "3:10", -1},
-		{"UTC", "2026-11-26T03:10+25:00", -1},
-		{"UTC", "2026-11-26T03:10 junk", -1},
-		{"UTC", "yesterday", -1},
-		{"UTC", "2026-", -1},
-		{"UTC", "2026-11", -1},
-		{"UTC", "2026-11-2", -1},
-		{"UTC", "2026-11-26T", -1},
-		{"UTC", "2026-11-26T03", -1},
-		{"UTC", "2026-11-26T03:1", -1},
-		{"UTC", "2026-11-26T03:10+", -1},
-		{"UTC", "12:", -1},
-		{"UTC", "12", -1},
-		{"UTC", "", -1},
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-	{
-		int64_t		us = -1;
-		char	   *cause = NULL;
-		bool		ok;
-
-		setenv("TZ", cases[i].tz, 1);
-		tzset();
-		ok = histfield_parse_time(cases[i].text, "--since", now, &us, &cause);
-		ck_assert_msg(ok == (cases[i].us >= 0), "%s: %s", cases[i].text, cause);
-		if (ok)
-			ck_assert_msg(us == cases[i].us, "%s: %lld, want %lld", cases[i].text,
-						  (long long) us, (long long) cases[i].us);
-		else
-			ck_assert_msg(strstr(cause, "invalid value \"") == cause &&
-						  strstr(cause, "for option --since") != NULL, "%s", cause);
-		free(cause);
-	}
-	setenv("TZ", "UTC", 1);
-	tzset();
-}
-END_TEST
-
-/* JSON string escapes, surrogate pairs among them. */
-START_TEST(json_escapes)
-{
-	static const struct
-	{
-		const char *in;
-		const char *out;		/* NULL: refused */
-	}			cases[] = {
-		{"a\\\"b\\\\c\\/d", "a\"b\\c/d"},
-		{"\\n\\r\\t\\b\\f", "\n\r\t\b\f"},
-		{"\\u00e9\\u20ac", "é€"},
-		{"\\ud83d\\ude00", "\xF0\x9F\x98\x80"},
-		{"\\x41", NULL},
-		{"\\u12", NULL},
-		{"end\\", NULL},
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-	{
-		strbuf		sb;
-		bool		ok;
-
-		strbuf_init(&sb);
-		ok = histfield_unescape(&sb, cases[i].in, strlen(cases[i].in));
-		ck_assert_msg(ok == (cases[i].out != NULL), "%s", cases[i].in);
-		if (ok)
-			ck_assert_str_eq(sb.data, cases[i].out);
-		strbuf_free(&sb);
-	}
-}
-END_TEST
-
 int
 main(void)
 {
@@ -574,8 +481,6 @@ main(void)
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, descriptions);
 	tcase_add_test(tc, timestamps);
-	tcase_add_test(tc, window_times);
-	tcase_add_test(tc, json_escapes);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -14,27 +14,27 @@
 /* --backend-type: lists, all, and unknown types listed against the valid ones. */
 START_TEST(backend_type_lists)
 {
+	waits_settings s = WAITS_SETTINGS_INIT;
 	sampler_strlist l = {0};
-	bool		all = false;
 	char	   *cause = NULL;
 
-	ck_assert(options_parse_backend_types("client backend,checkpointer", &l, &all, &cause));
-	ck_assert_int_eq(l.n, 2);
-	ck_assert_str_eq(l.v[1], "checkpointer");
-	ck_assert(!all);
-	ck_assert(options_parse_backend_types("background worker", &l, &all, &cause));
-	ck_assert_int_eq(l.n, 3);
-	ck_assert(options_parse_backend_types("all", &l, &all, &cause));
-	ck_assert(all);
-	ck_assert(!options_parse_backend_types("checkpointer,bgwriter", &l, &all, &cause));
+	ck_assert(options_parse_backend_types("client backend,checkpointer", &s, &cause));
+	ck_assert_int_eq(s.backend_types.n, 2);
+	ck_assert_str_eq(s.backend_types.v[1], "checkpointer");
+	ck_assert(!s.backend_types_all);
+	ck_assert(options_parse_backend_types("background worker", &s, &cause));
+	ck_assert_int_eq(s.backend_types.n, 3);
+	ck_assert(options_parse_backend_types("all", &s, &cause));
+	ck_assert(s.backend_types_all);
+	ck_assert(!options_parse_backend_types("checkpointer,bgwriter", &s, &cause));
 	ck_assert(strncmp(cause, "invalid value \"checkpointer,bgwriter\" for option --backend-type: "
 					  "\"bgwriter\" is not a backend type; valid are all, \"client backend\", ",
 					  120) == 0);
 	ck_assert(strstr(cause, "\"background writer\"") != NULL);
 	free(cause);
-	ck_assert(!options_parse_backend_types("", &l, &all, &cause));
+	ck_assert(!options_parse_backend_types("", &s, &cause));
 	free(cause);
-	options_strlist_free(&l);
+	options_strlist_free(&s.backend_types);
 	options_default_backend_types_fill(&l);
 	ck_assert_int_eq(l.n, 4);
 	ck_assert_str_eq(l.v[0], "client backend");
@@ -68,21 +68,22 @@ START_TEST(by_lists)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 	{
-		wprof_dim	dims[WPROF_DIM_COUNT];
-		int			n = -1;
+		waits_settings s = WAITS_SETTINGS_INIT;
 		char	   *cause = NULL;
-		bool		ok = options_parse_by(cases[i].arg, dims, &n, &cause);
+		bool		ok = options_parse_by(cases[i].arg, &s, &cause);
 
 		if (cases[i].error == NULL)
 		{
 			ck_assert_msg(ok, "%s: %s", cases[i].arg, cause ? cause : "");
-			ck_assert_int_eq(n, cases[i].n);
-			for (int j = 0; j < n; j++)
-				ck_assert_int_eq(dims[j], cases[i].dims[j]);
+			ck_assert_int_eq(s.nby, cases[i].n);
+			for (int j = 0; j < s.nby; j++)
+				ck_assert_int_eq(s.by[j], cases[i].dims[j]);
 		}
 		else
 		{
+			/* a list refused leaves the default */
 			ck_assert_msg(!ok, "%s accepted", cases[i].arg);
+			ck_assert(s.nby == 1 && s.by[0] == WPROF_DIM_EVENT);
 			ck_assert_str_eq(cause, cases[i].error);
 			free(cause);
 		}
@@ -93,14 +94,14 @@ END_TEST
 START_TEST(sources)
 {
 	static const char *const names[] = {"auto", "activity", "pg_wait_sampling", "pg_stat_wait"};
-	sampler_source s;
+	waits_settings s = WAITS_SETTINGS_INIT;
 	char	   *cause = NULL;
 
 	for (int i = 0; i < 4; i++)
 	{
 		ck_assert(options_parse_source(names[i], &s, &cause));
-		ck_assert_int_eq(s, i);
-		ck_assert_str_eq(options_source_name(s), names[i]);
+		ck_assert_int_eq(s.source, i);
+		ck_assert_str_eq(options_source_name(s.source), names[i]);
 	}
 	ck_assert(!options_parse_source("pgsentinel", &s, &cause));
 	ck_assert_str_eq(cause, "invalid value \"pgsentinel\" for option --source: must be auto, "
@@ -111,39 +112,42 @@ END_TEST
 
 START_TEST(pid_lists)
 {
-	int32_t    *pids = NULL;
-	int			n = 0;
+	waits_settings s = WAITS_SETTINGS_INIT;
 	char	   *cause = NULL;
 
-	ck_assert(options_parse_pids("12", &pids, &n, &cause));
-	ck_assert(options_parse_pids("3,4, 5", &pids, &n, &cause));
-	ck_assert_int_eq(n, 4);
-	ck_assert_int_eq(pids[0], 12);
-	ck_assert_int_eq(pids[3], 5);
-	ck_assert(options_parse_pids("2147483647", &pids, &n, &cause));
-	ck_assert_int_eq(pids[4], 2147483647);
+	ck_assert(options_parse_pids("12", &s, &cause));
+	ck_assert(options_parse_pids("3,4, 5", &s, &cause));
+	ck_assert_int_eq(s.npids, 4);
+	ck_assert_int_eq(s.pids[0], 12);
+	ck_assert_int_eq(s.pids[3], 5);
+	ck_assert(options_parse_pids("2147483647", &s, &cause));
+	ck_assert_int_eq(s.pids[4], 2147483647);
 	for (size_t i = 0; i < 6; i++)
 	{
 		static const char *const bad[] = {"0", "-1", "x", "1,,2", "2147483648", ""};
 
-		ck_assert_msg(!options_parse_pids(bad[i], &pids, &n, &cause), "%s accepted", bad[i]);
+		ck_assert_msg(!options_parse_pids(bad[i], &s, &cause), "%s accepted", bad[i]);
 		ck_assert(strstr(cause, "for option --pid: must be a process ID") != NULL);
 		free(cause);
 	}
-	free(pids);
+	/* --trace: the same list, into its own field */
+	ck_assert(options_parse_trace_pids("7,8", &s, &cause));
+	ck_assert(s.ntrace_pids == 2 && s.trace_pids[0] == 7 && s.trace_pids[1] == 8);
+	free(s.pids);
+	free(s.trace_pids);
 }
 END_TEST
 
 START_TEST(log_formats)
 {
-	waits_log_format f;
+	waits_settings s = WAITS_SETTINGS_INIT;
 	char	   *cause = NULL;
 
-	ck_assert(options_parse_log_format("csv", &f, &cause));
-	ck_assert_int_eq(f, WAITS_LOG_CSV);
-	ck_assert(options_parse_log_format("jsonl", &f, &cause));
-	ck_assert_int_eq(f, WAITS_LOG_JSONL);
-	ck_assert(!options_parse_log_format("json", &f, &cause));
+	ck_assert(options_parse_log_format("csv", &s, &cause));
+	ck_assert_int_eq(s.log_format, WAITS_LOG_CSV);
+	ck_assert(options_parse_log_format("jsonl", &s, &cause));
+	ck_assert_int_eq(s.log_format, WAITS_LOG_JSONL);
+	ck_assert(!options_parse_log_format("json", &s, &cause));
 	ck_assert_str_eq(cause, "invalid value \"json\" for option --log-format: must be csv or jsonl");
 	free(cause);
 

@@ -183,7 +183,7 @@ static const char want_hostile[] =
 	"                  query_id 11: 3 samples (100.0 %)  SELECT '\\x1b[31mred'\n"
 	"\xe6\x97\xa5\xe6\x9c\xac              IO               Data\\xffRead        2     33.33  0.020 \xc2\xb1 0.023\n"
 	"caf\xc3\xa9              IPC              BufferIO            1     16.67  0.010 \xc2\xb1 0.018\n"
-	"                  query_id 12: 1 samples (100.0 %)  SELECT 12345678901234567890123456789012345678901234567890123456789012345678901 \n";
+	"                  query_id 12: 1 sample (100.0 %)  SELECT 12345678901234567890123456789012345678901234567890123456789012345678901 \n";
 
 static const wprof_dim by_event[] = {WPROF_DIM_EVENT};
 static const wprof_dim by_app_pid_query[] = {WPROF_DIM_APP, WPROF_DIM_PID, WPROF_DIM_QUERY};
@@ -233,6 +233,29 @@ START_TEST(hostile_text)
 }
 END_TEST
 
+/* One sample in a sub-line: "1 sample", not "1 samples". */
+START_TEST(one_sample)
+{
+	static const char want[] =
+		"Lock             tuple             2     66.67  0.020 \xc2\xb1 0.016\n"
+		"                 Waiting to acquire a lock on a row.\n"
+		"                 blocked by pid 302: 1 sample (50.0 %)\n"
+		"                 no blocker seen: 1 sample (50.0 % of the lock waits; it had gone when the blockers were read)\n"
+		"                 query_id 13: 1 sample (50.0 %)  SELECT 1\n"
+		"                 query_id 14: 1 sample (50.0 %)  SELECT 2\n"
+		"CPU              CPU               1     33.33  0.010 \xc2\xb1 0.016\n"
+		"                 query_id 15: 1 sample (100.0 %)\n";
+	char	   *got;
+
+	add(1, 301, "app", "Lock", "tuple", 13, "SELECT 1", 302);
+	add(1, 303, "app", "Lock", "tuple", 14, "SELECT 2", 0);
+	add(1, 304, "app", NULL, NULL, 15, NULL, 0);
+	got = render(by_event, 1);
+	ck_assert_msg(strstr(got, want) != NULL, "%s", got);
+	free(got);
+}
+END_TEST
+
 static Suite *
 report_suite(void)
 {
@@ -243,6 +266,7 @@ report_suite(void)
 	tcase_add_test(tc, by_event_layout);
 	tcase_add_test(tc, by_app_measured_layout);
 	tcase_add_test(tc, hostile_text);
+	tcase_add_test(tc, one_sample);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -180,6 +180,57 @@ START_TEST(logfile_deletes)
 }
 END_TEST
 
+/*
+ * A directory that cannot be listed: a warning that says so, once while it
+ * lasts (the directory moved away while the file stays open: the same for
+ * root, whom a mode would not stop).
+ */
+START_TEST(unreadable_dir_said_once)
+{
+	char		dir[] = "/tmp/check_waits_retain.XXXXXX";
+	char		sub[160],
+				moved[160],
+				pattern[192],
+				cmd[192];
+	time_t		now = time(NULL);
+	logfile		lf;
+	char	   *cause = NULL;
+	char	   *err;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/logs", dir);
+	snprintf(moved, sizeof(moved), "%s/moved", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	snprintf(pattern, sizeof(pattern), "%s/w-%%Y.csv", sub);
+	ck_assert(logfile_open(&lf, pattern, "h\n", now, &cause));
+	ck_assert_int_eq(rename(sub, moved), 0);
+	unit_stderr_begin();
+	logfile_retain(&lf, 86400LL * 1000000000, 0, now);
+	logfile_tick(&lf, now + 61, false);
+	logfile_tick(&lf, now + 122, false);
+	err = unit_stderr_end();
+	ck_assert_msg(strstr(err, "pgtempo-waits: warning: could not open directory \"") != NULL &&
+				  strstr(err, "/logs/\" to delete old log files: No such file or directory\n") != NULL,
+				  "%s", err);
+	ck_assert_int_eq(unit_count_lines(err), 1);
+	free(err);
+	/* the directory back: the next failure is said again */
+	ck_assert_int_eq(rename(moved, sub), 0);
+	lf.next_retain = 0;
+	logfile_retain(&lf, 86400LL * 1000000000, 0, now + 183);
+	ck_assert_int_eq(rename(sub, moved), 0);
+	unit_stderr_begin();
+	logfile_tick(&lf, now + 244, false);
+	err = unit_stderr_end();
+	ck_assert_int_eq(unit_count_lines(err), 1);
+	free(err);
+	ck_assert_int_eq(rename(moved, sub), 0);
+	ck_assert(logfile_close(&lf));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* --log-retain's values. */
 START_TEST(parse_retain)
 {
@@ -206,14 +257,14 @@ START_TEST(parse_retain)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 	{
-		int64_t		age = 0,
-					bytes = 0;
+		waits_settings s = WAITS_SETTINGS_INIT;
 		char	   *cause = NULL;
-		bool		ok = options_parse_retain(cases[i].arg, &age, &bytes, &cause);
+		bool		ok = options_parse_retain(cases[i].arg, &s, &cause);
 
 		ck_assert_msg(ok == (cases[i].error == NULL), "%s", cases[i].arg);
 		if (ok)
-			ck_assert_msg(age == cases[i].age_ns && bytes == cases[i].bytes, "%s", cases[i].arg);
+			ck_assert_msg(s.log_retain_ns == cases[i].age_ns &&
+						  s.log_retain_bytes == cases[i].bytes, "%s", cases[i].arg);
 		else
 			ck_assert_msg(strstr(cause, cases[i].error) != NULL &&
 						  strstr(cause, "for option --log-retain") != NULL, "%s", cause);
@@ -221,13 +272,12 @@ START_TEST(parse_retain)
 	}
 	/* an age and a size: once each */
 	{
-		int64_t		age = 0,
-					bytes = 0;
+		waits_settings s = WAITS_SETTINGS_INIT;
 		char	   *cause = NULL;
 
-		ck_assert(options_parse_retain("2d", &age, &bytes, &cause));
-		ck_assert(options_parse_retain("1GB", &age, &bytes, &cause));
-		ck_assert(!options_parse_retain("3d", &age, &bytes, &cause));
+		ck_assert(options_parse_retain("2d", &s, &cause));
+		ck_assert(options_parse_retain("1GB", &s, &cause));
+		ck_assert(!options_parse_retain("3d", &s, &cause));
 		ck_assert_ptr_nonnull(strstr(cause, "the age twice"));
 		free(cause);
 	}
@@ -246,6 +296,7 @@ main(void)
 	tcase_add_test(tc, pattern_ok);
 	tcase_add_test(tc, choose);
 	tcase_add_test(tc, logfile_deletes);
+	tcase_add_test(tc, unreadable_dir_said_once);
 	tcase_add_test(tc, parse_retain);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
