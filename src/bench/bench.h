@@ -12,6 +12,7 @@
 #include "prng.h"
 #include "script.h"
 #include "vars.h"
+#include "warmup.h"
 
 typedef enum query_mode
 {
@@ -77,7 +78,21 @@ typedef struct bench_settings
 	const char *hist_path;		/* --latency-histogram=FILE; NULL: none */
 	const char *chart_path;		/* --chart=FILE.svg; NULL: none */
 	char	   *command_line;	/* the arguments, for the chart's subtitle */
+
+	/* warm-up (--warmup): run, but leave out of the results */
+	warmup_mode warmup;
+	int			warmup_s;		/* fixed: its length; auto: its maximum (seconds) */
 } bench_settings;
+
+/*
+ * The longest -T run can last, in seconds: the warm-up (at most) and the
+ * measured part (-T counts the measured part only).
+ */
+static inline int
+bench_run_bound_s(const bench_settings *s)
+{
+	return s->duration + s->warmup_s;
+}
 
 /*
  * What a run learns from the server when a builtin script runs (the

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "bench.h"
+#include "benchwaits.h"
 
 typedef struct bench_chart_point
 {
@@ -27,6 +28,8 @@ typedef struct bench_chart_point
 	double		lag_ms;			/* -R: average schedule lag; NaN: none */
 	int64_t		failed;
 	int64_t		skipped;
+	bool		warmup;			/* --warmup: an interval of the warm-up */
+	bwaits_mix	waits;			/* --waits: the sessions by wait class */
 } bench_chart_point;
 
 /*

@@ -47,6 +47,7 @@ struct bwaits
 	wprof		interval;		/* since the last -P line */
 	hash_table	seen;			/* the distinct backend pids sampled (int32_t) */
 	double		cpu0_s;			/* our backend's CPU seconds once connected; < 0 unknown */
+	_Atomic uint64_t measure_from_us;	/* --warmup: total counts samples from then on */
 };
 
 /* Wall-clock microseconds: the samples' timestamps. */
@@ -104,6 +105,7 @@ take_sample(bwaits *w, bool *warned)
 	char	   *cause = NULL;
 	sampler_status st;
 	const char *error;
+	bool		measured;
 
 	if (!refresh_pids(w, &cause))
 	{
@@ -115,13 +117,20 @@ take_sample(bwaits *w, bool *warned)
 	if (st == SAMPLER_OK)
 	{
 		pthread_mutex_lock(&w->mu);
-		wprof_tick(&w->total, w->batch.ts_us);
+		/* the warm-up's samples show in -P, not in the report */
+		measured = w->batch.ts_us >= atomic_load(&w->measure_from_us);
+
+		if (measured)
+			wprof_tick(&w->total, w->batch.ts_us);
 		wprof_tick(&w->interval, w->batch.ts_us);
 		for (int i = 0; i < w->batch.nrows; i++)
 		{
-			wprof_add(&w->total, &w->batch, &w->batch.rows[i]);
+			if (measured)
+			{
+				wprof_add(&w->total, &w->batch, &w->batch.rows[i]);
+				note_pid(w, w->batch.rows[i].pid);
+			}
 			wprof_add(&w->interval, &w->batch, &w->batch.rows[i]);
-			note_pid(w, w->batch.rows[i].pid);
 		}
 		pthread_mutex_unlock(&w->mu);
 		sampler_release(w->sm);
@@ -200,6 +209,7 @@ bwaits_start(const bench_settings *s, int nclients)
 	pthread_condattr_t ca;
 	int			e;
 
+	atomic_init(&w->measure_from_us, s->warmup != WARMUP_NONE ? UINT64_MAX : 0);
 	w->cfg.conn = &s->conn;
 	w->cfg.interval_ns = s->waits_ns;
 	w->cfg.interval_given = true;
@@ -244,6 +254,13 @@ bwaits_set_pid(bwaits *w, int n, int pid)
 		atomic_store_explicit(&w->slots[n], pid, memory_order_relaxed);
 }
 
+void
+bwaits_measure_from(bwaits *w, uint64_t epoch_us)
+{
+	if (w != NULL)
+		atomic_store(&w->measure_from_us, epoch_us);
+}
+
 /* A group's event for the report: none for CPU, which has no wait event. */
 static const char *
 event_of(const wprof_group *g)
@@ -251,16 +268,53 @@ event_of(const wprof_group *g)
 	return strcmp(g->key.type, SAMPLE_CPU_TYPE) == 0 ? NULL : g->key.event;
 }
 
+const char *const bwaits_class_names[BWAITS_NCLASSES] = {
+	SAMPLE_CPU_TYPE, "Lock", "LWLock", "IO", "IPC", "BufferPin", "Client", "Timeout",
+	"Activity", "Extension", "other"
+};
+
+int
+bwaits_class_of(const char *type)
+{
+	for (int i = 0; i < BWAITS_NCLASSES - 1; i++)
+		if (strcmp(type, bwaits_class_names[i]) == 0)
+			return i;
+	return BWAITS_NCLASSES - 1;
+}
+
 void
-bwaits_interval_top(bwaits *w, bwaits_top *top)
+bwaits_mix_json(json_writer *jw, const bwaits_mix *mix)
+{
+	json_key(jw, "waits_aas");
+	if (!mix->any)
+	{
+		json_null(jw);
+		return;
+	}
+	json_object_begin(jw);
+	for (int i = 0; i < BWAITS_NCLASSES; i++)
+		json_kv_double(jw, bwaits_class_names[i], mix->aas[i]);
+	json_object_end(jw);
+}
+
+void
+bwaits_interval_take(bwaits *w, bwaits_top *top, bwaits_mix *mix)
 {
 	wprof_groups g;
 
 	memset(top, 0, sizeof(*top));
+	memset(mix, 0, sizeof(*mix));
 	if (w == NULL)
 		return;
 	pthread_mutex_lock(&w->mu);
 	wprof_group_by(&w->interval, NULL, 0, 0, &g);
+	if (w->interval.ticks > 0)
+	{
+		mix->any = true;
+		for (int i = 0; i < g.n; i++)
+			mix->aas[bwaits_class_of(g.g[i].key.type)] +=
+				(double) g.g[i].samples / (double) w->interval.ticks;
+	}
 	if (g.n > 0 && g.total > 0)
 	{
 		const char *ev = event_of(&g.g[0]);

@@ -44,6 +44,25 @@ typedef struct bwaits_top
 	double		pct;
 } bwaits_top;
 
+/*
+ * The classes of the chart's waits panel: PostgreSQL's wait event types,
+ * "CPU" for running without a wait event, and "other" for a type a later
+ * server adds.
+ */
+#define BWAITS_NCLASSES 11
+extern const char *const bwaits_class_names[BWAITS_NCLASSES];
+
+/*
+ * One interval's average active sessions per class: the session samples
+ * of the class over the samples taken (the class's share of the time,
+ * in sessions), the unit that adds up over hosts.
+ */
+typedef struct bwaits_mix
+{
+	bool		any;			/* false: no sample was taken in the interval */
+	double		aas[BWAITS_NCLASSES];	/* in bwaits_class_names' order */
+} bwaits_mix;
+
 /* What the run's report shows. */
 typedef struct bwaits_report
 {
@@ -69,8 +88,24 @@ bwaits	   *bwaits_start(const bench_settings *s, int nclients);
 /* Client n's backend pid (0: none); w may be NULL.  Any thread. */
 void		bwaits_set_pid(bwaits *w, int n, int pid);
 
-/* -P: the top wait of the interval since the last call (w may be NULL: none). */
-void		bwaits_interval_top(bwaits *w, bwaits_top *top);
+/*
+ * --warmup: count samples taken from wall-clock time epoch_us on in the
+ * report (0: every sample, the default; UINT64_MAX: none yet).  Any
+ * thread; w may be NULL.
+ */
+void		bwaits_measure_from(bwaits *w, uint64_t epoch_us);
+
+/*
+ * -P and --chart: the top wait and the mix of the interval since the
+ * last call (w may be NULL: none).
+ */
+void		bwaits_interval_take(bwaits *w, bwaits_top *top, bwaits_mix *mix);
+
+/* The class of a wait event type (bwaits_class_names' index). */
+int			bwaits_class_of(const char *type);
+
+/* "waits_aas": {"CPU": 0.5, "Lock": 3.2, ...} (every class), or null if !mix->any. */
+void		bwaits_mix_json(json_writer *jw, const bwaits_mix *mix);
 
 /* A top wait as the -P line's end: ", top wait Lock/transactionid 41%" (nothing if none). */
 void		bwaits_top_print(FILE *out, const bwaits_top *top);

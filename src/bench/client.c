@@ -273,7 +273,10 @@ retry_or_fail(client *c, uint64_t now)
 	bthread    *th = c->th;
 	const bench_settings *s = th->r->s;
 	stats_command *cs = &th->cmd_stats[c->script_no][c->cmd];
+	stats_command warm_cs = {0};
 
+	if (c->warm)
+		cs = &warm_cs;			/* -r leaves the warm-up out */
 	if (time_is_up(th->r, now))
 	{
 		clientio_finish(c, CS_FINISHED);
@@ -315,6 +318,18 @@ account(client *c, stats_outcome o, uint64_t now)
 		lag = c->txn_begin - c->txn_scheduled;
 	}
 	late = s->latency_limit_ns > 0 && lat > (uint64_t) s->latency_limit_ns;
+	if (c->warm)
+	{
+		/* --warmup: seen by -P and --warmup=auto, marked in the log, counted nowhere else */
+		stats_add_tx(&th->warm_st, o, c->tries, (double) lat, (double) lag, s->rate > 0, late);
+		if (o == STATS_OK)
+			hist_record(th->warm_hist, lat);
+		if (th->log != NULL)
+			txlog_tx(th->log, c->ec.id, c->warm_cnt, c->script_no, o, lat, lag, c->tries - 1,
+					 now, true);
+		c->warm_cnt++;
+		return;
+	}
 	stats_add_tx(&th->st, o, c->tries, (double) lat, (double) lag, s->rate > 0, late);
 	if (s->nscripts > 1)
 		stats_add_tx(&th->script_stats[c->script_no], o, c->tries, (double) lat, (double) lag,
@@ -326,7 +341,11 @@ account(client *c, stats_outcome o, uint64_t now)
 			hist_record(&th->script_hist[c->script_no], lat);
 	}
 	if (th->log != NULL)
-		txlog_tx(th->log, c->ec.id, c->cnt, c->script_no, o, lat, lag, c->tries - 1, now);
+	{
+		warm_sync(th);
+		txlog_tx(th->log, c->ec.id, c->cnt, c->script_no, o, lat, lag, c->tries - 1, now,
+				 false);
+	}
 	c->cnt++;
 }
 
@@ -355,6 +374,20 @@ count_transaction(client *c, uint64_t now)
 }
 
 /*
+ * -R with --warmup: once the measured part has begun, a schedule that
+ * fell behind during the warm-up starts again from its start, so that no
+ * slot of the warm-up is late in the measured part.
+ */
+static inline void
+restart_schedule(bthread *th, uint64_t *now)
+{
+	uint64_t	mf = measure_from(th->r);
+
+	if (th->throttle_trigger < mf && mf != UINT64_MAX && lazy_now(now) >= mf)
+		th->throttle_trigger = mf;
+}
+
+/*
  * -R: give c the thread's next slot on the Poisson schedule.  With -L,
  * slots already too late to meet the limit are skipped (counted and
  * logged as skipped).  Returns false when the client is done: -t was
@@ -366,7 +399,9 @@ schedule_next(client *c, uint64_t *now)
 	bthread    *th = c->th;
 	runner	   *r = th->r;
 	const bench_settings *s = r->s;
+	uint64_t	end;
 
+	restart_schedule(th, now);
 	th->throttle_trigger += (uint64_t) prng_poisson(&th->setup->throttle_rs,
 													th->throttle_delay_us) * NS_PER_US;
 	c->txn_scheduled = th->throttle_trigger;
@@ -376,6 +411,7 @@ schedule_next(client *c, uint64_t *now)
 			   (s->duration > 0 || c->cnt < s->transactions))
 		{
 			c->tries = 1;
+			c->warm = c->txn_scheduled < measure_from(r);
 			account(c, STATS_SKIPPED, *now);
 			th->throttle_trigger += (uint64_t) prng_poisson(&th->setup->throttle_rs,
 															th->throttle_delay_us) * NS_PER_US;
@@ -384,7 +420,8 @@ schedule_next(client *c, uint64_t *now)
 		if (s->duration <= 0 && c->cnt >= s->transactions)
 			return false;
 	}
-	return r->end_time == 0 || c->txn_scheduled <= r->end_time;
+	end = atomic_load_explicit(&r->end_time, memory_order_relaxed);
+	return end == 0 || c->txn_scheduled <= end;
 }
 
 /* Run a meta-command at c->cmd; returns with c->state set to what comes next. */
@@ -563,6 +600,8 @@ on_start_tx(client *c, uint64_t *now)
 	c->txn_begin = lazy_now(now);
 	if (s->rate <= 0)
 		c->txn_scheduled = c->txn_begin;
+	/* --warmup: by its (scheduled) start; the end of the warm-up is known before it comes */
+	c->warm = c->txn_scheduled < measure_from(r);
 	c->cmd = 0;
 	clientio_set_state(c, CS_START_CMD);
 	return true;
@@ -686,7 +725,7 @@ on_sleep(client *c, uint64_t *now)
 static bool
 on_end_cmd(client *c, uint64_t *now)
 {
-	if (c->th->r->s->per_command)
+	if (c->th->r->s->per_command && !c->warm)
 	{
 		stats_command *cs = &c->th->cmd_stats[c->script_no][c->cmd];
 

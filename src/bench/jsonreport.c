@@ -347,7 +347,10 @@ json_progress(json_writer *w, const bench_settings *s, const jsonreport_run *run
 		else
 			json_null(w);
 		if (s->waits_ns > 0)
+		{
 			bwaits_top_json(w, &p->top_wait);
+			bwaits_mix_json(w, &p->waits_mix);
+		}
 		json_object_end(w);
 	}
 	json_array_end(w);
@@ -380,6 +383,33 @@ json_clock(json_writer *w, const clock_sync *c)
 	json_kv_bool(w, "synchronized", c->synchronized);
 	json_kv_double(w, "estimated_error_ms", c->est_error_s * 1e3);
 	json_kv_double(w, "maximum_error_ms", c->max_error_s * 1e3);
+	json_object_end(w);
+}
+
+/* --warmup: what was asked for and how it went; null without one. */
+static void
+json_warmup(json_writer *w, const warmup_outcome *o)
+{
+	char		req[32];
+
+	json_key(w, "warmup");
+	if (o == NULL || o->mode == WARMUP_NONE)
+	{
+		json_null(w);
+		return;
+	}
+	json_object_begin(w);
+	snprintf(req, sizeof(req), "%d", o->requested_s);
+	json_kv_string(w, "requested", o->mode == WARMUP_AUTO ? "auto" : req);
+	json_kv_int_or_null(w, "maximum_s", o->mode == WARMUP_AUTO, o->requested_s);
+	json_kv_bool(w, "ended", o->ended);
+	json_kv_double_or_null(w, "seconds", o->ended, o->actual_s);
+	json_key(w, "levelled_off");
+	if (o->mode == WARMUP_AUTO && o->ended)
+		json_bool(w, o->levelled);
+	else
+		json_null(w);
+	json_kv_double_or_null(w, "measure_start_epoch_s", o->ended, o->measure_start_epoch_s);
 	json_object_end(w);
 }
 
@@ -457,6 +487,7 @@ jsonreport_build(strbuf *out, const bench_settings *s, const jsonreport_run *run
 	json_kv_int(&w, "log_lines_lost", run->log_lines_lost);
 	json_kv_int(&w, "clients_abandoned", run->clients_abandoned);
 	json_settings(&w, s, run->server);
+	json_warmup(&w, run->warmup);
 	json_results(&w, s, run->data);
 	if (s->waits_ns > 0)
 	{

@@ -50,6 +50,7 @@ typedef struct jsonreport_run
 	const bwaits_report *waits; /* --waits: the sessions' wait events; NULL: none */
 	const report_progress_point *progress;	/* the -P lines, in order */
 	int			nprogress;
+	const warmup_outcome *warmup;	/* --warmup: how it went; NULL: none */
 } jsonreport_run;
 
 /* Append the document (pretty-printed, with a final newline) to out. */

@@ -117,7 +117,9 @@ usage(void)
 		   "                           or @EPOCH): one start for runs on several hosts\n"
 		   "  --verbose-errors         print messages of all errors\n"
 		   "  --waits[=INTERVAL]       sample the sessions' wait events every INTERVAL\n"
-		   "                           (default 10ms; units us, ms, s) and report them\n\n"
+		   "                           (default 10ms; units us, ms, s) and report them\n"
+		   "  --warmup=SECONDS|auto[:MAX]  leave a warm-up out of the results (auto: until\n"
+		   "                           tps and latency level off, at most MAX s, default 60)\n\n"
 		   "Common options:\n"
 		   "  --debug                  print debugging output\n"
 		   "  -d, --dbname=DBNAME      database name to connect to\n"
@@ -609,6 +611,16 @@ handle_show_script(const opt_def *def, void *ctx, const char *arg)
 	return OPT_EXIT_OK;
 }
 
+/* --warmup=SECONDS|auto[:MAX] */
+static opt_status
+handle_warmup(const opt_def *def, void *ctx, const char *arg)
+{
+	bench_settings *s = &((cmdline *) ctx)->s;
+
+	(void) def;
+	return warmup_parse(arg, &s->warmup, &s->warmup_s) ? OPT_OK : OPT_ERROR;
+}
+
 #define S(f)	offsetof(cmdline, s.f)
 #define I(f)	offsetof(cmdline, init.f)
 #define VERSION_LINE	"pgtempo-bench (pgtempo) " PACKAGE_VERSION
@@ -669,6 +681,8 @@ static const opt_def options[] = {
 	{"waits", 0, optional_argument, handle_waits, S(waits_ns), BWAITS_MIN_INTERVAL_NS, BWAITS_MAX_INTERVAL_NS, "--waits", .flags = BENCH_ONLY},
 	{"continue-on-error", 0, no_argument, opt_true, S(continue_on_error), .flags = BENCH_ONLY},
 	{"dry-run", 0, no_argument, opt_true, S(dry_run)},
+	/* --warmup (issue 28) */
+	{"warmup", 0, required_argument, handle_warmup, .flags = BENCH_ONLY},
 	{"version", 'V', no_argument, opt_version, .label = VERSION_LINE},
 	{"help", '?', no_argument, NULL},
 };
@@ -733,6 +747,11 @@ check_bench_settings(bench_settings *s)
 	if (s->dry_run && s->duration > 0)
 	{
 		msg_error("--dry-run runs a number of transactions (-t), not a duration (-T)");
+		return false;
+	}
+	if (s->dry_run && s->warmup != WARMUP_NONE)
+	{
+		msg_error("--dry-run runs no warm-up (--warmup)");
 		return false;
 	}
 	if (s->progress_timestamp && s->progress == 0)

@@ -54,6 +54,7 @@ typedef struct merged
 	int			stop_signal;
 	int64_t		log_lines_lost;
 	int64_t		clients_abandoned;
+	warmup_outcome warmup;		/* --warmup: the hosts' (ended, levelled: all did; seconds: the longest) */
 } merged;
 
 /* v as compact JSON, for a message (into sb). */
@@ -127,6 +128,11 @@ same_benchmark(const merge_host *a, const merge_host *b)
 		return false;
 	if (a->has_waits != b->has_waits)
 		return same(a, b, "waits", jsonread_get(a->root, "waits"), jsonread_get(b->root, "waits"));
+	if (a->warmup.mode != b->warmup.mode || a->warmup.requested_s != b->warmup.requested_s)
+		return same(a, b, "warmup.requested", jsonread_get(jsonread_get(a->root, "warmup"), "requested"),
+					jsonread_get(jsonread_get(b->root, "warmup"), "requested")) &&
+			same(a, b, "warmup.maximum_s", jsonread_get(jsonread_get(a->root, "warmup"), "maximum_s"),
+				 jsonread_get(jsonread_get(b->root, "warmup"), "maximum_s"));
 	if (a->nscripts != b->nscripts)
 		return same(a, b, "results.scripts", script_commands(a, -1), script_commands(b, -1));
 	for (int i = 0; i < a->nscripts; i++)
@@ -203,6 +209,23 @@ add_window(merged *m, const merge_host *h, bool first)
 	m->s.nclients += h->nclients;
 	m->s.nthreads += h->nthreads;
 	m->s.rate += h->rate;
+}
+
+/* --warmup: the merged run's, from host h's. */
+static void
+add_warmup(warmup_outcome *dst, const warmup_outcome *h, bool first)
+{
+	if (first)
+	{
+		*dst = *h;
+		return;
+	}
+	dst->ended = dst->ended && h->ended;
+	dst->levelled = dst->levelled && h->levelled;
+	if (h->actual_s > dst->actual_s)
+		dst->actual_s = h->actual_s;
+	if (h->measure_start_epoch_s < dst->measure_start_epoch_s)
+		dst->measure_start_epoch_s = h->measure_start_epoch_s;
 }
 
 /* --waits: the events added up by (type, event), largest first. */
@@ -301,6 +324,10 @@ add_progress(merged *m, merge_host *hosts, int n)
 			q->retried += p->retried;
 			q->retries += p->retries;
 			q->max_ms = isnan(p->max_ms) ? q->max_ms : fmax(q->max_ms, p->max_ms);
+			/* sessions add up over the hosts */
+			q->waits_mix.any = q->waits_mix.any || p->waits.any;
+			for (int c = 0; c < BWAITS_NCLASSES; c++)
+				q->waits_mix.aas[c] += p->waits.aas[c];
 			q->has_percentiles = true;	/* here: the interval has a line */
 		}
 	for (int64_t k = 0; k <= maxk; k++)
@@ -349,6 +376,7 @@ make_chart(merged *m)
 		c->lag_ms = m->s.rate > 0 && p->transactions > 0 ? p->lag_ms : NAN;
 		c->failed = p->failed;
 		c->skipped = p->skipped;
+		c->waits = p->waits_mix;
 	}
 }
 
@@ -388,7 +416,10 @@ merge_hosts(merged *m, const bench_settings *opts, merge_host *hosts, int n)
 		add_window(m, &hosts[i], i == 0);
 		if (hosts[i].has_waits)
 			add_waits(&m->waits, &hosts[i].waits);
+		add_warmup(&m->warmup, &hosts[i].warmup, i == 0);
 	}
+	if (m->warmup.mode != WARMUP_NONE)
+		m->d.warmup = &m->warmup;
 	if (hosts[0].has_waits)
 	{
 		finish_waits(&m->waits);
@@ -504,6 +535,7 @@ write_merged(const merged *m, const merge_host *hosts, int n, const jsonreport_m
 			.waits = m->d.waits,
 			.progress = m->progress,
 			.nprogress = m->nprogress,
+			.warmup = m->d.warmup,
 		};
 
 		if (!jsonreport_write(m->s.json_path, &m->s, &run, &cause))

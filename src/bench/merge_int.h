@@ -14,6 +14,7 @@
 #include "pgtempo/hist.h"
 #include "pgtempo/jsonread.h"
 #include "stats.h"
+#include "warmup.h"
 
 /* One -P line of a host, the numbers that add up. */
 typedef struct merge_point
@@ -32,6 +33,7 @@ typedef struct merge_point
 	int64_t		retried;
 	int64_t		retries;
 	double		max_ms;			/* NaN: the host had no percentiles for it */
+	bwaits_mix	waits;			/* --waits: its sessions by wait class ("waits_aas") */
 } merge_point;
 
 /* One script of a host. */
@@ -78,6 +80,7 @@ typedef struct merge_host
 	int			npoints;
 	bool		has_waits;
 	bwaits_report waits;		/* its events and sampling */
+	warmup_outcome warmup;		/* --warmup: its "warmup"; mode WARMUP_NONE: none */
 } merge_host;
 
 /*

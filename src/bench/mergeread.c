@@ -256,6 +256,24 @@ read_scripts(rd *r, const jsonread_value *results, merge_host *h)
 	}
 }
 
+/*
+ * --waits: a progress entry's sessions by wait class, if it has them (a
+ * report of a version before "waits_aas" has none; a class it does not
+ * name had no sessions).
+ */
+static void
+read_waits_mix(rd *r, const jsonread_value *o, bwaits_mix *mix)
+{
+	const jsonread_value *wa = jsonread_get(o, "waits_aas");
+
+	if (wa == NULL || wa->type != JSONREAD_OBJECT)
+		return;
+	mix->any = true;
+	for (int k = 0; k < BWAITS_NCLASSES; k++)
+		if (jsonread_get(wa, bwaits_class_names[k]) != NULL)
+			mix->aas[k] = num(r, wa, "progress[].waits_aas.", bwaits_class_names[k], 0);
+}
+
 /* The -P series, each line's interval numbered from the start. */
 static void
 read_progress(rd *r, const jsonread_value *root, merge_host *h)
@@ -292,7 +310,32 @@ read_progress(rd *r, const jsonread_value *root, merge_host *h)
 		p->retries = count(r, o, "progress[].", "retries");
 		p->max_ms = pc != NULL && pc->type == JSONREAD_OBJECT ?
 			num(r, pc, "progress[].percentiles_ms.", "max", NAN) : NAN;
+		read_waits_mix(r, o, &p->waits);
 	}
+}
+
+/* --warmup: the report's "warmup" object (none: no warm-up, or a version before it). */
+static void
+read_warmup(rd *r, const jsonread_value *root, merge_host *h)
+{
+	const jsonread_value *o = jsonread_get(root, "warmup");
+	const char *req;
+	const jsonread_value *lev;
+
+	if (o == NULL || o->type != JSONREAD_OBJECT)
+		return;
+	req = str(r, o, "warmup.", "requested");
+	if (req == NULL)
+		return;
+	h->warmup.mode = strcmp(req, "auto") == 0 ? WARMUP_AUTO : WARMUP_FIXED;
+	h->warmup.requested_s = h->warmup.mode == WARMUP_AUTO ?
+		(int) count(r, o, "warmup.", "maximum_s") : atoi(req);
+	lev = field(r, o, "warmup.", "ended", JSONREAD_BOOL);
+	h->warmup.ended = lev != NULL && lev->b;
+	h->warmup.actual_s = num(r, o, "warmup.", "seconds", 0);
+	lev = jsonread_get(o, "levelled_off");
+	h->warmup.levelled = lev != NULL && lev->type == JSONREAD_BOOL && lev->b;
+	h->warmup.measure_start_epoch_s = num(r, o, "warmup.", "measure_start_epoch_s", 0);
 }
 
 /* --waits: the events and what their shares are of. */
@@ -487,6 +530,7 @@ mergeread_host(const char *file, merge_host *h, char **cause)
 		read_scripts(&r, results, h);
 		read_progress(&r, h->root, h);
 		read_waits(&r, h->root, h);
+		read_warmup(&r, h->root, h);
 	}
 	if (r.err != NULL)
 	{

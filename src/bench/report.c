@@ -169,6 +169,20 @@ print_commands(FILE *out, const bench_settings *s, const report_data *d, int i, 
 	}
 }
 
+/* --warmup: how long it was, and why it ended then (left out of everything below). */
+static void
+print_warmup(FILE *out, const warmup_outcome *o)
+{
+	if (!o->ended)
+		fprintf(out, "warm-up: not over when the run ended (nothing was measured)\n");
+	else if (o->mode == WARMUP_FIXED)
+		fprintf(out, "warm-up: %.0f s (not counted)\n", o->actual_s);
+	else
+		fprintf(out, "warm-up: %.0f s (auto, %s of %d s; not counted)\n", o->actual_s,
+				o->levelled ? "levelled off within its maximum" : "reached its maximum",
+				o->requested_s);
+}
+
 /* --start-at and --merge: the window and the clocks. */
 static void
 print_window(FILE *out, const report_window *w)
@@ -220,6 +234,8 @@ report_print(FILE *out, const bench_settings *s, const bench_server_facts *serve
 		fprintf(out, "duration: %d s\n", s->duration);
 		fprintf(out, "number of transactions actually processed: %lld\n", (long long) t->cnt);
 	}
+	if (d->warmup != NULL)
+		print_warmup(out, d->warmup);
 	if (d->window != NULL)
 		print_window(out, d->window);
 	/* nothing ended: the rest would be divisions by zero */
@@ -376,6 +392,8 @@ report_progress_print(FILE *out, const bench_settings *s, const report_progress_
 		fprintf(out, " max %.3f ms", p->max_ms);
 	}
 	bwaits_top_print(out, &p->top_wait);
+	if (p->warmup)
+		fputs(" (warm-up)", out);
 	fputc('\n', out);
 }
 

@@ -13,6 +13,7 @@
 #include "pgtempo/hist.h"
 #include "pgtempo/strbuf.h"
 #include "stats.h"
+#include "warmup.h"
 
 /*
  * When the measured run took place and how far the clocks can be
@@ -42,6 +43,7 @@ typedef struct report_data
 	double		conn_elapsed_ms;	/* otherwise: time to open the connections */
 	const bwaits_report *waits; /* --waits: the sessions' wait events; NULL: none */
 	const report_window *window;	/* --start-at, --merge: printed; NULL: not */
+	const warmup_outcome *warmup;	/* --warmup: printed; NULL: none */
 } report_data;
 
 /* The numbers of one -P line (kept in memory for --json). */
@@ -63,6 +65,8 @@ typedef struct report_progress_point
 	double		percentiles_ms[BENCH_MAX_PERCENTILES];	/* in report_percentiles() order */
 	double		max_ms;			/* the highest bucket's midpoint */
 	bwaits_top	top_wait;		/* --waits: the interval's top wait */
+	bwaits_mix	waits_mix;		/* --waits: the interval's sessions by wait class */
+	bool		warmup;			/* --warmup: an interval of the warm-up */
 } report_progress_point;
 
 /* How many of --json, --latency-histogram and --chart are "-" (stdout). */

@@ -69,6 +69,8 @@ print_outcome(const bench_settings *s, const bench_results *res)
 			results_window(&w, res->bench_start_epoch_s, res->end_epoch_s, &res->clock);
 			d.window = &w;
 		}
+		if (s->warmup != WARMUP_NONE)
+			d.warmup = &res->warmup;
 		report_print(out, s, &res->server, &d);
 		fflush(out);
 	}
@@ -130,6 +132,7 @@ write_outputs(const bench_settings *s, const bench_results *res, int *status)
 			.nprogress = res->nprogress,
 			.waits = res->waits,
 			.exit_status = *status,
+			.warmup = s->warmup != WARMUP_NONE ? &res->warmup : NULL,
 		};
 
 		if (!jsonreport_write(s->json_path, s, &run, &cause))

@@ -15,6 +15,7 @@
 #include "benchwaits.h"
 #include "pgtempo/clock.h"
 #include "report.h"
+#include "warmup.h"
 
 typedef struct bench_results
 {
@@ -42,6 +43,7 @@ typedef struct bench_results
 	int			abandoned;		/* clients whose backends did not answer the cancel */
 	int64_t		log_lines_lost; /* -l lines lost to write errors */
 	bwaits_report *waits;		/* --waits: what the sessions waited on; NULL: none */
+	warmup_outcome warmup;		/* --warmup: how it went; mode WARMUP_NONE: none */
 } bench_results;
 
 /*

@@ -39,6 +39,7 @@ typedef struct run_state
 	hist	   *prog_interval;
 	int			maxprogress;	/* allocated in res->progress */
 	int			maxchart;		/* allocated in res->chart */
+	bool		prog_measured;	/* --warmup: -P counts the measured part only from now on */
 } run_state;
 
 /* --chart: keep the interval's numbers. */
@@ -62,6 +63,37 @@ add_chart_point(run_state *r, const report_progress_point *p, const hist *interv
 	cp->lag_ms = r->r.s->rate > 0 && p->transactions > 0 ? p->lag_ms : NAN;
 	cp->failed = p->failed;
 	cp->skipped = p->skipped;
+	cp->warmup = p->warmup;
+	cp->waits = p->waits_mix;
+}
+
+/*
+ * The totals and the merged latency histogram (into h, when not NULL)
+ * of every thread: with the warm-up's transactions until the -P line
+ * where the measured part begins, and without them after it.
+ */
+static void
+progress_totals(run_state *r, bool with_warm, stats *cur, hist *h)
+{
+	const bench_settings *s = r->r.s;
+
+	stats_init(cur);
+	if (h != NULL)
+		hist_init(h);
+	for (int i = 0; i < s->nthreads; i++)
+	{
+		bthread    *th = &r->r.threads[i];
+
+		stats_merge(cur, &th->st);
+		if (with_warm)
+			stats_merge(cur, &th->warm_st);
+		if (h != NULL)
+		{
+			hist_merge(h, th->lat_hist);
+			if (with_warm)
+				hist_merge(h, th->warm_hist);
+		}
+	}
 }
 
 /*
@@ -79,23 +111,21 @@ progress_report(runner *shared, uint64_t now, uint64_t start, stats *last, uint6
 	stats		cur;
 	hist	   *interval = NULL;
 	report_progress_point p;
+	uint64_t	mf = measure_from(&r->r);
+	bool		warm = mf != 0 && !r->prog_measured;
+	bool		with_hist = s->progress_percentiles || s->json_path != NULL || s->chart_path != NULL;
 
-	stats_init(&cur);
-	for (int i = 0; i < s->nthreads; i++)
-		stats_merge(&cur, &r->r.threads[i].st);
-	if (s->progress_percentiles || s->json_path != NULL || s->chart_path != NULL)
+	if (with_hist && r->prog_last == NULL)
+	{
+		r->prog_last = hist_new(1);
+		r->prog_cur = hist_new(1);
+		r->prog_interval = hist_new(1);
+	}
+	progress_totals(r, warm, &cur, with_hist ? r->prog_cur : NULL);
+	if (with_hist)
 	{
 		hist	   *t;
 
-		if (r->prog_last == NULL)
-		{
-			r->prog_last = hist_new(1);
-			r->prog_cur = hist_new(1);
-			r->prog_interval = hist_new(1);
-		}
-		hist_init(r->prog_cur);
-		for (int i = 0; i < s->nthreads; i++)
-			hist_merge(r->prog_cur, r->r.threads[i].lat_hist);
 		stats_hist_interval(r->prog_interval, r->prog_cur, r->prog_last);
 		interval = r->prog_interval;
 		t = r->prog_last;
@@ -105,12 +135,14 @@ progress_report(runner *shared, uint64_t now, uint64_t start, stats *last, uint6
 	report_progress_compute(&p, s, &cur, last, interval, (double) (now - *last_report) / 1e9,
 							(double) (now - start) / 1e9,
 							(double) ((int64_t) now + r->r.epoch_shift_ns) / 1e9);
-	bwaits_interval_top(r->r.waits, &p.top_wait);
+	bwaits_interval_take(r->r.waits, &p.top_wait, &p.waits_mix);
+	p.warmup = warm;
 	if (s->progress > 0)
 		report_progress_print(stderr, s, &p);
 	if (s->chart_path != NULL)
 		add_chart_point(r, &p, interval);
-	if (s->json_path != NULL && s->progress > 0)
+	/* the warm-up is left out of every result */
+	if (s->json_path != NULL && s->progress > 0 && !warm)
 	{
 		if (r->res->nprogress == r->maxprogress)
 		{
@@ -121,6 +153,12 @@ progress_report(runner *shared, uint64_t now, uint64_t start, stats *last, uint6
 	}
 	*last = cur;
 	*last_report = now;
+	if (warm && now >= mf)
+	{
+		/* the warm-up's last line: the next ones count the measured transactions alone */
+		r->prog_measured = true;
+		progress_totals(r, false, last, with_hist ? r->prog_last : NULL);
+	}
 }
 
 /* The banner: our version and the server's. */
@@ -276,7 +314,9 @@ merge_results(run_state *r, uint64_t start_time, uint64_t end)
 	const bench_settings *s = r->r.s;
 	report_data *d = &r->res->data;
 	uint64_t	bench_start = 0,
-				conn_ns = 0;
+				conn_ns = 0,
+				mf,
+				measured;
 
 	memset(d, 0, sizeof(*d));
 	stats_init(&d->total);
@@ -310,12 +350,15 @@ merge_results(run_state *r, uint64_t start_time, uint64_t end)
 		if (bench_start == 0 || th->bench_start < bench_start)
 			bench_start = th->bench_start;
 	}
-	d->bench_duration_s = (double) (end - bench_start) / 1e9;
+	/* --warmup: the measured part only (nothing of it if the run stopped before) */
+	mf = measure_from(&r->r);
+	measured = mf > bench_start ? (mf < end ? mf : end) : bench_start;
+	d->bench_duration_s = (double) (end - measured) / 1e9;
 	d->conn_total_ms = (double) conn_ns / 1e6;
 	/* --start-at: the wait for the common start is not connection time */
 	d->conn_elapsed_ms = (double) ((r->r.connected_at != 0 ? r->r.connected_at : bench_start) -
 								   start_time) / 1e6;
-	r->res->bench_start_epoch_s = (double) ((int64_t) bench_start + r->r.epoch_shift_ns) / 1e9;
+	r->res->bench_start_epoch_s = (double) ((int64_t) measured + r->r.epoch_shift_ns) / 1e9;
 	r->res->merged = true;
 }
 
@@ -385,12 +428,12 @@ set_up(run_state *r, setup_thread *setup)
 		return false;
 	/* with -T, connecting gives up when the run would have ended, grace included */
 	deadline = s->duration > 0 ? startat_run_base(s, now, r->r.epoch_shift_ns) +
-		((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S : CONN_NO_DEADLINE;
+		((uint64_t) bench_run_bound_s(s) + STOP_DEADLINE_GRACE_S) * NS_PER_S : CONN_NO_DEADLINE;
 	con = conn_connect(&s->conn, deadline, NULL, &cause);
 	if (con == NULL)
 	{
 		if (clock_now_ns() >= deadline)
-			clientio_connect_timed_out(true, s->duration + STOP_DEADLINE_GRACE_S);
+			clientio_connect_timed_out(true, bench_run_bound_s(s) + STOP_DEADLINE_GRACE_S);
 		else
 			msg_error("%s", cause);
 		msg_error("could not create connection for setup");
@@ -489,6 +532,7 @@ run_threads(run_state *r)
 	res->abort_thread = atomic_load(&r->r.abort_thread) - 1;
 	res->stop_signal = stop_signal;
 	res->second_signal = stop_count >= 2;
+	res->warmup = r->r.warm.out;
 	res->start_epoch_s = (double) ((int64_t) start_time + r->r.epoch_shift_ns) / 1e9;
 	res->end_epoch_s = (double) ((int64_t) end + r->r.epoch_shift_ns) / 1e9;
 	clock_sync_status(&res->clock);
@@ -529,6 +573,8 @@ runner_run(const bench_settings *s, bench_results *res)
 	memset(res, 0, sizeof(*res));
 	r.r.s = s;
 	r.r.on_progress = progress_report;
+	atomic_init(&r.r.measure_from, s->warmup != WARMUP_NONE ? UINT64_MAX : 0);
+	atomic_init(&r.r.end_time, 0);
 	r.res = res;
 	res->server.scale = s->scale;
 	r.r.threads = xcalloc((size_t) s->nthreads, sizeof(bthread));

@@ -26,6 +26,7 @@
 #include "stats.h"
 #include "stop.h"
 #include "txlog.h"
+#include "warmup.h"
 
 typedef enum cstate
 {
@@ -78,6 +79,8 @@ typedef struct client
 	estatus		es;
 	uint32_t	tries;
 	int64_t		cnt;			/* transactions ended, for -t */
+	bool		warm;			/* --warmup: the transaction belongs to the warm-up */
+	int64_t		warm_cnt;		/* --warmup: warm-up transactions ended */
 	bool	   *prepared;		/* -M prepared: per command (runner->cmd_base) */
 	int			num_syncs;
 	int			qrynum;
@@ -117,6 +120,10 @@ struct bthread
 	strbuf		sql;			/* -M simple: the query with variables substituted */
 	strbuf		varname;		/* \gset prefix + column name */
 	stats_command **cmd_stats;	/* [script][command] */
+	stats		warm_st;		/* --warmup: the warm-up's transactions (progress, auto) */
+	hist	   *warm_hist;		/* --warmup: their latencies; NULL: no warm-up */
+	bool		measure_known;	/* --warmup: the log knows r->measure_from */
+	bool		deadline_tried; /* -T: start_deadline_timer() ran */
 	uint64_t	conn_ns;		/* -C: time spent connecting and disconnecting */
 	uint64_t	start;			/* before connecting */
 	uint64_t	bench_start;	/* after every thread has connected */
@@ -139,13 +146,22 @@ struct runner
 	int			weights[SCRIPT_MAX_SCRIPTS];
 	int			cmd_base[SCRIPT_MAX_SCRIPTS + 1];	/* first command of each script, overall */
 	char	  **prepnames;		/* -M prepared: "P_n" per SQL command (NULL: a meta), overall */
-	uint64_t	end_time;		/* -T: when to stop; 0: never */
+	_Atomic uint64_t end_time;	/* -T: when to stop; 0: never (or, with --warmup, not known yet) */
 	uint64_t	connected_at;	/* --start-at: when every connection was open; 0: no --start-at */
 	int64_t		epoch_shift_ns; /* wall clock minus monotonic clock */
 	atomic_bool setup_failed;
 	atomic_bool abort_all;		/* --exit-on-abort and a client aborted */
 	atomic_int	abort_thread;	/* the first thread that saw it, +1 */
 	bwaits	   *waits;			/* --waits: the sampler of the clients' sessions; NULL: none */
+
+	/*
+	 * --warmup: a transaction whose (scheduled) start is before
+	 * measure_from belongs to the warm-up.  0: no warm-up; UINT64_MAX:
+	 * not known yet (--warmup=auto).  Thread 0 sets it (and end_time) a
+	 * whole second ahead, so every thread reads it before it is reached.
+	 */
+	_Atomic uint64_t measure_from;
+	warmup_run	warm;			/* thread 0's side of it (warmup.c) */
 
 	/*
 	 * Thread 0 calls it at each progress interval (-P, or --chart alone):
@@ -163,12 +179,44 @@ lazy_now(uint64_t *now)
 	return *now;
 }
 
+/* --warmup: when the measured part starts (0: no warm-up; UINT64_MAX: not known yet). */
+static inline uint64_t
+measure_from(runner *r)
+{
+	return atomic_load_explicit(&r->measure_from, memory_order_acquire);
+}
+
+/* --warmup: once the start of the measured part is known, tell the thread's -l log. */
+static inline void
+warm_sync(bthread *th)
+{
+	uint64_t	mf;
+
+	if (th->measure_known)
+		return;
+	mf = measure_from(th->r);
+	if (mf == UINT64_MAX)
+		return;
+	th->measure_known = true;
+	if (th->log != NULL)
+		txlog_measure_from(th->log, mf);
+}
+
+/* -T: whether its end (once known) has come. */
+static inline bool
+end_passed(runner *r, uint64_t now)
+{
+	uint64_t	end = atomic_load_explicit(&r->end_time, memory_order_relaxed);
+
+	return end != 0 && now >= end;
+}
+
 /* Whether new transactions must not start: -T is over, a signal, or --exit-on-abort. */
 static inline bool
 time_is_up(runner *r, uint64_t now)
 {
 	return stop_signal != 0 || atomic_load_explicit(&r->abort_all, memory_order_relaxed) ||
-		(r->end_time != 0 && now >= r->end_time);
+		end_passed(r, now);
 }
 
 #endif

@@ -105,7 +105,8 @@ startat_wait(bthread *th)
 		double		late = wall_now() - s->start_at_epoch_s;
 
 		th->bench_start = clock_now_ns();
-		if (s->duration > 0)
+		/* (with --warmup, warmup_begin() sets it) */
+		if (s->duration > 0 && s->warmup == WARMUP_NONE)
 			r->end_time = th->bench_start + (uint64_t) s->duration * NS_PER_S -
 				(uint64_t) (late > 0 && late < 1 ? late * 1e9 : 0);
 	}

@@ -32,6 +32,8 @@
 
 #define MAX_EVENTS 256
 
+static void start_deadline_timer(bthread *th);
+
 /* Wait for events up to timeout_ns (-1: no limit), with sub-millisecond precision. */
 static int
 wait_events(bthread *th, struct epoll_event *ev, int64_t timeout_ns)
@@ -79,7 +81,7 @@ connect_deadline(const bthread *th)
 	if (s->duration <= 0)
 		return CONN_NO_DEADLINE;
 	return startat_run_base(s, th->start, th->r->epoch_shift_ns) +
-		((uint64_t) s->duration + STOP_DEADLINE_GRACE_S) * NS_PER_S;
+		((uint64_t) bench_run_bound_s(s) + STOP_DEADLINE_GRACE_S) * NS_PER_S;
 }
 
 /*
@@ -124,7 +126,7 @@ connect_expired(bthread *th, int next, uint64_t deadline, int64_t *timeout)
 		lower_timeout(timeout, now, until);
 		return false;
 	}
-	clientio_connect_timed_out(c == NULL, th->r->s->duration + STOP_DEADLINE_GRACE_S);
+	clientio_connect_timed_out(c == NULL, bench_run_bound_s(th->r->s) + STOP_DEADLINE_GRACE_S);
 	msg_error("could not create connection for client %d",
 			  (c != NULL ? c : &th->clients[next < th->nclients ? next : 0])->ec.id);
 	return true;
@@ -401,6 +403,45 @@ expire_connects(bthread *th, uint64_t *now, int64_t *timeout)
 	}
 }
 
+/*
+ * --warmup, each turn of a thread's loop: the log learns when the
+ * measured part starts, -T's timer is set once its end is known, and the
+ * wait is cut short to notice both (a second at most while they are not
+ * known) and thread 0's next warm-up step.
+ */
+static void
+warmup_wait(bthread *th, uint64_t warm_next, uint64_t *now, int64_t *timeout)
+{
+	warm_sync(th);
+	if (!th->deadline_tried && atomic_load_explicit(&th->r->end_time, memory_order_relaxed) != 0)
+		start_deadline_timer(th);
+	if (!th->measure_known || (th->r->s->duration > 0 && !th->deadline_tried))
+		lower_timeout(timeout, lazy_now(now), *now + NS_PER_S);
+	if (warm_next != 0)
+		lower_timeout(timeout, lazy_now(now), warm_next);
+}
+
+/*
+ * Thread 0's warm-up step; when the measured part begins, a progress
+ * line ends the warm-up's last interval there and the next ones count
+ * from it.  Returns the next step's time, 0: none.
+ */
+static uint64_t
+warmup_tick(bthread *th, uint64_t *next_report, stats *last, uint64_t *last_report)
+{
+	runner	   *r = th->r;
+	uint64_t	now = clock_now_ns();
+	bool		ended;
+	uint64_t	next = warmup_step(r, now, &ended);
+
+	if (ended && *next_report != 0)
+	{
+		r->on_progress(r, now, th->start, last, last_report);
+		*next_report = now + (uint64_t) progress_interval_s(r->s) * NS_PER_S;
+	}
+	return next;
+}
+
 /* The event loop of one thread, until its clients are done (or the run is stopped). */
 static void
 event_loop(bthread *th)
@@ -409,12 +450,15 @@ event_loop(bthread *th)
 	const bench_settings *s = r->s;
 	struct epoll_event ev[MAX_EVENTS];
 	uint64_t	next_report = 0,
-				last_report = th->start;
+				last_report = th->start,
+				warm_next = 0;	/* thread 0: warmup_step()'s next call; 0: none */
 	stats		last;
 
 	stats_init(&last);
 	if (progress_interval_s(s) > 0 && th->id == 0)
 		next_report = th->start + (uint64_t) progress_interval_s(s) * NS_PER_S;
+	if (s->warmup != WARMUP_NONE && th->id == 0)
+		warm_next = clock_now_ns();
 
 	while (th->remaining > 0)
 	{
@@ -445,6 +489,8 @@ event_loop(bthread *th)
 			if (next_report != 0)
 				lower_timeout(&timeout, lazy_now(&now), next_report);
 		}
+		if (s->warmup != WARMUP_NONE)
+			warmup_wait(th, warm_next, &now, &timeout);
 		if (th->connect_timeouts)
 			expire_connects(th, &now, &timeout);
 		if ((stop_signal != 0 || th->deadline_hit) && stopping_step(th, &now, &timeout))
@@ -468,6 +514,8 @@ event_loop(bthread *th)
 				if (th->clients[i].state == CS_SLEEP || th->clients[i].state == CS_THROTTLE)
 					client_advance(&th->clients[i]);
 		}
+		if (warm_next != 0 && clock_now_ns() >= warm_next)
+			warm_next = warmup_tick(th, &next_report, &last, &last_report);
 		if (next_report != 0)
 		{
 			now = clock_now_ns();
@@ -526,6 +574,7 @@ start_deadline_timer(bthread *th)
 	struct itimerspec its = {{0, 0}, {0, 0}};
 	struct epoll_event ev = {.events = EPOLLIN,.data.ptr = &th->deadline_fd};
 
+	th->deadline_tried = true;
 	th->cancel_at = th->r->end_time + (uint64_t) STOP_DEADLINE_GRACE_S * NS_PER_S;
 	its.it_value.tv_sec = (time_t) (th->cancel_at / NS_PER_S);
 	its.it_value.tv_nsec = (long) (th->cancel_at % NS_PER_S);
@@ -557,7 +606,8 @@ thread_main(void *arg)
 
 	pthread_barrier_wait(&r->barrier);
 	th->start = clock_now_ns();
-	if (th->id == 0 && r->s->duration > 0)
+	/* (with --warmup, warmup_begin() sets it) */
+	if (th->id == 0 && r->s->duration > 0 && r->s->warmup == WARMUP_NONE)
 		r->end_time = th->start + (uint64_t) r->s->duration * NS_PER_S;
 	if (!th->failed && !r->s->is_connect && !connect_all(th))
 		th->failed = true;
@@ -573,6 +623,8 @@ thread_main(void *arg)
 		return NULL;
 	if (atomic_load(&r->setup_failed) || stop_signal != 0)
 		return NULL;
+	if (th->id == 0 && r->s->warmup != WARMUP_NONE)
+		warmup_begin(r, th->bench_start);
 	if (r->s->rate > 0 && th->nclients > 0)
 	{
 		/* the thread's share of the rate is its share of the clients */
@@ -618,6 +670,9 @@ thread_init_all(runner *r, setup_thread *setup)
 		stats_init(&th->st);
 		th->script_stats = xcalloc((size_t) s->nscripts, sizeof(stats));
 		th->lat_hist = hist_new(1);
+		stats_init(&th->warm_st);
+		if (s->warmup != WARMUP_NONE)
+			th->warm_hist = hist_new(1);
 		if (s->nscripts > 1)
 			th->script_hist = hist_new((size_t) s->nscripts);
 		if (s->mode != QUERY_SIMPLE)
@@ -672,6 +727,7 @@ thread_free_all(runner *r)
 		free(th->cmd_stats);
 		free(th->script_stats);
 		free(th->lat_hist);
+		free(th->warm_hist);
 		free(th->params);
 		strbuf_free(&th->sql);
 		strbuf_free(&th->varname);

@@ -39,7 +39,7 @@
 #include "pgtempo/xalloc.h"
 
 #define TXLOG_BUF_SIZE		(64 * 1024)
-/* Longest per-transaction line: 8 numbers of at most 20 digits, spaces, newline. */
+/* Longest per-transaction line: 8 numbers of at most 20 digits, spaces, " warmup", newline. */
 #define TXLOG_TX_LINE_MAX	192
 /* Longest aggregate line: 17 columns, a double printed by %.0f has at most 309 digits. */
 #define TXLOG_AGG_LINE_MAX	4096
@@ -89,6 +89,10 @@ struct txlog
 	bool		per_script;		/* --aggregate-per-script */
 	int			nagg;			/* 1, or the number of scripts with --aggregate-per-script */
 	txlog_agg  *agg;
+	txlog_agg  *warm_agg;		/* --warmup: the warm-up's transactions */
+
+	/* --warmup: where the measured part starts (0: no warm-up; UINT64_MAX: not known yet) */
+	uint64_t	measure_from;
 
 	/* the Unix second of the last line, formatted: it rarely changes */
 	uint64_t	sec;
@@ -197,6 +201,14 @@ line_end(txlog *l, char *end)
 	l->nlines++;
 }
 
+/* --warmup: the field that marks a line of the warm-up. */
+static inline char *
+put_warm(char *p)
+{
+	memcpy(p, " warmup", 7);
+	return p + 7;
+}
+
 static void
 simple_add(double *sum, double *sum2, double *min, double *max, int64_t n, double v)
 {
@@ -247,53 +259,79 @@ agg_add(txlog *l, txlog_agg *a, stats_outcome outcome, uint64_t latency_ns, uint
 	}
 }
 
-/* Write the current interval's line(s), then start the next interval. */
+/* The interval's line of a (script i's with --aggregate-per-script). */
+static void
+agg_line(txlog *l, const txlog_agg *a, int i, bool warm)
+{
+	char	   *p;
+	int			n;
+
+	if (l->failed)
+	{
+		l->lost++;
+		return;
+	}
+	p = line_start(l, TXLOG_AGG_LINE_MAX);
+	if (l->failed)
+	{
+		l->lost++;
+		return;
+	}
+	n = snprintf(p, TXLOG_AGG_LINE_MAX,
+				 "%lld %lld %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %lld %lld %lld %lld %lld",
+				 (long long) l->agg_start_s, (long long) a->cnt,
+				 a->lat_sum, a->lat_sum2, a->lat_min, a->lat_max,
+				 l->with_lag ? a->lag_sum : 0.0, l->with_lag ? a->lag_sum2 : 0.0,
+				 l->with_lag ? a->lag_min : 0.0, l->with_lag ? a->lag_max : 0.0,
+				 (long long) (l->with_skipped ? a->skipped : 0),
+				 (long long) (l->with_retries ? a->retried : 0),
+				 (long long) (l->with_retries ? a->retries : 0),
+				 (long long) (l->detailed ? a->serialization : 0),
+				 (long long) (l->detailed ? a->deadlock : 0));
+	p += n;
+	if (l->with_other)
+	{
+		*p++ = ' ';
+		p = fmt_i64(p, l->detailed ? a->other : 0);
+	}
+	if (l->per_script)
+	{
+		*p++ = ' ';
+		p = fmt_i64(p, i);
+	}
+	if (warm)
+		p = put_warm(p);
+	*p++ = '\n';
+	line_end(l, p);
+}
+
+/* Whether an interval's counts hold any transaction. */
+static bool
+agg_any(const txlog_agg *a)
+{
+	return a->cnt + a->skipped + a->serialization + a->deadlock + a->other > 0;
+}
+
+/*
+ * Write the current interval's line(s), then start the next interval:
+ * with --warmup, the warm-up's and the measured part's (see txlog.h).
+ */
 static void
 agg_emit(txlog *l)
 {
+	bool		in_warmup = l->agg_start < l->measure_from;
+	bool		in_measured = l->measure_from != UINT64_MAX &&
+		l->agg_start + l->interval_ns > l->measure_from;
+
 	for (int i = 0; i < l->nagg; i++)
 	{
-		const txlog_agg *a = &l->agg[i];
-		char	   *p;
-		int			n;
-
-		if (l->failed)
-		{
-			l->lost++;
-			continue;
-		}
-		p = line_start(l, TXLOG_AGG_LINE_MAX);
-		if (l->failed)
-		{
-			l->lost++;
-			continue;
-		}
-		n = snprintf(p, TXLOG_AGG_LINE_MAX,
-					 "%lld %lld %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %lld %lld %lld %lld %lld",
-					 (long long) l->agg_start_s, (long long) a->cnt,
-					 a->lat_sum, a->lat_sum2, a->lat_min, a->lat_max,
-					 l->with_lag ? a->lag_sum : 0.0, l->with_lag ? a->lag_sum2 : 0.0,
-					 l->with_lag ? a->lag_min : 0.0, l->with_lag ? a->lag_max : 0.0,
-					 (long long) (l->with_skipped ? a->skipped : 0),
-					 (long long) (l->with_retries ? a->retried : 0),
-					 (long long) (l->with_retries ? a->retries : 0),
-					 (long long) (l->detailed ? a->serialization : 0),
-					 (long long) (l->detailed ? a->deadlock : 0));
-		p += n;
-		if (l->with_other)
-		{
-			*p++ = ' ';
-			p = fmt_i64(p, l->detailed ? a->other : 0);
-		}
-		if (l->per_script)
-		{
-			*p++ = ' ';
-			p = fmt_i64(p, i);
-		}
-		*p++ = '\n';
-		line_end(l, p);
+		if (in_warmup || agg_any(&l->warm_agg[i]))
+			agg_line(l, &l->warm_agg[i], i, true);
+		if (in_measured)
+			agg_line(l, &l->agg[i], i, false);
 	}
 	memset(l->agg, 0, sizeof(txlog_agg) * (size_t) l->nagg);
+	memset(l->warm_agg, 0, sizeof(txlog_agg) * (size_t) l->nagg);
 	l->agg_start += l->interval_ns;
 	l->agg_start_s += (int64_t) (l->interval_ns / NS_PER_S);
 }
@@ -325,6 +363,7 @@ agg_reset(txlog *l, uint64_t start_ns)
 	l->agg_start_s = wall_s;
 	l->agg_start = (uint64_t) (wall_s * (int64_t) NS_PER_S - l->epoch_shift_ns);
 	memset(l->agg, 0, sizeof(txlog_agg) * (size_t) l->nagg);
+	memset(l->warm_agg, 0, sizeof(txlog_agg) * (size_t) l->nagg);
 }
 
 txlog *
@@ -359,6 +398,7 @@ txlog_open(const bench_settings *s, int thread_no, uint64_t start_ns, int64_t ep
 	l->detailed = s->failures_detailed;
 	l->with_other = s->continue_on_error;
 	l->sampling_rate = s->agg_interval > 0 ? 0.0 : s->sampling_rate;
+	l->measure_from = s->warmup != WARMUP_NONE ? UINT64_MAX : 0;
 
 	/* until txlog_begin() says otherwise: a state of its own per thread */
 	for (int i = 0; i <= thread_no; i++)
@@ -371,6 +411,7 @@ txlog_open(const bench_settings *s, int thread_no, uint64_t start_ns, int64_t ep
 		l->per_script = s->agg_per_script;
 		l->nagg = s->agg_per_script ? s->nscripts : 1;
 		l->agg = xcalloc((size_t) l->nagg, sizeof(txlog_agg));
+		l->warm_agg = xcalloc((size_t) l->nagg, sizeof(txlog_agg));
 		agg_reset(l, start_ns);
 	}
 	return l;
@@ -418,7 +459,7 @@ put_latency(const txlog *l, char *p, stats_outcome outcome, uint64_t latency_ns)
 
 void
 txlog_tx(txlog *l, int client_id, int64_t tx_no, int script_no, stats_outcome outcome,
-		 uint64_t latency_ns, uint64_t lag_ns, uint32_t retries, uint64_t now_ns)
+		 uint64_t latency_ns, uint64_t lag_ns, uint32_t retries, uint64_t now_ns, bool warm)
 {
 	char	   *p;
 	uint64_t	epoch_us,
@@ -429,7 +470,8 @@ txlog_tx(txlog *l, int client_id, int64_t tx_no, int script_no, stats_outcome ou
 	{
 		if (agg_catch_up(l, now_ns) && !l->failed)
 			flush(l);
-		agg_add(l, &l->agg[l->per_script ? script_no : 0], outcome, latency_ns, lag_ns, retries);
+		agg_add(l, &(warm ? l->warm_agg : l->agg)[l->per_script ? script_no : 0], outcome,
+				latency_ns, lag_ns, retries);
 		return;
 	}
 
@@ -481,6 +523,8 @@ txlog_tx(txlog *l, int client_id, int64_t tx_no, int script_no, stats_outcome ou
 		*p++ = ' ';
 		p = fmt_u64(p, outcome == STATS_SKIPPED ? 0 : retries);
 	}
+	if (warm)
+		p = put_warm(p);
 	*p++ = '\n';
 	line_end(l, p);
 	if (now_ns >= l->flush_due)
@@ -549,9 +593,16 @@ txlog_close(txlog *l, uint64_t now_ns)
 				  (long long) l->lost, l->path);
 	lost = l->lost;
 	free(l->agg);
+	free(l->warm_agg);
 	free(l->path);
 	free(l);
 	return lost;
+}
+
+void
+txlog_measure_from(txlog *l, uint64_t start_ns)
+{
+	l->measure_from = start_ns;
 }
 
 const char *

@@ -13,6 +13,15 @@
  * on are counted as lost (and reported with the file name at close), and
  * the run must end with a non-zero status.
  *
+ * --warmup: a line of the warm-up ends with the extra field "warmup"
+ * (warm is true for a transaction of the warm-up): the measured lines
+ * are byte for byte those of a run without it.  With
+ * --aggregate-interval, an interval that starts in the warm-up gets a
+ * line of the warm-up's transactions, one that ends in the measured part
+ * a line of the measured ones (the interval where it begins gets both),
+ * and a later interval also gets a warm-up line for the warm-up's last
+ * transactions when some ended in it.
+ *
  * Aggregate lines have pgbench 15's 15 columns, then other_failures
  * with --continue-on-error (the newest pgbench's 16th column), then,
  * with --aggregate-per-script, the script number as the last column.
@@ -61,7 +70,15 @@ void		txlog_begin(txlog *l, uint64_t bench_start_ns, const prng_state *sample_rs
  * only; aggregates always count every transaction.
  */
 void		txlog_tx(txlog *l, int client_id, int64_t tx_no, int script_no, stats_outcome outcome,
-					 uint64_t latency_ns, uint64_t lag_ns, uint32_t retries, uint64_t now_ns);
+					 uint64_t latency_ns, uint64_t lag_ns, uint32_t retries, uint64_t now_ns,
+					 bool warm);
+
+/*
+ * --warmup: the measured part starts at start_ns (monotonic; 0: no
+ * warm-up, the default without --warmup).  Until the log is told,
+ * a run with --warmup is in its warm-up.
+ */
+void		txlog_measure_from(txlog *l, uint64_t start_ns);
 
 /*
  * The event loop calls this on its own timer (every

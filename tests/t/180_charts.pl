@@ -41,6 +41,19 @@ is($rc, 0, 'pgtempo-bench -i');
 ($rc) = run_tool([ pgtempo_bin('pgtempo-bench'), @conn, '-c', '4', '-j', '2', '-T', '4',
 	'-R', '300', '-L', '20', "--chart=$tmp/tool-bench.svg", 'postgres' ]);
 is($rc, 0, 'pgtempo-bench --chart');
+# with --waits: a lock all four clients queue for, after a warm-up
+my $hot = "$tmp/hot.sql";
+open my $hfh, '>', $hot or die "cannot write $hot: $!";
+print $hfh "BEGIN;\nUPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
+  . "SELECT pg_sleep(0.002);\nEND;\n";
+close $hfh;
+($rc) = run_tool([ pgtempo_bin('pgtempo-bench'), @conn, '-n', '-f', $hot, '-c', '4', '-j', '2',
+	'-T', '3', '--warmup=1', '-P', '1', '--waits', "--json=$tmp/bench-waits.json",
+	"--chart=$tmp/tool-bench-waits.svg", 'postgres' ]);
+is($rc, 0, 'pgtempo-bench --waits --chart');
+($rc) = run_tool([ pgtempo_bin('pgtempo-bench'), '--merge', "--chart=$tmp/tool-bench-merged.svg",
+	"$tmp/bench-waits.json" ]);
+is($rc, 0, 'pgtempo-bench --merge --chart of a --waits run');
 my ($sleeper) = start_session($node, 'chart_sleep', 'SELECT pg_sleep(600)');
 ($rc) = run_tool([ pgtempo_bin('pgtempo-waits'), @conn, '-d', 'postgres', '-T', '3',
 	'--application-name=chart_sleep', "--chart=$tmp/tool-waits.svg" ]);
@@ -183,6 +196,9 @@ my %charts = (
 	'waits'      => [ [ sort keys %palette ], 300 ],
 	'empty'      => [ [qw(blue)], 20 ],
 	'tool-bench' => [ [qw(blue green orange purple)], 20 ],
+	# the waits panel: Lock (vermillion) stacked under tps (blue) and latency (green)
+	'tool-bench-waits' => [ [qw(blue green vermillion)], 100 ],
+	'tool-bench-merged' => [ [qw(blue purple vermillion)], 100 ],
 	'tool-waits' => [ [qw(blue)], 300 ],);
 
 for my $name (sort keys %charts)

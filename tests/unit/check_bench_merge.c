@@ -18,6 +18,7 @@
 #include "merge_int.h"
 #include "pgtempo/xalloc.h"
 #include "report.h"
+#include "svgcheck.h"
 #include "unit.h"
 
 /* One host's run: settings, what the report prints, and where it was written. */
@@ -384,6 +385,107 @@ START_TEST(bad_reports)
 }
 END_TEST
 
+/* A file's whole text (caller frees). */
+static char *
+slurp_file(const char *path)
+{
+	FILE	   *f = fopen(path, "r");
+	strbuf		sb;
+	char		buf[4096];
+	size_t		n;
+
+	ck_assert_ptr_nonnull(f);
+	strbuf_init(&sb);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_append(&sb, buf, n);
+	fclose(f);
+	return strbuf_detach(&sb);
+}
+
+/*
+ * --waits with -P: each progress entry's sessions by wait class
+ * ("waits_aas") are added per interval over the hosts, and the merged
+ * --chart has the waits panel under tps and latency.
+ */
+START_TEST(merge_waits_series)
+{
+	bwaits_event ev[] = {{"Lock", "transactionid", 300, 75}, {"CPU", NULL, 100, 25}};
+	bwaits_report w = {.interval_ns = 10000000, .ticks = 100, .sessions = 4, .counted = 400,
+		.cost_us = -1, .backends = -1, .ev = ev, .nev = 2};
+	stats		all;
+	hist	   *all_h = hist_new(1);
+	fake_run	r[2];
+	char	   *files[2] = {r[0].path, r[1].path};
+	char		out[] = "/tmp/check_bench_merge_out_XXXXXX";
+	char		svg[] = "/tmp/check_bench_merge_svg_XXXXXX";
+	bench_settings opts = {.json_path = out,.chart_path = svg,.npercentiles = 1,.percentiles = {50}};
+	char	   *cause = NULL;
+	jsonread_doc *doc;
+	const jsonread_value *prog;
+	char	   *text;
+	const char *bad;
+	int			status;
+
+	stats_init(&all);
+	for (int i = 0; i < 2; i++)
+	{
+		report_progress_point pts[2];
+		jsonreport_run run = {.data = &r[i].d,.bench_start_epoch_s = 1795698000.5 + i / 1000.0,
+		.end_epoch_s = 1795698002.5,.waits = &w,.progress = pts,.nprogress = 2};
+		bench_server_facts server = {.scale = 1};
+
+		make_run_waits(&r[i], 21 + i, 200, &all, all_h, &w);
+		r[i].s.progress = 1;
+		memset(pts, 0, sizeof(pts));
+		for (int k = 0; k < 2; k++)
+		{
+			pts[k].elapsed_s = k + 1;
+			pts[k].epoch_s = 1795698000.5 + k + 1;
+			pts[k].interval_s = 1;
+			pts[k].transactions = 50;
+			pts[k].tps = 50;
+			pts[k].waits_mix.any = true;
+			pts[k].waits_mix.aas[bwaits_class_of("Lock")] = k == 0 ? 0.5 : 3.0 + i;
+			pts[k].waits_mix.aas[bwaits_class_of("CPU")] = 1.0;
+			pts[k].waits_mix.aas[bwaits_class_of("NewType")] = 0.25;
+		}
+		run.server = &server;
+		ck_assert_msg(jsonreport_write(r[i].path, &r[i].s, &run, &cause), "%s", cause);
+	}
+	close(mkstemp(out));
+	close(mkstemp(svg));
+	unit_stderr_begin();
+	status = quiet_merge(&opts, files, 2);
+	cause = unit_stderr_end();
+	ck_assert_msg(status == 0, "%s", cause);
+	free(cause);
+	doc = jsonread_file(out, &cause);
+	ck_assert_msg(doc != NULL, "%s", cause);
+	prog = jsonread_get(jsonread_root(doc), "progress");
+	ck_assert_int_eq(prog->n, 2);
+	ck_assert(num_at(&prog->u.items[0], (const char *[]) {"waits_aas", "Lock", NULL}) == 1.0);
+	ck_assert(num_at(&prog->u.items[1], (const char *[]) {"waits_aas", "Lock", NULL}) == 7.0);
+	ck_assert(num_at(&prog->u.items[1], (const char *[]) {"waits_aas", "CPU", NULL}) == 2.0);
+	ck_assert(num_at(&prog->u.items[1], (const char *[]) {"waits_aas", "other", NULL}) == 0.5);
+	ck_assert(num_at(&prog->u.items[1], (const char *[]) {"waits_aas", "IO", NULL}) == 0);
+	jsonread_free(doc);
+
+	text = slurp_file(svg);
+	bad = svgcheck_xml_error(text);
+	ck_assert_msg(bad == NULL, "%s", bad);
+	ck_assert_msg(strstr(text, "Wait events of the sessions") != NULL, "no waits panel");
+	ck_assert_msg(strstr(text, ">Lock<") != NULL && strstr(text, ">CPU<") != NULL &&
+				  strstr(text, ">other<") != NULL, "the classes seen are in the legend");
+	ck_assert_msg(strstr(text, ">IO<") == NULL, "a class never seen has no series");
+	free(text);
+	for (int i = 0; i < 2; i++)
+		free_run(&r[i]);
+	unlink(out);
+	unlink(svg);
+	free(all_h);
+}
+END_TEST
+
 static Suite *
 merge_suite(void)
 {
@@ -393,6 +495,7 @@ merge_suite(void)
 	tcase_add_test(tc, read_back_exact);
 	tcase_add_test(tc, two_make_one);
 	tcase_add_test(tc, merge_whole);
+	tcase_add_test(tc, merge_waits_series);
 	tcase_add_loop_test(tc, bad_reports, 0, sizeof(bad_cases) / sizeof(bad_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;

@@ -116,7 +116,7 @@ one_line(const bench_settings *s, stats_outcome o, uint64_t lat, uint64_t lag, u
 	ck_assert_ptr_nonnull(l);
 	txlog_begin(l, START, NULL);
 	/* 0.123456789 s after the start: wall clock 1700000000.823456789 */
-	txlog_tx(l, 3, 41, 1, o, lat, lag, retries, START + 123456789);
+	txlog_tx(l, 3, 41, 1, o, lat, lag, retries, START + 123456789, false);
 	ck_assert_int_eq(txlog_close(l, START + NS_PER_S), 0);
 	return log0();
 }
@@ -185,10 +185,10 @@ START_TEST(tx_numbers)
 	l = txlog_open(&s, 0, START, SHIFT);
 	txlog_begin(l, START, NULL);
 	/* at wall second 1700000001 + 608 us, a latency of 0.4 us (rounds to 0) */
-	txlog_tx(l, 0, 0, 0, STATS_OK, 400, 0, 0, AT(1) + 608000);
+	txlog_tx(l, 0, 0, 0, STATS_OK, 400, 0, 0, AT(1) + 608000, false);
 	txlog_tx(l, 2147483647, INT64_C(9223372036854775806), 127, STATS_OK,
-			 UINT64_C(3600) * NS_PER_S, UINT64_C(99999999999), 0, AT(2));
-	txlog_tx(l, 10, 99, 9, STATS_OK, 999499, 1000500, 0, AT(2) + 999999999);
+			 UINT64_C(3600) * NS_PER_S, UINT64_C(99999999999), 0, AT(2), false);
+	txlog_tx(l, 10, 99, 9, STATS_OK, 999499, 1000500, 0, AT(2) + 999999999, false);
 	ck_assert_int_eq(txlog_close(l, AT(3)), 0);
 	got = log0();
 	ck_assert_str_eq(got,
@@ -214,7 +214,7 @@ START_TEST(tx_digits)
 	{
 		/* the transaction number written is tx_no + 1: pow - 1, pow, pow + 1 */
 		for (int64_t k = -1; k <= 1; k++)
-			txlog_tx(l, 0, (int64_t) pow + k - 1, 0, STATS_OK, 0, 0, 0, START);
+			txlog_tx(l, 0, (int64_t) pow + k - 1, 0, STATS_OK, 0, 0, 0, START, false);
 	}
 	ck_assert_int_eq(txlog_close(l, START), 0);
 	got = log0();
@@ -314,10 +314,10 @@ START_TEST(agg_intervals)
 	txlog_begin(l, START, NULL);
 	/* the run starts at wall 1700000000.7: the first interval at 1700000000 */
 	ck_assert_uint_eq(txlog_next_tick(l), AT(5));
-	txlog_tx(l, 0, 0, 0, STATS_OK, 1000000, 0, 0, AT(1));
-	txlog_tx(l, 0, 1, 0, STATS_OK, 3000000, 0, 0, AT(4) + 999999999);
+	txlog_tx(l, 0, 0, 0, STATS_OK, 1000000, 0, 0, AT(1), false);
+	txlog_tx(l, 0, 1, 0, STATS_OK, 3000000, 0, 0, AT(4) + 999999999, false);
 	/* the interval ends at AT(5) exactly: a transaction then is in the next one */
-	txlog_tx(l, 0, 2, 0, STATS_OK, 2000000, 0, 0, AT(5));
+	txlog_tx(l, 0, 2, 0, STATS_OK, 2000000, 0, 0, AT(5), false);
 	ck_assert_uint_eq(txlog_next_tick(l), AT(10));
 	/* written as soon as it ends, not at close */
 	got = log0();
@@ -328,7 +328,7 @@ START_TEST(agg_intervals)
 	ck_assert_uint_eq(txlog_next_tick(l), AT(10));
 	txlog_tick(l, AT(21));
 	ck_assert_uint_eq(txlog_next_tick(l), AT(25));
-	txlog_tx(l, 0, 3, 0, STATS_OK, 7000000, 0, 0, AT(23));
+	txlog_tx(l, 0, 3, 0, STATS_OK, 7000000, 0, 0, AT(23), false);
 	ck_assert_int_eq(txlog_close(l, AT(24)), 0);
 	got = log0();
 	ck_assert_str_eq(got,
@@ -351,7 +351,7 @@ START_TEST(agg_close_on_boundary)
 	s.agg_interval = 1;
 	l = txlog_open(&s, 0, START, SHIFT);
 	txlog_begin(l, START, NULL);
-	txlog_tx(l, 0, 0, 0, STATS_OK, 1000, 0, 0, AT(1) + 1);
+	txlog_tx(l, 0, 0, 0, STATS_OK, 1000, 0, 0, AT(1) + 1, false);
 	ck_assert_int_eq(txlog_close(l, AT(2)), 0);
 	got = log0();
 	ck_assert_str_eq(got,
@@ -408,14 +408,14 @@ START_TEST(agg_columns)
 		s.continue_on_error = cases[i].cont;
 		l = txlog_open(&s, 0, START, SHIFT);
 		txlog_begin(l, START, NULL);
-		txlog_tx(l, 0, 0, 0, STATS_OK, 1000000, 100000, 0, AT(1));
-		txlog_tx(l, 0, 1, 0, STATS_OK, 3000000, 500000, 2, AT(2));
-		txlog_tx(l, 0, 2, 0, STATS_SERIALIZATION, 9000000, 900000, 3, AT(3));
-		txlog_tx(l, 0, 3, 0, STATS_SERIALIZATION, 9000000, 900000, 0, AT(3));
-		txlog_tx(l, 0, 4, 0, STATS_DEADLOCK, 9000000, 900000, 1, AT(3));
-		txlog_tx(l, 0, 5, 0, STATS_OTHER, 9000000, 900000, 0, AT(3));
+		txlog_tx(l, 0, 0, 0, STATS_OK, 1000000, 100000, 0, AT(1), false);
+		txlog_tx(l, 0, 1, 0, STATS_OK, 3000000, 500000, 2, AT(2), false);
+		txlog_tx(l, 0, 2, 0, STATS_SERIALIZATION, 9000000, 900000, 3, AT(3), false);
+		txlog_tx(l, 0, 3, 0, STATS_SERIALIZATION, 9000000, 900000, 0, AT(3), false);
+		txlog_tx(l, 0, 4, 0, STATS_DEADLOCK, 9000000, 900000, 1, AT(3), false);
+		txlog_tx(l, 0, 5, 0, STATS_OTHER, 9000000, 900000, 0, AT(3), false);
 		/* a skipped transaction counts nothing but itself */
-		txlog_tx(l, 0, 6, 0, STATS_SKIPPED, 0, 0, UINT32_MAX, AT(4));
+		txlog_tx(l, 0, 6, 0, STATS_SKIPPED, 0, 0, UINT32_MAX, AT(4), false);
 		ck_assert_int_eq(txlog_close(l, AT(10)), 0);
 		got = log0();
 		ck_assert_msg(strcmp(got, cases[i].want) == 0, "case %zu: got \"%s\", want \"%s\"", i,
@@ -438,10 +438,10 @@ START_TEST(agg_per_script)
 	s.max_tries = 2;
 	l = txlog_open(&s, 0, START, SHIFT);
 	txlog_begin(l, START, NULL);
-	txlog_tx(l, 0, 0, 2, STATS_OK, 5000000, 0, 1, AT(1));
-	txlog_tx(l, 1, 0, 0, STATS_OK, 1000000, 0, 0, AT(1));
-	txlog_tx(l, 1, 1, 2, STATS_OK, 3000000, 0, 0, AT(1));
-	txlog_tx(l, 0, 1, 0, STATS_OK, 2000000, 0, 0, AT(5));
+	txlog_tx(l, 0, 0, 2, STATS_OK, 5000000, 0, 1, AT(1), false);
+	txlog_tx(l, 1, 0, 0, STATS_OK, 1000000, 0, 0, AT(1), false);
+	txlog_tx(l, 1, 1, 2, STATS_OK, 3000000, 0, 0, AT(1), false);
+	txlog_tx(l, 0, 1, 0, STATS_OK, 2000000, 0, 0, AT(5), false);
 	ck_assert_int_eq(txlog_close(l, AT(5) + 1), 0);
 	got = log0();
 	ck_assert_str_eq(got,
@@ -462,7 +462,7 @@ START_TEST(agg_per_script)
 	s.continue_on_error = true;
 	l = txlog_open(&s, 0, START, SHIFT);
 	txlog_begin(l, START, NULL);
-	txlog_tx(l, 0, 0, 0, STATS_OK, 1000000, 0, 0, AT(1));
+	txlog_tx(l, 0, 0, 0, STATS_OK, 1000000, 0, 0, AT(1), false);
 	ck_assert_int_eq(txlog_close(l, AT(1) + 1), 0);
 	got = log0();
 	ck_assert_str_eq(got, "1700000000 1 1000 1000000 1000 1000 0 0 0 0 0 0 0 0 0 0 0\n");
@@ -484,7 +484,7 @@ sampled(double r, const prng_state *rs, int n, bool *logged)
 	l = txlog_open(&s, 0, START, SHIFT);
 	txlog_begin(l, START, rs);
 	for (int i = 0; i < n; i++)
-		txlog_tx(l, 0, i, 0, STATS_OK, 1000, 0, 0, START + (uint64_t) i * 1000);
+		txlog_tx(l, 0, i, 0, STATS_OK, 1000, 0, 0, START + (uint64_t) i * 1000, false);
 	ck_assert_int_eq(txlog_close(l, START + NS_PER_S), 0);
 	got = log0();
 	memset(logged, 0, sizeof(bool) * (size_t) n);
@@ -575,7 +575,7 @@ START_TEST(buffer_boundary)
 		/* lines of different lengths, so flushes fall at different places */
 		txlog_tx(l, i % 1000, i, i % 7, (i % 13) ? STATS_OK : STATS_SERIALIZATION,
 				 (uint64_t) i * 7919 * 1000, (uint64_t) (i % 97) * 1000, (uint32_t) (i % 5),
-				 START + (uint64_t) i * 1000001);
+				 START + (uint64_t) i * 1000001, false);
 		ck_assert_int_eq(stat(path, &st), 0);
 		if (st.st_size != last_size)
 		{
@@ -641,7 +641,7 @@ START_TEST(disk_full)
 	ck_assert_ptr_nonnull(l);
 	txlog_begin(l, START, NULL);
 	for (int i = 0; i < 10; i++)
-		txlog_tx(l, 0, i, 0, STATS_OK, 1000, 0, 0, START + 1000);
+		txlog_tx(l, 0, i, 0, STATS_OK, 1000, 0, 0, START + 1000, false);
 	ck_assert_int_eq(txlog_close(l, START + 2000), 10);
 	err = unit_stderr_end();
 	snprintf(want, sizeof(want),
@@ -660,7 +660,7 @@ START_TEST(disk_full)
 	txlog_begin(l, START, NULL);
 	for (int i = 0; i < n; i++)
 	{
-		txlog_tx(l, 0, i, 0, STATS_OK, 1000, 0, 0, START + 1000);
+		txlog_tx(l, 0, i, 0, STATS_OK, 1000, 0, 0, START + 1000, false);
 		if (i == n / 2)
 		{
 			char	   *mid = unit_stderr_peek();
@@ -682,7 +682,7 @@ START_TEST(disk_full)
 	unit_stderr_begin();
 	l = txlog_open(&s, 0, START, SHIFT);
 	txlog_begin(l, START, NULL);
-	txlog_tx(l, 0, 0, 0, STATS_OK, 1000, 0, 0, AT(1));
+	txlog_tx(l, 0, 0, 0, STATS_OK, 1000, 0, 0, AT(1), false);
 	txlog_tick(l, AT(3));
 	ck_assert_int_eq(txlog_close(l, AT(3) + 1), 4);
 	err = unit_stderr_end();
@@ -719,7 +719,7 @@ START_TEST(partial_write)
 	l = txlog_open(&s, 0, START, SHIFT);
 	txlog_begin(l, START, NULL);
 	for (int i = 0; i < n; i++)
-		txlog_tx(l, 0, i, 0, STATS_OK, 1000, 0, 0, START + 1000);
+		txlog_tx(l, 0, i, 0, STATS_OK, 1000, 0, 0, START + 1000, false);
 	lost = txlog_close(l, START + 2000);
 	err = unit_stderr_end();
 	ck_assert_ptr_nonnull(strstr(err, "could not write to log file"));
@@ -769,20 +769,20 @@ START_TEST(flush_every_second)
 	ck_assert_uint_eq(txlog_next_tick(l), START + NS_PER_S);
 
 	/* within the first second: still buffered */
-	txlog_tx(l, 0, 0, 0, STATS_OK, 1000, 0, 0, START + NS_PER_S / 2);
+	txlog_tx(l, 0, 0, 0, STATS_OK, 1000, 0, 0, START + NS_PER_S / 2, false);
 	got = log0();
 	ck_assert_str_eq(got, "");
 	free(got);
 
 	/* a transaction that ends a second after the start writes both lines */
-	txlog_tx(l, 0, 1, 0, STATS_OK, 1000, 0, 0, START + NS_PER_S);
+	txlog_tx(l, 0, 1, 0, STATS_OK, 1000, 0, 0, START + NS_PER_S, false);
 	got = log0();
 	ck_assert_int_eq(unit_count_lines(got), 2);
 	free(got);
 	ck_assert_uint_eq(txlog_next_tick(l), START + 2 * NS_PER_S);
 
 	/* while no transaction ends, the timer's tick writes what waits */
-	txlog_tx(l, 0, 2, 0, STATS_OK, 1000, 0, 0, START + NS_PER_S + 1);
+	txlog_tx(l, 0, 2, 0, STATS_OK, 1000, 0, 0, START + NS_PER_S + 1, false);
 	txlog_tick(l, START + 2 * NS_PER_S - 1);
 	got = log0();
 	ck_assert_int_eq(unit_count_lines(got), 2);
@@ -798,6 +798,76 @@ START_TEST(flush_every_second)
 	l = txlog_open(&s, 0, START, SHIFT);
 	ck_assert_uint_eq(txlog_tick_interval(l), 5 * NS_PER_S);
 	txlog_close(l, START);
+}
+END_TEST
+
+/*
+ * --warmup: the warm-up's lines end with "warmup", the measured ones are
+ * a plain run's, numbered on their own.
+ */
+START_TEST(warmup_tx_lines)
+{
+	bench_settings s = settings();
+	txlog	   *l;
+	char	   *got;
+
+	s.warmup = WARMUP_FIXED;
+	s.warmup_s = 2;
+	s.rate = 100;
+	l = txlog_open(&s, 0, START, SHIFT);
+	txlog_begin(l, START, NULL);
+	txlog_tx(l, 0, 0, 0, STATS_OK, 1500, 500, 0, AT(1), true);
+	txlog_tx(l, 0, 1, 0, STATS_SKIPPED, 0, 0, 0, AT(1) + 1000, true);
+	txlog_measure_from(l, AT(2));
+	txlog_tx(l, 0, 0, 0, STATS_OK, 2500, 700, 0, AT(2) + 5000, false);
+	/* a warm-up transaction that ended in the measured part is still one */
+	txlog_tx(l, 1, 2, 0, STATS_OK, 1000000, 0, 0, AT(2) + 6000, true);
+	ck_assert_int_eq(txlog_close(l, AT(3)), 0);
+	got = log0();
+	ck_assert_str_eq(got,
+					 "0 1 2 0 1700000001 0 1 warmup\n"
+					 "0 2 skipped 0 1700000001 1 0 warmup\n"
+					 "0 1 3 0 1700000002 5 1\n"
+					 "1 3 1000 0 1700000002 6 0 warmup\n");
+	free(got);
+}
+END_TEST
+
+/*
+ * --warmup with --aggregate-interval: warm-up lines for the intervals that
+ * begin in it, measured lines for those that end after it (both for the
+ * one where it ends), and a warm-up line later only when one ended there.
+ */
+START_TEST(warmup_agg_lines)
+{
+	bench_settings s = settings();
+	txlog	   *l;
+	char	   *got;
+
+	s.warmup = WARMUP_AUTO;
+	s.warmup_s = 60;
+	s.agg_interval = 2;
+	l = txlog_open(&s, 0, START, SHIFT);
+	txlog_begin(l, START, NULL);
+	txlog_tx(l, 0, 0, 0, STATS_OK, 1000, 0, 0, AT(1), true);
+	/* the end is not known yet: the interval is the warm-up's alone */
+	txlog_tick(l, AT(2));
+	txlog_measure_from(l, AT(3) + 500000000);
+	txlog_tx(l, 0, 1, 0, STATS_OK, 2000, 0, 0, AT(3), true);
+	txlog_tx(l, 0, 0, 0, STATS_OK, 3000, 0, 0, AT(3) + 600000000, false);
+	txlog_tx(l, 0, 1, 0, STATS_OK, 5000, 0, 0, AT(5), false);
+	txlog_tx(l, 1, 2, 0, STATS_OK, 7000, 0, 0, AT(5) + 1, true);
+	txlog_tick(l, AT(8));
+	ck_assert_int_eq(txlog_close(l, AT(8)), 0);
+	got = log0();
+	ck_assert_str_eq(got,
+					 "1700000000 1 1 1 1 1 0 0 0 0 0 0 0 0 0 warmup\n"
+					 "1700000002 1 2 4 2 2 0 0 0 0 0 0 0 0 0 warmup\n"
+					 "1700000002 1 3 9 3 3 0 0 0 0 0 0 0 0 0\n"
+					 "1700000004 1 7 49 7 7 0 0 0 0 0 0 0 0 0 warmup\n"
+					 "1700000004 1 5 25 5 5 0 0 0 0 0 0 0 0 0\n"
+					 "1700000006 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	free(got);
 }
 END_TEST
 
@@ -822,6 +892,8 @@ main(void)
 	tcase_add_test(tc, disk_full);
 	tcase_add_test(tc, partial_write);
 	tcase_add_test(tc, flush_every_second);
+	tcase_add_test(tc, warmup_tx_lines);
+	tcase_add_test(tc, warmup_agg_lines);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
