@@ -18,6 +18,7 @@
 #include "pgtempo/clock.h"
 #include "pgtempo/strbuf.h"
 #include "report.h"
+#include "series.h"
 
 #define JSONREPORT_SCHEMA 1
 
@@ -50,6 +51,7 @@ typedef struct jsonreport_run
 	const bwaits_report *waits; /* --waits: the sessions' wait events; NULL: none */
 	const report_progress_point *progress;	/* the -P lines, in order */
 	int			nprogress;
+	const series *series;		/* the per-interval series ("intervals"); NULL: none */
 } jsonreport_run;
 
 /* Append the document (pretty-printed, with a final newline) to out. */

@@ -7,8 +7,9 @@
  * span from the earliest start to the latest end, as one run's duration
  * runs from its first thread's start to its end.  The -P series is added
  * interval by interval (intervals matched by their number since the
- * start); per-interval percentiles cannot be rebuilt from the hosts'
- * percentiles, so the merged series has them null, and the interval's max.
+ * start).  The per-interval series ("intervals") is added the same way,
+ * histograms included, and gives the merged -P lines their percentiles;
+ * reports written before it have them null, and the interval's max.
  */
 #include "config.h"
 
@@ -48,6 +49,7 @@ typedef struct merged
 	double		end_epoch_s;
 	report_progress_point *progress;
 	int			nprogress;
+	series		series;			/* the hosts' series added; interval_s 0: none */
 	bench_chart_point *chart;
 	int			nchart;
 	bwaits_report waits;
@@ -331,10 +333,122 @@ add_progress(merged *m, merge_host *hosts, int n)
 	free(lag);
 }
 
-/* --chart: a point per merged interval (no percentiles: only the max). */
+/* The number of row r of a series: its end since the start, in intervals. */
+static int64_t
+row_k(const series *sr, const series_row *r)
+{
+	return llround(r->time_s / sr->interval_s);
+}
+
+/* Add the cells of row src into row dst and their histograms into h[]. */
+static void
+add_row(merged *m, series_row *dst, const series_row *src, hist *h)
+{
+	dst->time_s = fmax(dst->time_s, src->time_s);
+	dst->epoch_s = fmax(dst->epoch_s, src->epoch_s);
+	dst->interval_s = fmax(dst->interval_s, src->interval_s);
+	for (int c = 0; c < m->series.ncells; c++)
+	{
+		char	   *cause = NULL;
+
+		dst->cells[c].transactions += src->cells[c].transactions;
+		dst->cells[c].failed += src->cells[c].failed;
+		dst->cells[c].latency_sum_ns += src->cells[c].latency_sum_ns;
+		if (!series_hist_add(&h[c], src->cells[c].hist_text, &cause))
+		{
+			/* a damaged histogram leaves its interval's percentiles short, not the run */
+			msg_warning("%s", cause);
+			free(cause);
+		}
+	}
+}
+
+/* The merged -P line of interval k, if there is one: its percentiles from h. */
+static void
+set_progress_percentiles(merged *m, int *pi, int64_t k, const hist *h)
+{
+	const double *pcts;
+	int			n = report_percentiles(&m->s, &pcts);
+
+	while (*pi < m->nprogress && llround(m->progress[*pi].elapsed_s / m->s.progress) < k)
+		(*pi)++;
+	if (*pi >= m->nprogress || llround(m->progress[*pi].elapsed_s / m->s.progress) != k ||
+		h->total == 0)
+		return;
+	for (int i = 0; i < n && i < BENCH_MAX_PERCENTILES; i++)
+		m->progress[*pi].percentiles_ms[i] = (double) hist_percentile(h, pcts[i]) / 1e6;
+}
+
+/*
+ * The per-interval series added over the hosts, rows matched by their
+ * number since the start; with -P at the series' interval, the merged
+ * -P lines get the percentiles of the added histograms.  Hosts with
+ * series of different intervals (or none) give none.
+ */
+static void
+add_series(merged *m, merge_host *hosts, int n)
+{
+	const series *first = &hosts[0].series;
+	int		   *cur = xcalloc((size_t) n, sizeof(int));
+	hist	   *h;
+	int			pi = 0;
+
+	for (int i = 0; i < n; i++)
+		if (hosts[i].series.interval_s <= 0 || hosts[i].series.interval_s != first->interval_s ||
+			hosts[i].series.ncells != first->ncells)
+		{
+			free(cur);
+			return;
+		}
+	series_init(&m->series, first->interval_s, first->ncells);
+	h = hist_new((size_t) first->ncells);
+	for (;;)
+	{
+		int64_t		k = INT64_MAX;
+		series_row *row;
+
+		for (int i = 0; i < n; i++)
+			if (cur[i] < hosts[i].series.nrows)
+				k = k < row_k(first, &hosts[i].series.rows[cur[i]]) ? k :
+					row_k(first, &hosts[i].series.rows[cur[i]]);
+		if (k == INT64_MAX)
+			break;
+		row = series_add_row(&m->series, 0, 0, 0);
+		for (int c = 0; c < first->ncells; c++)
+			hist_init(&h[c]);
+		for (int i = 0; i < n; i++)
+			while (cur[i] < hosts[i].series.nrows &&
+				   row_k(first, &hosts[i].series.rows[cur[i]]) == k)
+				add_row(m, row, &hosts[i].series.rows[cur[i]++], h);
+		for (int c = 0; c < first->ncells; c++)
+			row->cells[c].hist_text = series_hist_text(&h[c]);
+		if (m->s.progress == first->interval_s)
+			set_progress_percentiles(m, &pi, k, &h[0]);
+	}
+	free(h);
+	free(cur);
+}
+
+/* The index of percentile p in the report's list, or -1. */
+static int
+percentile_index(const bench_settings *s, double p)
+{
+	const double *pcts;
+	int			n = report_percentiles(s, &pcts);
+
+	for (int i = 0; i < n && i < BENCH_MAX_PERCENTILES; i++)
+		if (pcts[i] == p)
+			return i;
+	return -1;
+}
+
+/* --chart: a point per merged interval (the percentiles when the series gave them). */
 static void
 make_chart(merged *m)
 {
+	int			i50 = percentile_index(&m->s, 50),
+				i99 = percentile_index(&m->s, 99);
+
 	m->chart = xcalloc((size_t) m->nprogress + 1, sizeof(bench_chart_point));
 	for (int i = 0; i < m->nprogress; i++)
 	{
@@ -343,8 +457,8 @@ make_chart(merged *m)
 
 		c->elapsed_s = p->elapsed_s;
 		c->tps = p->tps;
-		c->p50_ms = NAN;
-		c->p99_ms = NAN;
+		c->p50_ms = i50 >= 0 ? p->percentiles_ms[i50] : NAN;
+		c->p99_ms = i99 >= 0 ? p->percentiles_ms[i99] : NAN;
 		c->max_ms = p->transactions > 0 && p->max_ms > 0 ? p->max_ms : NAN;
 		c->lag_ms = m->s.rate > 0 && p->transactions > 0 ? p->lag_ms : NAN;
 		c->failed = p->failed;
@@ -397,6 +511,7 @@ merge_hosts(merged *m, const bench_settings *opts, merge_host *hosts, int n)
 	}
 	m->d.bench_duration_s = n == 1 ? hosts[0].duration_s : m->end_epoch_s - m->start_epoch_s;
 	add_progress(m, hosts, n);
+	add_series(m, hosts, n);
 	if (opts->chart_path != NULL)
 		make_chart(m);
 }
@@ -504,6 +619,7 @@ write_merged(const merged *m, const merge_host *hosts, int n, const jsonreport_m
 			.waits = m->d.waits,
 			.progress = m->progress,
 			.nprogress = m->nprogress,
+			.series = &m->series,
 		};
 
 		if (!jsonreport_write(m->s.json_path, &m->s, &run, &cause))
@@ -586,6 +702,7 @@ merged_free(merged *m, int nscripts)
 {
 	report_data_free(&m->d, nscripts);
 	free(m->progress);
+	series_free(&m->series);
 	free(m->chart);
 	for (int i = 0; i < m->waits.nev; i++)
 	{

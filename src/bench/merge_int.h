@@ -13,6 +13,7 @@
 #include "pgtempo/clock.h"
 #include "pgtempo/hist.h"
 #include "pgtempo/jsonread.h"
+#include "series.h"
 #include "stats.h"
 
 /* One -P line of a host, the numbers that add up. */
@@ -76,6 +77,7 @@ typedef struct merge_host
 	int			progress_s;		/* -P; 0: no series */
 	merge_point *points;
 	int			npoints;
+	series		series;			/* "intervals"; interval_s 0: none */
 	bool		has_waits;
 	bwaits_report waits;		/* its events and sampling */
 } merge_host;

@@ -487,6 +487,8 @@ mergeread_host(const char *file, merge_host *h, char **cause)
 		read_scripts(&r, results, h);
 		read_progress(&r, h->root, h);
 		read_waits(&r, h->root, h);
+		if (r.err == NULL && !series_read(h->root, &h->series, &r.err))
+			series_init(&h->series, 0, 1);
 	}
 	if (r.err != NULL)
 	{
@@ -532,6 +534,7 @@ mergeread_free(merge_host *h)
 	mergeread_free_scripts(h->s.scripts, h->s.nscripts);
 	free(h->h);
 	free(h->points);
+	series_free(&h->series);
 	for (int i = 0; i < h->waits.nev; i++)
 	{
 		free(h->waits.ev[i].type);
