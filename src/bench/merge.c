@@ -30,13 +30,19 @@
 #include "report.h"
 #include "results.h"
 
-/* The settings that make runs the same benchmark: any difference is an error. */
+/*
+ * The settings that make runs the same benchmark (the first
+ * N_BENCHMARK_SETTINGS: --compare too), and those that make them parts
+ * of one run (--merge): any difference is an error.
+ */
 static const char *const same_settings[] = {
 	"transaction_type", "scripts", "scale", "partition_method", "partitions", "query_mode",
-	"transactions_per_client", "duration_s", "max_tries", "connect_per_transaction",
+	"max_tries", "connect_per_transaction",
+	"transactions_per_client", "duration_s",
 	"latency_limit_ms", "progress_s", "report_per_command", "failures_detailed",
 	"continue_on_error",
 };
+#define N_BENCHMARK_SETTINGS 8
 
 /* The merged run. */
 typedef struct merged
@@ -96,6 +102,8 @@ same(const merge_host *a, const merge_host *b, const char *what, const jsonread_
 	return false;
 }
 
+static bool same_scripts(const merge_host *a, const merge_host *b, bool with_r);
+
 /* results.scripts[i].commands of h (i < 0: results.scripts). */
 static const jsonread_value *
 script_commands(const merge_host *h, int i)
@@ -107,20 +115,28 @@ script_commands(const merge_host *h, int i)
 	return jsonread_get(&scripts->u.items[i], "commands");
 }
 
-/* Whether b ran the same benchmark as a (the difference printed if not). */
-static bool
-same_benchmark(const merge_host *a, const merge_host *b)
+/*
+ * Whether b ran the same benchmark as a (the difference printed if not):
+ * with whole_run, as parts of one run (--merge); otherwise the same
+ * scripts, weights, commands, data and query mode only (--compare).
+ */
+bool
+merge_same_benchmark(const merge_host *a, const merge_host *b, bool whole_run)
 {
 	const jsonread_value *sa = jsonread_get(a->root, "settings");
 	const jsonread_value *sb = jsonread_get(b->root, "settings");
+	size_t		nsettings = whole_run ? sizeof(same_settings) / sizeof(same_settings[0]) :
+		N_BENCHMARK_SETTINGS;
 	char		what[128];
 
-	for (size_t i = 0; i < sizeof(same_settings) / sizeof(same_settings[0]); i++)
+	for (size_t i = 0; i < nsettings; i++)
 	{
 		snprintf(what, sizeof(what), "settings.%s", same_settings[i]);
 		if (!same(a, b, what, jsonread_get(sa, same_settings[i]), jsonread_get(sb, same_settings[i])))
 			return false;
 	}
+	if (!whole_run)
+		return same_scripts(a, b, false);
 	if ((a->rate > 0) != (b->rate > 0))
 		return same(a, b, "settings.rate_tps", jsonread_get(sa, "rate_tps"),
 					jsonread_get(sb, "rate_tps"));
@@ -129,6 +145,18 @@ same_benchmark(const merge_host *a, const merge_host *b)
 		return false;
 	if (a->has_waits != b->has_waits)
 		return same(a, b, "waits", jsonread_get(a->root, "waits"), jsonread_get(b->root, "waits"));
+	return same_scripts(a, b, true);
+}
+
+/*
+ * The scripts' commands (-r) of a and b: the same number, the same text
+ * (without with_r, a run without -r lists none and is not compared).
+ */
+static bool
+same_scripts(const merge_host *a, const merge_host *b, bool with_r)
+{
+	char		what[128];
+
 	if (a->nscripts != b->nscripts)
 		return same(a, b, "results.scripts", script_commands(a, -1), script_commands(b, -1));
 	for (int i = 0; i < a->nscripts; i++)
@@ -136,6 +164,8 @@ same_benchmark(const merge_host *a, const merge_host *b)
 		const jsonread_value *ca = script_commands(a, i);
 		const jsonread_value *cb = script_commands(b, i);
 
+		if (!with_r && (a->scripts[i].ncommands == 0 || b->scripts[i].ncommands == 0))
+			continue;
 		if (a->scripts[i].ncommands != b->scripts[i].ncommands)
 		{
 			snprintf(what, sizeof(what), "results.scripts[%d].commands", i);
@@ -670,7 +700,7 @@ read_hosts(char **files, int nfiles, bool allow_partial, merge_host *hosts, int 
 		{
 			merge_host *h = &hosts[(*nhosts)++];
 
-			if (h != hosts && !same_benchmark(hosts, h))
+			if (h != hosts && !merge_same_benchmark(hosts, h, true))
 				*different = true;
 			if (twice(hosts, *nhosts - 1, h))
 				*different = true;

@@ -99,6 +99,14 @@ void		mergeread_free(merge_host *h);
  */
 void		mergeread_drop_doc(merge_host *h);
 
+/*
+ * Whether b ran the same benchmark as a; the first difference is printed
+ * as an error.  whole_run: as parts of one run, for --merge (the same
+ * duration, -P, -L, ... too); otherwise the same scripts, weights,
+ * commands, data and query mode, for --compare.
+ */
+bool		merge_same_benchmark(const merge_host *a, const merge_host *b, bool whole_run);
+
 /* Free scripts made by mergeread_host (they hold names and command lines only). */
 void		mergeread_free_scripts(script **scripts, int n);
 
