@@ -299,7 +299,7 @@ static void
 diff_fields(cmp *c)
 {
 	const jsonread_value *st = jsonread_get(c->side[0].runs[0].root, "settings");
-	int			nruns = c->side[0].n + c->side[1].n;
+	int			nruns = c->cs->nbase + c->cs->ntarget;
 
 	c->diffs = xcalloc((size_t) (st != NULL ? st->n : 0) + 3, sizeof(cmp_diff));
 	c->diffs[c->ndiffs++].field = xstrdup("server_version");
@@ -353,6 +353,7 @@ static bool
 read_sides(cmp *c)
 {
 	const compare_settings *cs = c->cs;
+	bool		by_runs = cs->nbase + cs->ntarget > 2;
 	bool		ok = true;
 	int			k = 0;
 
@@ -367,8 +368,11 @@ read_sides(cmp *c)
 			merge_host *h = &c->side[s].runs[c->side[s].n];
 			char	   *cause = NULL;
 
-			if (!mergeread_host(files[i], h, &cause))
+			if (!mergeread_host(files[i], h, &cause) ||
+				(!by_runs && !mergeread_series(h, &cause)))
 			{
+				if (h->doc != NULL)
+					mergeread_free(h);
 				msg_error("%s", cause);
 				free(cause);
 				ok = false;

@@ -139,7 +139,7 @@ cmpout_print(FILE *out, const cmp *c)
 {
 	table_col	cols[] = {
 		{"", 12, "  ", true}, {"base", 12, " ", false}, {"new", 12, " ", false},
-		{"change", 9, " ", false}, {"95 % interval", 20, " ", false}, {"verdict", 7, "  ", true},
+		{"change", 9, " ", false}, {"95 % interval", 20, " ", false}, {"verdict", 0, "  ", true},
 	};
 
 	fprintf(out, "%s --compare (pgtempo %s): %d run%s against %d run%s\n", msg_progname(),

@@ -680,6 +680,18 @@ twice(const merge_host *hosts, int n, const merge_host *h)
 	return false;
 }
 
+/* One host's report and its series; false with *cause set. */
+static bool
+read_host(const char *file, merge_host *h, char **cause)
+{
+	if (!mergeread_host(file, h, cause))
+		return false;
+	if (mergeread_series(h, cause))
+		return true;
+	mergeread_free(h);
+	return false;
+}
+
 /*
  * Read the files, each compared with the first as it is read (*different
  * set, the difference printed); false if one cannot be read (unless
@@ -696,7 +708,7 @@ read_hosts(char **files, int nfiles, bool allow_partial, merge_host *hosts, int 
 	{
 		char	   *cause = NULL;
 
-		if (mergeread_host(files[i], &hosts[*nhosts], &cause))
+		if (read_host(files[i], &hosts[*nhosts], &cause))
 		{
 			merge_host *h = &hosts[(*nhosts)++];
 

@@ -93,6 +93,14 @@ bool		mergeread_host(const char *file, merge_host *h, char **cause);
 void		mergeread_free(merge_host *h);
 
 /*
+ * Read the per-interval series ("intervals") of h into h->series (before
+ * its document is dropped); false with *cause set (caller frees) when it
+ * is malformed.  Apart from mergeread_host: a comparison by runs has no
+ * use for it, and an hour's series is some 10 MB of text.
+ */
+bool		mergeread_series(merge_host *h, char **cause);
+
+/*
  * Free the document once h was compared with the first host: what is
  * added up was copied out of it.  64 reports of an hour's -P 1 series
  * take 140 MB of text; only one is kept.

@@ -487,8 +487,6 @@ mergeread_host(const char *file, merge_host *h, char **cause)
 		read_scripts(&r, results, h);
 		read_progress(&r, h->root, h);
 		read_waits(&r, h->root, h);
-		if (r.err == NULL && !series_read(h->root, &h->series, &r.err))
-			series_init(&h->series, 0, 1);
 	}
 	if (r.err != NULL)
 	{
@@ -501,6 +499,18 @@ mergeread_host(const char *file, merge_host *h, char **cause)
 		h->host = xstrdup(file);
 	make_scripts(h);
 	return true;
+}
+
+bool
+mergeread_series(merge_host *h, char **cause)
+{
+	char	   *err = NULL;
+
+	if (series_read(h->root, &h->series, &err))
+		return true;
+	*cause = xasprintf("file \"%s\": %s", h->file, err);
+	free(err);
+	return false;
 }
 
 void
