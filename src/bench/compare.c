@@ -353,7 +353,7 @@ static bool
 read_sides(cmp *c)
 {
 	const compare_settings *cs = c->cs;
-	bool		by_runs = cs->nbase + cs->ntarget > 2;
+	bool		need_series = cs->nbase + cs->ntarget <= 2 || c->opts->chart_path != NULL;
 	bool		ok = true;
 	int			k = 0;
 
@@ -369,7 +369,7 @@ read_sides(cmp *c)
 			char	   *cause = NULL;
 
 			if (!mergeread_host(files[i], h, &cause) ||
-				(!by_runs && !mergeread_series(h, &cause)))
+				(need_series && !mergeread_series(h, &cause)))
 			{
 				if (h->doc != NULL)
 					mergeread_free(h);
@@ -413,13 +413,19 @@ cmp_free(cmp *c)
 	free(c->results);
 }
 
-/* --json of the comparison. */
+/* --json and --chart of the comparison. */
 static void
 write_outputs(const cmp *c, int *status)
 {
 	char	   *cause = NULL;
 
 	if (c->opts->json_path != NULL && !cmpout_json(c->opts->json_path, c, *status, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		*status = EXITCODE_ERROR;
+	}
+	if (c->opts->chart_path != NULL && !cmpout_chart(c->opts->chart_path, c, &cause))
 	{
 		msg_error("%s", cause);
 		free(cause);

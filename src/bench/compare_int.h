@@ -104,7 +104,8 @@ void		cmp_set_verdict(cmp_result *r);
 /* The table on out, and the notes on what the intervals cover. */
 void		cmpout_print(FILE *out, const cmp *c);
 
-/* --json; false with *cause set (caller frees). */
+/* --json and --chart; false with *cause set (caller frees). */
 bool		cmpout_json(const char *path, const cmp *c, int exit_status, char **cause);
+bool		cmpout_chart(const char *path, const cmp *c, char **cause);
 
 #endif

@@ -45,7 +45,7 @@ usage(void)
 		   "                [--percentiles=LIST] [--allow-partial] REPORT.json...\n",
 		   msg_progname());
 	printf("  %s --compare BASE.json... --to NEW.json... [--fail-if=LIST]\n"
-		   "                [--json=FILE] [--percentiles=LIST]\n\n", msg_progname());
+		   "                [--json=FILE] [--chart=FILE] [--percentiles=LIST]\n\n", msg_progname());
 	printf("Initialization options:\n"
 		   "  -i, --initialize         invokes initialization mode\n"
 		   "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n"
@@ -709,6 +709,7 @@ handle_fail_if(const opt_def *def, void *ctx, const char *arg)
 
 static const opt_def compare_options[] = {
 	{"json", 0, required_argument, opt_string, S(json_path)},
+	{"chart", 0, required_argument, opt_string, S(chart_path)},
 	{"percentiles", 0, required_argument, handle_percentiles},
 	{"fail-if", 0, required_argument, handle_fail_if},
 	{"help", '?', no_argument, NULL},

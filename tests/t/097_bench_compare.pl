@@ -76,7 +76,7 @@ cmp_ok(scalar @{ $a1->{intervals}{rows} }, '>=', 21, '--json: a row a second');
 like($a1->{intervals}{rows}[1][6], qr/^\d+ \d+( \d+ \d+)*$/, '--json: a row\'s histogram as text');
 
 my ($code, $out, $err) = run_tool([ $ours, '--compare', "$dir/a1.json", '--to', "$dir/a2.json",
-	'--fail-if=tps:-50%', "--json=$dir/aa.json" ]);
+	'--fail-if=tps:-50%', "--json=$dir/aa.json", "--chart=$dir/aa.svg" ]);
 is($code, 0, 'A/A: a wide gate is not tripped') or diag($err);
 my $aa = json_of("$dir/aa.json");
 like(result($aa, $_)->{verdict}, $verdict_re, "A/A: $_ has a verdict") for qw(tps avg p50 p99);
@@ -84,6 +84,9 @@ like($out, qr/^  tps\s+[\d.]+\s+[\d.]+\s+[-+][\d.]+ %\s+\[[-+][\d.]+ %, [-+][\d.
 	'A/A: the tps line');
 like($out, qr/cover only the noise within a run/, 'A/A: one run per side says what its intervals cover');
 is($aa->{method}{unit}, 'interval', 'A/A: JSON says the unit');
+my $svg = do { local $/; open my $fh, '<', "$dir/aa.svg" or die; <$fh> };
+like($svg, qr/Throughput of each run.*Latency distributions/s, '--chart: both panels');
+is(scalar(() = $svg =~ /<svg /g), 2, '--chart: the distributions are a nested chart');
 
 ($code, $out, $err) = run_tool([ $ours, '--compare', "$dir/a1.json", '--to', "$dir/s1.json",
 	'--fail-if=tps:-10%', "--json=$dir/as.json" ]);
