@@ -18,27 +18,24 @@
 #    synchronous_commit off) and how often the change itself does.
 #
 # usage: perf/compare_rates.sh [PAIRS [SECONDS [INJECTED]]]   (defaults 20, 10, 10)
+#        perf/compare_rates.sh --reports DIR [PAIRS [INJECTED]]
+#        (the comparisons and the summary again, on reports kept by KEEP=1)
 # env:   OURS (our binary), PG_BINDIR, KEEP=1 keeps the reports (in a directory it prints)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
+reports=
+if [ "${1:-}" = --reports ]; then
+	reports=$2
+	shift 2
+	set -- "${1:-20}" 10 "${2:-10}"
+fi
 pairs=${1:-20}
 secs=${2:-10}
 injected=${3:-10}
-bindir=$(pg_bindir)
 ours=${OURS:-$here/../pgtempo-bench}
 [ -x "$ours" ] || { echo "perf/compare_rates.sh: error: $ours not found (build first)" >&2; exit 1; }
-
-throwaway_cluster compare ""
-if [ "${KEEP:-0}" = 1 ]; then
-	out=$(mktemp -d "${TMPDIR:-/tmp}/compare_rates.XXXXXX")
-else
-	out="$tmp/reports"
-	mkdir -p "$out"
-fi
-"$ours" -i -s 10 -q >/dev/null 2>&1
-echo "load average at the start: $(loadavg)"
 
 # run NAME ARGS...: one run's --json report as $out/NAME.json
 run() {
@@ -64,11 +61,43 @@ cmp() {
 	"$ours" --compare "$@" --json="$out/$name.cmp.json" >/dev/null 2>&1 || :
 }
 
-i=0
-while [ "$i" -lt $((2 * pairs)) ]; do
-	run "aa$i" -S -c 4 -j 2
-	i=$((i + 1))
-done
+# the runs: A/A, then the injected changes, alternated
+make_reports() {
+	i=0
+	while [ "$i" -lt $((2 * pairs)) ]; do
+		run "aa$i" -S -c 4 -j 2
+		i=$((i + 1))
+	done
+	printf '\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n\\sleep :d us\n' \
+		>"$out/sleep.sql"
+	i=0
+	while [ "$i" -lt "$injected" ]; do
+		run "sl0_$i" -f "$out/sleep.sql" -c 4 -j 2 -D d=0
+		run "sl200_$i" -f "$out/sleep.sql" -c 4 -j 2 -D d=200
+		run_sync "scon_$i" on -c 4 -j 2
+		run_sync "scoff_$i" off -c 4 -j 2
+		i=$((i + 1))
+	done
+}
+
+if [ -n "$reports" ]; then
+	out=$reports
+else
+	bindir=$(pg_bindir)
+	throwaway_cluster compare ""
+	if [ "${KEEP:-0}" = 1 ]; then
+		out=$(mktemp -d "${TMPDIR:-/tmp}/compare_rates.XXXXXX")
+	else
+		out="$tmp/reports"
+		mkdir -p "$out"
+	fi
+	"$ours" -i -s 10 -q >/dev/null 2>&1
+	echo "load average at the start: $(loadavg)"
+	make_reports
+	echo "load average at the end: $(loadavg)"
+fi
+
+# the comparisons: pairs one against one, groups of six three against three
 i=0
 while [ "$i" -lt "$pairs" ]; do
 	cmp "aa1v1_$i" "$out/aa$((2 * i)).json" --to "$out/aa$((2 * i + 1)).json"
@@ -81,20 +110,12 @@ while [ $((6 * g + 6)) -le $((2 * pairs)) ]; do
 		--to "$out/aa$((b + 1)).json" "$out/aa$((b + 3)).json" "$out/aa$((b + 5)).json"
 	g=$((g + 1))
 done
-
-printf '\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n\\sleep :d us\n' \
-	>"$out/sleep.sql"
 i=0
 while [ "$i" -lt "$injected" ]; do
-	run "sl0_$i" -f "$out/sleep.sql" -c 4 -j 2 -D d=0
-	run "sl200_$i" -f "$out/sleep.sql" -c 4 -j 2 -D d=200
-	run_sync "scon_$i" on -c 4 -j 2
-	run_sync "scoff_$i" off -c 4 -j 2
 	cmp "sleep_$i" "$out/sl0_$i.json" --to "$out/sl200_$i.json"
 	cmp "sync_$i" "$out/scon_$i.json" --to "$out/scoff_$i.json"
 	i=$((i + 1))
 done
-echo "load average at the end: $(loadavg)"
 
 python3 - "$out" "$pairs" "$injected" <<'EOF'
 import glob, json, math, os, statistics, sys
@@ -169,5 +190,5 @@ for label, docs, metric, want, sign in (
     show("  its change has the right sign", *rate(docs, lambda r: r["change_pct"] * sign > 0, metric))
     show("  verdict with the wrong sign", *rate(docs, lambda r: r["verdict"] not in (want, "no difference shown"), metric))
 EOF
-[ "${KEEP:-0}" = 1 ] && echo "reports kept in $out"
+[ "${KEEP:-0}" = 1 ] && [ -z "$reports" ] && echo "reports kept in $out"
 exit 0

@@ -51,6 +51,16 @@ bool		infer_welch_log(const double *a, int na, const double *b, int nb, double l
 int			infer_block_length(int n);
 
 /*
+ * The block length for n values whose lag-1 autocorrelation is rho: the
+ * AR(1) plug-in rule, (3n/2)^(1/3) (2 rho / (1 - rho^2))^(2/3), rounded,
+ * at least infer_block_length(n) and at most n / 3.
+ */
+int			infer_block_length_rho(int n, double rho);
+
+/* The lag-1 autocorrelation of x[0..n); 0 with fewer than 3 values or no variance. */
+double		infer_lag1(const double *x, int n);
+
+/*
  * One resample of a series of n values, as blocks of len consecutive
  * indexes that wrap around at the end (a circular moving block
  * bootstrap): starts[0..nblocks) each uniform in [0, n), nblocks =

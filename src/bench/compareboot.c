@@ -4,17 +4,19 @@
  *
  * Neighbouring seconds of a run are not independent (a checkpoint, a
  * vacuum, the cache warming up last several seconds), so the series is
- * resampled in blocks of consecutive intervals, round(n^(1/3)) of them,
- * wrapping around at the end; each side is resampled on its own, 2000
- * times with a fixed seed.  Each resample's tps is its transactions over
- * its time, its average the latency sum over its transactions, and its
- * percentiles those of the resampled intervals' histograms added up, so
- * percentiles are resampled as they are measured, not averaged.  The
- * interval is the 2.5th to 97.5th percentile of the resampled log ratio,
- * moved to centre on the reported change (the series leaves out the last
- * part of a second).  A series longer than CMP_MAX_GROUPS intervals is
- * first summed into that many groups of consecutive intervals, which
- * keeps an hour's run within a fraction of a second.
+ * resampled in blocks of consecutive intervals, wrapping around at the
+ * end: round(n^(1/3)) of them, more when the tps of neighbouring
+ * intervals are correlated (the AR(1) plug-in rule, infer.h).  Each side
+ * is resampled on its own, 2000 times with a fixed seed.  Each
+ * resample's tps is its transactions over its time, its average the
+ * latency sum over its transactions, and its percentiles those of the
+ * resampled intervals' histograms added up, so percentiles are resampled
+ * as they are measured, not averaged.  The interval is the reported
+ * change plus or minus t (blocks less one degrees of freedom) times the
+ * standard deviation of the resampled log ratio.  A series longer than
+ * CMP_MAX_GROUPS intervals is first summed into that many groups of
+ * consecutive intervals, which keeps an hour's run within a fraction of
+ * a second.
  *
  * The histograms are kept as prefix sums over time of the buckets the
  * run used, so a block's histogram is one subtraction per bucket.
@@ -247,12 +249,34 @@ run_resamples(cmp *c, bside *b, double **rep)
 	free(starts[1]);
 }
 
-/* The interval of each result of scope from the resampled log ratios. */
+/* The sample standard deviation of v[0..n). */
+static double
+stddev(const double *v, int n)
+{
+	double		sum = 0,
+				ss = 0;
+
+	for (int k = 0; k < n; k++)
+		sum += v[k];
+	for (int k = 0; k < n; k++)
+		ss += (v[k] - sum / n) * (v[k] - sum / n);
+	return n > 1 ? sqrt(ss / (n - 1)) : 0;
+}
+
+/*
+ * The interval of each result of scope from the resampled log ratios:
+ * the reported change plus or minus t times their standard deviation, t
+ * with the number of blocks less one degrees of freedom (a percentile
+ * interval of the resamples covers too little on series this short:
+ * 82 % instead of 95 % on 40 correlated intervals, against 93 % so).
+ */
 static void
 set_intervals(cmp *c, int scope, bside *b, double **rep)
 {
+	int			nblocks = infer_block_count(b[0].n < b[1].n ? b[0].n : b[1].n, c->block_len);
 	double		full[2][CMP_MAX_METRICS];
 
+	/* the whole series once: the resamples must be finite where it is */
 	resample(&b[0], c, NULL, 0, full[0]);
 	resample(&b[1], c, NULL, 0, full[1]);
 	for (int m = 0; m < c->nmetrics; m++)
@@ -273,14 +297,38 @@ set_intervals(cmp *c, int scope, bside *b, double **rep)
 		}
 		else
 		{
-			double		lo = infer_quantile(rep[m], CMP_RESAMPLES, (1 - CMP_LEVEL) / 2);
-			double		hi = infer_quantile(rep[m], CMP_RESAMPLES, (1 + CMP_LEVEL) / 2);
+			double		sd = stddev(rep[m], CMP_RESAMPLES);
+			double		t = infer_t_quantile((1 + CMP_LEVEL) / 2, nblocks - 1);
 
-			r->lo = exp(est + lo - centre) - 1;
-			r->hi = exp(est + hi - centre) - 1;
+			r->lo = exp(est - t * sd) - 1;
+			r->hi = exp(est + t * sd) - 1;
 		}
 		cmp_set_verdict(r);
 	}
+}
+
+/*
+ * The block length: at least round(n^(1/3)), longer when the tps of
+ * neighbouring intervals are correlated (the AR(1) plug-in rule on the
+ * larger of the two sides' lag-1 autocorrelations).
+ */
+static int
+block_length(const bside *b)
+{
+	int			n = b[0].n < b[1].n ? b[0].n : b[1].n;
+	double		rho = 0;
+
+	for (int s = 0; s < 2; s++)
+	{
+		double	   *x = xcalloc((size_t) b[s].n + 1, sizeof(double));
+
+		for (int j = 0; j < b[s].n; j++)
+			x[j] = b[s].secs[j + 1] > b[s].secs[j] ?
+				(b[s].tx[j + 1] - b[s].tx[j]) / (b[s].secs[j + 1] - b[s].secs[j]) : 0;
+		rho = fmax(rho, infer_lag1(x, b[s].n));
+		free(x);
+	}
+	return infer_block_length_rho(n, rho);
 }
 
 void
@@ -330,7 +378,7 @@ cmpboot_scope(cmp *c, int scope)
 			return;
 		}
 	}
-	c->block_len = infer_block_length(b[0].n < b[1].n ? b[0].n : b[1].n);
+	c->block_len = block_length(b);
 	for (int m = 0; m < c->nmetrics; m++)
 		rep[m] = xcalloc(CMP_RESAMPLES, sizeof(double));
 	run_resamples(c, b, rep);

@@ -188,6 +188,41 @@ infer_block_length(int n)
 }
 
 int
+infer_block_length_rho(int n, double rho)
+{
+	int			len = infer_block_length(n);
+	double		r = fmin(fabs(rho), 0.99);
+	double		plug = cbrt(1.5 * n) * pow(2 * r / (1 - r * r), 2.0 / 3.0);
+
+	if (plug > len)
+		len = (int) lround(plug);
+	if (len > n / 3)
+		len = n / 3 > 1 ? n / 3 : 1;
+	return len;
+}
+
+double
+infer_lag1(const double *x, int n)
+{
+	double		mean = 0,
+				num = 0,
+				den = 0;
+
+	if (n < 3)
+		return 0;
+	for (int i = 0; i < n; i++)
+		mean += x[i];
+	mean /= n;
+	for (int i = 0; i < n; i++)
+	{
+		den += (x[i] - mean) * (x[i] - mean);
+		if (i > 0)
+			num += (x[i] - mean) * (x[i - 1] - mean);
+	}
+	return den > 0 ? num / den : 0;
+}
+
+int
 infer_block_count(int n, int len)
 {
 	return (n + len - 1) / len;

@@ -80,6 +80,20 @@ START_TEST(blocks_and_quantiles)
 	for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++)
 		ck_assert_int_eq(infer_block_length(lengths[i][0]), lengths[i][1]);
 	ck_assert_int_eq(infer_block_count(60, 4), 15);
+	/* the AR(1) rule: no correlation, the n^(1/3) floor; 0.6, (150)^(1/3) 1.875^(2/3); capped at n/3 */
+	ck_assert_int_eq(infer_block_length_rho(100, 0), 5);
+	ck_assert_int_eq(infer_block_length_rho(100, 0.6), 8);
+	ck_assert_int_eq(infer_block_length_rho(30, 0.99), 10);
+	ck_assert_int_eq(infer_block_length_rho(2, 0.9), 1);
+	{
+		double		alt[] = {1, -1, 1, -1, 1, -1, 1, -1};
+		double		flat[] = {3, 3, 3, 3};
+		double		ramp[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+
+		ck_assert_double_eq_tol(infer_lag1(alt, 8), -7.0 / 8, 1e-12);
+		ck_assert_double_eq(infer_lag1(flat, 4), 0);
+		ck_assert(infer_lag1(ramp, 10) > 0.6);
+	}
 	ck_assert_int_eq(infer_block_count(61, 4), 16);
 	ck_assert_double_eq(infer_quantile(v, 5, 0.5), 3);
 	ck_assert_double_eq(infer_quantile(v, 5, 0), 1);
