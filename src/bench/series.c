@@ -64,18 +64,21 @@ char *
 series_hist_text(const hist *h)
 {
 	strbuf		sb;
-	int			prev = 0;
-	bool		first = true;
+	int			next = -1;		/* the bucket the next count would be for */
 
 	strbuf_init(&sb);
 	for (int i = 0; h->total > 0 && i < HIST_BUCKETS; i++)
 	{
 		if (h->counts[i] == 0)
 			continue;
-		strbuf_printf(&sb, first ? "%d %llu" : " %d %llu", i - prev,
-					  (unsigned long long) h->counts[i]);
-		prev = i;
-		first = false;
+		if (next < 0)
+			strbuf_printf(&sb, "%d", i);
+		else if (i == next + 1)
+			strbuf_puts(&sb, " 0");		/* one empty bucket: shorter than a jump */
+		else if (i > next)
+			strbuf_printf(&sb, " +%d", i - next);
+		strbuf_printf(&sb, " %llu", (unsigned long long) h->counts[i]);
+		next = i + 1;
 	}
 	if (sb.len == 0)
 	{
@@ -85,20 +88,24 @@ series_hist_text(const hist *h)
 	return strbuf_detach(&sb);
 }
 
-/* The next unsigned integer of *p (spaces skipped); false at the end or on anything else. */
+/*
+ * The next token of *p (spaces skipped): an unsigned integer, after a '+'
+ * when jump is set; false at the end, or with *bad set on anything else.
+ */
 static bool
-next_uint(const char **p, uint64_t *v, bool *bad)
+next_token(const char **p, uint64_t *v, bool *jump, bool *bad)
 {
 	char	   *end;
 	const char *s = *p;
 
 	while (*s == ' ')
 		s++;
+	*p = s;
 	if (*s == '\0')
-	{
-		*p = s;
 		return false;
-	}
+	*jump = *s == '+';
+	if (*jump)
+		s++;
 	if (*s < '0' || *s > '9')
 	{
 		*bad = true;
@@ -115,37 +122,59 @@ next_uint(const char **p, uint64_t *v, bool *bad)
 	return true;
 }
 
+/* Append bucket idx with count cnt to sp. */
+static void
+sparse_add(series_sparse *sp, int *max, uint64_t idx, uint64_t cnt)
+{
+	if (sp->nb == *max)
+	{
+		*max *= 2;
+		sp->idx = xrealloc(sp->idx, (size_t) *max * sizeof(uint32_t));
+		sp->cnt = xrealloc(sp->cnt, (size_t) *max * sizeof(uint64_t));
+	}
+	sp->idx[sp->nb] = (uint32_t) idx;
+	sp->cnt[sp->nb++] = cnt;
+	sp->total += cnt;
+}
+
 bool
 series_sparse_decode(const char *text, series_sparse *sp, char **cause)
 {
 	const char *p = text;
-	uint64_t	gap,
-				cnt,
+	uint64_t	v,
 				idx = 0;
-	bool		bad = false;
+	bool		bad = false,
+				jump,
+				first = true;
 	int			max = 16;
 
 	memset(sp, 0, sizeof(*sp));
 	sp->idx = xmalloc((size_t) max * sizeof(uint32_t));
 	sp->cnt = xmalloc((size_t) max * sizeof(uint64_t));
-	while (next_uint(&p, &gap, &bad))
+	while (!bad && next_token(&p, &v, &jump, &bad))
 	{
-		if (!next_uint(&p, &cnt, &bad) || (sp->nb > 0 && gap == 0) ||
-			gap >= HIST_BUCKETS || idx + gap >= HIST_BUCKETS)
+		if (first || jump)
+		{
+			bool		first_token = first;
+
+			/* the first bucket's index, or a jump over empty ones: a count follows */
+			idx = first ? v : idx + v;
+			first = false;
+			if ((jump && (first_token || v < 1)) || v >= HIST_BUCKETS || idx >= HIST_BUCKETS ||
+				!next_token(&p, &v, &jump, &bad) || jump)
+			{
+				bad = true;
+				break;
+			}
+		}
+		if (idx >= HIST_BUCKETS)
 		{
 			bad = true;
 			break;
 		}
-		idx += gap;
-		if (sp->nb == max)
-		{
-			max *= 2;
-			sp->idx = xrealloc(sp->idx, (size_t) max * sizeof(uint32_t));
-			sp->cnt = xrealloc(sp->cnt, (size_t) max * sizeof(uint64_t));
-		}
-		sp->idx[sp->nb] = (uint32_t) idx;
-		sp->cnt[sp->nb++] = cnt;
-		sp->total += cnt;
+		if (v > 0)
+			sparse_add(sp, &max, idx, v);
+		idx++;
 	}
 	if (bad)
 	{

@@ -9,13 +9,13 @@
  * resamples the intervals of one run (a block bootstrap) for the
  * interval of a change.
  *
- * A histogram is kept sparse, as the text the document carries: the
- * non-empty buckets of the log-linear histogram (hist.h) as integers
- * separated by spaces, "i0 c0 d1 c1 d2 c2 ...", where i0 is the first
- * bucket's index, each d the gap to the previous bucket's index and each
- * c a count.  One string per histogram keeps the document small (some
- * 5 bytes per bucket) and fast to read: a reader splits it only when it
- * needs it.
+ * A histogram is kept sparse, as the text the document carries: integers
+ * separated by spaces, "i c c c +g c c ...": the index of the first
+ * non-empty bucket of the log-linear histogram (hist.h), then the counts
+ * of it and of the buckets that follow, one by one; "+g" jumps over g
+ * empty buckets (a single empty bucket is written as the count 0).  One
+ * string per histogram keeps the document small (some 3 bytes per
+ * bucket) and fast to read: a reader splits it only when it needs it.
  */
 #ifndef PGTEMPO_BENCH_SERIES_H
 #define PGTEMPO_BENCH_SERIES_H

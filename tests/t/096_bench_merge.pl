@@ -179,12 +179,11 @@ sub hist_of
 {
 	my ($text) = @_;
 	my (%h, $i);
-	my @n = split ' ', $text;
-	while (@n)
+	for my $t (split ' ', $text)
 	{
-		my ($gap, $c) = splice(@n, 0, 2);
-		$i = defined $i ? $i + $gap : $gap;
-		$h{$i} = $c;
+		if (!defined $i)      { $i = $t; }
+		elsif ($t =~ /^\+/)  { $i += $t; }
+		else                  { $h{$i} = $t if $t > 0; $i++; }
 	}
 	return \%h;
 }

@@ -60,7 +60,20 @@ START_TEST(series_text_round_trip)
 	series_sparse sp;
 	char	   *text,
 			   *cause = NULL;
-	static const char *const bad[] = {"1 2 x", "5", "3 1 0 2", "11264 1", "-1 2", "1  2 3"};
+	static const char *const bad[] = {
+		"1 2 x", "5", "3 +0 2", "11264 1", "-1 2", "1 2 +3", "+2 1", "1 2 +11264 1", "1 +2 +3 4",
+	};
+	/* the first bucket, counts of the buckets that follow, jumps over empty ones */
+	static const struct
+	{
+		const char *text;
+		int			nb;
+		uint32_t	last;
+		uint64_t	total;
+	}			good[] = {
+		{"", 0, 0, 0}, {"7 1", 1, 7, 1}, {"3 1 0 2", 2, 5, 3}, {"3 1 +5 2 4", 3, 10, 7},
+		{"0 1  2", 2, 1, 3},
+	};
 
 	for (uint64_t v = 1; v < 50000000; v = v * 3 / 2 + 7)
 		hist_record_n(&h[0], v, v % 5 + 1);
@@ -79,11 +92,19 @@ START_TEST(series_text_round_trip)
 	text = series_hist_text(&h[0]);
 	ck_assert_str_eq(text, "");
 	free(text);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+	{
+		ck_assert_msg(series_sparse_decode(good[i].text, &sp, &cause), "\"%s\"", good[i].text);
+		ck_assert_int_eq(sp.nb, good[i].nb);
+		ck_assert_uint_eq(sp.total, good[i].total);
+		if (sp.nb > 0)
+			ck_assert_uint_eq(sp.idx[sp.nb - 1], good[i].last);
+		series_sparse_free(&sp);
+	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 	{
 		bool		ok = series_sparse_decode(bad[i], &sp, &cause);
 
-		/* "1  2 3": a count without its bucket; double spaces are fine otherwise */
 		ck_assert_msg(!ok, "\"%s\" accepted", bad[i]);
 		ck_assert_ptr_nonnull(cause);
 		free(cause);
