@@ -34,6 +34,23 @@
 #include "setup.h"
 #include "startat.h"
 
+/* --help: merging and comparing runs, and the end. */
+static void
+usage_runs(void)
+{
+	printf("Merging (runs of the same benchmark on several client hosts):\n"
+		   "  --merge REPORT.json...   one report from the runs' --json reports\n"
+		   "  --allow-partial          leave out a report that cannot be read, with a warning\n\n"
+		   "Comparing (is a change real or noise?):\n"
+		   "  --compare BASE.json...   the base runs' --json reports (one or several)\n"
+		   "  --to NEW.json...         the new runs' reports, compared with the base\n"
+		   "  --fail-if=LIST           exit status 3 when the 95%% interval of a change lies\n"
+		   "                           wholly beyond a limit, e.g. \"tps:-5%%,p99:+10%%\"\n\n"
+		   "The first SIGINT or SIGTERM ends the run after the transactions in flight and\n"
+		   "prints the report (exit status 128 + the signal number).\n\n"
+		   "See 'man pgtempo-bench' for more information.\n");
+}
+
 /* --help: pgbench's options and ours. */
 static void
 usage(void)
@@ -128,19 +145,10 @@ usage(void)
 		   "  -p, --port=PORT          database server port number\n"
 		   "  -U, --username=USERNAME  connect as specified database user\n"
 		   "  -V, --version            output version information, then exit\n"
-		   "  -?, --help               show this help, then exit\n\n"
-		   "Merging (runs of the same benchmark on several client hosts):\n"
-		   "  --merge REPORT.json...   one report from the runs' --json reports\n"
-		   "  --allow-partial          leave out a report that cannot be read, with a warning\n\n"
-		   "Comparing (is a change real or noise?):\n"
-		   "  --compare BASE.json...   the base runs' --json reports (one or several)\n"
-		   "  --to NEW.json...         the new runs' reports, compared with the base\n"
-		   "  --fail-if=LIST           exit status 3 when the 95%% interval of a change lies\n"
-		   "                           wholly beyond a limit, e.g. \"tps:-5%%,p99:+10%%\"\n\n"
-		   "The first SIGINT or SIGTERM ends the run after the transactions in flight and\n"
-		   "prints the report (exit status 128 + the signal number).\n\n"
-		   "See 'man pgtempo-bench' for more information.\n");
+		   "  -?, --help               show this help, then exit\n\n");
+	usage_runs();
 }
+
 
 /* pgbench seeds from PGBENCH_RANDOM_SEED before it reads its options. */
 static bool

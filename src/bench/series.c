@@ -6,7 +6,6 @@
 
 #include "series.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,12 +90,14 @@ series_hist_text(const hist *h)
 /*
  * The next token of *p (spaces skipped): an unsigned integer, after a '+'
  * when jump is set; false at the end, or with *bad set on anything else.
+ * By hand rather than strtoull(): a merge of an hour's series reads
+ * millions of them.
  */
 static bool
 next_token(const char **p, uint64_t *v, bool *jump, bool *bad)
 {
-	char	   *end;
 	const char *s = *p;
+	uint64_t	n = 0;
 
 	while (*s == ' ')
 		s++;
@@ -111,34 +112,31 @@ next_token(const char **p, uint64_t *v, bool *jump, bool *bad)
 		*bad = true;
 		return false;
 	}
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (errno != 0 || (*end != ' ' && *end != '\0'))
+	for (; *s >= '0' && *s <= '9'; s++)
+	{
+		if (n > (UINT64_MAX - 9) / 10)
+		{
+			*bad = true;
+			return false;
+		}
+		n = n * 10 + (uint64_t) (*s - '0');
+	}
+	if (*s != ' ' && *s != '\0')
 	{
 		*bad = true;
 		return false;
 	}
-	*p = end;
+	*v = n;
+	*p = s;
 	return true;
 }
 
-/* Append bucket idx with count cnt to sp. */
-static void
-sparse_add(series_sparse *sp, int *max, uint64_t idx, uint64_t cnt)
-{
-	if (sp->nb == *max)
-	{
-		*max *= 2;
-		sp->idx = xrealloc(sp->idx, (size_t) *max * sizeof(uint32_t));
-		sp->cnt = xrealloc(sp->cnt, (size_t) *max * sizeof(uint64_t));
-	}
-	sp->idx[sp->nb] = (uint32_t) idx;
-	sp->cnt[sp->nb++] = cnt;
-	sp->total += cnt;
-}
+/* Where decode() puts each non-empty bucket. */
+typedef void (*bucket_fn) (void *arg, uint32_t idx, uint64_t cnt);
 
-bool
-series_sparse_decode(const char *text, series_sparse *sp, char **cause)
+/* Call fn for each non-empty bucket of text, in order; false if text is malformed. */
+static bool
+decode(const char *text, bucket_fn fn, void *arg)
 {
 	const char *p = text;
 	uint64_t	v,
@@ -146,44 +144,73 @@ series_sparse_decode(const char *text, series_sparse *sp, char **cause)
 	bool		bad = false,
 				jump,
 				first = true;
-	int			max = 16;
 
-	memset(sp, 0, sizeof(*sp));
-	sp->idx = xmalloc((size_t) max * sizeof(uint32_t));
-	sp->cnt = xmalloc((size_t) max * sizeof(uint64_t));
 	while (!bad && next_token(&p, &v, &jump, &bad))
 	{
 		if (first || jump)
 		{
-			bool		first_token = first;
-
 			/* the first bucket's index, or a jump over empty ones: a count follows */
+			if ((jump && (first || v < 1)) || v >= HIST_BUCKETS)
+				return false;
 			idx = first ? v : idx + v;
 			first = false;
-			if ((jump && (first_token || v < 1)) || v >= HIST_BUCKETS || idx >= HIST_BUCKETS ||
-				!next_token(&p, &v, &jump, &bad) || jump)
-			{
-				bad = true;
-				break;
-			}
+			if (!next_token(&p, &v, &jump, &bad) || jump)
+				return false;
 		}
 		if (idx >= HIST_BUCKETS)
-		{
-			bad = true;
-			break;
-		}
+			return false;
 		if (v > 0)
-			sparse_add(sp, &max, idx, v);
+			fn(arg, (uint32_t) idx, v);
 		idx++;
 	}
-	if (bad)
+	return !bad;
+}
+
+/* A sparse histogram being filled, and its room. */
+typedef struct sparse_fill
+{
+	series_sparse *sp;
+	int			max;
+} sparse_fill;
+
+static void
+sparse_add(void *arg, uint32_t idx, uint64_t cnt)
+{
+	sparse_fill *f = arg;
+	series_sparse *sp = f->sp;
+
+	if (sp->nb == f->max)
 	{
-		*cause = xasprintf("an interval's histogram is not a list of this version's buckets: \"%.40s\"",
-						   text);
-		series_sparse_free(sp);
-		return false;
+		f->max *= 2;
+		sp->idx = xrealloc(sp->idx, (size_t) f->max * sizeof(uint32_t));
+		sp->cnt = xrealloc(sp->cnt, (size_t) f->max * sizeof(uint64_t));
 	}
-	return true;
+	sp->idx[sp->nb] = idx;
+	sp->cnt[sp->nb++] = cnt;
+	sp->total += cnt;
+}
+
+/* The error of a malformed histogram text. */
+static char *
+bad_text(const char *text)
+{
+	return xasprintf("an interval's histogram is not a list of this version's buckets: \"%.40s\"",
+					 text);
+}
+
+bool
+series_sparse_decode(const char *text, series_sparse *sp, char **cause)
+{
+	sparse_fill f = {sp, 16};
+
+	memset(sp, 0, sizeof(*sp));
+	sp->idx = xmalloc((size_t) f.max * sizeof(uint32_t));
+	sp->cnt = xmalloc((size_t) f.max * sizeof(uint64_t));
+	if (decode(text, sparse_add, &f))
+		return true;
+	*cause = bad_text(text);
+	series_sparse_free(sp);
+	return false;
 }
 
 void
@@ -194,23 +221,29 @@ series_sparse_free(series_sparse *sp)
 	memset(sp, 0, sizeof(*sp));
 }
 
+/* Count a bucket into a hist (arg), widening its min and max to the bucket's bounds. */
+static void
+hist_add_bucket(void *arg, uint32_t idx, uint64_t cnt)
+{
+	hist	   *h = arg;
+
+	h->counts[idx] += cnt;
+	h->total += cnt;
+	/* min and max to the bucket, which hist_percentile() clamps to */
+	if (hist_bucket_low((int) idx) < h->min)
+		h->min = hist_bucket_low((int) idx);
+	if (hist_bucket_high((int) idx) > h->max)
+		h->max = hist_bucket_high((int) idx);
+}
+
 bool
 series_hist_add(hist *h, const char *text, char **cause)
 {
-	series_sparse sp;
-
-	if (!series_sparse_decode(text, &sp, cause))
-		return false;
-	for (int i = 0; i < sp.nb; i++)
-		h->counts[sp.idx[i]] += sp.cnt[i];
-	h->total += sp.total;
-	/* min and max to the bucket, which hist_percentile() clamps to */
-	if (sp.nb > 0 && hist_bucket_low((int) sp.idx[0]) < h->min)
-		h->min = hist_bucket_low((int) sp.idx[0]);
-	if (sp.nb > 0 && hist_bucket_high((int) sp.idx[sp.nb - 1]) > h->max)
-		h->max = hist_bucket_high((int) sp.idx[sp.nb - 1]);
-	series_sparse_free(&sp);
-	return true;
+	if (decode(text, hist_add_bucket, h))
+		return true;
+	/* a partly added text is in h: the caller warns, or gives up on h */
+	*cause = bad_text(text);
+	return false;
 }
 
 /* A time rounded to the microsecond, so that it prints short. */
