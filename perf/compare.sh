@@ -46,14 +46,7 @@ measure() {
 	: >"$tmp/rss"
 	i=0
 	while [ "$i" -lt "$runs" ]; do
-		/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$ours" --compare "$@" >"$tmp/out" 2>"$tmp/err" || {
-			cat "$tmp/err" >&2
-			exit 1
-		}
-		read -r wall user_s sys_s rss <"$tmp/time"
-		echo "$wall" >>"$tmp/wall"
-		awk -v u="$user_s" -v s="$sys_s" 'BEGIN { printf "%.2f\n", u + s }' >>"$tmp/cpu"
-		echo "$rss" >>"$tmp/rss"
+		timed "$tmp" "$ours" --compare "$@"
 		i=$((i + 1))
 	done
 	echo "$label:"
