@@ -378,7 +378,9 @@ cmpboot_scope(cmp *c, int scope)
 			return;
 		}
 	}
-	c->block_len = block_length(b);
+	/* the overall series sets the block length, for the scripts' too */
+	if (scope == 0 || c->block_len <= 0)
+		c->block_len = block_length(b);
 	for (int m = 0; m < c->nmetrics; m++)
 		rep[m] = xcalloc(CMP_RESAMPLES, sizeof(double));
 	run_resamples(c, b, rep);
