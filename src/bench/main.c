@@ -866,6 +866,11 @@ parse_compare_arguments(int argc, char **argv, cmdline *cl)
 		msg_hint("Try \"%s --help\" for more information.", msg_progname());
 		st = OPT_ERROR;
 	}
+	if (st == OPT_OK && report_stdout_outputs(&cl->s) > 1)
+	{
+		msg_error("only one of --json and --chart can write to standard output");
+		st = OPT_ERROR;
+	}
 	free(opts);
 	return st;
 }
