@@ -680,13 +680,17 @@ twice(const merge_host *hosts, int n, const merge_host *h)
 	return false;
 }
 
-/* One host's report and its series; false with *cause set. */
+/*
+ * One host's report and, with_series, its series of intervals (only the
+ * merged --json and --chart use it: a merge of 64 hours' reports reads
+ * some 250 MB of it); false with *cause set.
+ */
 static bool
-read_host(const char *file, merge_host *h, char **cause)
+read_host(const char *file, merge_host *h, bool with_series, char **cause)
 {
 	if (!mergeread_host(file, h, cause))
 		return false;
-	if (mergeread_series(h, cause))
+	if (!with_series || mergeread_series(h, cause))
 		return true;
 	mergeread_free(h);
 	return false;
@@ -698,8 +702,8 @@ read_host(const char *file, merge_host *h, char **cause)
  * allow_partial: then it is left out).
  */
 static bool
-read_hosts(char **files, int nfiles, bool allow_partial, merge_host *hosts, int *nhosts,
-		   const char **missing, int *nmissing, bool *different)
+read_hosts(char **files, int nfiles, const bench_settings *opts, bool allow_partial,
+		   merge_host *hosts, int *nhosts, const char **missing, int *nmissing, bool *different)
 {
 	bool		ok = true;
 
@@ -708,7 +712,8 @@ read_hosts(char **files, int nfiles, bool allow_partial, merge_host *hosts, int 
 	{
 		char	   *cause = NULL;
 
-		if (read_host(files[i], &hosts[*nhosts], &cause))
+		if (read_host(files[i], &hosts[*nhosts], opts->json_path != NULL || opts->chart_path != NULL,
+					  &cause))
 		{
 			merge_host *h = &hosts[(*nhosts)++];
 
@@ -768,7 +773,8 @@ merge_run(const bench_settings *opts, bool allow_partial, char **files, int nfil
 	merged		m;
 
 	memset(&m, 0, sizeof(m));
-	if (!read_hosts(files, nfiles, allow_partial, hosts, &nhosts, missing, &nmissing, &different) ||
+	if (!read_hosts(files, nfiles, opts, allow_partial, hosts, &nhosts, missing, &nmissing,
+					&different) ||
 		different)
 		status = EXITCODE_ERROR;
 	else if (nhosts == 0)
