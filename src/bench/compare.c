@@ -382,11 +382,16 @@ read_sides(cmp *c)
 			if (k == 0)
 				diff_fields(c);
 			else if (!merge_same_benchmark(&c->side[0].runs[0], h, false))
+			{
+				msg_hint("--compare compares runs of one benchmark: the same scripts, weights, commands, scale and query mode.");
 				ok = false;
+			}
 			diff_note(c, h, k++);
 			if (k > 1)
 				mergeread_drop_doc(h);
 		}
+		if (c->side[0].n == 0)
+			return false;		/* no base run to check the others against */
 	}
 	return ok;
 }
@@ -444,7 +449,6 @@ compare_run(const bench_settings *opts, const compare_settings *cs)
 	c.cs = cs;
 	if (!read_sides(&c) || c.side[0].n == 0 || c.side[1].n == 0)
 	{
-		msg_hint("--compare compares runs of one benchmark: the same scripts, weights, commands, scale and query mode.");
 		cmp_free(&c);
 		return EXITCODE_ERROR;
 	}
