@@ -109,3 +109,19 @@ print("" if d is None else d)' "$1" "$2"
 loadavg() {
 	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'
 }
+
+# timed DIR CMD...: run CMD under GNU time, its output in DIR/out and
+# DIR/err (printed, and exit 1, when it fails); its wall time, CPU time
+# (user + sys) and peak RSS appended to DIR/wall, DIR/cpu and DIR/rss.
+timed() {
+	dir=$1
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$dir/time" "$@" >"$dir/out" 2>"$dir/err" || {
+		cat "$dir/err" >&2
+		exit 1
+	}
+	read -r wall user_s sys_s rss <"$dir/time"
+	echo "$wall" >>"$dir/wall"
+	awk -v u="$user_s" -v s="$sys_s" 'BEGIN { printf "%.2f\n", u + s }' >>"$dir/cpu"
+	echo "$rss" >>"$dir/rss"
+}

@@ -45,15 +45,7 @@ size=$(du -sm "$tmp/in" | cut -f1)
 : >"$tmp/rss"
 i=0
 while [ "$i" -lt "$runs" ]; do
-	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$ours" --merge --json="$tmp/m.json" \
-		--chart="$tmp/m.svg" "$tmp"/in/*.json >"$tmp/out" 2>"$tmp/err" || {
-		cat "$tmp/err" >&2
-		exit 1
-	}
-	read -r wall user_s sys_s rss <"$tmp/time"
-	echo "$wall" >>"$tmp/wall"
-	awk -v u="$user_s" -v s="$sys_s" 'BEGIN { printf "%.2f\n", u + s }' >>"$tmp/cpu"
-	echo "$rss" >>"$tmp/rss"
+	timed "$tmp" "$ours" --merge --json="$tmp/m.json" --chart="$tmp/m.svg" "$tmp"/in/*.json
 	i=$((i + 1))
 done
 echo "merge of $hosts reports of a 1-hour run with -P 1 ($size MB of JSON), $runs runs, load $(cut -d' ' -f1-3 /proc/loadavg):"

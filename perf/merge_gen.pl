@@ -3,8 +3,8 @@
 #
 # usage: perl merge_gen.pl REPORT.json OUTDIR HOSTS SECONDS
 #
-# The report's -P lines are repeated (with their times moved) until there
-# are SECONDS of them, its histogram's counts, latency sums and command
+# The report's -P lines and rows of "intervals" are repeated (with their
+# times moved) until there are SECONDS of them, its histogram's counts, latency sums and command
 # sums are multiplied by SECONDS / its duration (so the counts stay
 # consistent: the histogram still sums to "count"), and HOSTS copies are
 # written as OUTDIR/hostN.json, each with its own host name.
@@ -59,18 +59,42 @@ $res->{duration_s} = $secs + ($res->{duration_s} - int($res->{duration_s}));
 $r->{end_epoch_s} = $r->{bench_start_epoch_s} + $res->{duration_s};
 $r->{settings}{duration_s} = $secs;
 
-my @p = @{ $r->{progress} };
-my @out;
-for my $k (1 .. $secs)
+if (ref $r->{progress} eq 'ARRAY' && @{ $r->{progress} })
 {
-	my %e = %{ $p[ ($k - 1) % @p ] };
-	$e{time_s} = $k + ($e{time_s} - int($e{time_s}));
-	$e{epoch_s} = $r->{bench_start_epoch_s} + $e{time_s};
-	push @out, \%e;
+	my @p = @{ $r->{progress} };
+	my @out;
+	for my $k (1 .. $secs)
+	{
+		my %e = %{ $p[ ($k - 1) % @p ] };
+		$e{time_s} = $k + ($e{time_s} - int($e{time_s}));
+		$e{epoch_s} = $r->{bench_start_epoch_s} + $e{time_s};
+		push @out, \%e;
+	}
+	$r->{progress} = \@out;
 }
-$r->{progress} = \@out;
 
-my $text = JSON::PP->new->pretty->encode($r);
+# the per-interval series: its rows repeated the same way
+if (ref $r->{intervals} eq 'HASH' && @{ $r->{intervals}{rows} })
+{
+	my @rows = @{ $r->{intervals}{rows} };
+	my @new;
+	for my $k (1 .. $secs)
+	{
+		my @e = @{ $rows[ ($k - 1) % @rows ] };
+		$e[0] = $k + ($e[0] - int($e[0]));
+		$e[1] = $r->{bench_start_epoch_s} + $e[0];
+		push @new, \@e;
+	}
+	$r->{intervals}{rows} = \@new;
+}
+
+# canonical: the same settings in the same order in every copy (--compare
+# checks them); the rows of the series one to a line, as the tool writes them
+my @rows = ref $r->{intervals} eq 'HASH' ? @{ $r->{intervals}{rows} } : ();
+$r->{intervals}{rows} = '@ROWS@' if @rows;
+my $text = JSON::PP->new->pretty->canonical->encode($r);
+my $rows = "[\n" . join(",\n", map { JSON::PP->new->canonical->encode($_) } @rows) . "\n]";
+$text =~ s/"\@ROWS\@"/$rows/;
 for my $h (1 .. $hosts)
 {
 	my $t = $text;

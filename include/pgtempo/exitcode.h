@@ -24,6 +24,12 @@
  */
 #define EXITCODE_RUN_FAILED	2
 
+/*
+ * pgtempo-bench --compare --fail-if: the interval of a change lies wholly
+ * beyond one of the limits (a regression gate tripped).
+ */
+#define EXITCODE_LIMIT		3
+
 /* A stop signal ended the run (after its report): 128 + the signal, as a shell reports it. */
 #define EXITCODE_SIGNAL(signo) (128 + (signo))
 

@@ -497,6 +497,7 @@ jsonreport_build(strbuf *out, const bench_settings *s, const jsonreport_run *run
 		json_waits_sampling(&w, run->waits != NULL ? run->waits : &none);
 	}
 	json_progress(&w, s, run);
+	series_json(&w, run->series);
 	json_object_end(&w);
 	strbuf_putc(out, '\n');
 }

@@ -18,6 +18,7 @@
 #include "pgtempo/clock.h"
 #include "pgtempo/strbuf.h"
 #include "report.h"
+#include "series.h"
 
 #define JSONREPORT_SCHEMA 1
 
@@ -51,6 +52,7 @@ typedef struct jsonreport_run
 	const report_progress_point *progress;	/* the -P lines, in order */
 	int			nprogress;
 	const warmup_outcome *warmup;	/* --warmup: how it went; NULL: none */
+	const series *series;		/* the per-interval series ("intervals"); NULL: none */
 } jsonreport_run;
 
 /* Append the document (pretty-printed, with a final newline) to out. */

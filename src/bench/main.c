@@ -21,6 +21,7 @@
 #include "bench.h"
 #include "benchwaits.h"
 #include "init.h"
+#include "compare.h"
 #include "merge.h"
 #include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
@@ -33,6 +34,23 @@
 #include "setup.h"
 #include "startat.h"
 
+/* --help: merging and comparing runs, and the end. */
+static void
+usage_runs(void)
+{
+	printf("Merging (runs of the same benchmark on several client hosts):\n"
+		   "  --merge REPORT.json...   one report from the runs' --json reports\n"
+		   "  --allow-partial          leave out a report that cannot be read, with a warning\n\n"
+		   "Comparing (is a change real or noise?):\n"
+		   "  --compare BASE.json...   the base runs' --json reports (one or several)\n"
+		   "  --to NEW.json...         the new runs' reports, compared with the base\n"
+		   "  --fail-if=LIST           exit status 3 when the 95%% interval of a change lies\n"
+		   "                           wholly beyond a limit, e.g. \"tps:-5%%,p99:+10%%\"\n\n"
+		   "The first SIGINT or SIGTERM ends the run after the transactions in flight and\n"
+		   "prints the report (exit status 128 + the signal number).\n\n"
+		   "See 'man pgtempo-bench' for more information.\n");
+}
+
 /* --help: pgbench's options and ours. */
 static void
 usage(void)
@@ -41,8 +59,10 @@ usage(void)
 		   msg_progname());
 	printf("Usage:\n  %s [OPTION]... [DBNAME]\n", msg_progname());
 	printf("  %s --merge [--json=FILE] [--chart=FILE] [--latency-histogram=FILE]\n"
-		   "                [--percentiles=LIST] [--allow-partial] REPORT.json...\n\n",
+		   "                [--percentiles=LIST] [--allow-partial] REPORT.json...\n",
 		   msg_progname());
+	printf("  %s --compare BASE.json... --to NEW.json... [--fail-if=LIST]\n"
+		   "                [--json=FILE] [--chart=FILE] [--percentiles=LIST]\n\n", msg_progname());
 	printf("Initialization options:\n"
 		   "  -i, --initialize         invokes initialization mode\n"
 		   "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n"
@@ -127,14 +147,10 @@ usage(void)
 		   "  -p, --port=PORT          database server port number\n"
 		   "  -U, --username=USERNAME  connect as specified database user\n"
 		   "  -V, --version            output version information, then exit\n"
-		   "  -?, --help               show this help, then exit\n\n"
-		   "Merging (runs of the same benchmark on several client hosts):\n"
-		   "  --merge REPORT.json...   one report from the runs' --json reports\n"
-		   "  --allow-partial          leave out a report that cannot be read, with a warning\n\n"
-		   "The first SIGINT or SIGTERM ends the run after the transactions in flight and\n"
-		   "prints the report (exit status 128 + the signal number).\n\n"
-		   "See 'man pgtempo-bench' for more information.\n");
+		   "  -?, --help               show this help, then exit\n\n");
+	usage_runs();
 }
+
 
 /* pgbench seeds from PGBENCH_RANDOM_SEED before it reads its options. */
 static bool
@@ -378,6 +394,9 @@ typedef struct cmdline
 	bool		merge_mode;		/* --merge */
 	bool		allow_partial;	/* --merge --allow-partial */
 	init_settings init;
+	/* --compare */
+	bool		compare_mode;
+	compare_settings cmp;
 } cmdline;
 
 /* The classes of options (opt_def.flags): -i refuses the one, a run the other. */
@@ -702,6 +721,25 @@ static const opt_def merge_options[] = {
 };
 static const opt_parser merge_parser = {merge_options, OPT_COUNT(merge_options), usage, true};
 
+/* --compare: the outputs and --fail-if; the reports are sorted out before. */
+static opt_status
+handle_fail_if(const opt_def *def, void *ctx, const char *arg)
+{
+	cmdline    *cl = ctx;
+
+	(void) def;
+	return compare_parse_limits(&cl->cmp, arg) ? OPT_OK : OPT_ERROR;
+}
+
+static const opt_def compare_options[] = {
+	{"json", 0, required_argument, opt_string, S(json_path)},
+	{"chart", 0, required_argument, opt_string, S(chart_path)},
+	{"percentiles", 0, required_argument, handle_percentiles},
+	{"fail-if", 0, required_argument, handle_fail_if},
+	{"help", '?', no_argument, NULL},
+};
+static const opt_parser compare_parser = {compare_options, OPT_COUNT(compare_options), usage, true};
+
 #undef S
 #undef I
 
@@ -794,6 +832,70 @@ parse_merge_arguments(int argc, char **argv, cmdline *cl)
 	return OPT_OK;
 }
 
+/* Whether an option of compare_options takes the next argument as its value. */
+static bool
+compare_takes_value(const char *arg)
+{
+	for (size_t i = 0; i < OPT_COUNT(compare_options); i++)
+		if (compare_options[i].has_arg == required_argument && strncmp(arg, "--", 2) == 0 &&
+			strcmp(arg + 2, compare_options[i].name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * --compare's command line: the reports after --compare are the base's,
+ * those after --to the new runs'; the options go to the option table.
+ */
+static opt_status
+parse_compare_arguments(int argc, char **argv, cmdline *cl)
+{
+	char	  **opts = xcalloc((size_t) argc + 1, sizeof(char *));
+	int			nopts = 0,
+				side = -1;
+	opt_status	st;
+
+	cl->compare_mode = true;
+	cl->cmp.base = xcalloc((size_t) argc, sizeof(char *));
+	cl->cmp.target = xcalloc((size_t) argc, sizeof(char *));
+	opts[nopts++] = argv[0];
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--compare") == 0 || strcmp(argv[i], "--to") == 0)
+			side = argv[i][2] == 'c' ? 0 : 1;
+		else if (argv[i][0] == '-' && argv[i][1] != '\0')
+		{
+			opts[nopts++] = argv[i];
+			if (compare_takes_value(argv[i]) && i + 1 < argc)
+				opts[nopts++] = argv[++i];
+		}
+		else if (side == 0)
+			cl->cmp.base[cl->cmp.nbase++] = argv[i];
+		else if (side == 1)
+			cl->cmp.target[cl->cmp.ntarget++] = argv[i];
+		else
+			opts[nopts++] = argv[i];
+	}
+	st = opt_parse(&compare_parser, nopts, opts, cl, NULL);
+	if (st == OPT_OK && (optind < nopts || cl->cmp.nbase == 0 || cl->cmp.ntarget == 0))
+	{
+		if (optind < nopts)
+			msg_error("too many command-line arguments (first is \"%s\")", opts[optind]);
+		else
+			msg_error(cl->cmp.nbase == 0 ? "--compare needs the base runs' --json reports" :
+					  "--compare needs --to and the new runs' --json reports");
+		msg_hint("Try \"%s --help\" for more information.", msg_progname());
+		st = OPT_ERROR;
+	}
+	if (st == OPT_OK && report_stdout_outputs(&cl->s) > 1)
+	{
+		msg_error("only one of --json and --chart can write to standard output");
+		st = OPT_ERROR;
+	}
+	free(opts);
+	return st;
+}
+
 /* Whether the command line asks for --merge (before "--", which ends the options). */
 static bool
 wants_merge(int argc, char **argv)
@@ -813,6 +915,9 @@ parse_arguments(int argc, char **argv, cmdline *cl)
 
 	if (wants_merge(argc, argv))
 		return parse_merge_arguments(argc, argv, cl);
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--compare") == 0)
+			return parse_compare_arguments(argc, argv, cl);
 
 	if (opt_help_first(&parser, argc, argv))
 		return OPT_EXIT_OK;
@@ -948,7 +1053,9 @@ main(int argc, char **argv)
 	}
 	settings->conn.application_name = msg_progname();
 	settings->command_line = command_line_text(argc, argv);
-	if (cl.merge_mode)
+	if (cl.compare_mode)
+		status = check_output_paths(settings) ? compare_run(settings, &cl.cmp) : EXITCODE_ERROR;
+	else if (cl.merge_mode)
 		status = check_output_paths(settings) ?
 			merge_run(settings, cl.allow_partial, argv + optind, argc - optind) :
 			EXITCODE_ERROR;
@@ -979,5 +1086,7 @@ done:
 	vars_free(settings->defines);
 	free(settings->command_line);
 	init_settings_free(&cl.init);
+	free(cl.cmp.base);
+	free(cl.cmp.target);
 	return status;
 }

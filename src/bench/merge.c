@@ -7,8 +7,9 @@
  * span from the earliest start to the latest end, as one run's duration
  * runs from its first thread's start to its end.  The -P series is added
  * interval by interval (intervals matched by their number since the
- * start); per-interval percentiles cannot be rebuilt from the hosts'
- * percentiles, so the merged series has them null, and the interval's max.
+ * start).  The per-interval series ("intervals") is added the same way,
+ * histograms included, and gives the merged -P lines their percentiles;
+ * reports written before it have them null, and the interval's max.
  */
 #include "config.h"
 
@@ -29,13 +30,19 @@
 #include "report.h"
 #include "results.h"
 
-/* The settings that make runs the same benchmark: any difference is an error. */
+/*
+ * The settings that make runs the same benchmark (the first
+ * N_BENCHMARK_SETTINGS: --compare too), and those that make them parts
+ * of one run (--merge): any difference is an error.
+ */
 static const char *const same_settings[] = {
 	"transaction_type", "scripts", "scale", "partition_method", "partitions", "query_mode",
-	"transactions_per_client", "duration_s", "max_tries", "connect_per_transaction",
+	"max_tries", "connect_per_transaction",
+	"transactions_per_client", "duration_s",
 	"latency_limit_ms", "progress_s", "report_per_command", "failures_detailed",
 	"continue_on_error",
 };
+#define N_BENCHMARK_SETTINGS 8
 
 /* The merged run. */
 typedef struct merged
@@ -48,6 +55,7 @@ typedef struct merged
 	double		end_epoch_s;
 	report_progress_point *progress;
 	int			nprogress;
+	series		series;			/* the hosts' series added; interval_s 0: none */
 	bench_chart_point *chart;
 	int			nchart;
 	bwaits_report waits;
@@ -95,6 +103,8 @@ same(const merge_host *a, const merge_host *b, const char *what, const jsonread_
 	return false;
 }
 
+static bool same_scripts(const merge_host *a, const merge_host *b, bool with_r);
+
 /* results.scripts[i].commands of h (i < 0: results.scripts). */
 static const jsonread_value *
 script_commands(const merge_host *h, int i)
@@ -106,20 +116,28 @@ script_commands(const merge_host *h, int i)
 	return jsonread_get(&scripts->u.items[i], "commands");
 }
 
-/* Whether b ran the same benchmark as a (the difference printed if not). */
-static bool
-same_benchmark(const merge_host *a, const merge_host *b)
+/*
+ * Whether b ran the same benchmark as a (the difference printed if not):
+ * with whole_run, as parts of one run (--merge); otherwise the same
+ * scripts, weights, commands, data and query mode only (--compare).
+ */
+bool
+merge_same_benchmark(const merge_host *a, const merge_host *b, bool whole_run)
 {
 	const jsonread_value *sa = jsonread_get(a->root, "settings");
 	const jsonread_value *sb = jsonread_get(b->root, "settings");
+	size_t		nsettings = whole_run ? sizeof(same_settings) / sizeof(same_settings[0]) :
+		N_BENCHMARK_SETTINGS;
 	char		what[128];
 
-	for (size_t i = 0; i < sizeof(same_settings) / sizeof(same_settings[0]); i++)
+	for (size_t i = 0; i < nsettings; i++)
 	{
 		snprintf(what, sizeof(what), "settings.%s", same_settings[i]);
 		if (!same(a, b, what, jsonread_get(sa, same_settings[i]), jsonread_get(sb, same_settings[i])))
 			return false;
 	}
+	if (!whole_run)
+		return same_scripts(a, b, false);
 	if ((a->rate > 0) != (b->rate > 0))
 		return same(a, b, "settings.rate_tps", jsonread_get(sa, "rate_tps"),
 					jsonread_get(sb, "rate_tps"));
@@ -133,6 +151,18 @@ same_benchmark(const merge_host *a, const merge_host *b)
 					jsonread_get(jsonread_get(b->root, "warmup"), "requested")) &&
 			same(a, b, "warmup.maximum_s", jsonread_get(jsonread_get(a->root, "warmup"), "maximum_s"),
 				 jsonread_get(jsonread_get(b->root, "warmup"), "maximum_s"));
+	return same_scripts(a, b, true);
+}
+
+/*
+ * The scripts' commands (-r) of a and b: the same number, the same text
+ * (without with_r, a run without -r lists none and is not compared).
+ */
+static bool
+same_scripts(const merge_host *a, const merge_host *b, bool with_r)
+{
+	char		what[128];
+
 	if (a->nscripts != b->nscripts)
 		return same(a, b, "results.scripts", script_commands(a, -1), script_commands(b, -1));
 	for (int i = 0; i < a->nscripts; i++)
@@ -140,6 +170,8 @@ same_benchmark(const merge_host *a, const merge_host *b)
 		const jsonread_value *ca = script_commands(a, i);
 		const jsonread_value *cb = script_commands(b, i);
 
+		if (!with_r && (a->scripts[i].ncommands == 0 || b->scripts[i].ncommands == 0))
+			continue;
 		if (a->scripts[i].ncommands != b->scripts[i].ncommands)
 		{
 			snprintf(what, sizeof(what), "results.scripts[%d].commands", i);
@@ -358,10 +390,122 @@ add_progress(merged *m, merge_host *hosts, int n)
 	free(lag);
 }
 
-/* --chart: a point per merged interval (no percentiles: only the max). */
+/* The number of row r of a series: its end since the start, in intervals. */
+static int64_t
+row_k(const series *sr, const series_row *r)
+{
+	return llround(r->time_s / sr->interval_s);
+}
+
+/* Add the cells of row src into row dst and their histograms into h[]. */
+static void
+add_row(merged *m, series_row *dst, const series_row *src, hist *h)
+{
+	dst->time_s = fmax(dst->time_s, src->time_s);
+	dst->epoch_s = fmax(dst->epoch_s, src->epoch_s);
+	dst->interval_s = fmax(dst->interval_s, src->interval_s);
+	for (int c = 0; c < m->series.ncells; c++)
+	{
+		char	   *cause = NULL;
+
+		dst->cells[c].transactions += src->cells[c].transactions;
+		dst->cells[c].failed += src->cells[c].failed;
+		dst->cells[c].latency_sum_ns += src->cells[c].latency_sum_ns;
+		if (!series_hist_add(&h[c], src->cells[c].hist_text, &cause))
+		{
+			/* a damaged histogram leaves its interval's percentiles short, not the run */
+			msg_warning("%s", cause);
+			free(cause);
+		}
+	}
+}
+
+/* The merged -P line of interval k, if there is one: its percentiles from h. */
+static void
+set_progress_percentiles(merged *m, int *pi, int64_t k, const hist *h)
+{
+	const double *pcts;
+	int			n = report_percentiles(&m->s, &pcts);
+
+	while (*pi < m->nprogress && llround(m->progress[*pi].elapsed_s / m->s.progress) < k)
+		(*pi)++;
+	if (*pi >= m->nprogress || llround(m->progress[*pi].elapsed_s / m->s.progress) != k ||
+		h->total == 0)
+		return;
+	for (int i = 0; i < n && i < BENCH_MAX_PERCENTILES; i++)
+		m->progress[*pi].percentiles_ms[i] = (double) hist_percentile(h, pcts[i]) / 1e6;
+}
+
+/*
+ * The per-interval series added over the hosts, rows matched by their
+ * number since the start; with -P at the series' interval, the merged
+ * -P lines get the percentiles of the added histograms.  Hosts with
+ * series of different intervals (or none) give none.
+ */
+static void
+add_series(merged *m, merge_host *hosts, int n)
+{
+	const series *first = &hosts[0].series;
+	int		   *cur = xcalloc((size_t) n, sizeof(int));
+	hist	   *h;
+	int			pi = 0;
+
+	for (int i = 0; i < n; i++)
+		if (hosts[i].series.interval_s <= 0 || hosts[i].series.interval_s != first->interval_s ||
+			hosts[i].series.ncells != first->ncells)
+		{
+			free(cur);
+			return;
+		}
+	series_init(&m->series, first->interval_s, first->ncells);
+	h = hist_new((size_t) first->ncells);
+	for (;;)
+	{
+		int64_t		k = INT64_MAX;
+		series_row *row;
+
+		for (int i = 0; i < n; i++)
+			if (cur[i] < hosts[i].series.nrows)
+				k = k < row_k(first, &hosts[i].series.rows[cur[i]]) ? k :
+					row_k(first, &hosts[i].series.rows[cur[i]]);
+		if (k == INT64_MAX)
+			break;
+		row = series_add_row(&m->series, 0, 0, 0);
+		for (int c = 0; c < first->ncells; c++)
+			hist_init(&h[c]);
+		for (int i = 0; i < n; i++)
+			while (cur[i] < hosts[i].series.nrows &&
+				   row_k(first, &hosts[i].series.rows[cur[i]]) == k)
+				add_row(m, row, &hosts[i].series.rows[cur[i]++], h);
+		for (int c = 0; c < first->ncells; c++)
+			row->cells[c].hist_text = series_hist_text(&h[c]);
+		if (m->s.progress == first->interval_s)
+			set_progress_percentiles(m, &pi, k, &h[0]);
+	}
+	free(h);
+	free(cur);
+}
+
+/* The index of percentile p in the report's list, or -1. */
+static int
+percentile_index(const bench_settings *s, double p)
+{
+	const double *pcts;
+	int			n = report_percentiles(s, &pcts);
+
+	for (int i = 0; i < n && i < BENCH_MAX_PERCENTILES; i++)
+		if (pcts[i] == p)
+			return i;
+	return -1;
+}
+
+/* --chart: a point per merged interval (the percentiles when the series gave them). */
 static void
 make_chart(merged *m)
 {
+	int			i50 = percentile_index(&m->s, 50),
+				i99 = percentile_index(&m->s, 99);
+
 	m->chart = xcalloc((size_t) m->nprogress + 1, sizeof(bench_chart_point));
 	for (int i = 0; i < m->nprogress; i++)
 	{
@@ -370,8 +514,8 @@ make_chart(merged *m)
 
 		c->elapsed_s = p->elapsed_s;
 		c->tps = p->tps;
-		c->p50_ms = NAN;
-		c->p99_ms = NAN;
+		c->p50_ms = i50 >= 0 ? p->percentiles_ms[i50] : NAN;
+		c->p99_ms = i99 >= 0 ? p->percentiles_ms[i99] : NAN;
 		c->max_ms = p->transactions > 0 && p->max_ms > 0 ? p->max_ms : NAN;
 		c->lag_ms = m->s.rate > 0 && p->transactions > 0 ? p->lag_ms : NAN;
 		c->failed = p->failed;
@@ -428,6 +572,7 @@ merge_hosts(merged *m, const bench_settings *opts, merge_host *hosts, int n)
 	}
 	m->d.bench_duration_s = n == 1 ? hosts[0].duration_s : m->end_epoch_s - m->start_epoch_s;
 	add_progress(m, hosts, n);
+	add_series(m, hosts, n);
 	if (opts->chart_path != NULL)
 		make_chart(m);
 }
@@ -536,6 +681,7 @@ write_merged(const merged *m, const merge_host *hosts, int n, const jsonreport_m
 			.progress = m->progress,
 			.nprogress = m->nprogress,
 			.warmup = m->d.warmup,
+			.series = &m->series,
 		};
 
 		if (!jsonreport_write(m->s.json_path, &m->s, &run, &cause))
@@ -567,13 +713,29 @@ twice(const merge_host *hosts, int n, const merge_host *h)
 }
 
 /*
+ * One host's report and, with_series, its series of intervals (only the
+ * merged --json and --chart use it: a merge of 64 hours' reports reads
+ * some 250 MB of it); false with *cause set.
+ */
+static bool
+read_host(const char *file, merge_host *h, bool with_series, char **cause)
+{
+	if (!mergeread_host(file, h, cause))
+		return false;
+	if (!with_series || mergeread_series(h, cause))
+		return true;
+	mergeread_free(h);
+	return false;
+}
+
+/*
  * Read the files, each compared with the first as it is read (*different
  * set, the difference printed); false if one cannot be read (unless
  * allow_partial: then it is left out).
  */
 static bool
-read_hosts(char **files, int nfiles, bool allow_partial, merge_host *hosts, int *nhosts,
-		   const char **missing, int *nmissing, bool *different)
+read_hosts(char **files, int nfiles, const bench_settings *opts, bool allow_partial,
+		   merge_host *hosts, int *nhosts, const char **missing, int *nmissing, bool *different)
 {
 	bool		ok = true;
 
@@ -582,11 +744,12 @@ read_hosts(char **files, int nfiles, bool allow_partial, merge_host *hosts, int 
 	{
 		char	   *cause = NULL;
 
-		if (mergeread_host(files[i], &hosts[*nhosts], &cause))
+		if (read_host(files[i], &hosts[*nhosts], opts->json_path != NULL || opts->chart_path != NULL,
+					  &cause))
 		{
 			merge_host *h = &hosts[(*nhosts)++];
 
-			if (h != hosts && !same_benchmark(hosts, h))
+			if (h != hosts && !merge_same_benchmark(hosts, h, true))
 				*different = true;
 			if (twice(hosts, *nhosts - 1, h))
 				*different = true;
@@ -618,6 +781,7 @@ merged_free(merged *m, int nscripts)
 {
 	report_data_free(&m->d, nscripts);
 	free(m->progress);
+	series_free(&m->series);
 	free(m->chart);
 	for (int i = 0; i < m->waits.nev; i++)
 	{
@@ -641,7 +805,8 @@ merge_run(const bench_settings *opts, bool allow_partial, char **files, int nfil
 	merged		m;
 
 	memset(&m, 0, sizeof(m));
-	if (!read_hosts(files, nfiles, allow_partial, hosts, &nhosts, missing, &nmissing, &different) ||
+	if (!read_hosts(files, nfiles, opts, allow_partial, hosts, &nhosts, missing, &nmissing,
+					&different) ||
 		different)
 		status = EXITCODE_ERROR;
 	else if (nhosts == 0)

@@ -13,6 +13,7 @@
 #include "pgtempo/clock.h"
 #include "pgtempo/hist.h"
 #include "pgtempo/jsonread.h"
+#include "series.h"
 #include "stats.h"
 #include "warmup.h"
 
@@ -78,6 +79,7 @@ typedef struct merge_host
 	int			progress_s;		/* -P; 0: no series */
 	merge_point *points;
 	int			npoints;
+	series		series;			/* "intervals"; interval_s 0: none */
 	bool		has_waits;
 	bwaits_report waits;		/* its events and sampling */
 	warmup_outcome warmup;		/* --warmup: its "warmup"; mode WARMUP_NONE: none */
@@ -94,11 +96,27 @@ bool		mergeread_host(const char *file, merge_host *h, char **cause);
 void		mergeread_free(merge_host *h);
 
 /*
+ * Read the per-interval series ("intervals") of h into h->series (before
+ * its document is dropped); false with *cause set (caller frees) when it
+ * is malformed.  Apart from mergeread_host: a comparison by runs has no
+ * use for it, and an hour's series is some 10 MB of text.
+ */
+bool		mergeread_series(merge_host *h, char **cause);
+
+/*
  * Free the document once h was compared with the first host: what is
  * added up was copied out of it.  64 reports of an hour's -P 1 series
  * take 140 MB of text; only one is kept.
  */
 void		mergeread_drop_doc(merge_host *h);
+
+/*
+ * Whether b ran the same benchmark as a; the first difference is printed
+ * as an error.  whole_run: as parts of one run, for --merge (the same
+ * duration, -P, -L, ... too); otherwise the same scripts, weights,
+ * commands, data and query mode, for --compare.
+ */
+bool		merge_same_benchmark(const merge_host *a, const merge_host *b, bool whole_run);
 
 /* Free scripts made by mergeread_host (they hold names and command lines only). */
 void		mergeread_free_scripts(script **scripts, int n);

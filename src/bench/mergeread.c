@@ -545,6 +545,18 @@ mergeread_host(const char *file, merge_host *h, char **cause)
 	return true;
 }
 
+bool
+mergeread_series(merge_host *h, char **cause)
+{
+	char	   *err = NULL;
+
+	if (series_read(h->root, &h->series, &err))
+		return true;
+	*cause = xasprintf("file \"%s\": %s", h->file, err);
+	free(err);
+	return false;
+}
+
 void
 mergeread_drop_doc(merge_host *h)
 {
@@ -576,6 +588,7 @@ mergeread_free(merge_host *h)
 	mergeread_free_scripts(h->s.scripts, h->s.nscripts);
 	free(h->h);
 	free(h->points);
+	series_free(&h->series);
 	for (int i = 0; i < h->waits.nev; i++)
 	{
 		free(h->waits.ev[i].type);

@@ -130,6 +130,7 @@ write_outputs(const bench_settings *s, const bench_results *res, int *status)
 			.data = res->merged ? &res->data : NULL,
 			.progress = res->progress,
 			.nprogress = res->nprogress,
+			.series = &res->series,
 			.waits = res->waits,
 			.exit_status = *status,
 			.warmup = s->warmup != WARMUP_NONE ? &res->warmup : NULL,
@@ -169,6 +170,7 @@ results_free(bench_results *res, int nscripts)
 	free(res->server_version);
 	free(res->progress);
 	free(res->chart);
+	series_free(&res->series);
 	bwaits_report_free(res->waits);
 	memset(res, 0, sizeof(*res));
 }

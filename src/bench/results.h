@@ -16,6 +16,7 @@
 #include "pgtempo/clock.h"
 #include "report.h"
 #include "warmup.h"
+#include "series.h"
 
 typedef struct bench_results
 {
@@ -30,6 +31,7 @@ typedef struct bench_results
 	clock_sync	clock;			/* whether the system clock was synchronized, at the end */
 	report_progress_point *progress;	/* --json with -P: every progress line, in order */
 	int			nprogress;
+	series		series;			/* --json: the per-interval series */
 	bench_chart_point *chart;	/* --chart: a point per interval */
 	int			nchart;
 

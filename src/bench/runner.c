@@ -40,6 +40,11 @@ typedef struct run_state
 	int			maxprogress;	/* allocated in res->progress */
 	int			maxchart;		/* allocated in res->chart */
 	bool		prog_measured;	/* --warmup: -P counts the measured part only from now on */
+	/* --json's series with several scripts: their merged histograms and totals at the last row */
+	hist	   *ser_last;
+	hist	   *ser_cur;
+	hist	   *ser_ival;
+	stats	   *ser_last_st;
 } run_state;
 
 /* --chart: keep the interval's numbers. */
@@ -96,6 +101,63 @@ progress_totals(run_state *r, bool with_warm, stats *cur, hist *h)
 	}
 }
 
+/* The numbers of one interval into cell c. */
+static void
+set_cell(series_cell *c, const stats *cur, const stats *last, const hist *interval)
+{
+	c->transactions = cur->cnt - last->cnt;
+	c->failed = stats_failures(cur) - stats_failures(last);
+	c->latency_sum_ns = cur->latency.sum - last->latency.sum;
+	c->hist_text = series_hist_text(interval);
+}
+
+/*
+ * --json: the interval's row of the series (interval: its merged
+ * histogram), with several scripts each script's numbers, taken from
+ * snapshots of the threads' cumulative counters as the -P line is.
+ */
+static void
+add_series_row(run_state *r, const report_progress_point *p, const hist *interval,
+			   const stats *cur, const stats *last)
+{
+	const bench_settings *s = r->r.s;
+	series_row *row;
+
+	if (r->res->series.interval_s == 0)
+		series_init(&r->res->series, s->progress > 0 ? s->progress : 1,
+					s->nscripts > 1 ? 1 + s->nscripts : 1);
+	row = series_add_row(&r->res->series, p->elapsed_s, p->epoch_s, p->interval_s);
+	set_cell(&row->cells[0], cur, last, interval);
+	if (s->nscripts <= 1)
+		return;
+	if (r->ser_last == NULL)
+	{
+		r->ser_last = hist_new((size_t) s->nscripts);
+		r->ser_cur = hist_new((size_t) s->nscripts);
+		r->ser_ival = hist_new(1);
+		r->ser_last_st = xcalloc((size_t) s->nscripts, sizeof(stats));
+		for (int i = 0; i < s->nscripts; i++)
+			stats_init(&r->ser_last_st[i]);
+	}
+	for (int i = 0; i < s->nscripts; i++)
+	{
+		stats		st;
+
+		stats_init(&st);
+		hist_init(&r->ser_cur[i]);
+		for (int t = 0; t < s->nthreads; t++)
+		{
+			stats_merge(&st, &r->r.threads[t].script_stats[i]);
+			if (r->r.threads[t].script_hist != NULL)
+				hist_merge(&r->ser_cur[i], &r->r.threads[t].script_hist[i]);
+		}
+		stats_hist_interval(r->ser_ival, &r->ser_cur[i], &r->ser_last[i]);
+		set_cell(&row->cells[1 + i], &st, &r->ser_last_st[i], r->ser_ival);
+		r->ser_last[i] = r->ser_cur[i];
+		r->ser_last_st[i] = st;
+	}
+}
+
 /*
  * Thread 0's -P line: the totals of every thread since the last line.
  * The interval's percentiles come from the difference of two merged
@@ -141,6 +203,8 @@ progress_report(runner *shared, uint64_t now, uint64_t start, stats *last, uint6
 		report_progress_print(stderr, s, &p);
 	if (s->chart_path != NULL)
 		add_chart_point(r, &p, interval);
+	if (s->json_path != NULL && interval != NULL && !warm)
+		add_series_row(r, &p, interval, &cur, last);
 	/* the warm-up is left out of every result */
 	if (s->json_path != NULL && s->progress > 0 && !warm)
 	{
@@ -551,6 +615,10 @@ free_run(run_state *r, setup_thread *setup)
 	free(r->prog_last);
 	free(r->prog_cur);
 	free(r->prog_interval);
+	free(r->ser_last);
+	free(r->ser_cur);
+	free(r->ser_ival);
+	free(r->ser_last_st);
 	if (r->r.prepnames != NULL)
 	{
 		for (int i = 0; i < r->r.cmd_base[s->nscripts]; i++)

@@ -228,13 +228,16 @@ connect_all(bthread *th)
 	return true;
 }
 
-/* The interval of the progress timer: -P, or a second when only --chart needs points. */
+/*
+ * The interval of the progress timer: -P, or a second when only --chart
+ * needs points or --json its series of intervals.
+ */
 static int
 progress_interval_s(const bench_settings *s)
 {
 	if (s->progress > 0)
 		return s->progress;
-	return s->chart_path != NULL ? 1 : 0;
+	return s->chart_path != NULL || s->json_path != NULL ? 1 : 0;
 }
 
 /*

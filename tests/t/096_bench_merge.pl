@@ -173,7 +173,38 @@ for my $r (@j)
 		  if !defined $maxes{$k} || $_->{percentiles_ms}{max} > $maxes{$k};
 	}
 }
-ok(!defined $busy->{percentiles_ms}{p50}, 'merge: per-interval percentiles are null');
+# the per-interval series: each merged row's histogram is the sum of the
+# hosts' rows of that second, bucket by bucket, and gives the merged -P
+# line percentiles that lie within the hosts' (to a bucket)
+sub hist_of
+{
+	my ($text) = @_;
+	my (%h, $i);
+	for my $t (split ' ', $text)
+	{
+		if (!defined $i)      { $i = $t; }
+		elsif ($t =~ /^\+/)  { $i += $t; }
+		else                  { $h{$i} = $t if $t > 0; $i++; }
+	}
+	return \%h;
+}
+my %rowsum;
+for my $r (@j)
+{
+	for my $row (@{ $r->{intervals}{rows} })
+	{
+		my $h = hist_of($row->[6]);
+		$rowsum{ sprintf('%.0f', $row->[0]) }{$_} += $h->{$_} for keys %$h;
+	}
+}
+my %mrows = map { (sprintf('%.0f', $_->[0]) => hist_of($_->[6])) } @{ $m->{intervals}{rows} };
+is_deeply(\%mrows, \%rowsum, 'merge: the series\' histograms are the sums of the hosts\' per interval');
+my $k = sprintf('%.0f', $busy->{time_s});
+my @p50 = map { $_->{percentiles_ms}{p50} } grep { sprintf('%.0f', $_->{time_s}) eq $k && $_->{transactions} > 0 }
+  map { @{ $_->{progress} } } @j;
+ok(defined $busy->{percentiles_ms}{p50}, 'merge: per-interval percentiles from the series');
+cmp_ok($busy->{percentiles_ms}{p50}, '>=', min(@p50) * (1 - 1 / 64), 'merge: the interval\'s p50 is not below the hosts\'');
+cmp_ok($busy->{percentiles_ms}{p50}, '<=', max(@p50) * (1 + 1 / 64), 'merge: the interval\'s p50 is not above the hosts\'');
 is($busy->{percentiles_ms}{max}, $maxes{ sprintf('%.0f', $busy->{time_s}) },
 	'merge: the interval\'s max is the largest of the runs\'');
 is(scalar @{ $m->{hosts} }, 3, 'merge: JSON lists the hosts');

@@ -18,6 +18,8 @@
 
 #include "benchwaits.h"
 #include "jsonreport.h"
+#include "series.h"
+#include "pgtempo/xalloc.h"
 #include "stats.h"
 #include "unit.h"
 
@@ -599,6 +601,8 @@ END_TEST
 /* The JSON document: a few fields of each part, and null where nothing applies. */
 START_TEST(json_document)
 {
+	series		ser;
+	series_row *row;
 	bench_settings s = {.nclients = 2,.nthreads = 1,.transactions = 2,.scale = 1,.max_tries = 1,
 	.rate = 100,.latency_limit_ns = 5000000,.progress = 1,.json_path = "-"};
 	report_data d = {0};
@@ -633,8 +637,19 @@ START_TEST(json_document)
 	run.data = &d;
 	run.progress = pts;
 	run.nprogress = 1;
+	/* the series of intervals: a row on one line, its histogram as text */
+	series_init(&ser, 1, 1);
+	row = series_add_row(&ser, 1.0000004, 1700000001.25, 1);
+	row->cells[0].transactions = 3;
+	row->cells[0].latency_sum_ns = 14000000;
+	row->cells[0].hist_text = xstrdup("300 1 0 2 +5 1");
+	run.series = &ser;
 	strbuf_init(&sb);
 	jsonreport_build(&sb, &s, &run);
+	ck_assert_ptr_nonnull(strstr(sb.data, "\"intervals\": {\n    \"interval_s\": 1,\n"));
+	ck_assert_ptr_nonnull(strstr(sb.data, "\"rows\": [\n      [1,1700000001.25,1,3,0,14000000,\"300 1 0 2 +5 1\"]\n    ]"));
+	series_free(&ser);
+	run.series = NULL;
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"tool\": \"pgtempo-bench\""));
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"schema\": 1,"));
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"server_version\": \"15.2\""));
@@ -666,14 +681,14 @@ START_TEST(json_document)
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"interrupted_by\": null,"));
 	ck_assert(sb.len > 0 && sb.data[sb.len - 1] == '\n');
 
-	/* a run that did not start: results null; no -P: progress null */
+	/* a run that did not start: results null; no -P: progress null; no series: intervals null */
 	strbuf_reset(&sb);
 	s.progress = 0;
 	run.data = NULL;
 	run.exit_status = 1;
 	jsonreport_build(&sb, &s, &run);
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"results\": null,"));
-	ck_assert_ptr_nonnull(strstr(sb.data, "\"progress\": null\n}\n"));
+	ck_assert_ptr_nonnull(strstr(sb.data, "\"progress\": null,\n  \"intervals\": null\n}\n"));
 	ck_assert_ptr_nonnull(strstr(sb.data, "\"exit_status\": 1,"));
 	strbuf_free(&sb);
 	script_free(s.scripts[0]);

@@ -1,0 +1,79 @@
+/*
+ * infer.h — small inferential statistics for comparisons of runs:
+ * Student's t quantiles, Welch's interval for a ratio of geometric
+ * means, a seeded moving block bootstrap for a series whose neighbouring
+ * values are not independent, and sample quantiles.
+ *
+ * Everything is deterministic: the bootstrap draws from a seeded
+ * generator, so the same input gives the same interval.
+ */
+#ifndef PGTEMPO_INFER_H
+#define PGTEMPO_INFER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A point estimate and its interval (on whatever scale the caller works in). */
+typedef struct infer_interval
+{
+	double		est;
+	double		lo;
+	double		hi;
+} infer_interval;
+
+/* splitmix64: small, fast, and the same everywhere. */
+typedef struct infer_rng
+{
+	uint64_t	state;
+} infer_rng;
+
+void		infer_rng_seed(infer_rng *r, uint64_t seed);
+uint64_t	infer_rng_next(infer_rng *r);
+/* Uniform in [0, n), n > 0. */
+uint32_t	infer_rng_below(infer_rng *r, uint32_t n);
+
+/* The quantile p (0 < p < 1) of Student's t with df > 0 degrees of freedom. */
+double		infer_t_quantile(double p, double df);
+
+/*
+ * The interval at level (0.95) of log(geometric mean of b / geometric
+ * mean of a): Welch's t on the logarithms, so the change is a ratio and
+ * the interval is symmetric in log space.  With one value on one side
+ * and two or more on the other, the other side's variance stands for
+ * both (df of that side).  false when there is too little to go on: a
+ * side without values, one value on each side, or a value that is not
+ * positive.
+ */
+bool		infer_welch_log(const double *a, int na, const double *b, int nb, double level,
+							infer_interval *out);
+
+/* The block length of the moving block bootstrap for n values: round(n^(1/3)), at least 1. */
+int			infer_block_length(int n);
+
+/*
+ * The block length for n values whose lag-1 autocorrelation is rho: the
+ * AR(1) plug-in rule, (3n/2)^(1/3) (2 rho / (1 - rho^2))^(2/3), rounded,
+ * at least infer_block_length(n) and at most n / 3.
+ */
+int			infer_block_length_rho(int n, double rho);
+
+/* The lag-1 autocorrelation of x[0..n); 0 with fewer than 3 values or no variance. */
+double		infer_lag1(const double *x, int n);
+
+/*
+ * One resample of a series of n values, as blocks of len consecutive
+ * indexes that wrap around at the end (a circular moving block
+ * bootstrap): starts[0..nblocks) each uniform in [0, n), nblocks =
+ * ceil(n / len); the resample is the first n indexes of the blocks laid
+ * end to end.
+ */
+int			infer_block_count(int n, int len);
+void		infer_block_starts(infer_rng *r, int n, int nblocks, int *starts);
+
+/*
+ * The sample quantile q (0..1) of v[0..n) by linear interpolation between
+ * order statistics (Hyndman and Fan's type 7); sorts v.  NaN when n is 0.
+ */
+double		infer_quantile(double *v, int n, double q);
+
+#endif

@@ -1,0 +1,471 @@
+/*
+ * compare.c — pgtempo-bench --compare: the runs read and checked, the
+ * values and intervals of each metric, the verdicts and the --fail-if
+ * limits.
+ *
+ * Several runs on a side: the run is the unit.  Each run gives one value
+ * of each metric; the change is the ratio of the sides' geometric means
+ * and its interval Welch's t interval on the logarithms (one run against
+ * several: the several runs' spread stands for both).  One run per side:
+ * compareboot.c.
+ */
+#include "config.h"
+
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare_int.h"
+#include "pgtempo/exitcode.h"
+#include "pgtempo/msg.h"
+#include "pgtempo/parse.h"
+#include "pgtempo/xalloc.h"
+#include "report.h"
+
+/* Fields that differ between runs by design, not worth listing. */
+static const char *const not_listed[] = {"random_seed", "log_prefix", "percentiles"};
+
+/* "tps", "avg" or "pNN" into *l; false if it is none of them. */
+static bool
+parse_metric(const char *name, size_t len, compare_limit *l)
+{
+	char	   *end;
+
+	if (len == 0 || len >= sizeof(l->metric))
+		return false;
+	memcpy(l->metric, name, len);
+	l->metric[len] = '\0';
+	if (strcmp(l->metric, "tps") == 0 || strcmp(l->metric, "avg") == 0)
+		return true;
+	if (l->metric[0] != 'p' || l->metric[1] < '0' || l->metric[1] > '9')
+		return false;
+	l->pct = strtod(l->metric + 1, &end);
+	return *end == '\0' && l->pct > 0 && l->pct < 100;
+}
+
+bool
+compare_parse_limits(compare_settings *cs, const char *list)
+{
+	const char *p = list;
+
+	while (*p != '\0')
+	{
+		const char *comma = strchr(p, ',');
+		size_t		len = comma != NULL ? (size_t) (comma - p) : strlen(p);
+		const char *colon = memchr(p, ':', len);
+		compare_limit *l = &cs->limits[cs->nlimits];
+		char		num[32];
+		char	   *end;
+
+		if (cs->nlimits == COMPARE_MAX_LIMITS || colon == NULL ||
+			!parse_metric(p, (size_t) (colon - p), l) ||
+			(size_t) (p + len - colon - 1) >= sizeof(num))
+			goto bad;
+		memcpy(num, colon + 1, (size_t) (p + len - colon - 1));
+		num[p + len - colon - 1] = '\0';
+		if ((num[0] != '+' && num[0] != '-') || strchr(num, '%') != num + strlen(num) - 1)
+			goto bad;
+		l->limit_pct = strtod(num, &end);
+		if (end != num + strlen(num) - 1 || !isfinite(l->limit_pct) || fabs(l->limit_pct) >= 1e6 ||
+			(num[0] == '-' && l->limit_pct <= -100))
+			goto bad;
+		cs->nlimits++;
+		p += len + (comma != NULL);
+	}
+	if (cs->nlimits > 0)
+		return true;
+bad:
+	msg_error("invalid value \"%s\" for option --fail-if", list);
+	msg_detail("It is a list of METRIC:LIMIT, a metric (tps, avg, p50, p99, ...) and a signed change in %%, as in \"tps:-5%%,p99:+10%%\".");
+	return false;
+}
+
+const char *
+cmp_scope_name(const cmp *c, int scope)
+{
+	const merge_host *h = &c->side[0].runs[0];
+
+	if (scope == 0)
+		return "overall";
+	return h->s.scripts[scope - 1]->desc;
+}
+
+double
+cmp_run_value(const merge_host *h, int scope, const cmp_metric *m)
+{
+	const stats *st = scope == 0 ? &h->total : &h->scripts[scope - 1].st;
+	const hist *hh = scope == 0 ? h->h : h->scripts[scope - 1].h;
+
+	switch (m->kind)
+	{
+		case CMP_TPS:
+			return h->duration_s > 0 ? (double) st->cnt / h->duration_s : NAN;
+		case CMP_AVG:
+			return st->latency.count > 0 ? st->latency.sum / (double) st->latency.count : NAN;
+		case CMP_PCT:
+			return hh->total > 0 ? (double) hist_percentile(hh, m->pct) : NAN;
+	}
+	return NAN;
+}
+
+void
+cmp_set_verdict(cmp_result *r)
+{
+	if (!r->known)
+		r->verdict = "unknown";
+	else if (r->lo > 0)
+		r->verdict = r->m->higher_is_better ? "better" : "worse";
+	else if (r->hi < 0)
+		r->verdict = r->m->higher_is_better ? "worse" : "better";
+	else
+		r->verdict = "no difference shown";
+}
+
+/* The metrics: tps, the average, and the percentiles of --percentiles or of the first run. */
+static void
+set_metrics(cmp *c)
+{
+	const double *pcts;
+	int			n = report_percentiles(c->opts->npercentiles > 0 ? c->opts :
+									   &c->side[0].runs[0].s, &pcts);
+
+	c->metrics[0] = (cmp_metric) {CMP_TPS, 0, "tps", true};
+	c->metrics[1] = (cmp_metric) {CMP_AVG, 0, "avg", false};
+	c->nmetrics = 2;
+	for (int i = 0; i < n && c->nmetrics < CMP_MAX_METRICS; i++)
+	{
+		cmp_metric *m = &c->metrics[c->nmetrics];
+
+		if (pcts[i] <= 0 || pcts[i] >= 100)
+			continue;
+		m->kind = CMP_PCT;
+		m->pct = pcts[i];
+		m->higher_is_better = false;
+		report_percentile_label(m->name, sizeof(m->name), pcts[i]);
+		c->nmetrics++;
+	}
+}
+
+/* The fewest transactions of a side's runs in scope beyond percentile pct. */
+static double
+fewest_beyond(const cmp_side *sd, int scope, double pct)
+{
+	double		fewest = INFINITY;
+
+	for (int i = 0; i < sd->n; i++)
+	{
+		const merge_host *h = &sd->runs[i];
+		double		cnt = (double) (scope == 0 ? h->total.cnt : h->scripts[scope - 1].st.cnt);
+
+		fewest = fmin(fewest, cnt * (1 - pct / 100));
+	}
+	return fewest;
+}
+
+/* The values of result r from each run; for several runs, its interval too. */
+static void
+set_values(cmp *c, cmp_result *r)
+{
+	double	   *v[2];
+	infer_interval iv;
+
+	for (int s = 0; s < 2; s++)
+	{
+		double		logsum = 0;
+
+		v[s] = xcalloc((size_t) c->side[s].n, sizeof(double));
+		for (int i = 0; i < c->side[s].n; i++)
+		{
+			v[s][i] = cmp_run_value(&c->side[s].runs[i], r->scope, r->m);
+			logsum += log(v[s][i]);
+		}
+		*(s == 0 ? &r->base : &r->target) = exp(logsum / c->side[s].n);
+	}
+	r->change = r->target / r->base - 1;
+	r->known = isfinite(r->change);
+	if (!r->known)
+		snprintf(r->why, sizeof(r->why), "no transactions on a side");
+	else if (r->m->kind == CMP_PCT &&
+			 fmin(fewest_beyond(&c->side[0], r->scope, r->m->pct),
+				  fewest_beyond(&c->side[1], r->scope, r->m->pct)) < CMP_MIN_TAIL)
+	{
+		r->known = false;
+		snprintf(r->why, sizeof(r->why), "too few transactions beyond %s (%d needed)", r->m->name,
+				 CMP_MIN_TAIL);
+	}
+	if (c->by_runs && r->known)
+	{
+		r->known = infer_welch_log(v[0], c->side[0].n, v[1], c->side[1].n, CMP_LEVEL, &iv);
+		r->lo = exp(iv.lo) - 1;
+		r->hi = exp(iv.hi) - 1;
+		if (!r->known)
+			snprintf(r->why, sizeof(r->why), "a value that is not positive");
+	}
+	cmp_set_verdict(r);
+	free(v[0]);
+	free(v[1]);
+}
+
+/* Every result: values, then the intervals by runs or by the bootstrap. */
+static void
+compute(cmp *c)
+{
+	c->nscopes = c->side[0].runs[0].nscripts > 1 ? 1 + c->side[0].runs[0].nscripts : 1;
+	c->results = xcalloc((size_t) (c->nscopes * c->nmetrics), sizeof(cmp_result));
+	for (int k = 0; k < c->nscopes; k++)
+	{
+		for (int m = 0; m < c->nmetrics; m++)
+		{
+			cmp_result *r = &c->results[k * c->nmetrics + m];
+
+			r->scope = k;
+			r->m = &c->metrics[m];
+			set_values(c, r);
+		}
+		if (!c->by_runs)
+			cmpboot_scope(c, k);
+	}
+}
+
+/* --fail-if: which limits the intervals pass; false if a limit names no metric compared. */
+static bool
+check_limits(cmp *c)
+{
+	for (int i = 0; i < c->cs->nlimits; i++)
+	{
+		const compare_limit *l = &c->cs->limits[i];
+		const cmp_result *r = NULL;
+
+		for (int m = 0; m < c->nmetrics; m++)
+			if (strcmp(c->metrics[m].name, l->metric) == 0)
+				r = &c->results[m];
+		if (r == NULL)
+		{
+			msg_error("--fail-if: \"%s\" is not one of the metrics compared", l->metric);
+			msg_hint("The percentiles compared are those of --percentiles, or of the base's first run.");
+			return false;
+		}
+		c->checked[i] = r->known;
+		c->tripped[i] = r->known && (l->limit_pct < 0 ? r->hi * 100 < l->limit_pct :
+									 r->lo * 100 > l->limit_pct);
+		if (!r->known)
+			msg_warning("--fail-if=%s:%+g%%: not checked: %s", l->metric, l->limit_pct, r->why);
+	}
+	return true;
+}
+
+/* run's value of field as compact JSON (allocated). */
+static char *
+field_text(const jsonread_value *v)
+{
+	strbuf		sb;
+	json_writer w;
+
+	strbuf_init(&sb);
+	if (v == NULL)
+		strbuf_puts(&sb, "absent");
+	else
+	{
+		json_init(&w, &sb, false);
+		jsonread_write(&w, v);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* The value of diff field key of run h (settings.X, or a top-level member). */
+static const jsonread_value *
+diff_value(const merge_host *h, const char *key)
+{
+	if (strncmp(key, "settings.", 9) == 0)
+		return jsonread_get(jsonread_get(h->root, "settings"), key + 9);
+	return jsonread_get(h->root, key);
+}
+
+/* Whether key is a setting worth listing when it differs. */
+static bool
+listed(const char *key)
+{
+	for (size_t i = 0; i < sizeof(not_listed) / sizeof(not_listed[0]); i++)
+		if (strcmp(key, not_listed[i]) == 0)
+			return false;
+	return true;
+}
+
+/* The fields to look at: the base's first run's settings, its server and host. */
+static void
+diff_fields(cmp *c)
+{
+	const jsonread_value *st = jsonread_get(c->side[0].runs[0].root, "settings");
+	int			nruns = c->cs->nbase + c->cs->ntarget;
+
+	c->diffs = xcalloc((size_t) (st != NULL ? st->n : 0) + 3, sizeof(cmp_diff));
+	c->diffs[c->ndiffs++].field = xstrdup("server_version");
+	c->diffs[c->ndiffs++].field = xstrdup("host");
+	for (uint32_t i = 0; st != NULL && st->type == JSONREAD_OBJECT && i < st->n; i++)
+		if (listed(st->u.members[i].key))
+			c->diffs[c->ndiffs++].field = xasprintf("settings.%s", st->u.members[i].key);
+	for (int d = 0; d < c->ndiffs; d++)
+		c->diffs[d].values = xcalloc((size_t) nruns, sizeof(char *));
+}
+
+/* Note run number k's values of the fields (before its document is dropped). */
+static void
+diff_note(cmp *c, const merge_host *h, int k)
+{
+	for (int d = 0; d < c->ndiffs; d++)
+		c->diffs[d].values[k] = field_text(diff_value(h, c->diffs[d].field));
+}
+
+/* Keep only the fields that differ. */
+static void
+diff_keep(cmp *c)
+{
+	int			nruns = c->side[0].n + c->side[1].n,
+				kept = 0;
+
+	for (int d = 0; d < c->ndiffs; d++)
+	{
+		bool		differs = false;
+
+		for (int k = 1; k < nruns; k++)
+			differs = differs || strcmp(c->diffs[d].values[k], c->diffs[d].values[0]) != 0;
+		if (differs)
+			c->diffs[kept++] = c->diffs[d];
+		else
+		{
+			for (int k = 0; k < nruns; k++)
+				free(c->diffs[d].values[k]);
+			free(c->diffs[d].values);
+			free(c->diffs[d].field);
+		}
+	}
+	c->ndiffs = kept;
+}
+
+/*
+ * Read both sides, each run checked against the base's first: false
+ * (the errors printed) when one cannot be read or is another benchmark.
+ */
+static bool
+read_sides(cmp *c)
+{
+	const compare_settings *cs = c->cs;
+	bool		need_series = cs->nbase + cs->ntarget <= 2 || c->opts->chart_path != NULL;
+	bool		ok = true;
+	int			k = 0;
+
+	for (int s = 0; s < 2; s++)
+	{
+		char	  **files = s == 0 ? cs->base : cs->target;
+		int			n = s == 0 ? cs->nbase : cs->ntarget;
+
+		c->side[s].runs = xcalloc((size_t) n, sizeof(merge_host));
+		for (int i = 0; i < n; i++)
+		{
+			merge_host *h = &c->side[s].runs[c->side[s].n];
+			char	   *cause = NULL;
+
+			if (!mergeread_host(files[i], h, &cause) ||
+				(need_series && !mergeread_series(h, &cause)))
+			{
+				if (h->doc != NULL)
+					mergeread_free(h);
+				msg_error("%s", cause);
+				free(cause);
+				ok = false;
+				continue;
+			}
+			c->side[s].n++;
+			if (k == 0)
+				diff_fields(c);
+			else if (!merge_same_benchmark(&c->side[0].runs[0], h, false))
+			{
+				msg_hint("--compare compares runs of one benchmark: the same scripts, weights, commands, scale and query mode.");
+				ok = false;
+			}
+			diff_note(c, h, k++);
+			if (k > 1)
+				mergeread_drop_doc(h);
+		}
+		if (c->side[0].n == 0)
+			return false;		/* no base run to check the others against */
+	}
+	return ok;
+}
+
+static void
+cmp_free(cmp *c)
+{
+	int			nruns = c->side[0].n + c->side[1].n;
+
+	for (int d = 0; d < c->ndiffs; d++)
+	{
+		for (int k = 0; k < nruns; k++)
+			free(c->diffs[d].values[k]);
+		free(c->diffs[d].values);
+		free(c->diffs[d].field);
+	}
+	free(c->diffs);
+	for (int s = 0; s < 2; s++)
+	{
+		for (int i = 0; i < c->side[s].n; i++)
+			mergeread_free(&c->side[s].runs[i]);
+		free(c->side[s].runs);
+	}
+	free(c->results);
+}
+
+/* --json and --chart of the comparison. */
+static void
+write_outputs(const cmp *c, int *status)
+{
+	char	   *cause = NULL;
+
+	if (c->opts->json_path != NULL && !cmpout_json(c->opts->json_path, c, *status, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		*status = EXITCODE_ERROR;
+	}
+	if (c->opts->chart_path != NULL && !cmpout_chart(c->opts->chart_path, c, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		*status = EXITCODE_ERROR;
+	}
+}
+
+int
+compare_run(const bench_settings *opts, const compare_settings *cs)
+{
+	cmp			c;
+	int			status = EXITCODE_OK;
+
+	memset(&c, 0, sizeof(c));
+	c.opts = opts;
+	c.cs = cs;
+	if (!read_sides(&c) || c.side[0].n == 0 || c.side[1].n == 0)
+	{
+		cmp_free(&c);
+		return EXITCODE_ERROR;
+	}
+	diff_keep(&c);
+	set_metrics(&c);
+	c.by_runs = c.side[0].n + c.side[1].n > 2;
+	compute(&c);
+	if (!check_limits(&c))
+		status = EXITCODE_ERROR;
+	else
+	{
+		for (int i = 0; i < cs->nlimits; i++)
+			if (c.tripped[i])
+				status = EXITCODE_LIMIT;
+		cmpout_print(report_stream(opts), &c);
+		write_outputs(&c, &status);
+	}
+	cmp_free(&c);
+	return status;
+}

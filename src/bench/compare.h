@@ -1,0 +1,52 @@
+/*
+ * compare.h — pgtempo-bench --compare: is the change between two sets of
+ * runs of one benchmark real, or noise?
+ *
+ * Each side is one or several runs' --json reports (a run, or a --merge
+ * of several hosts).  For tps, the latency average and each percentile,
+ * overall and per script, the comparison gives the base and new values,
+ * the change in %, its 95 % interval and a verdict.  With several runs
+ * per side the run is the unit (Welch's t on the logarithms); with one
+ * run per side the interval comes from a block bootstrap over each run's
+ * per-interval series, and covers the noise within a run only.
+ */
+#ifndef PGTEMPO_BENCH_COMPARE_H
+#define PGTEMPO_BENCH_COMPARE_H
+
+#include "bench.h"
+
+#define COMPARE_MAX_LIMITS 16
+
+/* A --fail-if limit: the change of metric beyond limit_pct (signed) trips it. */
+typedef struct compare_limit
+{
+	char		metric[16];		/* "tps", "avg", "p99", ... */
+	double		pct;			/* for a percentile: which */
+	double		limit_pct;		/* -5: a drop of more than 5 %; +10: a rise of more than 10 % */
+} compare_limit;
+
+typedef struct compare_settings
+{
+	char	  **base;			/* the base runs' reports */
+	int			nbase;
+	char	  **target;			/* --to: the new runs' reports */
+	int			ntarget;
+	compare_limit limits[COMPARE_MAX_LIMITS];	/* --fail-if */
+	int			nlimits;
+} compare_settings;
+
+/*
+ * Parse --fail-if's LIST ("tps:-5%,p99:+10%") into cs; false with the
+ * error printed.
+ */
+bool		compare_parse_limits(compare_settings *cs, const char *list);
+
+/*
+ * Compare and print the table; opts gives --json, --chart and
+ * --percentiles.  Returns the exit status: 0; 1 for input that cannot be
+ * compared (unreadable, not the same benchmark) or an output not
+ * written; 3 when a --fail-if limit is passed.
+ */
+int			compare_run(const bench_settings *opts, const compare_settings *cs);
+
+#endif

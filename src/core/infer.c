@@ -1,0 +1,265 @@
+/*
+ * infer.c — t quantiles, Welch's interval on logarithms, the moving
+ * block bootstrap's draws, sample quantiles.
+ */
+#include "config.h"
+
+#include "pgtempo/infer.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void
+infer_rng_seed(infer_rng *r, uint64_t seed)
+{
+	r->state = seed;
+}
+
+uint64_t
+infer_rng_next(infer_rng *r)
+{
+	uint64_t	z = (r->state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+uint32_t
+infer_rng_below(infer_rng *r, uint32_t n)
+{
+	/* Lemire's multiply-shift: the bias for n < 2^32 is below 2^-32 */
+	return (uint32_t) (((infer_rng_next(r) >> 32) * (uint64_t) n) >> 32);
+}
+
+/* The continued fraction of the regularized incomplete beta (modified Lentz). */
+static double
+beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double		c = 1.0,
+				d = 1.0 - (a + b) * x / (a + 1.0),
+				h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1.0 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++)
+	{
+		double		m2 = 2.0 * m;
+		double		num = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+		double		del;
+
+		for (int step = 0; step < 2; step++)
+		{
+			d = 1.0 + num * d;
+			c = 1.0 + num / c;
+			if (fabs(d) < tiny)
+				d = tiny;
+			if (fabs(c) < tiny)
+				c = tiny;
+			d = 1.0 / d;
+			h *= d * c;
+			num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+		}
+		del = d * c;
+		if (fabs(del - 1.0) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b), the regularized incomplete beta function. */
+static double
+inc_beta(double a, double b, double x)
+{
+	double		front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1.0) / (a + b + 2.0))
+		return front * beta_cf(a, b, x) / a;
+	return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
+}
+
+/* P(T <= t) for Student's t with df degrees of freedom. */
+static double
+t_cdf(double t, double df)
+{
+	double		tail = 0.5 * inc_beta(df / 2.0, 0.5, df / (df + t * t));
+
+	return t >= 0 ? 1.0 - tail : tail;
+}
+
+double
+infer_t_quantile(double p, double df)
+{
+	double		lo = 0,
+				hi = 1;
+
+	if (p == 0.5)
+		return 0;
+	if (p < 0.5)
+		return -infer_t_quantile(1.0 - p, df);
+	while (t_cdf(hi, df) < p && hi < 1e12)
+		hi *= 2;
+	/* bisection: t_cdf is monotone, 200 halvings reach the double's precision */
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++)
+	{
+		double		mid = (lo + hi) / 2;
+
+		if (t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* Mean and sample variance of log(v[0..n)); false if a value is not positive. */
+static bool
+log_moments(const double *v, int n, double *mean, double *var)
+{
+	double		s = 0,
+				ss = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (!(v[i] > 0) || !isfinite(v[i]))
+			return false;
+		s += log(v[i]);
+	}
+	*mean = s / n;
+	for (int i = 0; i < n; i++)
+		ss += (log(v[i]) - *mean) * (log(v[i]) - *mean);
+	*var = n > 1 ? ss / (n - 1) : NAN;
+	return true;
+}
+
+bool
+infer_welch_log(const double *a, int na, const double *b, int nb, double level,
+				infer_interval *out)
+{
+	double		ma,
+				va,
+				mb,
+				vb,
+				se,
+				df,
+				t;
+
+	if (na < 1 || nb < 1 || na + nb < 3 || !log_moments(a, na, &ma, &va) ||
+		!log_moments(b, nb, &mb, &vb))
+		return false;
+	if (na == 1 || nb == 1)
+	{
+		/* one run on one side: the other side's spread stands for both */
+		double		v = na == 1 ? vb : va;
+
+		se = sqrt(v * (1.0 / na + 1.0 / nb));
+		df = (na == 1 ? nb : na) - 1;
+	}
+	else
+	{
+		double		qa = va / na,
+					qb = vb / nb;
+
+		se = sqrt(qa + qb);
+		df = qa + qb > 0 ? (qa + qb) * (qa + qb) /
+			(qa * qa / (na - 1) + qb * qb / (nb - 1)) : (double) (na + nb - 2);
+	}
+	t = infer_t_quantile(0.5 + level / 2.0, df);
+	out->est = mb - ma;
+	out->lo = out->est - t * se;
+	out->hi = out->est + t * se;
+	return true;
+}
+
+int
+infer_block_length(int n)
+{
+	int			len = (int) lround(cbrt((double) n));
+
+	return len < 1 ? 1 : len;
+}
+
+int
+infer_block_length_rho(int n, double rho)
+{
+	int			len = infer_block_length(n);
+	double		r = fmin(fabs(rho), 0.99);
+	double		plug = cbrt(1.5 * n) * pow(2 * r / (1 - r * r), 2.0 / 3.0);
+
+	if (plug > len)
+		len = (int) lround(plug);
+	if (len > n / 3)
+		len = n / 3 > 1 ? n / 3 : 1;
+	return len;
+}
+
+double
+infer_lag1(const double *x, int n)
+{
+	double		mean = 0,
+				num = 0,
+				den = 0;
+
+	if (n < 3)
+		return 0;
+	for (int i = 0; i < n; i++)
+		mean += x[i];
+	mean /= n;
+	for (int i = 0; i < n; i++)
+	{
+		den += (x[i] - mean) * (x[i] - mean);
+		if (i > 0)
+			num += (x[i] - mean) * (x[i - 1] - mean);
+	}
+	return den > 0 ? num / den : 0;
+}
+
+int
+infer_block_count(int n, int len)
+{
+	return (n + len - 1) / len;
+}
+
+void
+infer_block_starts(infer_rng *r, int n, int nblocks, int *starts)
+{
+	for (int i = 0; i < nblocks; i++)
+		starts[i] = (int) infer_rng_below(r, (uint32_t) n);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a,
+				y = *(const double *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+double
+infer_quantile(double *v, int n, double q)
+{
+	double		h,
+				f;
+	int			i;
+
+	if (n <= 0)
+		return NAN;
+	qsort(v, (size_t) n, sizeof(double), cmp_double);
+	h = (n - 1) * q;
+	i = (int) floor(h);
+	if (i >= n - 1)
+		return v[n - 1];
+	if (i < 0)
+		return v[0];
+	f = h - i;
+	return v[i] + f * (v[i + 1] - v[i]);
+}
