@@ -77,9 +77,13 @@ make_row(format_rowkind kind, bool full, format_row *r)
 	}
 }
 
-/* A log of one row: the CSV header, a meta record, the row. */
+/*
+ * A log of one record: the CSV header (of the kind's rows), a meta
+ * record, then the row r, else the health record hl, else the gap g.
+ */
 static char *
-write_log(format_rowkind kind, bool jsonl, const format_row *r, size_t *len)
+write_log(format_rowkind kind, bool jsonl, const format_row *r, const sample_health *hl,
+		  const sample_gap *g, size_t *len)
 {
 	format_meta m = {
 		.run_us = 1764151200000000, .source = "pg_stat_activity", .server = "h:5432",
@@ -92,7 +96,12 @@ write_log(format_rowkind kind, bool jsonl, const format_row *r, size_t *len)
 	if (!jsonl)
 		strbuf_printf(&sb, "%s\n", format_kinds[kind].csv_header);
 	(jsonl ? format_meta_jsonl : format_meta_csv) (&sb, &m);
-	(jsonl ? format_row_jsonl : format_row_csv) (&sb, kind, r);
+	if (r != NULL)
+		(jsonl ? format_row_jsonl : format_row_csv) (&sb, kind, r);
+	else if (hl != NULL)
+		(jsonl ? format_health_jsonl : format_health_csv) (&sb, hl);
+	else
+		(jsonl ? format_gap_jsonl : format_gap_csv) (&sb, g);
 	*len = sb.len;
 	text = strbuf_detach(&sb);
 	strbuf_free(&sb);
@@ -235,7 +244,7 @@ START_TEST(round_trip_columns)
 				 jsonl ? "jsonl" : "csv", full ? "full" : "absent");
 		strpool_init(&pool);
 		make_row(kind, full, &r);
-		text = write_log(kind, jsonl, &r, &len);
+		text = write_log(kind, jsonl, &r, NULL, NULL, &len);
 		rec = read_row(text, len, &pool);
 		ck_assert_int_eq(rec.kind, kind == FORMAT_ROW_SAMPLE ? HISTREAD_SAMPLE :
 						 HISTREAD_INTERVAL);
@@ -504,31 +513,6 @@ check_health(const sample_health *want, const sample_health *got, const char *wh
 				  got->cost_us_per_sample == want->cost_us_per_sample, "%s: a cost", what);
 }
 
-/* A log of one record after the meta record, in CSV (a raw log) or JSON Lines. */
-static char *
-write_record(bool jsonl, const sample_health *hl, const sample_gap *g, size_t *len)
-{
-	format_meta m = {
-		.run_us = 1764151200000000, .source = "pg_stat_activity", .server = "h:5432",
-		.server_version = "15.2", .interval_s = 0.01, .period_s = 0.01,
-	};
-	strbuf		sb;
-	char	   *text;
-
-	strbuf_init(&sb);
-	if (!jsonl)
-		strbuf_printf(&sb, "%s\n", FORMAT_CSV_SAMPLE_HEADER);
-	(jsonl ? format_meta_jsonl : format_meta_csv) (&sb, &m);
-	if (hl != NULL)
-		(jsonl ? format_health_jsonl : format_health_csv) (&sb, hl);
-	else
-		(jsonl ? format_gap_jsonl : format_gap_csv) (&sb, g);
-	*len = sb.len;
-	text = strbuf_detach(&sb);
-	strbuf_free(&sb);
-	return text;
-}
-
 /* Health and gap records in CSV and JSON Lines, every value there or the unknown ones not, read back. */
 START_TEST(round_trip_records)
 {
@@ -550,7 +534,7 @@ START_TEST(round_trip_records)
 		snprintf(what, sizeof(what), "%s %s %s", gap ? "gap" : "health",
 				 jsonl ? "jsonl" : "csv", full ? "full" : "absent");
 		strpool_init(&pool);
-		text = write_record(jsonl, gap ? NULL : &hl, &g, &len);
+		text = write_log(FORMAT_ROW_SAMPLE, jsonl, NULL, gap ? NULL : &hl, &g, &len);
 		rec = read_row(text, len, &pool);
 		ck_assert_msg(rec.kind == (gap ? HISTREAD_GAP : HISTREAD_HEALTH), "%s", what);
 		if (gap)
