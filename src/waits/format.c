@@ -202,16 +202,19 @@ format_blockers(strbuf *sb, const int32_t *pids, int n)
 
 /* ---------------------------------------------------------------- the columns */
 
-#define FORMAT_IS_COPY true
-#define FORMAT_IS_LOGONLY false
-#define FORMAT_IS_READ true
-#define FORMAT_IS_DERIVED false
+/* what else holds a column, and whether and how a reader reads it */
+#define FORMAT_ALSO_LOGONLY 0
+#define FORMAT_ALSO_COPY 1
+#define FORMAT_ALSO_REPORT 2
+#define FORMAT_READ_DERIVED 0
+#define FORMAT_READ_READ 1
+#define FORMAT_READ_NEWER 2
 /* How a member is stored, from its type, so that the table cannot say it wrong. */
-#define STORE_OF(member) _Generic(((format_row *) 0)->member, \
+#define STORE_OF(T, member) _Generic(((T *) 0)->member, \
 	int32_t: FORMAT_STORE_I32, uint32_t: FORMAT_STORE_U32, int64_t: FORMAT_STORE_I64, \
 	uint64_t: FORMAT_STORE_U64, double: FORMAT_STORE_DOUBLE, const char *: FORMAT_STORE_TEXT, \
-	const int32_t *: FORMAT_STORE_PIDS)
-#define MOST_OF(member) _Generic(((format_row *) 0)->member, \
+	char *: FORMAT_STORE_TEXT, const int32_t *: FORMAT_STORE_PIDS)
+#define MOST_OF(T, member) _Generic(((T *) 0)->member, \
 	int32_t: INT32_MAX, uint32_t: UINT32_MAX, default: INT64_MAX)
 /* what a reader gives a column without a value: what the writer takes for none */
 #define ABSENT_ALWAYS 0
@@ -219,17 +222,25 @@ format_blockers(strbuf *sb, const int32_t *pids, int n)
 #define ABSENT_IF_NONZERO 0
 #define ABSENT_IF_NONNEG (-1)
 #define ABSENT_IF_MEASURED 0
+#define ABSENT_IF_NONNEG_OUT (-1)
 /* text and pids are never missing: none is a value of its own */
 #define REQUIRED_TS(when) FORMAT_COL_##when == FORMAT_COL_ALWAYS
 #define REQUIRED_INT(when) REQUIRED_TS(when)
+#define REQUIRED_NUM1(when) REQUIRED_TS(when)
 #define REQUIRED_NUM2(when) REQUIRED_TS(when)
+#define REQUIRED_NUM3(when) REQUIRED_TS(when)
 #define REQUIRED_NUM6(when) REQUIRED_TS(when)
 #define REQUIRED_TEXT(when) false
 #define REQUIRED_PIDS(when) false
-#define COLUMN(name, type, member, when, least, copy, read) \
-	{#name, sizeof(#name) - 1, FORMAT_COL_##type, FORMAT_COL_##when, STORE_OF(member), \
-	 offsetof(format_row, member), least, MOST_OF(member), ABSENT_##when, \
-	 REQUIRED_##type(when), FORMAT_IS_##copy, FORMAT_IS_##read},
+#define COLUMN_OF(T, name, type, member, when, least, also, read) \
+	{#name, sizeof(#name) - 1, FORMAT_COL_##type, FORMAT_COL_##when, STORE_OF(T, member), \
+	 offsetof(T, member), least, MOST_OF(T, member), ABSENT_##when, \
+	 (REQUIRED_##type(when)) && FORMAT_READ_##read != FORMAT_READ_NEWER, \
+	 FORMAT_ALSO_##also == FORMAT_ALSO_COPY, FORMAT_ALSO_##also == FORMAT_ALSO_REPORT, \
+	 FORMAT_READ_##read != FORMAT_READ_DERIVED},
+#define COLUMN(...) COLUMN_OF(format_row, __VA_ARGS__)
+#define HEALTH_FIELD(...) COLUMN_OF(sample_health, __VA_ARGS__)
+#define GAP_FIELD(...) COLUMN_OF(format_gap_rec, __VA_ARGS__)
 #define NSAMPLE_COLS (0 FORMAT_SAMPLE_COLUMNS(FORMAT_COUNT_, FORMAT_COUNT_))
 
 const format_column format_columns[FORMAT_NCOLUMNS] = {
@@ -243,23 +254,31 @@ const format_kind format_kinds[FORMAT_NROWKINDS] = {
 	FORMAT_NCOLUMNS - NSAMPLE_COLS},
 };
 
+static const format_column health_fields[] = {FORMAT_HEALTH_FIELDS(HEALTH_FIELD)};
+static const format_column gap_fields[] = {FORMAT_GAP_FIELDS(GAP_FIELD)};
+
+const format_kind format_health_kind = {"health", NULL, health_fields,
+(int) (sizeof(health_fields) / sizeof(health_fields[0]))};
+const format_kind format_gap_kind = {"gap", NULL, gap_fields,
+(int) (sizeof(gap_fields) / sizeof(gap_fields[0]))};
+
 /* A number column's value. */
 static double
-double_of(const format_column *c, const format_row *r)
+double_of(const format_column *c, const void *r)
 {
 	return *(const double *) ((const char *) r + c->offset);
 }
 
 /* A text column's value (NULL: none). */
 static const char *
-text_of(const format_column *c, const format_row *r)
+text_of(const format_column *c, const void *r)
 {
 	return *(const char *const *) ((const char *) r + c->offset);
 }
 
-/* Whether column c of row r has a value. */
+/* Whether column c of r (a format_row, or a record's struct) has a value. */
 bool
-format_has_value(const format_column *c, const format_row *r)
+format_has_value(const format_column *c, const void *r)
 {
 	switch (c->when)
 	{
@@ -268,12 +287,23 @@ format_has_value(const format_column *c, const format_row *r)
 		case FORMAT_COL_IF_NONZERO:
 			return format_column_int(c, r) != 0;
 		case FORMAT_COL_IF_NONNEG:
+		case FORMAT_COL_IF_NONNEG_OUT:
+			if (c->store == FORMAT_STORE_DOUBLE)
+				return double_of(c, r) >= 0;
 			return format_column_int(c, r) >= 0;
 		case FORMAT_COL_IF_MEASURED:
-			return r->measured;
+			return ((const format_row *) r)->measured;
 		default:
 			return true;
 	}
+}
+
+/* The decimals a number column has in CSV and COPY. */
+static int
+num_digits(format_coltype type)
+{
+	return type == FORMAT_COL_NUM1 ? 1 : type == FORMAT_COL_NUM2 ? 2 :
+		type == FORMAT_COL_NUM3 ? 3 : 6;
 }
 
 /*
@@ -290,14 +320,17 @@ typedef struct row_style
 
 static const row_style csv_style = {',', "", format_csv_field, "\""};
 static const row_style copy_style = {'\t', "\\N", format_copy_field, ""};
+/* a CSV comment record's key=value pairs: its free text stays on the line */
+static const row_style pair_style = {' ', "", format_folded_frame, ""};
 
-/* One column's value in a delimited row. */
+/* One column's value in a delimited row (or a comment record's pair, r its struct). */
 static void
-delimited_value(strbuf *sb, const row_style *st, const format_column *c, const format_row *r)
+delimited_value(strbuf *sb, const row_style *st, const format_column *c, const void *r)
 {
+	const format_row *fr = r;	/* PIDS are a format_row's */
 	char		ts[FORMAT_TS_LEN];
 
-	if (!format_has_value(c, r) || (c->type == FORMAT_COL_PIDS && r->row.nblockers == 0))
+	if (!format_has_value(c, r) || (c->type == FORMAT_COL_PIDS && fr->row.nblockers == 0))
 	{
 		strbuf_puts(sb, st->null);
 		return;
@@ -309,21 +342,24 @@ delimited_value(strbuf *sb, const row_style *st, const format_column *c, const f
 			strbuf_puts(sb, ts);
 			break;
 		case FORMAT_COL_INT:
-			strbuf_printf(sb, "%" PRId64, format_column_int(c, r));
+			if (c->store == FORMAT_STORE_U64)
+				strbuf_printf(sb, "%" PRIu64, (uint64_t) format_column_int(c, r));
+			else
+				strbuf_printf(sb, "%" PRId64, format_column_int(c, r));
 			break;
 		case FORMAT_COL_TEXT:
 			st->field(sb, text_of(c, r));
 			break;
 		case FORMAT_COL_PIDS:
 			strbuf_puts(sb, st->quote);
-			format_blockers(sb, r->blockers, r->row.nblockers);
+			format_blockers(sb, fr->blockers, fr->row.nblockers);
 			strbuf_puts(sb, st->quote);
 			break;
+		case FORMAT_COL_NUM1:
 		case FORMAT_COL_NUM2:
-			strbuf_printf(sb, "%.2f", double_of(c, r));
-			break;
+		case FORMAT_COL_NUM3:
 		case FORMAT_COL_NUM6:
-			strbuf_printf(sb, "%.6f", double_of(c, r));
+			strbuf_printf(sb, "%.*f", num_digits(c->type), double_of(c, r));
 			break;
 	}
 }
@@ -461,59 +497,109 @@ kv_ts(json_writer *w, const char *key, int64_t us)
 	json_kv_string(w, key, ts);
 }
 
-/*
- * One JSON line of a row: absent values are null, so that every line has
- * every key, but for the measured columns of a source that measures none.
- */
-void
-format_row_jsonl(strbuf *sb, format_rowkind kind, const format_row *r)
+/* A column's value (it has one) as a JSON value. */
+static void
+json_value(json_writer *w, const format_column *c, const void *r)
 {
-	const format_kind *k = &format_kinds[kind];
-	json_writer w;
+	const format_row *fr = r;	/* PIDS are a format_row's */
+	char		ts[FORMAT_TS_LEN];
 
-	jsonl_begin(&w, sb, k->name);
+	switch (c->type)
+	{
+		case FORMAT_COL_TS:
+			format_ts(ts, format_column_int(c, r));
+			json_string(w, ts);
+			break;
+		case FORMAT_COL_INT:
+			if (c->store == FORMAT_STORE_U64)
+				json_uint(w, (uint64_t) format_column_int(c, r));
+			else
+				json_int(w, format_column_int(c, r));
+			break;
+		case FORMAT_COL_TEXT:
+			json_string(w, text_of(c, r));
+			break;
+		case FORMAT_COL_PIDS:
+			json_array_begin(w);
+			for (int j = 0; j < fr->row.nblockers; j++)
+				json_int(w, fr->blockers[j]);
+			json_array_end(w);
+			break;
+		case FORMAT_COL_NUM1:
+		case FORMAT_COL_NUM2:
+		case FORMAT_COL_NUM3:
+		case FORMAT_COL_NUM6:
+			json_double(w, double_of(c, r));
+			break;
+	}
+}
+
+/*
+ * The kind's columns of r as JSON members (only the REPORT ones if
+ * report_only): absent values are null, so that every record has every
+ * key, but for the measured columns of a source that measures none and
+ * the IF_NONNEG_OUT ones.
+ */
+static void
+json_members(json_writer *w, const format_kind *k, const void *r, bool report_only)
+{
 	for (int i = 0; i < k->ncols; i++)
 	{
 		const format_column *c = &k->cols[i];
-		bool		has = format_has_value(c, r);
+		bool		has;
 
-		if (!has && c->when == FORMAT_COL_IF_MEASURED)
+		if (report_only && !c->report)
 			continue;
-		json_key(&w, c->name);
-		if (!has)
-		{
-			json_null(&w);
+		has = format_has_value(c, r);
+		if (!has && (c->when == FORMAT_COL_IF_MEASURED || c->when == FORMAT_COL_IF_NONNEG_OUT))
 			continue;
-		}
-		switch (c->type)
-		{
-			case FORMAT_COL_TS:
-				{
-					char		ts[FORMAT_TS_LEN];
-
-					format_ts(ts, format_column_int(c, r));
-					json_string(&w, ts);
-					break;
-				}
-			case FORMAT_COL_INT:
-				json_int(&w, format_column_int(c, r));
-				break;
-			case FORMAT_COL_TEXT:
-				json_string(&w, text_of(c, r));
-				break;
-			case FORMAT_COL_PIDS:
-				json_array_begin(&w);
-				for (int j = 0; j < r->row.nblockers; j++)
-					json_int(&w, r->blockers[j]);
-				json_array_end(&w);
-				break;
-			case FORMAT_COL_NUM2:
-			case FORMAT_COL_NUM6:
-				json_double(&w, double_of(c, r));
-				break;
-		}
+		json_key(w, c->name);
+		if (has)
+			json_value(w, c, r);
+		else
+			json_null(w);
 	}
+}
+
+/* A JSON line of the kind: its type, then its columns of r. */
+static void
+kind_jsonl(strbuf *sb, const format_kind *k, const void *r)
+{
+	json_writer w;
+
+	jsonl_begin(&w, sb, k->name);
+	json_members(&w, k, r, false);
 	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+/* One JSON line of a row. */
+void
+format_row_jsonl(strbuf *sb, format_rowkind kind, const format_row *r)
+{
+	kind_jsonl(sb, &format_kinds[kind], r);
+}
+
+/*
+ * A CSV comment record of the kind: "# kind k=v ...", the fields always
+ * there first, then those with a value now, then free text, which runs to
+ * the end of the line.
+ */
+static void
+kind_csv_comment(strbuf *sb, const format_kind *k, const void *r)
+{
+	strbuf_printf(sb, "# %s", k->name);
+	for (int pass = 0; pass < 3; pass++)
+		for (int i = 0; i < k->ncols; i++)
+		{
+			const format_column *c = &k->cols[i];
+			int			in = c->type == FORMAT_COL_TEXT ? 2 : c->when == FORMAT_COL_ALWAYS ? 0 : 1;
+
+			if (in != pass || !format_has_value(c, r))
+				continue;
+			strbuf_printf(sb, " %s=", c->name);
+			delimited_value(sb, &pair_style, c, r);
+		}
 	strbuf_putc(sb, '\n');
 }
 
@@ -541,126 +627,59 @@ format_interval_jsonl(strbuf *sb, const format_interval *iv, const wprof_group *
 void
 format_health_members(json_writer *w, const sample_health *h)
 {
-	json_kv_uint(w, "samples", h->samples);
-	json_kv_double(w, "elapsed_s", h->elapsed_s);
-	json_kv_double(w, "rate_hz", h->rate_hz);
-	json_kv_uint(w, "missed_ticks", h->missed);
-	json_kv_uint(w, "gap_ticks", h->gap_ticks);
-	json_kv_uint(w, "failed_samples", h->failed);
-	json_kv_double(w, "latency_p50_ms", h->p50_ms);
-	json_kv_double(w, "latency_p99_ms", h->p99_ms);
-	json_kv_double(w, "latency_max_ms", h->max_ms);
+	json_members(w, &format_health_kind, h, true);
 }
 
-/* The rate chosen and what a sample costs the server, at how many backends (null: unknown). */
-void
-format_health_cost_members(json_writer *w, const sample_health *h)
-{
-	json_kv_double(w, "interval_s", h->interval_s);
-	json_key(w, "cost_us_per_sample");
-	if (h->cost_us_per_sample >= 0)
-		json_double(w, h->cost_us_per_sample);
-	else
-		json_null(w);
-	json_key(w, "backends");
-	if (h->backends >= 0)
-		json_int(w, h->backends);
-	else
-		json_null(w);
-}
-
-/* The sampler's health as a JSON line. */
+/* The sampler's health as a JSON line; our own cost too, so that a report from the log shows it. */
 void
 format_health_jsonl(strbuf *sb, const sample_health *h)
 {
-	json_writer w;
-
-	jsonl_begin(&w, sb, "health");
-	kv_ts(&w, "ts", (int64_t) h->ts_us);
-	format_health_members(&w, h);
-	json_kv_int(&w, "gaps", h->ngaps);
-	json_kv_double(&w, "gap_seconds", h->gap_s);
-	json_kv_uint(&w, "hidden_rows", h->hidden);
-	/* our own cost, so that a report from the log shows it too (--from-log) */
-	if (h->cpu_us_per_sample >= 0)
-		json_kv_double(&w, "cpu_us_per_sample", h->cpu_us_per_sample);
-	if (h->backend_cpu_us_per_sample >= 0)
-		json_kv_double(&w, "backend_cpu_us_per_sample", h->backend_cpu_us_per_sample);
-	format_health_cost_members(&w, h);
-	json_object_end(&w);
-	strbuf_putc(sb, '\n');
+	kind_jsonl(sb, &format_health_kind, h);
 }
 
 /* The sampler's health as a CSV comment line, which CSV readers can skip. */
 void
 format_health_csv(strbuf *sb, const sample_health *h)
 {
-	char		ts[FORMAT_TS_LEN];
+	kind_csv_comment(sb, &format_health_kind, h);
+}
 
-	format_ts(ts, (int64_t) h->ts_us);
-	strbuf_printf(sb, "# health ts=%s samples=%" PRIu64 " elapsed_s=%.3f rate_hz=%.2f "
-				  "missed_ticks=%" PRIu64 " gap_ticks=%" PRIu64 " failed_samples=%" PRIu64
-				  " latency_p50_ms=%.3f latency_p99_ms=%.3f latency_max_ms=%.3f gaps=%d "
-				  "gap_seconds=%.3f hidden_rows=%" PRIu64 " interval_s=%.6f",
-				  ts, h->samples, h->elapsed_s, h->rate_hz, h->missed, h->gap_ticks, h->failed,
-				  h->p50_ms, h->p99_ms, h->max_ms, h->ngaps, h->gap_s, h->hidden, h->interval_s);
-	if (h->cpu_us_per_sample >= 0)
-		strbuf_printf(sb, " cpu_us_per_sample=%.1f", h->cpu_us_per_sample);
-	if (h->backend_cpu_us_per_sample >= 0)
-		strbuf_printf(sb, " backend_cpu_us_per_sample=%.1f", h->backend_cpu_us_per_sample);
-	/* unknown values are left out, as a CSV comment has no null */
-	if (h->cost_us_per_sample >= 0)
-		strbuf_printf(sb, " cost_us_per_sample=%.1f", h->cost_us_per_sample);
-	if (h->backends >= 0)
-		strbuf_printf(sb, " backends=%d", h->backends);
-	strbuf_putc(sb, '\n');
+/* A gap's fields: its length is null while it is open. */
+static format_gap_rec
+gap_rec(const sample_gap *g)
+{
+	format_gap_rec r = {*g, -1};
+
+	if (g->end_us != 0)
+		r.seconds = (double) (g->end_us - g->start_us) / 1e6;
+	return r;
 }
 
 /* A connection gap as JSON members: start, end and seconds (null while open), reason. */
 void
 format_gap_members(json_writer *w, const sample_gap *g)
 {
-	kv_ts(w, "start", (int64_t) g->start_us);
-	if (g->end_us != 0)
-	{
-		kv_ts(w, "end", (int64_t) g->end_us);
-		json_kv_double(w, "seconds", (double) (g->end_us - g->start_us) / 1e6);
-	}
-	else
-	{
-		json_kv_string(w, "end", NULL);
-		json_key(w, "seconds");
-		json_null(w);
-	}
-	json_kv_string(w, "reason", g->reason);
+	format_gap_rec r = gap_rec(g);
+
+	json_members(w, &format_gap_kind, &r, false);
 }
 
 /* A connection gap as a JSON line. */
 void
 format_gap_jsonl(strbuf *sb, const sample_gap *g)
 {
-	json_writer w;
+	format_gap_rec r = gap_rec(g);
 
-	jsonl_begin(&w, sb, "gap");
-	format_gap_members(&w, g);
-	json_object_end(&w);
-	strbuf_putc(sb, '\n');
+	kind_jsonl(sb, &format_gap_kind, &r);
 }
 
 /* A connection gap as a CSV comment line. */
 void
 format_gap_csv(strbuf *sb, const sample_gap *g)
 {
-	char		start[FORMAT_TS_LEN],
-				end[FORMAT_TS_LEN];
+	format_gap_rec r = gap_rec(g);
 
-	format_ts(start, (int64_t) g->start_us);
-	format_ts(end, (int64_t) g->end_us);
-	strbuf_printf(sb, "# gap start=%s end=%s seconds=%.3f reason=", start, end,
-				  (double) (g->end_us - g->start_us) / 1e6);
-	/* the reason is free text: keep it on this line */
-	format_folded_frame(sb, g->reason);
-	strbuf_putc(sb, '\n');
+	kind_csv_comment(sb, &format_gap_kind, &r);
 }
 
 /* The meta record's object: the log format's version, then the run's description. */

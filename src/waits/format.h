@@ -31,15 +31,18 @@
  *
  *   name    in the CSV header, as the JSON member, in the store's table
  *   type    TS a timestamp (format_ts), INT an integer, TEXT text (NULL
- *           is absent), PIDS the blocking pids, NUM2/NUM6 a number with
- *           2 or 6 decimals in CSV and COPY (JSON writes it shortest)
+ *           is absent), PIDS the blocking pids, NUM1/2/3/6 a number with
+ *           1, 2, 3 or 6 decimals in CSV and COPY (JSON writes it shortest)
  *   member  where a format_row holds it
  *   when    when it has a value: ALWAYS (a reader requires it), IF_KNOWN
  *           (not INT64_MIN), IF_NONZERO, IF_NONNEG, IF_MEASURED (the
- *           source measures wait time; JSON leaves the member out)
+ *           source measures wait time; JSON leaves the member out),
+ *           IF_NONNEG_OUT (as IF_NONNEG, but JSON leaves the member out)
  *   least   the smallest value a reader accepts (TS, INT, NUM)
- *   copy    COPY: in the store's rows too; LOGONLY: in the logs only
- *   read    READ: read back; DERIVED: computed from the others, not read
+ *   also    COPY: in the store's rows too; REPORT: in the --json report
+ *           too (format_health_members); LOGONLY: in the logs only
+ *   read    READ: read back; DERIVED: computed from the others, not read;
+ *           NEWER: read back, but files older than it lack it
  *
  * F is the first column of a kind (no separator before it), X the others.
  * The columns both kinds have are written once, in the lists of shared ones.
@@ -84,13 +87,47 @@
 #define FORMAT_SAMPLES_COLUMN(X) \
 	X(samples,          INT,  row.samples,            ALWAYS,      1,         COPY, READ)
 
+/*
+ * The fields of the health and gap records, written down once the same
+ * way: the JSON members in this order, the CSV comment line's key=value
+ * pairs ("# health ts=... samples=..."), the reader.  A CSV comment has
+ * no null: it leaves out a field without a value, and writes the fields
+ * always there first, then those written when known, then free text,
+ * which runs to the end of the line.  member is a sample_health's, and a
+ * format_gap_rec's.
+ */
+#define FORMAT_HEALTH_FIELDS(X) \
+	X(ts,                        TS,   ts_us,                     ALWAYS,        0,  LOGONLY, READ) \
+	X(samples,                   INT,  samples,                   ALWAYS,        0,  REPORT,  READ) \
+	X(elapsed_s,                 NUM3, elapsed_s,                 ALWAYS, INT64_MIN, REPORT,  READ) \
+	X(rate_hz,                   NUM2, rate_hz,                   ALWAYS, INT64_MIN, REPORT,  READ) \
+	X(missed_ticks,              INT,  missed,                    ALWAYS,        0,  REPORT,  READ) \
+	X(gap_ticks,                 INT,  gap_ticks,                 ALWAYS,        0,  REPORT,  READ) \
+	X(failed_samples,            INT,  failed,                    ALWAYS,        0,  REPORT,  READ) \
+	X(latency_p50_ms,            NUM3, p50_ms,                    ALWAYS, INT64_MIN, REPORT,  READ) \
+	X(latency_p99_ms,            NUM3, p99_ms,                    ALWAYS, INT64_MIN, REPORT,  READ) \
+	X(latency_max_ms,            NUM3, max_ms,                    ALWAYS, INT64_MIN, REPORT,  READ) \
+	X(gaps,                      INT,  ngaps,                     ALWAYS,        0,  LOGONLY, READ) \
+	X(gap_seconds,               NUM3, gap_s,                     ALWAYS, INT64_MIN, LOGONLY, READ) \
+	X(hidden_rows,               INT,  hidden,                    ALWAYS,        0,  LOGONLY, READ) \
+	X(cpu_us_per_sample,         NUM1, cpu_us_per_sample,         IF_NONNEG_OUT, -1, LOGONLY, READ) \
+	X(backend_cpu_us_per_sample, NUM1, backend_cpu_us_per_sample, IF_NONNEG_OUT, -1, LOGONLY, READ) \
+	X(interval_s,                NUM6, interval_s,                ALWAYS, INT64_MIN, LOGONLY, NEWER) \
+	X(cost_us_per_sample,        NUM1, cost_us_per_sample,        IF_NONNEG,     -1, LOGONLY, READ) \
+	X(backends,                  INT,  backends,                  IF_NONNEG,     -1, LOGONLY, READ)
+#define FORMAT_GAP_FIELDS(X) \
+	X(start,                     TS,   gap.start_us,              ALWAYS,        0,  LOGONLY, READ) \
+	X(end,                       TS,   gap.end_us,                IF_NONZERO,    0,  LOGONLY, READ) \
+	X(seconds,                   NUM3, seconds,                   IF_NONNEG,     -1, LOGONLY, DERIVED) \
+	X(reason,                    TEXT, gap.reason,                ALWAYS,        0,  LOGONLY, READ)
+
 /* The header lines of CSV logs (without the newline): raw rows, and --log-interval's. */
 #define FORMAT_HDR_FIRST_(name, ...) #name
 #define FORMAT_HDR_NEXT_(name, ...) "," #name
 #define FORMAT_CSV_SAMPLE_HEADER FORMAT_SAMPLE_COLUMNS(FORMAT_HDR_FIRST_, FORMAT_HDR_NEXT_)
 #define FORMAT_CSV_INTERVAL_HEADER FORMAT_INTERVAL_COLUMNS(FORMAT_HDR_FIRST_, FORMAT_HDR_NEXT_)
 /* The columns of the store's COPY rows after its server label ("server, ts, pid, ..."). */
-#define FORMAT_COPY_NAME_(name, type, member, when, least, copy, read) FORMAT_COPY_##copy##_(name)
+#define FORMAT_COPY_NAME_(name, type, member, when, least, also, read) FORMAT_COPY_##also##_(name)
 #define FORMAT_COPY_COPY_(name) ", " #name
 #define FORMAT_COPY_LOGONLY_(name)
 #define FORMAT_COPY_SAMPLE_COLUMNS "server" FORMAT_SAMPLE_COLUMNS(FORMAT_COPY_NAME_, FORMAT_COPY_NAME_)
@@ -110,7 +147,9 @@ typedef enum format_coltype
 	FORMAT_COL_INT,
 	FORMAT_COL_TEXT,
 	FORMAT_COL_PIDS,
+	FORMAT_COL_NUM1,
 	FORMAT_COL_NUM2,
+	FORMAT_COL_NUM3,
 	FORMAT_COL_NUM6
 } format_coltype;
 
@@ -120,7 +159,8 @@ typedef enum format_colwhen
 	FORMAT_COL_IF_KNOWN,
 	FORMAT_COL_IF_NONZERO,
 	FORMAT_COL_IF_NONNEG,
-	FORMAT_COL_IF_MEASURED
+	FORMAT_COL_IF_MEASURED,
+	FORMAT_COL_IF_NONNEG_OUT
 } format_colwhen;
 
 /* How a format_row member is stored: the reader writes any of them from one integer. */
@@ -157,20 +197,21 @@ typedef struct format_column
 	format_coltype type;
 	format_colwhen when;
 	format_colstore store;
-	size_t		offset;			/* of its member in format_row */
+	size_t		offset;			/* of its member in format_row (sample_health, format_gap_rec) */
 	int64_t		least;
 	int64_t		most;			/* the largest value its member holds (TS, INT) */
 	int64_t		absent;			/* what a reader stores when it has no value (TS, INT) */
 	bool		required;		/* a reader refuses a row without its value */
 	bool		copy;			/* in the store's COPY rows */
+	bool		report;			/* in the --json report's health object */
 	bool		read;			/* a reader reads it back */
 } format_column;
 
-/* A kind's columns in order. */
+/* A kind's columns in order (a record's fields). */
 typedef struct format_kind
 {
 	const char *name;			/* the JSON record type */
-	const char *csv_header;
+	const char *csv_header;		/* NULL: a CSV comment record ("# health ...") */
 	const format_column *cols;
 	int			ncols;
 } format_kind;
@@ -182,9 +223,20 @@ typedef struct format_kind
 extern const format_column format_columns[FORMAT_NCOLUMNS];
 extern const format_kind format_kinds[FORMAT_NROWKINDS];
 
-/* An integer or timestamp column's value in r, whatever the width of its member. */
+/* A gap record's fields: the gap, and its length (-1 while open). */
+typedef struct format_gap_rec
+{
+	sample_gap	gap;
+	double		seconds;
+} format_gap_rec;
+
+/* The health and gap records' fields. */
+extern const format_kind format_health_kind;
+extern const format_kind format_gap_kind;
+
+/* An integer or timestamp column's value in r (a format_row, or a record's struct), whatever the width of its member. */
 static inline int64_t
-format_column_int(const format_column *c, const format_row *r)
+format_column_int(const format_column *c, const void *r)
 {
 	const char *p = (const char *) r + c->offset;
 
@@ -203,7 +255,7 @@ format_column_int(const format_column *c, const format_row *r)
 
 /* Set an integer or timestamp column's member of r to v (in its range). */
 static inline void
-format_column_set_int(const format_column *c, format_row *r, int64_t v)
+format_column_set_int(const format_column *c, void *r, int64_t v)
 {
 	char	   *p = (char *) r + c->offset;
 
@@ -218,7 +270,7 @@ format_column_set_int(const format_column *c, format_row *r, int64_t v)
 }
 
 /* Does column c of row r have a value (else it is written null, empty or \N)? */
-bool		format_has_value(const format_column *c, const format_row *r);
+bool		format_has_value(const format_column *c, const void *r);
 
 /* A row in each format: a CSV line, a JSON line, a COPY row after the label. */
 void		format_row_csv(strbuf *sb, format_rowkind kind, const format_row *r);
@@ -291,10 +343,8 @@ void		format_health_jsonl(strbuf *sb, const sample_health *h);
 void		format_health_csv(strbuf *sb, const sample_health *h);
 void		format_gap_jsonl(strbuf *sb, const sample_gap *g);
 void		format_gap_csv(strbuf *sb, const sample_gap *g);
-/* The same facts as members of a JSON object (the log's records and the --json report). */
+/* The health's counts and latencies (REPORT fields), and a gap, as JSON members (the --json report). */
 void		format_health_members(json_writer *w, const sample_health *h);
-/* The rate chosen, the cost per sample and the backends of a health record, as JSON members. */
-void		format_health_cost_members(json_writer *w, const sample_health *h);
 void		format_gap_members(json_writer *w, const sample_gap *g);
 
 /*

@@ -256,18 +256,6 @@ fint(const histfield *f, int64_t absent, int64_t *v)
 	return true;
 }
 
-/* A non-negative integer that must be there. */
-static bool
-fuint(const histfield *f, uint64_t *v)
-{
-	int64_t		x;
-
-	if (f == NULL || f->t == '0' || !fint(f, -1, &x) || x < 0)
-		return false;
-	*v = (uint64_t) x;
-	return true;
-}
-
 /* A number (JSON's grammar, CSV too); absent when null or empty. */
 static bool
 fdouble(const histfield *f, double absent, double *v)
@@ -348,12 +336,13 @@ logged_class(const sample_row *r)
 }
 
 /*
- * One column's value from its field (NULL: not there) into r; false if
- * it is bad.  slot is the column's index in format_columns.
+ * One column's value from its field (NULL: not there) into r (a
+ * format_row, or a record's struct); false if it is bad.  slot is the
+ * column's index in format_columns (-1: none, its text is not kept).
  */
 static inline bool
 decode_column(histread *h, const format_column *c, int slot, const histfield *f,
-			  format_row *r, histread_rec *rec)
+			  void *r, histread_rec *rec)
 {
 	void	   *p = (char *) r + c->offset;
 	int64_t		v;
@@ -374,11 +363,13 @@ decode_column(histread *h, const format_column *c, int slot, const histfield *f,
 	}
 	if (c->type == FORMAT_COL_PIDS)
 	{
-		r->blockers = rec->blockers;
-		return fblockers(f, rec->blockers, &r->row.nblockers);
+		format_row *fr = r;		/* PIDS are a format_row's */
+
+		fr->blockers = rec->blockers;
+		return fblockers(f, rec->blockers, &fr->row.nblockers);
 	}
 	/* a number */
-	if (!fdouble(f, 0, &d) || d < (double) c->least)
+	if (!fdouble(f, (double) c->absent, &d) || d < (double) c->least)
 		return false;
 	*(double *) p = d;
 	return true;
@@ -416,68 +407,43 @@ decode_row(histread *h, format_rowkind kind, histfield **c, histread_rec *rec)
 	return NULL;
 }
 
-/* A health record's members (JSON, or the CSV line's key=value pairs); a bad one's name, or NULL. */
+/* A record's fields (JSON members, or a CSV comment's pairs) into r; a bad one's name, or NULL. */
 static const char *
-decode_health(histfield *f, int n, histread_rec *rec)
+decode_fields(histread *h, const format_kind *k, histfield *f, int n, void *r,
+			  histread_rec *rec)
 {
-	sample_health *h = &rec->health;
-	int64_t		ts,
-				gaps;
-	const struct
-	{
-		const char *key;
-		uint64_t   *v;
-	}			counts[] = {
-		{"samples", &h->samples}, {"missed_ticks", &h->missed}, {"gap_ticks", &h->gap_ticks},
-		{"failed_samples", &h->failed}, {"hidden_rows", &h->hidden},
-	};
-	const struct
-	{
-		const char *key;
-		double	   *v;
-	}			nums[] = {
-		{"elapsed_s", &h->elapsed_s}, {"rate_hz", &h->rate_hz},
-		{"latency_p50_ms", &h->p50_ms}, {"latency_p99_ms", &h->p99_ms},
-		{"latency_max_ms", &h->max_ms}, {"gap_seconds", &h->gap_s},
-	};
-
-	memset(h, 0, sizeof(*h));
-	if (!fts(histfield_get(f, n, "ts"), -1, &ts) || ts < 0)
-		return "ts";
-	h->ts_us = rec->ts_us = (uint64_t) ts;
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
-		if (!fuint(histfield_get(f, n, counts[i].key), counts[i].v))
-			return counts[i].key;
-	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
-		if (histfield_get(f, n, nums[i].key) == NULL || !fdouble(histfield_get(f, n, nums[i].key), 0, nums[i].v))
-			return nums[i].key;
-	if (!fint(histfield_get(f, n, "gaps"), -1, &gaps) || gaps < 0 || gaps > INT32_MAX)
-		return "gaps";
-	h->ngaps = (int) gaps;
-	/* written when known */
-	if (!fdouble(histfield_get(f, n, "cpu_us_per_sample"), -1, &h->cpu_us_per_sample))
-		return "cpu_us_per_sample";
-	if (!fdouble(histfield_get(f, n, "backend_cpu_us_per_sample"), -1,
-				 &h->backend_cpu_us_per_sample))
-		return "backend_cpu_us_per_sample";
+	for (int i = 0; i < k->ncols; i++)
+		if (k->cols[i].read &&
+			!decode_column(h, &k->cols[i], -1, histfield_get(f, n, k->cols[i].name), r, rec))
+			return k->cols[i].name;
 	return NULL;
 }
 
-/* A gap record's members; a bad one's name, or NULL. */
+/* A health record's fields; a bad one's name, or NULL. */
+static const char *
+decode_health(histread *h, histfield *f, int n, histread_rec *rec)
+{
+	const char *bad;
+
+	memset(&rec->health, 0, sizeof(rec->health));
+	bad = decode_fields(h, &format_health_kind, f, n, &rec->health, rec);
+	rec->ts_us = rec->health.ts_us;
+	return bad;
+}
+
+/* A gap record's fields; a bad one's name, or NULL. */
 static const char *
 decode_gap(histread *h, histfield *f, int n, histread_rec *rec)
 {
-	int64_t		a,
-				b;
+	format_gap_rec g;
+	const char *bad;
 
-	if (!fts(histfield_get(f, n, "start"), -1, &a) || a < 0)
-		return "start";
-	if (!fts(histfield_get(f, n, "end"), 0, &b) || (b != 0 && b < a))
-		return "end";
-	rec->gap.start_us = (uint64_t) a;
-	rec->gap.end_us = (uint64_t) b;
-	if (!fstr(h, -1, histfield_get(f, n, "reason"), (const char **) &rec->gap.reason))
-		return "reason";
+	memset(&g, 0, sizeof(g));
+	if ((bad = decode_fields(h, &format_gap_kind, f, n, &g, rec)) != NULL)
+		return bad;
+	if (g.gap.end_us != 0 && g.gap.end_us < g.gap.start_us)
+		return format_gap_kind.cols[1].name;
+	rec->gap = g.gap;
 	return NULL;
 }
 
@@ -627,7 +593,7 @@ json_record(histread *h, char *text, histread_rec *rec, char **cause)
 	}
 	if (IS("health") || IS("gap"))
 	{
-		const char *bad = IS("health") ? decode_health(f, n, rec) : decode_gap(h, f, n, rec);
+		const char *bad = IS("health") ? decode_health(h, f, n, rec) : decode_gap(h, f, n, rec);
 
 		if (bad != NULL)
 			return fail_at(h, h->rec_line, cause, "a %.*s record with a bad \"%s\"",
@@ -676,7 +642,7 @@ csv_comment(histread *h, char *text, histread_rec *rec, char **cause)
 	if (strncmp(text, "# health ", 9) == 0)
 	{
 		if (!histfield_pairs(text + 9, NULL, f, HISTREAD_MAX_FIELDS, &n) ||
-			(bad = decode_health(f, n, rec)) != NULL)
+			(bad = decode_health(h, f, n, rec)) != NULL)
 			return fail_at(h, h->rec_line, cause, "a bad health record");
 		rec->kind = HISTREAD_HEALTH;
 		return 1;

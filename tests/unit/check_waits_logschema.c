@@ -4,7 +4,8 @@
  * every kind of row written through it in CSV, JSON Lines and COPY reads
  * back column by column, with every value there and with every value
  * absent; and lines as earlier versions wrote them (log format 1 and 2,
- * CSV and JSON Lines) still read.
+ * CSV and JSON Lines) still read.  The health and gap records, written
+ * through their tables of fields, read back field by field too.
  */
 #include "config.h"
 
@@ -66,7 +67,9 @@ make_row(format_rowkind kind, bool full, format_row *r)
 				r->blockers = pids;
 				r->row.nblockers = full ? 2 : 0;
 				break;
+			case FORMAT_COL_NUM1:
 			case FORMAT_COL_NUM2:
+			case FORMAT_COL_NUM3:
 			case FORMAT_COL_NUM6:
 				*(double *) ((char *) r + c->offset) = i + 0.25;
 				break;
@@ -74,9 +77,13 @@ make_row(format_rowkind kind, bool full, format_row *r)
 	}
 }
 
-/* A log of one row: the CSV header, a meta record, the row. */
+/*
+ * A log of one record: the CSV header (of the kind's rows), a meta
+ * record, then the row r, else the health record hl, else the gap g.
+ */
 static char *
-write_log(format_rowkind kind, bool jsonl, const format_row *r, size_t *len)
+write_log(format_rowkind kind, bool jsonl, const format_row *r, const sample_health *hl,
+		  const sample_gap *g, size_t *len)
 {
 	format_meta m = {
 		.run_us = 1764151200000000, .source = "pg_stat_activity", .server = "h:5432",
@@ -89,7 +96,12 @@ write_log(format_rowkind kind, bool jsonl, const format_row *r, size_t *len)
 	if (!jsonl)
 		strbuf_printf(&sb, "%s\n", format_kinds[kind].csv_header);
 	(jsonl ? format_meta_jsonl : format_meta_csv) (&sb, &m);
-	(jsonl ? format_row_jsonl : format_row_csv) (&sb, kind, r);
+	if (r != NULL)
+		(jsonl ? format_row_jsonl : format_row_csv) (&sb, kind, r);
+	else if (hl != NULL)
+		(jsonl ? format_health_jsonl : format_health_csv) (&sb, hl);
+	else
+		(jsonl ? format_gap_jsonl : format_gap_csv) (&sb, g);
 	*len = sb.len;
 	text = strbuf_detach(&sb);
 	strbuf_free(&sb);
@@ -146,7 +158,8 @@ check_columns(format_rowkind kind, const format_row *want, const histread_rec *r
 				   *gs;
 
 		/* only a number computed from the others may go unread */
-		ck_assert_msg(c->read || c->type == FORMAT_COL_NUM2 || c->type == FORMAT_COL_NUM6,
+		ck_assert_msg(c->read || c->type == FORMAT_COL_NUM1 || c->type == FORMAT_COL_NUM2 ||
+					  c->type == FORMAT_COL_NUM3 || c->type == FORMAT_COL_NUM6,
 					  "column %s is not read back", c->name);
 		if (!c->read)
 			continue;
@@ -170,7 +183,9 @@ check_columns(format_rowkind kind, const format_row *want, const histread_rec *r
 				for (int j = 0; j < want->row.nblockers; j++)
 					ck_assert_int_eq(got.blockers[j], want->blockers[j]);
 				break;
+			case FORMAT_COL_NUM1:
 			case FORMAT_COL_NUM2:
+			case FORMAT_COL_NUM3:
 			case FORMAT_COL_NUM6:
 				ck_assert_msg(fabs(*(const double *) ((const char *) &got + c->offset) -
 								   (format_has_value(c, want) ?
@@ -229,7 +244,7 @@ START_TEST(round_trip_columns)
 				 jsonl ? "jsonl" : "csv", full ? "full" : "absent");
 		strpool_init(&pool);
 		make_row(kind, full, &r);
-		text = write_log(kind, jsonl, &r, &len);
+		text = write_log(kind, jsonl, &r, NULL, NULL, &len);
 		rec = read_row(text, len, &pool);
 		ck_assert_int_eq(rec.kind, kind == FORMAT_ROW_SAMPLE ? HISTREAD_SAMPLE :
 						 HISTREAD_INTERVAL);
@@ -447,6 +462,168 @@ START_TEST(integers)
 }
 END_TEST
 
+/*
+ * A health record with a value of its own in every member (full), or with
+ * those that may be unknown unknown.  Written out member by member, not
+ * from the table, so that a field the table loses is missed here.  Every
+ * number is exact in binary and at one decimal.
+ */
+static sample_health
+make_health(bool full)
+{
+	sample_health h;
+
+	memset(&h, 0, sizeof(h));
+	h.ts_us = 1764151260000000;
+	h.samples = 6000;
+	h.failed = 1;
+	h.missed = 3;
+	h.gap_ticks = 150;
+	h.elapsed_s = 60.5;
+	h.rate_hz = 99.5;
+	h.p50_ms = 0.5;
+	h.p99_ms = 3.5;
+	h.max_ms = 7.5;
+	h.hidden = 4;
+	h.ngaps = 2;
+	h.gap_s = 1.5;
+	h.cpu_us_per_sample = full ? 60.5 : -1;
+	h.backend_cpu_us_per_sample = full ? 96.5 : -1;
+	h.interval_s = 0.0625;
+	h.cost_us_per_sample = full ? 1812.5 : -1;
+	h.backends = full ? 1006 : -1;
+	return h;
+}
+
+/* Every member of two health records the same. */
+static void
+check_health(const sample_health *want, const sample_health *got, const char *what)
+{
+	ck_assert_msg(got->ts_us == want->ts_us && got->samples == want->samples &&
+				  got->failed == want->failed && got->missed == want->missed &&
+				  got->gap_ticks == want->gap_ticks && got->hidden == want->hidden &&
+				  got->ngaps == want->ngaps && got->backends == want->backends,
+				  "%s: a count or time", what);
+	ck_assert_msg(got->elapsed_s == want->elapsed_s && got->rate_hz == want->rate_hz &&
+				  got->p50_ms == want->p50_ms && got->p99_ms == want->p99_ms &&
+				  got->max_ms == want->max_ms && got->gap_s == want->gap_s &&
+				  got->interval_s == want->interval_s, "%s: a number", what);
+	ck_assert_msg(got->cpu_us_per_sample == want->cpu_us_per_sample &&
+				  got->backend_cpu_us_per_sample == want->backend_cpu_us_per_sample &&
+				  got->cost_us_per_sample == want->cost_us_per_sample, "%s: a cost", what);
+}
+
+/* Health and gap records in CSV and JSON Lines, every value there or the unknown ones not, read back. */
+START_TEST(round_trip_records)
+{
+	for (int v = 0; v < 2 * 2 * 2; v++)
+	{
+		bool		gap = v & 1;
+		bool		jsonl = v & 2;
+		bool		full = v & 4;
+		sample_health hl = make_health(full);
+		/* the reason as CSV keeps it: no ';' or line break */
+		sample_gap	g = {1764151210000000, full ? 1764151211500000 : 0,
+		(char *) "server closed the connection, unexpectedly"};
+		strpool		pool;
+		size_t		len;
+		char	   *text;
+		char		what[64];
+		histread_rec rec;
+
+		snprintf(what, sizeof(what), "%s %s %s", gap ? "gap" : "health",
+				 jsonl ? "jsonl" : "csv", full ? "full" : "absent");
+		strpool_init(&pool);
+		text = write_log(FORMAT_ROW_SAMPLE, jsonl, NULL, gap ? NULL : &hl, &g, &len);
+		rec = read_row(text, len, &pool);
+		ck_assert_msg(rec.kind == (gap ? HISTREAD_GAP : HISTREAD_HEALTH), "%s", what);
+		if (gap)
+		{
+			ck_assert_msg(rec.gap.start_us == g.start_us && rec.gap.end_us == g.end_us,
+						  "%s: start or end", what);
+			ck_assert_msg(rec.gap.reason != NULL && strcmp(rec.gap.reason, g.reason) == 0,
+						  "%s: reason", what);
+		}
+		else
+		{
+			check_health(&hl, &rec.health, what);
+			ck_assert_int_eq(rec.ts_us, hl.ts_us);
+		}
+		free(text);
+		strpool_free(&pool);
+	}
+}
+END_TEST
+
+/* Health and gap records as earlier versions wrote them, before the cost budget and after. */
+START_TEST(old_records)
+{
+	static const char *const cases[] = {
+		FORMAT_CSV_SAMPLE_HEADER "\n# meta " OLD_META(1)
+		"# health ts=2023-11-14T22:13:20.000000Z samples=300 elapsed_s=3.000 rate_hz=100.00 "
+		"missed_ticks=2 gap_ticks=250 failed_samples=0 latency_p50_ms=0.250 "
+		"latency_p99_ms=1.500 latency_max_ms=2.000 gaps=1 gap_seconds=2.500 hidden_rows=0\n",
+		OLD_META(1)
+		"{\"type\":\"health\",\"ts\":\"2023-11-14T22:13:20.000000Z\",\"samples\":300,"
+		"\"elapsed_s\":3,\"rate_hz\":100,\"missed_ticks\":2,\"gap_ticks\":250,"
+		"\"failed_samples\":0,\"latency_p50_ms\":0.25,\"latency_p99_ms\":1.5,"
+		"\"latency_max_ms\":2,\"gaps\":1,\"gap_seconds\":2.5,\"hidden_rows\":0}\n",
+		FORMAT_CSV_SAMPLE_HEADER "\n# meta " OLD_META(2)
+		"# health ts=2023-11-14T22:13:20.000000Z samples=300 elapsed_s=3.000 rate_hz=100.00 "
+		"missed_ticks=2 gap_ticks=250 failed_samples=0 latency_p50_ms=0.250 "
+		"latency_p99_ms=1.500 latency_max_ms=2.000 gaps=1 gap_seconds=2.500 hidden_rows=0 "
+		"interval_s=0.091000 cpu_us_per_sample=61.2 backends=1006\n",
+		OLD_META(2)
+		"{\"type\":\"health\",\"ts\":\"2023-11-14T22:13:20.000000Z\",\"samples\":300,"
+		"\"elapsed_s\":3,\"rate_hz\":100,\"missed_ticks\":2,\"gap_ticks\":250,"
+		"\"failed_samples\":0,\"latency_p50_ms\":0.25,\"latency_p99_ms\":1.5,"
+		"\"latency_max_ms\":2,\"gaps\":1,\"gap_seconds\":2.5,\"hidden_rows\":0,"
+		"\"cpu_us_per_sample\":61.25,\"interval_s\":0.091,\"cost_us_per_sample\":null,"
+		"\"backends\":1006}\n",
+		FORMAT_CSV_SAMPLE_HEADER "\n# meta " OLD_META(1)
+		"# gap start=2023-11-14T22:13:20.000000Z end=2023-11-14T22:13:22.500000Z "
+		"seconds=2.500 reason=server closed: gone \n",
+		OLD_META(2)
+		"{\"type\":\"gap\",\"start\":\"2023-11-14T22:13:20.000000Z\","
+		"\"end\":\"2023-11-14T22:13:22.500000Z\",\"seconds\":2.5,"
+		"\"reason\":\"server closed; gone\\n\"}\n",
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		strpool		pool;
+		histread_rec rec;
+		bool		newer = i == 2 || i == 3;
+
+		strpool_init(&pool);
+		rec = read_row(cases[i], strlen(cases[i]), &pool);
+		if (i >= 4)
+		{
+			ck_assert_int_eq(rec.kind, HISTREAD_GAP);
+			ck_assert_int_eq(rec.gap.start_us, INT64_C(1700000000000000));
+			ck_assert_int_eq(rec.gap.end_us - rec.gap.start_us, 2500000);
+			ck_assert_str_eq(rec.gap.reason, i == 4 ? "server closed: gone " :
+							 "server closed; gone\n");
+			strpool_free(&pool);
+			continue;
+		}
+		ck_assert_int_eq(rec.kind, HISTREAD_HEALTH);
+		ck_assert_int_eq(rec.health.ts_us, INT64_C(1700000000000000));
+		ck_assert_int_eq(rec.health.samples, 300);
+		ck_assert_int_eq(rec.health.gap_ticks, 250);
+		ck_assert_int_eq(rec.health.ngaps, 1);
+		ck_assert(rec.health.p50_ms == 0.25 && rec.health.gap_s == 2.5);
+		/* the cost budget's fields: none before it, unknown ones left out or null */
+		ck_assert(rec.health.interval_s == (newer ? 0.091 : 0));
+		ck_assert(rec.health.cpu_us_per_sample == (newer ? (i == 2 ? 61.2 : 61.25) : -1));
+		ck_assert(rec.health.backend_cpu_us_per_sample == -1);
+		ck_assert(rec.health.cost_us_per_sample == -1);
+		ck_assert_int_eq(rec.health.backends, newer ? 1006 : -1);
+		strpool_free(&pool);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -458,6 +635,8 @@ main(void)
 	tcase_add_test(tc, copy_matches_csv);
 	tcase_add_test(tc, old_files);
 	tcase_add_test(tc, integers);
+	tcase_add_test(tc, round_trip_records);
+	tcase_add_test(tc, old_records);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
