@@ -54,6 +54,26 @@ ticker_overdue(const ticker *s, uint64_t now_ns)
 	return due > s->tick ? due - s->tick : 0;
 }
 
+/* The end at stop_ns: the ticks before it are all accounted for, those after it not. */
+void
+ticker_end(ticker *s, uint64_t stop_ns)
+{
+	uint64_t	due = latest_due(s, stop_ns);
+
+	if (s->tick > due)
+	{
+		uint64_t	over = s->tick - due;
+
+		s->missed -= over < s->missed ? over : s->missed;
+		s->tick = due;
+	}
+	else
+	{
+		s->missed += due - s->tick;
+		s->tick = due;
+	}
+}
+
 /* After a gap: skip to the tick due now, counting the skipped ones as gap ticks. */
 void
 ticker_resume(ticker *s, uint64_t now_ns)

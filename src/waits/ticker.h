@@ -52,4 +52,11 @@ void		ticker_retime(ticker *s, uint64_t interval_ns);
 /* The ticks due by now_ns that have not run: while disconnected, the gap's ticks so far. */
 uint64_t	ticker_overdue(const ticker *s, uint64_t now_ns);
 
+/*
+ * The run ends at stop_ns: every tick due before it that has not run is
+ * missed, and none after it is (a last sample that ran past the end had
+ * counted the ticks it overran as missed).
+ */
+void		ticker_end(ticker *s, uint64_t stop_ns);
+
 #endif

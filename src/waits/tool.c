@@ -691,7 +691,7 @@ finish(run_state *r)
 		sinks_gap(&r->out, &r->gaps[r->ngaps - 1]);
 	}
 	else
-		r->sc.missed += ticker_overdue(&r->sc, stop_ns);
+		ticker_end(&r->sc, stop_ns);
 	/* from here on every health record is this one: elapsed time stops with sampling */
 	fill_health(r, &r->final_health);
 	r->ended = true;

@@ -63,9 +63,10 @@ my @sleep = map { "--application-name=o_sleep$_" } 1 .. 3;
 SKIP:
 {
 	skip '/dev/full is not writable here', 18 unless -w '/dev/full';
-	for my $case ([ '--help' ], [ '--version' ], [ 'text report', @conn, '-T', '0.3' ],
-		[ '--json', @conn, '-T', '0.3', '--json' ],
-		[ '--json with files', @conn, '-T', '0.3', '--json', "--folded=$dir/f.folded", "--log=$dir/f.jsonl" ],
+	# (-T bounds connecting too: 2 s, so that a loaded machine connects in time)
+	for my $case ([ '--help' ], [ '--version' ], [ 'text report', @conn, '-T', '2' ],
+		[ '--json', @conn, '-T', '2', '--json' ],
+		[ '--json with files', @conn, '-T', '2', '--json', "--folded=$dir/f.folded", "--log=$dir/f.jsonl" ],
 		[ '--log=- --folded=-', @conn, @sleep, '-T', '1.5', '--log=-', '--folded=-' ])
 	{
 		my ($label, @args) = @$case;

@@ -27,6 +27,33 @@ START_TEST(on_time)
 }
 END_TEST
 
+/*
+ * A run of 100 ticks (-T 1 s at 10 ms) whose last sample ends 25 ms past
+ * the end: the two ticks it overran are after the end, not missed; and a
+ * run that stopped early has its unrun ticks missed.
+ */
+START_TEST(end)
+{
+	ticker		t;
+
+	ticker_init(&t, 1000, 10);
+	for (int k = 0; k < 99; k++)
+		ticker_done(&t, ticker_deadline(&t) + 3);
+	ticker_done(&t, 1000 + 1000 + 25);
+	ck_assert_uint_eq(t.missed, 2);
+	ticker_end(&t, 1000 + 1000);
+	ck_assert_uint_eq(t.missed, 0);
+	ck_assert_uint_eq(t.tick, 100);
+
+	ticker_init(&t, 1000, 10);
+	for (int k = 0; k < 50; k++)
+		ticker_done(&t, ticker_deadline(&t) + 3);
+	ticker_end(&t, 1000 + 1000);
+	ck_assert_uint_eq(t.missed, 50);
+	ck_assert_uint_eq(t.tick, 100);
+}
+END_TEST
+
 /* Table: one sample at tick 0 that ends at a given time; what comes next. */
 START_TEST(slow_sample_table)
 {
@@ -149,6 +176,7 @@ main(void)
 	tcase_add_test(tc, gap);
 	tcase_add_test(tc, zero_interval);
 	tcase_add_test(tc, retime);
+	tcase_add_test(tc, end);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
