@@ -169,7 +169,9 @@ ok($lock, 'one backend: the lock wait is traced');
 is($lock->{event}, 'relation', 'one backend: on a relation');
 is_deeply($lock->{p}, [ $db_oid, $table_oid, 0, 0, 0 ],
 	'one backend: naming the database and the table');
-ok($lock->{d} > 0.7 && $lock->{d} < 1.5, "one backend: the lock wait took about 1 s ($lock->{d})");
+# at most the 1 s the holder keeps the lock after the traced session's sleep
+# (less by however late this script started that session: a loaded machine)
+ok($lock->{d} > 0 && $lock->{d} <= 1 + $w + 0.1, "one backend: the lock wait took at most about 1 s ($lock->{d})");
 ok($lock->{t} > $sleeps[0]{t}, 'one backend: after the first sleep');
 
 my @short = grep { $_->{t} > $lock->{t} } @sleeps;
