@@ -60,6 +60,28 @@ int			infer_block_length_rho(int n, double rho);
 /* The lag-1 autocorrelation of x[0..n); 0 with fewer than 3 values or no variance. */
 double		infer_lag1(const double *x, int n);
 
+/* A ratio of sums estimated from a series, with its standard error (infer_ratio_series). */
+typedef struct infer_ratio
+{
+	double		est;			/* sum(y) / sum(x) */
+	double		se;				/* its standard error; NaN with fewer than 2 values */
+	double		df;				/* the degrees of freedom of se (effective values - 1) */
+	double		rho;			/* the lag-1 autocorrelation allowed for, 0..0.95 */
+	int			n;				/* the values with x > 0 */
+} infer_ratio;
+
+/*
+ * The ratio sum(y) / sum(x) over a series of n (y, x) pairs (a count in
+ * each slice of time and the slice's weight, for example samples of an
+ * event and the sampling ticks), and its standard error by batch means:
+ * the spread of the slices' residuals y - est x, inflated by (1 + rho) /
+ * (1 - rho) for their lag-1 autocorrelation rho (an AR(1) process; a
+ * negative rho counts as 0, rho is at most 0.95), with n (1 - rho) /
+ * (1 + rho) - 1 degrees of freedom, at least 1.  Slices with x = 0 (a gap)
+ * are left out.  false when no slice has x > 0.
+ */
+bool		infer_ratio_series(const double *y, const double *x, int n, infer_ratio *out);
+
 /*
  * One resample of a series of n values, as blocks of len consecutive
  * indexes that wrap around at the end (a circular moving block

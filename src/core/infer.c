@@ -5,9 +5,11 @@
 #include "config.h"
 
 #include "pgtempo/infer.h"
+#include "pgtempo/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 void
 infer_rng_seed(infer_rng *r, uint64_t seed)
@@ -220,6 +222,52 @@ infer_lag1(const double *x, int n)
 			num += (x[i] - mean) * (x[i - 1] - mean);
 	}
 	return den > 0 ? num / den : 0;
+}
+
+bool
+infer_ratio_series(const double *y, const double *x, int n, infer_ratio *out)
+{
+	double		sy = 0,
+				sx = 0,
+				ss = 0;
+	double	   *e;
+	int			m = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < n; i++)
+		if (x[i] > 0)
+		{
+			sy += y[i];
+			sx += x[i];
+			m++;
+		}
+	if (m == 0)
+		return false;
+	out->est = sy / sx;
+	out->n = m;
+	out->se = NAN;
+	if (m < 2)
+		return true;
+	e = xmalloc((size_t) m * sizeof(double));
+	m = 0;
+	for (int i = 0; i < n; i++)
+		if (x[i] > 0)
+		{
+			e[m] = y[i] - out->est * x[i];
+			ss += e[m] * e[m];
+			m++;
+		}
+	/*
+	 * neighbouring slices of one workload go together: fewer values than
+	 * slices to go on; the lag-1 estimate of a short series is low by
+	 * about (1 + 3 rho) / m (Kendall), added back
+	 */
+	out->rho = infer_lag1(e, m);
+	out->rho = fmin(fmax(out->rho + (1 + 3 * out->rho) / m, 0), 0.95);
+	free(e);
+	out->se = sqrt(ss / (m - 1) * m * (1 + out->rho) / (1 - out->rho)) / sx;
+	out->df = fmax(m * (1 - out->rho) / (1 + out->rho) - 1, 1);
+	return true;
 }
 
 int

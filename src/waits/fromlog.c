@@ -51,10 +51,13 @@ typedef struct fl_run
 	uint64_t	last_row_us;	/* its last row (raw rows may follow the last health record) */
 } fl_run;
 
-typedef struct fromlog
+struct fromlog
 {
 	const waits_settings *s;
-	strpool		pool;
+	strpool    *pool;			/* own_pool, or the caller's */
+	strpool		own_pool;
+	fromlog_row_fn row_fn;		/* fromlog_read: the rows go there, not to a window */
+	void	   *row_arg;
 	wprof		prof;			/* the window's profile */
 	sink_list	out;			/* --chart, --folded */
 	sample_batch batch;			/* rows of one timestamp */
@@ -82,7 +85,7 @@ typedef struct fromlog
 	uint64_t	iv_end_us;		/* and the last one's end; 0: none */
 	uint64_t	iv_first_end_us;	/* the first one's end */
 	bool		file_failed;
-} fromlog;
+};
 
 /* ---------------------------------------------------------------- runs */
 
@@ -317,6 +320,15 @@ window_health(fromlog *f, sample_health *h)
 	h->rate_hz = h->elapsed_s > 0 && !whole ? (double) h->samples / h->elapsed_s : h->rate_hz;
 }
 
+/* Each run's health records in time order. */
+static void
+sort_points(fromlog *f)
+{
+	for (int i = 0; i < f->nruns; i++)
+		if (f->runs[i].npts > 1)
+			qsort(f->runs[i].pts, (size_t) f->runs[i].npts, sizeof(fl_point), cmp_point);
+}
+
 /* ---------------------------------------------------------------- rows */
 
 /* The chart's seconds up to ts: each sink's intervals end as they would live. */
@@ -451,7 +463,7 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 		case HISTREAD_SAMPLE:
 		case HISTREAD_INTERVAL:
 			if (rec->kind == HISTREAD_INTERVAL && f->interval_file == NULL)
-				f->interval_file = strpool_intern(&f->pool, h->path);
+				f->interval_file = strpool_intern(f->pool, h->path);
 			if (rec->ts_us > r->last_row_us)
 				r->last_row_us = rec->ts_us;
 			if (r->first_row_us == 0 || rec->ts_us < r->first_row_us)
@@ -460,8 +472,13 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 				f->first_us = rec->ts_us;
 			if (rec->ts_us > f->last_us)
 				f->last_us = rec->ts_us;
-			if (in_window(f->s, rec->kind == HISTREAD_INTERVAL ? rec->start_us : rec->ts_us,
-						  rec->ts_us) && row_wanted(f->s, &rec->row))
+			if (f->row_fn != NULL)
+			{
+				if (row_wanted(f->s, &rec->row))
+					f->row_fn(f->row_arg, rec);
+			}
+			else if (in_window(f->s, rec->kind == HISTREAD_INTERVAL ? rec->start_us : rec->ts_us,
+							   rec->ts_us) && row_wanted(f->s, &rec->row))
 				add_row(f, rec);
 			break;
 		case HISTREAD_HEALTH:
@@ -487,7 +504,7 @@ read_file(fromlog *f, const char *path, char **cause)
 	histread_rec rec;
 	int			rc;
 
-	if (!histread_open(&h, path, &f->pool, cause))
+	if (!histread_open(&h, path, f->pool, cause))
 		return false;
 	while ((rc = histread_next(&h, &rec, cause)) > 0)
 	{
@@ -641,9 +658,7 @@ finish(fromlog *f, waits_settings *rs)
 	bool		ok;
 
 	flush_batch(f);
-	for (int i = 0; i < f->nruns; i++)
-		if (f->runs[i].npts > 1)
-			qsort(f->runs[i].pts, (size_t) f->runs[i].npts, sizeof(fl_point), cmp_point);
+	sort_points(f);
 	gaps_between_runs(f);
 	m = &f->runs[0].meta;
 	window_health(f, &h);
@@ -705,7 +720,7 @@ free_fromlog(fromlog *f)
 	sinks_free(&f->out);
 	sample_batch_free(&f->batch);
 	wprof_free(&f->prof);
-	strpool_free(&f->pool);
+	strpool_free(&f->own_pool);
 }
 
 /* Read every file (a bad one ends the run unless --keep-going), then report. */
@@ -719,12 +734,13 @@ fromlog_run(const waits_settings *s)
 
 	memset(&f, 0, sizeof(f));
 	f.s = s;
-	strpool_init(&f.pool);
+	f.pool = &f.own_pool;
+	strpool_init(f.pool);
 	evdesc_init(&f.descs);
 	/* every row in a log was counted when it was written, idle ones too if they are there */
 	wprof_init(&f.prof, true);
 	sample_batch_init(&f.batch);
-	sinks_init(&f.out, &rs, &f.pool, &f.prof);
+	sinks_init(&f.out, &rs, f.pool, &f.prof);
 	sinkset_add_all(&f.out);
 	for (int i = 0; i < f.out.n; i++)
 		f.out.v[i]->prof.include_idle = true;
@@ -763,4 +779,80 @@ fromlog_run(const waits_settings *s)
 	sinks_abort(&f.out);
 	free_fromlog(&f);
 	return EXITCODE_ERROR;
+}
+
+/* ---------------------------------------------------------------- the rows to a caller */
+
+fromlog *
+fromlog_read(const waits_settings *s, char *const *files, int nfiles, strpool *pool,
+			 fromlog_row_fn fn, void *arg)
+{
+	fromlog    *f = xcalloc(1, sizeof(fromlog));
+	char	   *cause = NULL;
+	bool		ok = true;
+
+	f->s = s;
+	f->pool = pool;
+	strpool_init(&f->own_pool);
+	evdesc_init(&f->descs);
+	wprof_init(&f->prof, true);
+	sample_batch_init(&f->batch);
+	f->row_fn = fn;
+	f->row_arg = arg;
+	for (int i = 0; i < nfiles && (ok || s->keep_going); i++)
+		if (!read_file(f, files[i], &cause))
+		{
+			msg_error("%s", cause);
+			free(cause);
+			cause = NULL;
+			ok = false;
+		}
+	if (!ok && !s->keep_going)
+		msg_detail("Nothing was compared; --keep-going compares the other files.");
+	else if (f->nruns == 0)
+	{
+		msg_error("the files hold no run of pgtempo-waits (no meta record)");
+		ok = false;
+	}
+	else if (check_dims(f))
+	{
+		sort_points(f);
+		return f;
+	}
+	fromlog_free(f);
+	return NULL;
+}
+
+double
+fromlog_ticks(const fromlog *f, uint64_t a, uint64_t b)
+{
+	double		sum = 0;
+
+	for (int i = 0; i < f->nruns; i++)
+	{
+		double		va[PT_N],
+					vb[PT_N];
+
+		if (f->runs[i].npts == 0)
+			continue;
+		counts_at(&f->runs[i], a, va);
+		counts_at(&f->runs[i], b, vb);
+		sum += vb[PT_SAMPLES] - va[PT_SAMPLES];
+	}
+	return sum;
+}
+
+const format_meta *
+fromlog_meta(const fromlog *f)
+{
+	return &f->runs[0].meta;
+}
+
+void
+fromlog_free(fromlog *f)
+{
+	if (f == NULL)
+		return;
+	free_fromlog(f);
+	free(f);
 }

@@ -20,9 +20,31 @@
 #ifndef PGTEMPO_WAITS_FROMLOG_H
 #define PGTEMPO_WAITS_FROMLOG_H
 
+#include "format.h"
+#include "histread.h"
+#include "strpool.h"
 #include "waits.h"
 
 /* Read the files, print the report, write --chart and --folded; the exit status. */
 int			fromlog_run(const waits_settings *s);
+
+/*
+ * The files read for a caller that makes its own windows (baseline.h): every
+ * row the filters keep (--pid, --db, --user, --application-name), in or
+ * out of --since/--until, goes to fn as the file gives it; the runs' health
+ * records are kept for fromlog_ticks.  Strings are interned in pool.  NULL
+ * with the error printed (a file that cannot be read, unless --keep-going;
+ * no run; --by pid over profile lines).
+ */
+typedef struct fromlog fromlog;
+typedef void (*fromlog_row_fn) (void *arg, const histread_rec *rec);
+
+fromlog    *fromlog_read(const waits_settings *s, char *const *files, int nfiles, strpool *pool,
+						 fromlog_row_fn fn, void *arg);
+/* The sampling ticks from a to b (µs), from the runs' health records, interpolated. */
+double		fromlog_ticks(const fromlog *f, uint64_t a, uint64_t b);
+/* How the first run sampled (every run of the files sampled the same way). */
+const format_meta *fromlog_meta(const fromlog *f);
+void		fromlog_free(fromlog *f);
 
 #endif

@@ -82,6 +82,15 @@ usage(void)
 		   "      --until=TIME           up to this time (the same forms)\n"
 		   "      --keep-going           report the other files when one cannot be read\n"
 		   "                             (the exit status is still 1)\n"
+		   "      --baseline-since=TIME  compare the window with a baseline from TIME (the\n"
+		   "                             same forms, or -SHIFT before --since: -7d, -1h)\n"
+		   "      --baseline-until=TIME  the baseline's end (default: as long as the window)\n"
+		   "      --baseline=FILE        the baseline's files (repeat it; default: those of\n"
+		   "                             --from-log)\n"
+		   "      --fail-if=LIST         exit with status 3 when a change is shown beyond a\n"
+		   "                             limit: NAME:LIMIT,... with NAME total, an event\n"
+		   "                             type, an event or TYPE:EVENT, and LIMIT a signed\n"
+		   "                             change in active sessions or %% (Lock:+0.5,total:+50%%)\n"
 		   "  --pid, --db, --user and --application-name select the files' rows as they\n"
 		   "  select a live run's\n"
 		   "\nTrace mode (instead of sampling):\n"
@@ -101,7 +110,8 @@ usage(void)
 		   "  -?, --help                 show this help, then exit\n\n"
 		   "Exit status: 0 if all went well, 1 on a usage error, a connection error at the\n"
 		   "start or an output that could not be written, 2 if the connection was lost and\n"
-		   "could not be made again.  SIGINT and SIGTERM end the run with the report.\n\n"
+		   "could not be made again, 3 if a --fail-if limit was passed.  SIGINT and SIGTERM\n"
+		   "end the run with the report.\n\n"
 		   "See 'man pgtempo-waits' for more information.\n");
 }
 
@@ -249,10 +259,11 @@ static const struct
 	{"by", options_parse_by},
 	{"log-format", options_parse_log_format},
 	{"log-retain", options_parse_retain},
+	{"fail-if", options_parse_fail_if},
 	{"trace", options_parse_trace_pids},
 };
 
-/* --source, --pid, --backend-type, --by, --log-format, --log-retain, --trace. */
+/* --source, --pid, --backend-type, --by, --log-format, --log-retain, --fail-if, --trace. */
 static opt_status
 handle_parsed(const opt_def *def, void *ctx, const char *arg)
 {
@@ -288,11 +299,65 @@ handle_time(const opt_def *def, void *ctx, const char *arg)
 	return OPT_OK;
 }
 
+/* --baseline=FILE: one more file of the baseline. */
+static opt_status
+handle_baseline(const opt_def *def, void *ctx, const char *arg)
+{
+	waits_settings *s = ctx;
+
+	(void) def;
+	s->baseline = xrealloc(s->baseline, (size_t) (s->nbaseline + 1) * sizeof(char *));
+	s->baseline[s->nbaseline++] = xstrdup(arg);
+	return OPT_OK;
+}
+
+/*
+ * --baseline-since, --baseline-until: a time as --since takes it, or
+ * -SHIFT, that long before --since (--until): "-7d", "-1h", "-90min".
+ * The shift is stored in the field after the time (its _shift_us).
+ */
+static opt_status
+handle_baseline_time(const opt_def *def, void *ctx, const char *arg)
+{
+	int64_t    *shift = def->field == offsetof(waits_settings, baseline_since_us) ?
+		&((waits_settings *) ctx)->baseline_since_shift_us :
+		&((waits_settings *) ctx)->baseline_until_shift_us;
+	char	   *cause = NULL;
+	char	   *num;
+	size_t		n = strlen(arg);
+	int64_t		ns;
+	bool		ok;
+
+	if (arg[0] != '-')
+		return handle_time(def, ctx, arg);
+	num = xstrdup(arg + 1);
+	/* days are the shift a week's comparison wants; durations stop at hours */
+	if (n > 2 && n < 8 && arg[n - 1] == 'd' && strspn(num, "0123456789") == n - 2)
+	{
+		ns = (int64_t) strtol(num, NULL, 10) * 86400 * (int64_t) NS_PER_S;
+		ok = ns <= 3650 * 86400 * (int64_t) NS_PER_S;
+	}
+	else
+		ok = parse_duration_ns(num, def->label, "s", (int64_t) NS_PER_S, 3650 * 86400 * (int64_t) NS_PER_S, &ns, &cause);
+	free(num);
+	if (!ok || ns <= 0)
+	{
+		free(cause);
+		return opt_fail(xasprintf("invalid value \"%s\" for option %s: must be a time as "
+								  "--since takes it, or -SHIFT before %s (-7d, -24h, -90min)",
+								  arg, def->label, shift == &((waits_settings *) ctx)->baseline_since_shift_us ?
+								  "--since" : "--until"));
+	}
+	*shift = ns / 1000;
+	return OPT_OK;
+}
+
 /* opt_def.flags: options whose presence counts later. */
 #define FORMAT_GIVEN	1u			/* --log-format: it needs --log */
 #define INTERVAL_GIVEN	2u			/* -i: the trace polls at it, not every 1ms */
 #define FROM_LOG_GIVEN	4u			/* --from-log: the arguments are files */
 #define WINDOW_GIVEN	8u			/* --since, --until, --keep-going: they need --from-log */
+#define BASELINE_GIVEN	16u			/* --baseline*: a comparison */
 
 #define F(f)	offsetof(waits_settings, f)
 #define NS_S	((int64_t) NS_PER_S)
@@ -328,6 +393,10 @@ static const opt_def options[] = {
 	{"since", 0, required_argument, handle_time, F(since_us), .label = "--since", .flags = WINDOW_GIVEN},
 	{"until", 0, required_argument, handle_time, F(until_us), .label = "--until", .flags = WINDOW_GIVEN},
 	{"keep-going", 0, no_argument, opt_true, F(keep_going), .flags = WINDOW_GIVEN},
+	{"baseline", 0, required_argument, handle_baseline, .flags = BASELINE_GIVEN},
+	{"baseline-since", 0, required_argument, handle_baseline_time, F(baseline_since_us), .label = "--baseline-since", .flags = BASELINE_GIVEN},
+	{"baseline-until", 0, required_argument, handle_baseline_time, F(baseline_until_us), .label = "--baseline-until", .flags = BASELINE_GIVEN},
+	{"fail-if", 0, required_argument, handle_parsed},
 	{"trace", 0, required_argument, handle_parsed},
 	{"trace-file", 0, required_argument, opt_strdup, F(trace_path)},
 	{"dbname", 'd', required_argument, opt_conn, F(conn)},
@@ -403,6 +472,63 @@ from_log_options_ok(const waits_settings *s, unsigned seen)
 	return true;
 }
 
+/*
+ * A comparison: the baseline options need --from-log, --fail-if needs a
+ * baseline, and a shifted or left out baseline bound is set from the
+ * window's: --baseline-since=-7d alone is the window a week earlier.
+ */
+static bool
+baseline_options_ok(waits_settings *s, unsigned seen)
+{
+	s->compare = (seen & BASELINE_GIVEN) != 0;
+	if (s->nfail_if > 0 && !s->compare)
+	{
+		msg_error("--fail-if needs a baseline: --baseline-since, --baseline-until or --baseline");
+		return false;
+	}
+	if (!s->compare)
+		return true;
+	if (s->nfrom_log == 0 || s->folded_path != NULL)
+	{
+		msg_error(s->nfrom_log == 0 ? "--baseline, --baseline-since and --baseline-until need --from-log" :
+				  "--folded cannot be used with a baseline");
+		return false;
+	}
+	if ((s->baseline_since_shift_us > 0 && s->since_us == INT64_MIN) ||
+		(s->baseline_until_shift_us > 0 && s->until_us == INT64_MAX))
+	{
+		msg_error("%s needs %s", s->baseline_since_shift_us > 0 && s->since_us == INT64_MIN ?
+				  "--baseline-since=-SHIFT" : "--baseline-until=-SHIFT",
+				  s->baseline_since_shift_us > 0 && s->since_us == INT64_MIN ? "--since" : "--until");
+		return false;
+	}
+	if (s->baseline_since_shift_us > 0)
+		s->baseline_since_us = s->since_us - s->baseline_since_shift_us;
+	if (s->baseline_until_shift_us > 0)
+		s->baseline_until_us = s->until_us - s->baseline_until_shift_us;
+	/* one bound given: the other keeps the window's length */
+	if (s->since_us != INT64_MIN && s->until_us != INT64_MAX)
+	{
+		if (s->baseline_until_us == INT64_MAX && s->baseline_since_us != INT64_MIN)
+			s->baseline_until_us = s->baseline_since_us + (s->until_us - s->since_us);
+		else if (s->baseline_since_us == INT64_MIN && s->baseline_until_us != INT64_MAX)
+			s->baseline_since_us = s->baseline_until_us - (s->until_us - s->since_us);
+	}
+	if (s->nbaseline == 0 && s->baseline_since_us == INT64_MIN && s->baseline_until_us == INT64_MAX)
+	{
+		msg_error("the baseline would be the whole of the files: give --baseline-since, "
+				  "--baseline-until or --baseline=FILE");
+		return false;
+	}
+	if (s->baseline_since_us != INT64_MIN && s->baseline_until_us != INT64_MAX &&
+		s->baseline_since_us >= s->baseline_until_us)
+	{
+		msg_error("--baseline-since must be before --baseline-until");
+		return false;
+	}
+	return true;
+}
+
 /* --log-retain needs a --log pattern whose files it can tell. */
 static bool
 retain_ok(const waits_settings *s)
@@ -429,7 +555,7 @@ retain_ok(const waits_settings *s)
 static bool
 check_settings(waits_settings *s, bool format_given, unsigned seen)
 {
-	if (!from_log_options_ok(s, seen) || !retain_ok(s))
+	if (!from_log_options_ok(s, seen) || !baseline_options_ok(s, seen) || !retain_ok(s))
 		return false;
 	/* all: no filter; none given: the sessions' processes */
 	s->backend_types_given = s->backend_types.n > 0 && !s->backend_types_all;

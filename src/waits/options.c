@@ -5,6 +5,7 @@
 
 #include "options.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,6 +262,103 @@ options_parse_retain(const char *arg, waits_settings *s, char **cause)
 	}
 	*cause = xasprintf("invalid value \"%s\" for option --log-retain: must be an age with a "
 					   "unit (min, h, d) or a size with a unit (kB, MB, GB, TB)", arg);
+	return false;
+}
+
+/* The NAME of a --fail-if item: total, TYPE or EVENT, or TYPE:EVENT. */
+static bool
+parse_limit_name(const char *name, size_t len, waits_limit *l, const char **why)
+{
+	const char *colon = memchr(name, ':', len);
+	size_t		tlen = colon != NULL ? (size_t) (colon - name) : len;
+	size_t		elen = colon != NULL ? len - tlen - 1 : 0;
+
+	*why = "the name is total, a wait event type, a wait event, or TYPE:EVENT";
+	if (tlen == 0 || tlen >= sizeof(l->type) || elen >= sizeof(l->event) ||
+		(colon != NULL && elen == 0) || memchr(name, ',', len) != NULL ||
+		(colon != NULL && memchr(colon + 1, ':', elen) != NULL))
+		return false;
+	memcpy(l->type, name, tlen);
+	l->type[tlen] = '\0';
+	if (colon != NULL)
+		memcpy(l->event, colon + 1, elen);
+	l->event[elen] = '\0';
+	l->total = colon == NULL && strcmp(l->type, "total") == 0;
+	l->either = colon == NULL && !l->total;
+	return true;
+}
+
+/* One NAME:LIMIT of --fail-if into *l; false with *why (static text) if it is not one. */
+static bool
+parse_limit(const char *item, size_t len, waits_limit *l, const char **why)
+{
+	const char *colon = NULL;
+	char		num[32];
+	char	   *end;
+	size_t		nlen,
+				vlen;
+
+	for (size_t i = 0; i < len; i++)
+		if (item[i] == ':')
+			colon = item + i;
+	*why = "each item is NAME:LIMIT";
+	if (colon == NULL || len >= sizeof(l->text))
+		return false;
+	memcpy(l->text, item, len);
+	l->text[len] = '\0';
+	nlen = (size_t) (colon - item);
+	vlen = len - nlen - 1;
+	*why = "the limit is a signed number of active sessions (+0.5) or a signed percentage (-10%)";
+	if (vlen == 0 || vlen >= sizeof(num) || (colon[1] != '+' && colon[1] != '-'))
+		return false;
+	memcpy(num, colon + 1, vlen);
+	num[vlen] = '\0';
+	l->pct = num[vlen - 1] == '%';
+	if (l->pct)
+		num[--vlen] = '\0';
+	l->value = strtod(num, &end);
+	if (vlen < 2 || end != num + vlen || !isfinite(l->value) || fabs(l->value) >= 1e6 ||
+		strchr(num, 'e') != NULL || strchr(num, 'E') != NULL)
+		return false;
+	*why = "a drop cannot be 100 % or more";
+	if (l->pct && l->value <= -100)
+		return false;
+	return parse_limit_name(item, nlen, l, why);
+}
+
+bool
+options_parse_fail_if(const char *arg, waits_settings *s, char **cause)
+{
+	const char *p = arg;
+	const char *why = "it is empty";
+	bool		ok = *p != '\0';
+
+	s->nfail_if = 0;
+	while (ok && *p != '\0')
+	{
+		size_t		len = strcspn(p, ",");
+
+		if (s->nfail_if == WAITS_MAX_LIMITS)
+		{
+			why = "at most 16 limits";
+			ok = false;
+			break;
+		}
+		memset(&s->fail_if[s->nfail_if], 0, sizeof(waits_limit));
+		ok = parse_limit(p, len, &s->fail_if[s->nfail_if], &why);
+		s->nfail_if += ok;
+		p += len;
+		if (ok && *p == ',' && *++p == '\0')
+		{
+			why = "an item is empty";
+			ok = false;
+		}
+	}
+	if (ok)
+		return true;
+	s->nfail_if = 0;
+	*cause = xasprintf("invalid value \"%s\" for option --fail-if: %s, as in "
+					   "\"Lock:+0.5,total:+50%%\"", arg, why);
 	return false;
 }
 

@@ -62,6 +62,12 @@ waits_log_format options_log_format_for(const char *path, waits_log_format asked
  * log_retain_bytes; each at most once.
  */
 bool		options_parse_retain(const char *arg, waits_settings *s, char **cause);
+/*
+ * --fail-if=LIST: NAME:LIMIT[,...] into fail_if; NAME is total, a wait
+ * event type or event (one word: either), or TYPE:EVENT; LIMIT a signed
+ * change in active sessions ("+0.5") or in % of the baseline ("+50%").
+ */
+bool		options_parse_fail_if(const char *arg, waits_settings *s, char **cause);
 /* Append a copy of v. */
 void		options_strlist_add(sampler_strlist *l, const char *v);
 void		options_strlist_free(sampler_strlist *l);

@@ -461,15 +461,15 @@ report_text(FILE *out, const report_info *ri)
 }
 
 /* The key fields of a group that its dimensions define. */
-static void
-json_group_key(json_writer *w, const report_info *ri, const wprof_group *gr)
+void
+report_json_key(json_writer *w, const waits_settings *s, const wprof_group *gr)
 {
-	if (grouped_by(ri->s, WPROF_DIM_EVENT))
+	if (grouped_by(s, WPROF_DIM_EVENT))
 	{
 		json_kv_string(w, "wait_event_type", gr->key.type);
 		json_kv_string(w, "wait_event", gr->key.event);
 	}
-	if (grouped_by(ri->s, WPROF_DIM_PID))
+	if (grouped_by(s, WPROF_DIM_PID))
 	{
 		char		ts[FORMAT_TS_LEN];
 
@@ -482,7 +482,7 @@ json_group_key(json_writer *w, const report_info *ri, const wprof_group *gr)
 		else
 			json_kv_string(w, "backend_start", NULL);
 	}
-	if (grouped_by(ri->s, WPROF_DIM_QUERY))
+	if (grouped_by(s, WPROF_DIM_QUERY))
 	{
 		json_key(w, "query_id");
 		if (gr->key.query_id != 0)
@@ -490,13 +490,13 @@ json_group_key(json_writer *w, const report_info *ri, const wprof_group *gr)
 		else
 			json_null(w);
 	}
-	if (grouped_by(ri->s, WPROF_DIM_DB) || grouped_by(ri->s, WPROF_DIM_PID))
+	if (grouped_by(s, WPROF_DIM_DB) || grouped_by(s, WPROF_DIM_PID))
 		json_kv_string(w, "datname", gr->key.datname);
-	if (grouped_by(ri->s, WPROF_DIM_USER) || grouped_by(ri->s, WPROF_DIM_PID))
+	if (grouped_by(s, WPROF_DIM_USER) || grouped_by(s, WPROF_DIM_PID))
 		json_kv_string(w, "usename", gr->key.usename);
-	if (grouped_by(ri->s, WPROF_DIM_APP))
+	if (grouped_by(s, WPROF_DIM_APP))
 		json_kv_string(w, "application_name", gr->key.appname);
-	if (grouped_by(ri->s, WPROF_DIM_BACKEND_TYPE) || grouped_by(ri->s, WPROF_DIM_PID))
+	if (grouped_by(s, WPROF_DIM_BACKEND_TYPE) || grouped_by(s, WPROF_DIM_PID))
 		json_kv_string(w, "backend_type", gr->key.backend_type);
 }
 
@@ -645,7 +645,7 @@ json_profile(json_writer *w, const report_info *ri)
 		const char *desc = NULL;
 
 		json_object_begin(w);
-		json_group_key(w, ri, gr);
+		report_json_key(w, ri->s, gr);
 		json_kv_uint(w, "samples", gr->samples);
 		json_kv_double(w, "pct", pct(gr->samples, g.total));
 		json_kv_double(w, "est_seconds", (double) gr->samples * ri->src.period_s);

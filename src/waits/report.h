@@ -76,4 +76,7 @@ int			report_columns(const wprof_dim *dims, int ndims, report_col *cols);
 /* A group's value in a column ("" when absent); buf has at least 24 bytes. */
 const char *report_col_value(const wprof_group *g, const report_col *c, char *buf, size_t len);
 
+/* The JSON members of a group's key that the --by dimensions define. */
+void		report_json_key(json_writer *w, const waits_settings *s, const wprof_group *gr);
+
 #endif

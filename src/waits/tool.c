@@ -27,6 +27,7 @@
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
+#include "baseline.h"
 #include "budget.h"
 #include "format.h"
 #include "fromlog.h"
@@ -802,7 +803,7 @@ waits_run(const waits_settings *s)
 	stop_flag = 0;
 	reopen_flag = 0;
 	if (s->nfrom_log > 0)
-		return fromlog_run(s);
+		return s->compare ? baseline_run(s) : fromlog_run(s);
 	if (s->ntrace_pids > 0)
 	{
 		/* a trace never has a report to lose: signals act at once, from the start */
@@ -883,6 +884,11 @@ waits_settings_free(waits_settings *s)
 		free(s->from_log[i]);
 	free(s->from_log);
 	s->from_log = NULL;
+	for (int i = 0; i < s->nbaseline; i++)
+		free(s->baseline[i]);
+	free(s->baseline);
+	s->baseline = NULL;
+	s->nbaseline = 0;
 	s->nfrom_log = 0;
 	s->trace_pids = NULL;
 	s->trace_path = NULL;

@@ -30,6 +30,23 @@ typedef enum waits_log_format
 	WAITS_LOG_JSONL
 } waits_log_format;
 
+#define WAITS_MAX_LIMITS 16
+
+/*
+ * A --fail-if limit (baseline.h): the change of what it names beyond
+ * value (signed; active sessions, or % of the baseline's) trips it.
+ */
+typedef struct waits_limit
+{
+	char		text[128];		/* as given, for messages */
+	char		type[64];		/* TYPE, or TYPE of TYPE:EVENT; "" for total */
+	char		event[64];		/* EVENT of TYPE:EVENT; "" otherwise */
+	bool		total;			/* "total": every event */
+	bool		either;			/* one word: a type or an event of that name */
+	bool		pct;			/* value is in % of the baseline */
+	double		value;			/* +0.5: a rise of more than 0.5; -10 (pct): a drop of more than 10 % */
+} waits_limit;
+
 /* A list of strings given by repeating an option. */
 typedef struct waits_settings
 {
@@ -76,6 +93,16 @@ typedef struct waits_settings
 	int64_t		since_us;		/* --since; INT64_MIN: from the first record */
 	int64_t		until_us;		/* --until; INT64_MAX: to the last */
 	bool		keep_going;		/* --keep-going: a bad file is skipped, not fatal */
+	/* a comparison with a baseline window (baseline.h) */
+	char	  **baseline;		/* --baseline=FILE: its files; none: those of --from-log */
+	int			nbaseline;
+	int64_t		baseline_since_us;	/* --baseline-since; INT64_MIN: from the first record */
+	int64_t		baseline_until_us;	/* --baseline-until; INT64_MAX: to the last */
+	int64_t		baseline_since_shift_us;	/* --baseline-since=-SHIFT: --since - SHIFT */
+	int64_t		baseline_until_shift_us;	/* --baseline-until=-SHIFT: --until - SHIFT */
+	bool		compare;		/* a baseline option was given */
+	waits_limit fail_if[WAITS_MAX_LIMITS];	/* --fail-if */
+	int			nfail_if;
 	/* --log-retain: rotated files of the --log pattern are deleted past these */
 	int64_t		log_retain_ns;	/* 0: kept whatever their age */
 	int64_t		log_retain_bytes;	/* 0: kept whatever their size */
@@ -90,7 +117,8 @@ typedef struct waits_settings
 	.interval_ns = WAITS_DEFAULT_INTERVAL_NS, .source = SAMPLER_SOURCE_AUTO, \
 	.cost_budget = BUDGET_DEFAULT_SHARE, .cost_window_ns = BUDGET_WINDOW_NS, \
 	.by = {WPROF_DIM_EVENT}, .nby = 1, .log_format = WAITS_LOG_AUTO, \
-	.blockers = WAITS_DEFAULT_BLOCKERS, .since_us = INT64_MIN, .until_us = INT64_MAX }
+	.blockers = WAITS_DEFAULT_BLOCKERS, .since_us = INT64_MIN, .until_us = INT64_MAX, \
+	.baseline_since_us = INT64_MIN, .baseline_until_us = INT64_MAX }
 
 /* Run the sampler with these settings; returns the exit status. */
 int			waits_run(const waits_settings *s);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/xalloc.h"
+
 #include "unit.h"
 
 /* --backend-type: lists, all, and unknown types listed against the valid ones. */
@@ -88,6 +90,86 @@ START_TEST(by_lists)
 			free(cause);
 		}
 	}
+}
+END_TEST
+
+/* --fail-if lists: what each item names, its limit, and the errors. */
+START_TEST(fail_if_lists)
+{
+#define FI_EXAMPLE ", as in \"Lock:+0.5,total:+50%\""
+#define FI_ITEM "each item is NAME:LIMIT" FI_EXAMPLE
+#define FI_LIMIT "the limit is a signed number of active sessions (+0.5) or a signed percentage (-10%)" FI_EXAMPLE
+#define FI_NAME "the name is total, a wait event type, a wait event, or TYPE:EVENT" FI_EXAMPLE
+	static const struct
+	{
+		const char *arg;
+		int			n;
+		const char *type;		/* of the last item */
+		const char *event;
+		bool		total,
+					either,
+					pct;
+		double		value;
+		const char *why;		/* the error after the value, or NULL */
+	}			cases[] = {
+		{"Lock:+0.5", 1, "Lock", "", false, true, false, 0.5, NULL},
+		{"total:+50%", 1, "total", "", true, false, true, 50, NULL},
+		{"Lock:+0.5,total:+50%", 2, "total", "", true, false, true, 50, NULL},
+		{"Lock:transactionid:+1", 1, "Lock", "transactionid", false, false, false, 1, NULL},
+		{"DataFileRead:-0.25", 1, "DataFileRead", "", false, true, false, -0.25, NULL},
+		{"IO:-10%", 1, "IO", "", false, true, true, -10, NULL},
+		{"", 0, NULL, NULL, false, false, false, 0, "it is empty" FI_EXAMPLE},
+		{"Lock", 0, NULL, NULL, false, false, false, 0, FI_ITEM},
+		{"Lock:+0.5,", 0, NULL, NULL, false, false, false, 0, "an item is empty" FI_EXAMPLE},
+		{"Lock:+0.5,,total:+1", 0, NULL, NULL, false, false, false, 0, FI_ITEM},
+		{"Lock:0.5", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
+		{"Lock:+", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
+		{"Lock:", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
+		{"Lock:+x", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
+		{"Lock:+0.5%%", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
+		{"Lock:+1e3", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
+		{"Lock:+inf", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
+		{"total:-100%", 0, NULL, NULL, false, false, false, 0,
+		"a drop cannot be 100 % or more" FI_EXAMPLE},
+		{":+1", 0, NULL, NULL, false, false, false, 0, FI_NAME},
+		{"Lock::+1", 0, NULL, NULL, false, false, false, 0, FI_NAME},
+		{"a:b:c:+1", 0, NULL, NULL, false, false, false, 0, FI_NAME},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		waits_settings s = WAITS_SETTINGS_INIT;
+		char	   *cause = NULL;
+		bool		ok = options_parse_fail_if(cases[i].arg, &s, &cause);
+
+		if (cases[i].why == NULL)
+		{
+			const waits_limit *l = &s.fail_if[s.nfail_if - 1];
+
+			ck_assert_msg(ok, "%s: %s", cases[i].arg, cause ? cause : "");
+			ck_assert_int_eq(s.nfail_if, cases[i].n);
+			ck_assert_str_eq(l->type, cases[i].type);
+			ck_assert_str_eq(l->event, cases[i].event);
+			ck_assert(l->total == cases[i].total && l->either == cases[i].either &&
+					  l->pct == cases[i].pct);
+			ck_assert_double_eq(l->value, cases[i].value);
+		}
+		else
+		{
+			char	   *want = xasprintf("invalid value \"%s\" for option --fail-if: %s",
+										 cases[i].arg, cases[i].why);
+
+			ck_assert_msg(!ok, "%s accepted", cases[i].arg);
+			ck_assert_int_eq(s.nfail_if, 0);
+			ck_assert_str_eq(cause, want);
+			free(want);
+			free(cause);
+		}
+	}
+#undef FI_EXAMPLE
+#undef FI_ITEM
+#undef FI_LIMIT
+#undef FI_NAME
 }
 END_TEST
 
@@ -182,6 +264,7 @@ main(void)
 	TCase	   *tc = tcase_create("options");
 
 	tcase_add_test(tc, by_lists);
+	tcase_add_test(tc, fail_if_lists);
 	tcase_add_test(tc, backend_type_lists);
 	tcase_add_test(tc, sources);
 	tcase_add_test(tc, pid_lists);

@@ -1,0 +1,501 @@
+/*
+ * baseline.c — pgtempo-waits --from-log with a baseline: both windows
+ * read, sliced and compared key by key.
+ */
+#include "config.h"
+
+#include "baseline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/hash.h"
+#include "pgtempo/msg.h"
+#include "pgtempo/xalloc.h"
+
+#include "baseline_int.h"
+#include "fromlog.h"
+
+/* ---------------------------------------------------------------- keys */
+
+/*
+ * A key's bytes: row_key() zeroes a key before it fills it, so two keys of
+ * the same interned strings and numbers are the same bytes, padding and
+ * all, whatever fields the dimensions keep.
+ */
+static uint64_t
+key_hash(const wprof_key *k)
+{
+	uint64_t	w[sizeof(wprof_key) / sizeof(uint64_t)];
+	uint64_t	h = UINT64_C(0x9e3779b97f4a7c15);
+
+	_Static_assert(sizeof(wprof_key) % sizeof(uint64_t) == 0, "a key is whole words");
+	memcpy(w, k, sizeof(w));
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		h = hash_mix(h, w[i]);
+	return h;
+}
+
+/* An entry of a key table: the key and its index. */
+typedef struct bl_keycell
+{
+	wprof_key	key;
+	int			idx;
+} bl_keycell;
+
+static bool
+key_eq(const void *entry, const void *key)
+{
+	return memcmp(entry, key, sizeof(wprof_key)) == 0;
+}
+
+/* The index of key k in t (added if new). */
+static int
+key_index(bl_keys *t, const wprof_key *k)
+{
+	bool		added;
+	bl_keycell *c = hash_table_insert(&t->table, key_hash(k), k, key_eq, &added);
+
+	if (added)
+	{
+		memcpy(&c->key, k, sizeof(wprof_key));
+		c->idx = t->n;
+		if (t->n == t->cap)
+		{
+			t->cap = t->cap > 0 ? 2 * t->cap : 64;
+			t->v = xrealloc(t->v, (size_t) t->cap * sizeof(wprof_key));
+		}
+		t->v[t->n++] = *k;
+	}
+	return c->idx;
+}
+
+/* The key of a row under the dimensions (a session keeps its user and database, as wprof's). */
+static wprof_key
+row_key(const sample_row *r, const bool *dims)
+{
+	wprof_key	k;
+
+	memset(&k, 0, sizeof(k));
+	if (dims[WPROF_DIM_EVENT])
+	{
+		k.type = r->wait_event_type;
+		k.event = r->wait_event;
+	}
+	if (dims[WPROF_DIM_PID])
+	{
+		k.pid = r->pid;
+		k.backend_start_us = r->backend_start_us;
+		k.usename = r->usename;
+		k.datname = r->datname;
+	}
+	if (dims[WPROF_DIM_QUERY])
+		k.query_id = r->query_id;
+	if (dims[WPROF_DIM_DB])
+		k.datname = r->datname;
+	if (dims[WPROF_DIM_USER])
+		k.usename = r->usename;
+	if (dims[WPROF_DIM_APP])
+		k.appname = r->application_name;
+	if (dims[WPROF_DIM_BACKEND_TYPE])
+		k.backend_type = r->backend_type;
+	return k;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+/* Is time t in [since, until)? */
+static bool
+in_window(const bl_window *w, uint64_t t)
+{
+	return (int64_t) t >= w->since_us && (int64_t) t < w->until_us;
+}
+
+/* A row of a window: its entry, and a profile line's ticks once per interval. */
+static void
+window_add(bl_window *w, const histread_rec *rec, uint64_t t, int key, int ev)
+{
+	bool		interval = rec->kind == HISTREAD_INTERVAL;
+	uint64_t	start = interval ? rec->start_us : rec->ts_us;
+
+	if (w->n == w->cap)
+	{
+		w->cap = w->cap > 0 ? 2 * w->cap : 4096;
+		w->e = xrealloc(w->e, w->cap * sizeof(bl_entry));
+	}
+	if (interval && (w->niv == 0 || start != w->iv_last_start || rec->ts_us != w->iv_last_end))
+	{
+		if (w->niv == w->cap_iv)
+		{
+			w->cap_iv = w->cap_iv > 0 ? 2 * w->cap_iv : 1024;
+			w->iv = xrealloc(w->iv, w->cap_iv * sizeof(bl_iv));
+		}
+		w->iv[w->niv] = (bl_iv) {t, (double) rec->ticks, (uint32_t) w->niv};
+		w->niv++;
+		w->iv_last_start = start;
+		w->iv_last_end = rec->ts_us;
+	}
+	/* a profile line's entry holds its interval (the lines of one interval come together) */
+	w->e[w->n++] = (bl_entry) {interval ? w->niv - 1 : t, key, ev, (double) rec->row.samples};
+	if (!interval)
+		w->raw = true;
+	if (w->first_us == 0 || start < w->first_us)
+		w->first_us = start;
+	if (rec->ts_us > w->last_us)
+		w->last_us = rec->ts_us;
+}
+
+/* fromlog_row_fn: a row into the windows of the files being read (a profile line by its middle). */
+static void
+take_row(void *arg, const histread_rec *rec)
+{
+	baseline   *b = arg;
+	uint64_t	start = rec->kind == HISTREAD_INTERVAL ? rec->start_us : rec->ts_us;
+	uint64_t	t = start + (rec->ts_us - start) / 2;
+	int			key = -1,
+				ev = -1;
+
+	for (int i = 0; i < 2; i++)
+	{
+		if ((b->reading & (1u << i)) == 0 || !in_window(&b->w[i], t))
+			continue;
+		if (key < 0)
+		{
+			wprof_key	e = row_key(&rec->row, (const bool[WPROF_DIM_COUNT]) {[WPROF_DIM_EVENT] = true});
+
+			ev = key_index(&b->events, &e);
+			/* by event alone (the default), the keys are the events: one lookup */
+			if (b->by_event_only)
+				key = ev;
+			else
+			{
+				wprof_key	k = row_key(&rec->row, b->dims);
+
+				key = key_index(&b->keys, &k);
+			}
+		}
+		window_add(&b->w[i], rec, t, key, ev);
+	}
+}
+
+/* Read the files of the windows in mask (one pass when both windows are of the same files). */
+static bool
+read_windows(baseline *b, char *const *files, int nfiles, unsigned mask)
+{
+	fromlog    *f;
+
+	b->reading = mask;
+	f = fromlog_read(b->s, files, nfiles, &b->pool, take_row, b);
+	if (f == NULL)
+		return false;
+	for (int i = 0; i < 2; i++)
+		if (mask & (1u << i))
+		{
+			b->w[i].fl = f;
+			b->w[i].meta = *fromlog_meta(f);
+		}
+	b->fl[b->nfl++] = f;
+	return true;
+}
+
+/* ---------------------------------------------------------------- slices */
+
+static int
+cmp_iv(const void *a, const void *b)
+{
+	const bl_iv *x = a,
+			   *y = b;
+
+	return x->t_us < y->t_us ? -1 : x->t_us > y->t_us;
+}
+
+/* The slice of a raw row's time t: the slices are of equal length. */
+static int
+slice_of(const bl_window *w, uint64_t t)
+{
+	int			k = (int) ((double) (t - w->first_us) / w->slice_us);
+
+	return k < 0 ? 0 : k >= w->nslices ? w->nslices - 1 : k;
+}
+
+/* Raw rows: ticks of each slice from the health records, else the rows' distinct times. */
+static void
+raw_slices(bl_window *w)
+{
+	double		span = (double) (w->last_us - w->first_us) + 1;
+	double		sum = 0;
+
+	w->nslices = (int) fmin(BASELINE_MAX_SLICES, fmax(1, span / 1e6));
+	w->slice_us = span / w->nslices;
+	w->ticks = xcalloc((size_t) w->nslices, sizeof(double));
+	for (int k = 0; k < w->nslices; k++)
+	{
+		uint64_t	a = w->first_us + (uint64_t) (k * w->slice_us);
+		uint64_t	z = k == w->nslices - 1 ? w->last_us + 1 : w->first_us + (uint64_t) ((k + 1) * w->slice_us);
+
+		w->ticks[k] = fromlog_ticks(w->fl, a, z);
+		sum += w->ticks[k];
+	}
+	if (sum > 0)
+		return;
+	/* no health records: every time a row has is a tick (quiet ticks are not seen) */
+	for (size_t i = 0; i < w->n; i++)
+		if (i == 0 || w->e[i].t_us != w->e[i - 1].t_us)
+			w->ticks[slice_of(w, w->e[i].t_us)] += 1;
+}
+
+/* Cut a window into slices and put each entry's slice in its t_us. */
+static void
+make_slices(bl_window *w)
+{
+	if (w->n == 0)
+		return;
+	if (w->niv > 0)
+	{
+		/* the intervals in time order (files may come in any); an entry's slice by its interval's rank */
+		uint32_t   *slice = xmalloc(w->niv * sizeof(uint32_t));
+
+		qsort(w->iv, w->niv, sizeof(bl_iv), cmp_iv);
+		w->group = (int) ((w->niv + BASELINE_MAX_SLICES - 1) / BASELINE_MAX_SLICES);
+		w->nslices = (int) ((w->niv + (size_t) w->group - 1) / (size_t) w->group);
+		w->ticks = xcalloc((size_t) w->nslices, sizeof(double));
+		for (size_t i = 0; i < w->niv; i++)
+		{
+			w->ticks[i / (size_t) w->group] += w->iv[i].ticks;
+			slice[w->iv[i].idx] = (uint32_t) (i / (size_t) w->group);
+		}
+		for (size_t i = 0; i < w->n; i++)
+			w->e[i].t_us = slice[w->e[i].t_us];
+		free(slice);
+	}
+	else
+	{
+		raw_slices(w);
+		for (size_t i = 0; i < w->n; i++)
+			w->e[i].t_us = (uint64_t) slice_of(w, w->e[i].t_us);
+	}
+	for (size_t i = 0; i < w->n; i++)
+		w->samples += w->e[i].samples;
+	for (int k = 0; k < w->nslices; k++)
+		w->total_ticks += w->ticks[k];
+}
+
+/* ---------------------------------------------------------------- estimates */
+
+/* Does the event (type, event) fall under limit l? */
+static bool
+limit_matches(const waits_limit *l, const wprof_key *e)
+{
+	const char *type = e->type ? e->type : "";
+	const char *event = e->event ? e->event : "";
+
+	if (l->total)
+		return true;
+	if (l->either)
+		return strcmp(type, l->type) == 0 || strcmp(event, l->type) == 0;
+	return strcmp(type, l->type) == 0 && strcmp(event, l->event) == 0;
+}
+
+/* The estimate of one series of the window (y: its samples per slice). */
+static void
+series_est(const bl_window *w, const double *y, keydiff_est *out)
+{
+	double		k = 0;
+
+	for (int i = 0; i < w->nslices; i++)
+		k += y[i];
+	keydiff_est_series(y, w->ticks, w->nslices, keydiff_sampling_se(k, w->samples, w->total_ticks),
+					   out);
+}
+
+/*
+ * The estimates of window side of keys [k0, k1), the total and the
+ * limits: one pass over the entries into per-slice sums.
+ */
+static void
+estimate_keys(baseline *b, int side, int k0, int k1, bool totals)
+{
+	const bl_window *w = &b->w[side];
+	int			ns = w->nslices > 0 ? w->nslices : 1;
+	int			nlim = b->s->nfail_if;
+	double	   *y = xcalloc((size_t) (k1 - k0 + 1 + nlim) * (size_t) ns, sizeof(double));
+	double	   *ytot = y + (size_t) (k1 - k0) * (size_t) ns;
+	double	   *ylim = ytot + ns;
+
+	for (size_t i = 0; i < w->n; i++)
+	{
+		const bl_entry *e = &w->e[i];
+		int			sl = (int) e->t_us;
+
+		if (e->key >= k0 && e->key < k1)
+			y[(size_t) (e->key - k0) * (size_t) ns + (size_t) sl] += e->samples;
+		if (!totals)
+			continue;
+		ytot[sl] += e->samples;
+		for (int l = 0; l < nlim; l++)
+			if (b->ev_limit[(size_t) e->ev * (size_t) nlim + (size_t) l])
+				ylim[(size_t) l * (size_t) ns + (size_t) sl] += e->samples;
+	}
+	for (int k = k0; k < k1; k++)
+		series_est(w, y + (size_t) (k - k0) * (size_t) ns,
+				   side == 0 ? &b->rows[k].base : &b->rows[k].new);
+	if (totals)
+	{
+		series_est(w, ytot, side == 0 ? &b->total.base : &b->total.new);
+		for (int l = 0; l < nlim; l++)
+			series_est(w, ylim + (size_t) l * (size_t) ns,
+					   side == 0 ? &b->limits[l].base : &b->limits[l].new);
+	}
+	free(y);
+}
+
+/* Every estimate of both windows, the changes judged as one family, the limits checked. */
+static void
+compare(baseline *b)
+{
+	int			nlim = b->s->nfail_if;
+	/* the dense sums of a pass stay within some 32 MB */
+	int			chunk = (int) fmax(1, 4e6 / fmax(1, fmax(b->w[0].nslices, b->w[1].nslices)));
+
+	b->ev_limit = xcalloc((size_t) b->events.n * (size_t) (nlim > 0 ? nlim : 1), sizeof(bool));
+	for (int e = 0; e < b->events.n; e++)
+		for (int l = 0; l < nlim; l++)
+			if (limit_matches(&b->s->fail_if[l], &b->events.v[e]))
+			{
+				b->ev_limit[(size_t) e * (size_t) nlim + (size_t) l] = true;
+				b->matched[l] = true;
+			}
+	b->nrows = b->by_event_only ? b->events.n : b->keys.n;
+	b->rows = xcalloc((size_t) (b->nrows > 0 ? b->nrows : 1), sizeof(keydiff_row));
+	for (int k = 0; k < b->nrows; k++)
+		b->rows[k].key = k;
+	for (int side = 0; side < 2; side++)
+		for (int k0 = 0; k0 < b->nrows || k0 == 0; k0 += chunk)
+			estimate_keys(b, side, k0, k0 + chunk < b->nrows ? k0 + chunk : b->nrows, k0 == 0);
+	/* keys, the total, and the limits that are not the total: one family */
+	b->family = b->nrows + 1;
+	for (int l = 0; l < nlim; l++)
+		b->family += !b->s->fail_if[l].total;
+	keydiff_judge(b->rows, b->nrows, b->family, KEYDIFF_LEVEL);
+	keydiff_judge(&b->total, 1, b->family, KEYDIFF_LEVEL);
+	keydiff_judge(b->limits, nlim, b->family, KEYDIFF_LEVEL);
+	keydiff_sort(b->rows, b->nrows);
+	for (int l = 0; l < nlim; l++)
+		b->tripped[l] = baseline_limit_tripped(&b->s->fail_if[l], &b->limits[l]);
+}
+
+bool
+baseline_limit_tripped(const waits_limit *l, const keydiff_row *r)
+{
+	double		v = r->change;
+
+	if (!r->flagged)
+		return false;
+	if (l->pct)
+		v = r->base.mean > 0 ? r->pct : r->change > 0 ? INFINITY : r->change < 0 ? -INFINITY : 0;
+	return l->value >= 0 ? v > l->value : v < l->value;
+}
+
+/* ---------------------------------------------------------------- the run */
+
+static void
+free_baseline(baseline *b)
+{
+	for (int i = 0; i < 2; i++)
+	{
+		free(b->w[i].e);
+		free(b->w[i].iv);
+		free(b->w[i].ticks);
+	}
+	for (int i = 0; i < b->nfl; i++)
+		fromlog_free(b->fl[i]);
+	hash_table_free(&b->keys.table);
+	hash_table_free(&b->events.table);
+	free(b->keys.v);
+	free(b->events.v);
+	free(b->rows);
+	free(b->ev_limit);
+	strpool_free(&b->pool);
+}
+
+/* The windows' bounds and files. */
+static void
+set_windows(baseline *b)
+{
+	const waits_settings *s = b->s;
+
+	b->w[0].since_us = s->baseline_since_us;
+	b->w[0].until_us = s->baseline_until_us;
+	b->w[0].files = s->nbaseline > 0 ? s->baseline : s->from_log;
+	b->w[0].nfiles = s->nbaseline > 0 ? s->nbaseline : s->nfrom_log;
+	b->w[1].since_us = s->since_us;
+	b->w[1].until_us = s->until_us;
+	b->w[1].files = s->from_log;
+	b->w[1].nfiles = s->nfrom_log;
+	for (int d = 0; d < s->nby; d++)
+		b->dims[s->by[d]] = true;
+	if (s->nby == 0)
+		b->dims[WPROF_DIM_EVENT] = true;
+	b->by_event_only = s->nby == 0 || (s->nby == 1 && s->by[0] == WPROF_DIM_EVENT);
+}
+
+/* Say when a window holds no rows, and which limits name nothing there. */
+static void
+warn_empty(const baseline *b)
+{
+	for (int i = 0; i < 2; i++)
+		if (b->w[i].n == 0)
+			msg_warning("the %s window holds no rows of the files", i == 0 ? "baseline" : "new");
+	for (int l = 0; l < b->s->nfail_if; l++)
+		if (!b->matched[l])
+			msg_warning("--fail-if=%s: no event of either window matches \"%s\"",
+						b->s->fail_if[l].text, b->s->fail_if[l].type);
+}
+
+int
+baseline_run(const waits_settings *s)
+{
+	baseline	b;
+	char	   *cause = NULL;
+	bool		ok;
+	int			status = EXITCODE_OK;
+
+	memset(&b, 0, sizeof(b));
+	b.s = s;
+	strpool_init(&b.pool);
+	hash_table_init(&b.keys.table, sizeof(bl_keycell), 64);
+	hash_table_init(&b.events.table, sizeof(bl_keycell), 64);
+	set_windows(&b);
+	if (s->nbaseline == 0)
+		ok = read_windows(&b, s->from_log, s->nfrom_log, 3u);
+	else
+		ok = read_windows(&b, s->baseline, s->nbaseline, 1u) &&
+			read_windows(&b, s->from_log, s->nfrom_log, 2u);
+	if (!ok)
+	{
+		free_baseline(&b);
+		return EXITCODE_ERROR;
+	}
+	for (int i = 0; i < 2; i++)
+		make_slices(&b.w[i]);
+	compare(&b);
+	for (int l = 0; l < s->nfail_if; l++)
+		if (b.tripped[l])
+			status = EXITCODE_LIMIT;
+	if (s->json)
+		baseline_json(stdout, &b, status);
+	else
+		baseline_text(stdout, &b);
+	ok = msg_flush_stdout();
+	warn_empty(&b);
+	if (s->chart_path != NULL && !baseline_chart(s->chart_path, &b, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		ok = false;
+	}
+	free_baseline(&b);
+	return ok ? status : EXITCODE_ERROR;
+}

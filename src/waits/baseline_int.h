@@ -1,0 +1,112 @@
+/*
+ * baseline_int.h — the comparison as baseline.c computes it and
+ * baselineout.c (text, JSON, chart) prints it.
+ */
+#ifndef PGTEMPO_WAITS_BASELINE_INT_H
+#define PGTEMPO_WAITS_BASELINE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pgtempo/hash.h"
+
+#include "baseline.h"
+#include "format.h"
+#include "fromlog.h"
+#include "keydiff.h"
+#include "strpool.h"
+#include "wprof.h"
+
+/*
+ * A row of a window: its time (a raw row's; a profile line's interval, by
+ * its index in bl_window.iv; after slicing: its slice), key, event and
+ * samples.
+ */
+typedef struct bl_entry
+{
+	uint64_t	t_us;
+	int32_t		key;			/* in baseline.keys */
+	int32_t		ev;				/* in baseline.events */
+	double		samples;
+} bl_entry;
+
+/* A profile line's interval: its middle, its ticks, and its index as read. */
+typedef struct bl_iv
+{
+	uint64_t	t_us;
+	double		ticks;
+	uint32_t	idx;
+} bl_iv;
+
+/* One window: its bounds, its rows, its slices. */
+typedef struct bl_window
+{
+	int64_t		since_us;		/* INT64_MIN: from the first row */
+	int64_t		until_us;		/* INT64_MAX: to the last */
+	char	   *const *files;
+	int			nfiles;
+	const fromlog *fl;			/* the reading of its files */
+	format_meta meta;			/* how its first run sampled */
+	bl_entry   *e;
+	size_t		n,
+				cap;
+	bl_iv	   *iv;				/* its profile lines' intervals */
+	size_t		niv,
+				cap_iv;
+	uint64_t	iv_last_start,
+				iv_last_end;	/* the interval of the line before */
+	bool		raw;			/* it has raw rows */
+	uint64_t	first_us,
+				last_us;		/* the rows' span */
+	int			nslices;
+	int			group;			/* profile lines: intervals per slice */
+	double		slice_us;		/* raw rows: the slices' length */
+	double	   *ticks;			/* per slice */
+	double		total_ticks;
+	double		samples;		/* all its rows' */
+} bl_window;
+
+/* Keys in order of appearance, each once. */
+typedef struct bl_keys
+{
+	hash_table	table;			/* bl_keycell */
+	wprof_key  *v;
+	int			n,
+				cap;
+} bl_keys;
+
+typedef struct baseline
+{
+	const waits_settings *s;
+	strpool		pool;			/* both readings intern here: a key is one address */
+	bool		dims[WPROF_DIM_COUNT];
+	bool		by_event_only;	/* --by event: keys are not kept, the events are they */
+	bl_keys		keys;			/* by --by */
+	bl_keys		events;			/* by event (the limits' sums) */
+	bl_window	w[2];			/* 0: the baseline, 1: the window (new) */
+	unsigned	reading;		/* the windows the files being read are of */
+	fromlog    *fl[2];
+	int			nfl;
+	bool	   *ev_limit;		/* [event * nfail_if + limit]: the limit sums the event */
+	keydiff_row *rows;			/* one per key, sorted by the size of the change */
+	int			nrows;
+	keydiff_row total;
+	keydiff_row limits[WAITS_MAX_LIMITS];
+	bool		matched[WAITS_MAX_LIMITS];	/* an event of a window falls under it */
+	bool		tripped[WAITS_MAX_LIMITS];
+	int			family;			/* comparisons judged together */
+} baseline;
+
+/* The key of row r of a table. */
+#define BASELINE_KEY(b, r) ((b)->by_event_only ? &(b)->events.v[(r)->key] : &(b)->keys.v[(r)->key])
+
+/* Does the change r trip limit l: flagged, and beyond the limit (in its unit and direction)? */
+bool		baseline_limit_tripped(const waits_limit *l, const keydiff_row *r);
+
+void		baseline_text(FILE *out, const baseline *b);
+void		baseline_json(FILE *out, const baseline *b, int exit_status);
+/* --chart: both windows' top changed keys over time, one panel each; false with *cause. */
+bool		baseline_chart(const char *path, const baseline *b, char **cause);
+
+#endif

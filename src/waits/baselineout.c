@@ -1,0 +1,367 @@
+/*
+ * baselineout.c — the comparison with a baseline as a text table, one
+ * JSON document (--json) and a chart of both windows (--chart).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtempo/chart.h"
+#include "pgtempo/json.h"
+#include "pgtempo/msg.h"
+#include "pgtempo/strbuf.h"
+#include "pgtempo/table.h"
+#include "pgtempo/xalloc.h"
+
+#include "baseline_int.h"
+#include "report.h"
+
+/* Keys drawn by --chart: the largest changes. */
+#define BL_CHART_KEYS 8
+
+static const char *const side_name[2] = {"base", "new"};
+
+/* The window's bounds: as given, else its rows'. */
+static void
+window_bounds(const bl_window *w, char *from, char *to)
+{
+	format_ts(from, w->since_us != INT64_MIN ? w->since_us : (int64_t) w->first_us);
+	format_ts(to, w->until_us != INT64_MAX ? w->until_us : (int64_t) w->last_us);
+}
+
+/* A window's line: its bounds, what it holds, its average active sessions. */
+static void
+text_window(FILE *out, const baseline *b, int i)
+{
+	const bl_window *w = &b->w[i];
+	char		from[FORMAT_TS_LEN],
+				to[FORMAT_TS_LEN];
+
+	window_bounds(w, from, to);
+	fprintf(out, "%-9s %s to %s: ", i == 0 ? "baseline:" : "window:", from, to);
+	if (w->niv > 0)
+		fprintf(out, "%zu intervals, ", w->niv);
+	fprintf(out, "%.0f samples in %d slices, %.3f active sessions\n", w->total_ticks,
+			w->nslices, i == 0 ? b->total.base.mean : b->total.new.mean);
+}
+
+/* The cells of a row: the key's columns, then the numbers. */
+static void
+row_cells(const baseline *b, const keydiff_row *r, const report_col *kc, int nk,
+		  char (*buf)[48], const char **cells)
+{
+	wprof_group g;
+
+	memset(&g, 0, sizeof(g));
+	for (int c = 0; c < nk; c++)
+	{
+		if (r == &b->total)
+			cells[c] = c == 0 ? "total" : "";
+		else
+		{
+			g.key = *BASELINE_KEY(b, r);
+			cells[c] = report_col_value(&g, &kc[c], buf[c], sizeof(buf[c]));
+		}
+	}
+	snprintf(buf[nk], 48, "%.3f", r->base.mean);
+	snprintf(buf[nk + 1], 48, "%.3f", r->new.mean);
+	snprintf(buf[nk + 2], 48, "%+.3f", r->change);
+	snprintf(buf[nk + 3], 48, "%.3f", r->bound);
+	if (isfinite(r->pct))
+		snprintf(buf[nk + 4], 48, "%+.0f %%", r->pct);
+	else
+		snprintf(buf[nk + 4], 48, "%s", r->change > 0 ? "new" : "-");
+	for (int c = 0; c < 5; c++)
+		cells[nk + c] = buf[nk + c];
+	cells[nk + 5] = r->verdict;
+}
+
+/* How the bounds were made, and what a limit did. */
+static void
+text_notes(FILE *out, const baseline *b)
+{
+	fprintf(out, "\nactive sessions on average (samples per tick); bound: the change's, %.0f %% for "
+			"the %d comparisons\ntogether (each at %.4g %%), from the spread of each window's "
+			"slices with their lag-1\nautocorrelation allowed for, and at least the sampling's "
+			"own; a change within it: no\ndifference shown.\n", 100 * KEYDIFF_LEVEL, b->family,
+			100 * (1 - (1 - KEYDIFF_LEVEL) / b->family));
+	for (int l = 0; l < b->s->nfail_if; l++)
+	{
+		const keydiff_row *r = &b->limits[l];
+
+		fprintf(out, "--fail-if=%s: %+.3f ± %.3f active sessions", b->s->fail_if[l].text,
+				r->change, r->bound);
+		if (isfinite(r->pct))
+			fprintf(out, " (%+.0f %%)", r->pct);
+		fprintf(out, ": %s\n", b->tripped[l] ? "the change is beyond the limit" :
+				!r->flagged ? "no difference shown" : "within the limit");
+	}
+}
+
+void
+baseline_text(FILE *out, const baseline *b)
+{
+	report_col kc[REPORT_MAX_COLS];
+	int			nk = report_columns(b->s->by, b->s->nby, kc);
+	int			ncols = nk + 6;
+	table_col  *cols = xcalloc((size_t) ncols, sizeof(table_col));
+	char		(*buf)[48] = xcalloc((size_t) ncols, sizeof(*buf));
+	const char **cells = xcalloc((size_t) ncols, sizeof(char *));
+	static const char *const num[] = {"base", "new", "change", "bound", "change %", "verdict"};
+	int			shown = b->nrows < REPORT_MAX_GROUPS ? b->nrows : REPORT_MAX_GROUPS;
+
+	fprintf(out, "%s --from-log: the window against a baseline (pgtempo %s)\n", msg_progname(),
+			PACKAGE_VERSION);
+	text_window(out, b, 0);
+	text_window(out, b, 1);
+	for (int c = 0; c < ncols; c++)
+	{
+		cols[c].header = c < nk ? kc[c].header : num[c - nk];
+		cols[c].sep = c == 0 ? "" : "  ";
+		cols[c].left = c < nk || c == ncols - 1;
+		/* the verdict, last, is not padded (as pgtempo-bench --compare's) */
+		if (c < ncols - 1)
+			table_fit(&cols[c], cols[c].header);
+	}
+	/* the widths of every row shown, the total's too */
+	for (int i = -1; i < shown; i++)
+	{
+		row_cells(b, i < 0 ? &b->total : &b->rows[i], kc, nk, buf, cells);
+		for (int c = 0; c < ncols - 1; c++)
+			table_fit(&cols[c], cells[c]);
+	}
+	fprintf(out, "\n");
+	table_header(out, cols, ncols);
+	for (int i = 0; i <= shown; i++)
+	{
+		row_cells(b, i < shown ? &b->rows[i] : &b->total, kc, nk, buf, cells);
+		table_row(out, cols, ncols, cells);
+	}
+	if (shown < b->nrows)
+		fprintf(out, "(%d more; --json lists them all)\n", b->nrows - shown);
+	text_notes(out, b);
+	fflush(out);
+	free(cols);
+	free(buf);
+	free(cells);
+}
+
+/* The numbers of a compared row. */
+static void
+json_change(json_writer *w, const keydiff_row *r)
+{
+	json_kv_double(w, "base", r->base.mean);
+	json_kv_double(w, "new", r->new.mean);
+	json_kv_double(w, "change", r->change);
+	json_kv_double_or_null(w, "change_pct", isfinite(r->pct), r->pct);
+	json_kv_double(w, "bound", r->bound);
+	json_kv_bool(w, "flagged", r->flagged);
+	json_kv_string(w, "verdict", r->verdict);
+}
+
+/* A window: bounds, files' rows, slices, totals. */
+static void
+json_window(json_writer *w, const baseline *b, int i)
+{
+	const bl_window *win = &b->w[i];
+	char		from[FORMAT_TS_LEN],
+				to[FORMAT_TS_LEN];
+
+	window_bounds(win, from, to);
+	json_key(w, side_name[i]);
+	json_object_begin(w);
+	json_kv_string(w, "since", from);
+	json_kv_string(w, "until", to);
+	json_key(w, "files");
+	json_array_begin(w);
+	for (int f = 0; f < win->nfiles; f++)
+		json_string(w, win->files[f]);
+	json_array_end(w);
+	json_kv_uint(w, "intervals", win->niv);
+	json_kv_uint(w, "raw_rows", win->raw ? win->n : 0);
+	json_kv_int(w, "slices", win->nslices);
+	json_kv_double(w, "ticks", win->total_ticks);
+	json_kv_double(w, "samples", win->samples);
+	json_kv_double(w, "avg_active_sessions", i == 0 ? b->total.base.mean : b->total.new.mean);
+	json_object_end(w);
+}
+
+/* --fail-if: each limit, its change and whether it tripped. */
+static void
+json_limits(json_writer *w, const baseline *b)
+{
+	json_key(w, "fail_if");
+	json_array_begin(w);
+	for (int l = 0; l < b->s->nfail_if; l++)
+	{
+		const waits_limit *lim = &b->s->fail_if[l];
+
+		json_object_begin(w);
+		json_kv_string(w, "limit", lim->text);
+		json_kv_string(w, "unit", lim->pct ? "pct" : "active_sessions");
+		json_kv_double(w, "value", lim->value);
+		json_kv_bool(w, "matched", b->matched[l]);
+		json_change(w, &b->limits[l]);
+		json_kv_bool(w, "tripped", b->tripped[l]);
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
+void
+baseline_json(FILE *out, const baseline *b, int exit_status)
+{
+	strbuf		sb;
+	json_writer w;
+	wprof_group g;
+
+	strbuf_init(&sb);
+	json_init(&w, &sb, true);
+	json_object_begin(&w);
+	json_kv_string(&w, "tool", "pgtempo-waits");
+	json_kv_string(&w, "version", PACKAGE_VERSION);
+	json_kv_string(&w, "kind", "comparison");
+	json_kv_int(&w, "schema", 1);
+	json_window(&w, b, 0);
+	json_window(&w, b, 1);
+	json_key(&w, "method");
+	json_object_begin(&w);
+	json_kv_string(&w, "unit", "active_sessions");
+	json_kv_double(&w, "level", KEYDIFF_LEVEL);
+	json_kv_int(&w, "family", b->family);
+	json_kv_double(&w, "level_each", 1 - (1 - KEYDIFF_LEVEL) / b->family);
+	json_kv_string(&w, "bound", "slices_ar1_t");
+	json_object_end(&w);
+	json_key(&w, "results");
+	json_array_begin(&w);
+	memset(&g, 0, sizeof(g));
+	for (int i = 0; i < b->nrows; i++)
+	{
+		g.key = *BASELINE_KEY(b, &b->rows[i]);
+		json_object_begin(&w);
+		report_json_key(&w, b->s, &g);
+		json_change(&w, &b->rows[i]);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	json_key(&w, "total");
+	json_object_begin(&w);
+	json_change(&w, &b->total);
+	json_object_end(&w);
+	json_limits(&w, b);
+	json_kv_int(&w, "exit_status", exit_status);
+	json_object_end(&w);
+	fputs(sb.data, out);
+	fputc('\n', out);
+	fflush(out);
+	strbuf_free(&sb);
+}
+
+/* A key's label on the chart: its columns joined. */
+static char *
+key_label(const baseline *b, const keydiff_row *r)
+{
+	report_col kc[REPORT_MAX_COLS];
+	int			nk = report_columns(b->s->by, b->s->nby, kc);
+	wprof_group g;
+	strbuf		sb;
+	char		buf[48];
+
+	memset(&g, 0, sizeof(g));
+	g.key = *BASELINE_KEY(b, r);
+	strbuf_init(&sb);
+	for (int c = 0; c < nk; c++)
+	{
+		const char *v = report_col_value(&g, &kc[c], buf, sizeof(buf));
+
+		if (*v != '\0')
+			strbuf_printf(&sb, "%s%s", sb.len > 0 ? ":" : "", v);
+	}
+	if (sb.len == 0)
+		strbuf_puts(&sb, "CPU");
+	return sb.data;
+}
+
+/* The top nkeys keys' active sessions in each slice of window side: [key * nslices + slice]. */
+static double *
+top_series(const baseline *b, int side, int nkeys)
+{
+	const bl_window *w = &b->w[side];
+	size_t		ns = (size_t) (w->nslices > 0 ? w->nslices : 1);
+	double	   *y = xcalloc((size_t) nkeys * ns, sizeof(double));
+
+	for (size_t i = 0; i < w->n; i++)
+		for (int k = 0; k < nkeys; k++)
+			if (w->e[i].key == b->rows[k].key)
+				y[(size_t) k * ns + w->e[i].t_us] += w->e[i].samples;
+	for (int k = 0; k < nkeys; k++)
+		for (size_t sl = 0; sl < (size_t) w->nslices; sl++)
+			y[(size_t) k * ns + sl] = w->ticks[sl] > 0 ? y[(size_t) k * ns + sl] / w->ticks[sl] : NAN;
+	return y;
+}
+
+/* One window's panel: the series of top_series over the time since its start, up to ymax. */
+static void
+chart_window(chart *ch, const baseline *b, int side, int nkeys, const double *y, double ymax)
+{
+	const bl_window *w = &b->w[side];
+	char		from[FORMAT_TS_LEN],
+				to[FORMAT_TS_LEN];
+	char	   *title;
+	int			panel;
+	size_t		ns = (size_t) (w->nslices > 0 ? w->nslices : 1);
+	/* a slice's length: whole intervals of profile lines, or the raw rows' equal parts */
+	double		slice_s = w->niv > 0 ? (double) w->group * (double) (w->last_us - w->first_us) /
+		1e6 / (double) w->niv : w->slice_us / 1e6;
+
+	window_bounds(w, from, to);
+	title = xasprintf("%s: %s to %s", side == 0 ? "Baseline" : "Window", from, to);
+	panel = chart_add_panel(ch, title, 0);
+	free(title);
+	chart_set_y(ch, panel, CHART_LEFT, "average active sessions", "sessions");
+	chart_set_y_range(ch, panel, CHART_LEFT, 0, ymax > 0 ? ymax : 1);
+	for (int k = 0; k < nkeys; k++)
+	{
+		char	   *name = key_label(b, &b->rows[k]);
+		int			ser = chart_add_series(ch, panel, name, CHART_LINE, CHART_LEFT, k);
+
+		for (int sl = 0; sl < w->nslices; sl++)
+			chart_add_point(ch, ser, sl * slice_s, y[(size_t) k * ns + (size_t) sl]);
+		free(name);
+	}
+}
+
+bool
+baseline_chart(const char *path, const baseline *b, char **cause)
+{
+	int			nkeys = b->nrows < BL_CHART_KEYS ? b->nrows : BL_CHART_KEYS;
+	chart	   *ch = chart_new("pgtempo-waits", "the largest changes: the baseline above, the window below, on one scale");
+	double	   *y[2];
+	double		ymax = 0;
+	strbuf		sb;
+	bool		ok;
+
+	chart_set_x(ch, CHART_X_ELAPSED, "time since the window's start");
+	chart_set_x_range(ch, 0, NAN);
+	for (int side = 0; side < 2; side++)
+	{
+		y[side] = top_series(b, side, nkeys);
+		for (size_t i = 0; i < (size_t) nkeys * (size_t) b->w[side].nslices; i++)
+			if (y[side][i] > ymax)
+				ymax = y[side][i];
+	}
+	for (int side = 0; side < 2; side++)
+	{
+		chart_window(ch, b, side, nkeys, y[side], ymax);
+		free(y[side]);
+	}
+	strbuf_init(&sb);
+	chart_render(ch, &sb);
+	ok = strbuf_write_file(path, sb.data, sb.len, cause);
+	strbuf_free(&sb);
+	chart_free(ch);
+	return ok;
+}

@@ -1,0 +1,83 @@
+/*
+ * keydiff.h — keyed estimates in two windows turned into ranked changes:
+ * what changed between a baseline and a window, and whether the change is
+ * more than the estimates' noise.
+ *
+ * A table's rows are keys (a wait event, a --by group, a head blocker)
+ * with each window's estimate: a mean (average active sessions), its
+ * standard error and degrees of freedom.  The change is new - base; its
+ * bound is a t quantile times the combined standard error, with
+ * Welch-Satterthwaite's degrees of freedom.  The bounds hold for the
+ * whole family of comparisons at once (Bonferroni: each at level
+ * 1 - (1 - level) / family), so a report of many events flags a change
+ * that is noise with a probability of at most 1 - level, not that much
+ * per event.  A change within its bound is not flagged.
+ *
+ * Any keyed table plugs in the same way: fill keydiff_row.base and .new
+ * (keydiff_est_series for a series of counts, keydiff_est_bound for an
+ * estimate that comes with a 95 % bound), then keydiff_judge and
+ * keydiff_sort.
+ */
+#ifndef PGTEMPO_WAITS_KEYDIFF_H
+#define PGTEMPO_WAITS_KEYDIFF_H
+
+#include <stdbool.h>
+
+/* The level of the bounds, for the whole family of comparisons of a report. */
+#define KEYDIFF_LEVEL 0.95
+
+/* One window's estimate of a key. */
+typedef struct keydiff_est
+{
+	double		mean;			/* average active sessions (or any rate) */
+	double		se;				/* its standard error; 0 for a key not seen */
+	double		df;				/* degrees of freedom of se; INFINITY: a normal bound */
+} keydiff_est;
+
+/* One key of a table, compared. */
+typedef struct keydiff_row
+{
+	int			key;			/* the caller's index of the key */
+	keydiff_est base;
+	keydiff_est new;
+	double		change;			/* new - base */
+	double		pct;			/* change / base in %; NaN when base is 0 */
+	double		bound;			/* the change's bound at the family's level */
+	bool		flagged;		/* |change| > bound */
+	const char *verdict;		/* "higher", "lower", "no difference shown" */
+} keydiff_row;
+
+/*
+ * The estimate from a series of n slices: y[i] counts (samples of the key)
+ * and x[i] weights (sampling ticks), the mean sum(y) / sum(x) with the
+ * series' standard error (infer_ratio_series: the slices' spread, lag-1
+ * autocorrelation allowed for), at least floor_se (the sampling's own
+ * error; with fewer than 2 slices, floor_se with a normal bound).
+ */
+void		keydiff_est_series(const double *y, const double *x, int n, double floor_se,
+							   keydiff_est *out);
+
+/* The estimate of a value given with a bound at level (0.95): a normal standard error. */
+keydiff_est keydiff_est_bound(double mean, double bound, double level);
+
+/*
+ * The sampling's own standard error of a share k / ticks when k of n
+ * backend samples were the key's (the profile's binomial bound,
+ * wprof_error_s, without its 1.96), in active sessions.
+ */
+double		keydiff_sampling_se(double k, double n, double ticks);
+
+/*
+ * The bound of new - base at level over a family of comparisons (each at
+ * 1 - (1 - level) / family).
+ */
+double		keydiff_bound(const keydiff_est *base, const keydiff_est *new, int family,
+						  double level);
+
+/* change, pct, bound, flagged and verdict of each row, for a family of that many comparisons. */
+void		keydiff_judge(keydiff_row *rows, int n, int family, double level);
+
+/* By the size of the change, largest first (ties: key order). */
+void		keydiff_sort(keydiff_row *rows, int n);
+
+#endif
