@@ -132,19 +132,42 @@ window_add(bl_window *w, const histread_rec *rec, uint64_t t, int key, int ev)
 			w->cap_iv = w->cap_iv > 0 ? 2 * w->cap_iv : 1024;
 			w->iv = xrealloc(w->iv, w->cap_iv * sizeof(bl_iv));
 		}
-		w->iv[w->niv] = (bl_iv) {t, (double) rec->ticks, (uint32_t) w->niv};
-		w->niv++;
+		w->iv[w->niv++] = (bl_iv) {t, (double) rec->ticks};
 		w->iv_last_start = start;
 		w->iv_last_end = rec->ts_us;
+		/* the lines' length and a line's start: the slices are whole lines */
+		if (w->line_us == 0)
+		{
+			w->line_us = rec->ts_us - start;
+			w->line0_us = start;
+		}
 	}
-	/* a profile line's entry holds its interval (the lines of one interval come together) */
-	w->e[w->n++] = (bl_entry) {interval ? w->niv - 1 : t, key, ev, (double) rec->row.samples};
+	w->e[w->n++] = (bl_entry) {t, key, ev, (double) rec->row.samples};
 	if (!interval)
 		w->raw = true;
 	if (w->first_us == 0 || start < w->first_us)
 		w->first_us = start;
 	if (rec->ts_us > w->last_us)
 		w->last_us = rec->ts_us;
+}
+
+/*
+ * The index of the row's event: a small cache by the interned names'
+ * addresses first (a day of profile lines has a few dozen events and
+ * a million rows), then the table.
+ */
+static int
+event_index(baseline *b, const sample_row *r)
+{
+	bl_evcache *c = &b->evcache[((uintptr_t) r->wait_event_type ^ ((uintptr_t) r->wait_event >> 3)) %
+								BL_EVCACHE];
+	wprof_key	e;
+
+	if (c->set && c->type == r->wait_event_type && c->event == r->wait_event)
+		return c->idx;
+	e = row_key(r, (const bool[WPROF_DIM_COUNT]) {[WPROF_DIM_EVENT] = true});
+	*c = (bl_evcache) {r->wait_event_type, r->wait_event, key_index(&b->events, &e), true};
+	return c->idx;
 }
 
 /* fromlog_row_fn: a row into the windows of the files being read (a profile line by its middle). */
@@ -163,9 +186,7 @@ take_row(void *arg, const histread_rec *rec)
 			continue;
 		if (key < 0)
 		{
-			wprof_key	e = row_key(&rec->row, (const bool[WPROF_DIM_COUNT]) {[WPROF_DIM_EVENT] = true});
-
-			ev = key_index(&b->events, &e);
+			ev = event_index(b, &rec->row);
 			/* by event alone (the default), the keys are the events: one lookup */
 			if (b->by_event_only)
 				key = ev;
@@ -202,84 +223,90 @@ read_windows(baseline *b, char *const *files, int nfiles, unsigned mask)
 
 /* ---------------------------------------------------------------- slices */
 
-static int
-cmp_iv(const void *a, const void *b)
-{
-	const bl_iv *x = a,
-			   *y = b;
-
-	return x->t_us < y->t_us ? -1 : x->t_us > y->t_us;
-}
-
-/* The slice of a raw row's time t: the slices are of equal length. */
+/* The slice of time t (clamped: a profile line counted by its middle may start before). */
 static int
 slice_of(const bl_window *w, uint64_t t)
 {
-	int			k = (int) ((double) (t - w->first_us) / w->slice_us);
+	double		k = floor(((double) t - (double) w->slice0_us) / w->slice_us);
 
-	return k < 0 ? 0 : k >= w->nslices ? w->nslices - 1 : k;
+	return k < 0 ? 0 : k >= w->nslices ? w->nslices - 1 : (int) k;
 }
 
-/* Raw rows: ticks of each slice from the health records, else the rows' distinct times. */
+/*
+ * Where the window's slices start, and how long they are: over the time
+ * the runs sampled in the window (quiet time without rows too), in whole
+ * profile lines where the rows are lines (aligned to theirs), else in up
+ * to BASELINE_MAX_SLICES equal lengths of at least a second.
+ */
 static void
-raw_slices(bl_window *w)
+slice_span(bl_window *w)
 {
-	double		span = (double) (w->last_us - w->first_us) + 1;
-	double		sum = 0;
+	uint64_t	first,
+				last,
+				a,
+				b;
 
-	w->nslices = (int) fmin(BASELINE_MAX_SLICES, fmax(1, span / 1e6));
-	w->slice_us = span / w->nslices;
-	w->ticks = xcalloc((size_t) w->nslices, sizeof(double));
-	for (int k = 0; k < w->nslices; k++)
+	fromlog_span(w->fl, &first, &last);
+	a = w->since_us > (int64_t) first ? (uint64_t) w->since_us : first;
+	b = w->until_us < (int64_t) last ? (uint64_t) w->until_us : last;
+	if (b <= a)
+		b = a + 1;
+	if (w->line_us > 0)
 	{
-		uint64_t	a = w->first_us + (uint64_t) (k * w->slice_us);
-		uint64_t	z = k == w->nslices - 1 ? w->last_us + 1 : w->first_us + (uint64_t) ((k + 1) * w->slice_us);
+		/* the line a starts in; lines of a run follow each other at one length */
+		double		back = ceil(((double) w->line0_us - (double) a) / (double) w->line_us);
+		double		lines;
+		int			group;
 
-		w->ticks[k] = fromlog_ticks(w->fl, a, z);
-		sum += w->ticks[k];
-	}
-	if (sum > 0)
-		return;
-	/* no health records: every time a row has is a tick (quiet ticks are not seen) */
-	for (size_t i = 0; i < w->n; i++)
-		if (i == 0 || w->e[i].t_us != w->e[i - 1].t_us)
-			w->ticks[slice_of(w, w->e[i].t_us)] += 1;
-}
-
-/* Cut a window into slices and put each entry's slice in its t_us. */
-static void
-make_slices(bl_window *w)
-{
-	if (w->n == 0)
-		return;
-	if (w->niv > 0)
-	{
-		/* the intervals in time order (files may come in any); an entry's slice by its interval's rank */
-		uint32_t   *slice = xmalloc(w->niv * sizeof(uint32_t));
-
-		qsort(w->iv, w->niv, sizeof(bl_iv), cmp_iv);
-		w->group = (int) ((w->niv + BASELINE_MAX_SLICES - 1) / BASELINE_MAX_SLICES);
-		w->nslices = (int) ((w->niv + (size_t) w->group - 1) / (size_t) w->group);
-		w->ticks = xcalloc((size_t) w->nslices, sizeof(double));
-		for (size_t i = 0; i < w->niv; i++)
-		{
-			w->ticks[i / (size_t) w->group] += w->iv[i].ticks;
-			slice[w->iv[i].idx] = (uint32_t) (i / (size_t) w->group);
-		}
-		for (size_t i = 0; i < w->n; i++)
-			w->e[i].t_us = slice[w->e[i].t_us];
-		free(slice);
+		a = (uint64_t) ((double) w->line0_us - back * (double) w->line_us);
+		lines = ceil((double) (b - a) / (double) w->line_us);
+		group = (int) ceil(lines / BASELINE_MAX_SLICES);
+		w->nslices = (int) ceil(lines / group);
+		w->slice_us = (double) group * (double) w->line_us;
 	}
 	else
 	{
-		raw_slices(w);
-		for (size_t i = 0; i < w->n; i++)
-			w->e[i].t_us = (uint64_t) slice_of(w, w->e[i].t_us);
+		w->nslices = (int) fmin(BASELINE_MAX_SLICES, fmax(1, (double) (b - a) / 1e6));
+		w->slice_us = (double) (b - a) / w->nslices;
+	}
+	w->slice0_us = a;
+}
+
+/*
+ * Cut a window into slices: each slice's ticks from the runs' health
+ * records (interpolated; at the lines' ends, where the service writes
+ * them, exact), or where there are none, the profile lines' ticks or the
+ * raw rows' distinct times; each entry's slice in its t_us.
+ */
+static void
+make_slices(bl_window *w)
+{
+	if (w->fl == NULL)
+		return;
+	slice_span(w);
+	w->ticks = xcalloc((size_t) w->nslices, sizeof(double));
+	for (int k = 0; k < w->nslices; k++)
+	{
+		double		a = (double) w->slice0_us + k * w->slice_us;
+
+		w->ticks[k] = fromlog_ticks(w->fl, (uint64_t) a, (uint64_t) (a + w->slice_us));
+		w->total_ticks += w->ticks[k];
+	}
+	if (w->total_ticks <= 0)
+	{
+		for (size_t i = 0; i < w->niv; i++)
+			w->ticks[slice_of(w, w->iv[i].t_us)] += w->iv[i].ticks;
+		for (size_t i = 0; w->niv == 0 && i < w->n; i++)
+			if (i == 0 || w->e[i].t_us != w->e[i - 1].t_us)
+				w->ticks[slice_of(w, w->e[i].t_us)] += 1;
+		for (int k = 0; k < w->nslices; k++)
+			w->total_ticks += w->ticks[k];
 	}
 	for (size_t i = 0; i < w->n; i++)
+	{
 		w->samples += w->e[i].samples;
-	for (int k = 0; k < w->nslices; k++)
-		w->total_ticks += w->ticks[k];
+		w->e[i].t_us = (uint64_t) slice_of(w, w->e[i].t_us);
+	}
 }
 
 /* ---------------------------------------------------------------- estimates */
@@ -441,13 +468,32 @@ set_windows(baseline *b)
 	b->by_event_only = s->nby == 0 || (s->nby == 1 && s->by[0] == WPROF_DIM_EVENT);
 }
 
-/* Say when a window holds no rows, and which limits name nothing there. */
-static void
-warn_empty(const baseline *b)
+/*
+ * Did a run sample in the window?  If not, there is nothing to compare
+ * with, and no change to claim (a mistyped time, a service that was down).
+ */
+static bool
+sampled(const bl_window *w, const char *name)
 {
-	for (int i = 0; i < 2; i++)
-		if (b->w[i].n == 0)
-			msg_warning("the %s window holds no rows of the files", i == 0 ? "baseline" : "new");
+	uint64_t	first,
+				last;
+	char		a[FORMAT_TS_LEN],
+				z[FORMAT_TS_LEN];
+
+	if (w->total_ticks > 0)
+		return true;
+	fromlog_span(w->fl, &first, &last);
+	format_ts(a, (int64_t) first);
+	format_ts(z, (int64_t) last);
+	msg_error("the %s window holds no samples of its files", name);
+	msg_detail("Its files hold runs from %s to %s.", a, z);
+	return false;
+}
+
+/* Say which limits name nothing in either window. */
+static void
+warn_unmatched(const baseline *b)
+{
 	for (int l = 0; l < b->s->nfail_if; l++)
 		if (!b->matched[l])
 			msg_warning("--fail-if=%s: no event of either window matches \"%s\"",
@@ -473,6 +519,16 @@ baseline_run(const waits_settings *s)
 	else
 		ok = read_windows(&b, s->baseline, s->nbaseline, 1u) &&
 			read_windows(&b, s->from_log, s->nfrom_log, 2u);
+	for (int i = 0; i < 2 && ok; i++)
+		if (b.w[i].raw && b.w[i].niv > 0)
+		{
+			/* a slice is whole profile lines or a length of raw rows: not both */
+			msg_error("the %s window holds both raw rows and --log-interval profile lines",
+					  i == 0 ? "baseline" : "new");
+			msg_detail("Compare files of one kind: %s.", i == 0 && s->nbaseline > 0 ?
+					   "give --baseline the files of one" : "give the files of one");
+			ok = false;
+		}
 	if (!ok)
 	{
 		free_baseline(&b);
@@ -480,6 +536,11 @@ baseline_run(const waits_settings *s)
 	}
 	for (int i = 0; i < 2; i++)
 		make_slices(&b.w[i]);
+	if (!sampled(&b.w[0], "baseline") || !sampled(&b.w[1], "new"))
+	{
+		free_baseline(&b);
+		return EXITCODE_ERROR;
+	}
 	compare(&b);
 	for (int l = 0; l < s->nfail_if; l++)
 		if (b.tripped[l])
@@ -489,7 +550,7 @@ baseline_run(const waits_settings *s)
 	else
 		baseline_text(stdout, &b);
 	ok = msg_flush_stdout();
-	warn_empty(&b);
+	warn_unmatched(&b);
 	if (s->chart_path != NULL && !baseline_chart(s->chart_path, &b, &cause))
 	{
 		msg_error("%s", cause);

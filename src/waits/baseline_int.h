@@ -18,11 +18,7 @@
 #include "strpool.h"
 #include "wprof.h"
 
-/*
- * A row of a window: its time (a raw row's; a profile line's interval, by
- * its index in bl_window.iv; after slicing: its slice), key, event and
- * samples.
- */
+/* A row of a window: its time (a profile line's middle; after slicing: its slice), key, event and samples. */
 typedef struct bl_entry
 {
 	uint64_t	t_us;
@@ -31,12 +27,11 @@ typedef struct bl_entry
 	double		samples;
 } bl_entry;
 
-/* A profile line's interval: its middle, its ticks, and its index as read. */
+/* A profile line's interval: its middle and its ticks. */
 typedef struct bl_iv
 {
 	uint64_t	t_us;
 	double		ticks;
-	uint32_t	idx;
 } bl_iv;
 
 /* One window: its bounds, its rows, its slices. */
@@ -59,9 +54,11 @@ typedef struct bl_window
 	bool		raw;			/* it has raw rows */
 	uint64_t	first_us,
 				last_us;		/* the rows' span */
+	uint64_t	line_us;		/* profile lines: their length (the first's) */
+	uint64_t	line0_us;		/* and the first's start */
 	int			nslices;
-	int			group;			/* profile lines: intervals per slice */
-	double		slice_us;		/* raw rows: the slices' length */
+	uint64_t	slice0_us;		/* where the slices start */
+	double		slice_us;		/* and their length */
 	double	   *ticks;			/* per slice */
 	double		total_ticks;
 	double		samples;		/* all its rows' */
@@ -76,6 +73,16 @@ typedef struct bl_keys
 				cap;
 } bl_keys;
 
+/* A cached event index: its interned type and event. */
+#define BL_EVCACHE 251
+typedef struct bl_evcache
+{
+	const char *type;
+	const char *event;
+	int			idx;
+	bool		set;
+} bl_evcache;
+
 typedef struct baseline
 {
 	const waits_settings *s;
@@ -84,6 +91,7 @@ typedef struct baseline
 	bool		by_event_only;	/* --by event: keys are not kept, the events are they */
 	bl_keys		keys;			/* by --by */
 	bl_keys		events;			/* by event (the limits' sums) */
+	bl_evcache	evcache[BL_EVCACHE];
 	bl_window	w[2];			/* 0: the baseline, 1: the window (new) */
 	unsigned	reading;		/* the windows the files being read are of */
 	fromlog    *fl[2];

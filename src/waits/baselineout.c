@@ -313,9 +313,7 @@ chart_window(chart *ch, const baseline *b, int side, int nkeys, const double *y,
 	char	   *title;
 	int			panel;
 	size_t		ns = (size_t) (w->nslices > 0 ? w->nslices : 1);
-	/* a slice's length: whole intervals of profile lines, or the raw rows' equal parts */
-	double		slice_s = w->niv > 0 ? (double) w->group * (double) (w->last_us - w->first_us) /
-		1e6 / (double) w->niv : w->slice_us / 1e6;
+	double		slice_s = w->slice_us / 1e6;
 
 	window_bounds(w, from, to);
 	title = xasprintf("%s: %s to %s", side == 0 ? "Baseline" : "Window", from, to);

@@ -538,20 +538,7 @@ run_span(const fl_run *r, uint64_t *start, uint64_t *end)
 static void
 window_span(const fromlog *f, uint64_t *first, uint64_t *last)
 {
-	*first = UINT64_MAX;
-	*last = 0;
-	for (int i = 0; i < f->nruns; i++)
-	{
-		uint64_t	start,
-					end;
-
-		run_span(&f->runs[i], &start, &end);
-
-		if (start < *first)
-			*first = start;
-		if (end > *last)
-			*last = end;
-	}
+	fromlog_span(f, first, last);
 	if (f->s->since_us > 0 && (uint64_t) f->s->since_us > *first)
 		*first = (uint64_t) f->s->since_us;
 	if (f->s->until_us != INT64_MAX && (uint64_t) f->s->until_us < *last)
@@ -840,6 +827,24 @@ fromlog_ticks(const fromlog *f, uint64_t a, uint64_t b)
 		sum += vb[PT_SAMPLES] - va[PT_SAMPLES];
 	}
 	return sum;
+}
+
+void
+fromlog_span(const fromlog *f, uint64_t *first, uint64_t *last)
+{
+	*first = UINT64_MAX;
+	*last = 0;
+	for (int i = 0; i < f->nruns; i++)
+	{
+		uint64_t	start,
+					end;
+
+		run_span(&f->runs[i], &start, &end);
+		if (start < *first)
+			*first = start;
+		if (end > *last)
+			*last = end;
+	}
 }
 
 const format_meta *

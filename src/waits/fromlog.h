@@ -43,6 +43,8 @@ fromlog    *fromlog_read(const waits_settings *s, char *const *files, int nfiles
 						 fromlog_row_fn fn, void *arg);
 /* The sampling ticks from a to b (µs), from the runs' health records, interpolated. */
 double		fromlog_ticks(const fromlog *f, uint64_t a, uint64_t b);
+/* From the first run's start to the last one's end (its last record). */
+void		fromlog_span(const fromlog *f, uint64_t *first, uint64_t *last);
 /* How the first run sampled (every run of the files sampled the same way). */
 const format_meta *fromlog_meta(const fromlog *f);
 void		fromlog_free(fromlog *f);
