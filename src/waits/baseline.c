@@ -233,6 +233,19 @@ slice_of(const bl_window *w, uint64_t t)
 }
 
 /*
+ * The start of the first profile line whose middle is at or after t: the
+ * lines of a run follow each other at one length from the first one's.
+ */
+static uint64_t
+line_edge(const bl_window *w, uint64_t t)
+{
+	double		l = (double) w->line_us;
+
+	return (uint64_t) ((double) w->line0_us +
+					   ceil(((double) t - (double) w->line0_us - l / 2) / l) * l);
+}
+
+/*
  * Where the window's slices start, and how long they are: over the time
  * the runs sampled in the window (quiet time without rows too), in whole
  * profile lines where the rows are lines (aligned to theirs), else in up
@@ -249,23 +262,25 @@ slice_span(bl_window *w)
 	fromlog_span(w->fl, &first, &last);
 	a = w->since_us > (int64_t) first ? (uint64_t) w->since_us : first;
 	b = w->until_us < (int64_t) last ? (uint64_t) w->until_us : last;
-	if (b <= a)
-		b = a + 1;
 	if (w->line_us > 0)
 	{
-		/* the line a starts in; lines of a run follow each other at one length */
-		double		back = ceil(((double) w->line0_us - (double) a) / (double) w->line_us);
 		double		lines;
 		int			group;
 
-		a = (uint64_t) ((double) w->line0_us - back * (double) w->line_us);
-		lines = ceil((double) (b - a) / (double) w->line_us);
+		/* from the first line whose middle is in the window to the end of the last one */
+		a = line_edge(w, a);
+		b = line_edge(w, b);
+		if (b <= a)
+			b = a + w->line_us;
+		lines = round((double) (b - a) / (double) w->line_us);
 		group = (int) ceil(lines / BASELINE_MAX_SLICES);
 		w->nslices = (int) ceil(lines / group);
 		w->slice_us = (double) group * (double) w->line_us;
 	}
 	else
 	{
+		if (b <= a)
+			b = a + 1;
 		w->nslices = (int) fmin(BASELINE_MAX_SLICES, fmax(1, (double) (b - a) / 1e6));
 		w->slice_us = (double) (b - a) / w->nslices;
 	}
@@ -281,27 +296,43 @@ slice_span(bl_window *w)
 static void
 make_slices(bl_window *w)
 {
+	double	   *line_ticks;
+	int		   *lines;
+	double		per_slice;
+
 	if (w->fl == NULL)
 		return;
 	slice_span(w);
 	w->ticks = xcalloc((size_t) w->nslices, sizeof(double));
+	line_ticks = xcalloc((size_t) w->nslices, sizeof(double));
+	lines = xcalloc((size_t) w->nslices, sizeof(int));
+	for (size_t i = 0; i < w->niv; i++)
+	{
+		line_ticks[slice_of(w, w->iv[i].t_us)] += w->iv[i].ticks;
+		lines[slice_of(w, w->iv[i].t_us)]++;
+	}
+	for (size_t i = 0; w->niv == 0 && i < w->n; i++)
+		if (i == 0 || w->e[i].t_us != w->e[i - 1].t_us)
+			line_ticks[slice_of(w, w->e[i].t_us)] += 1;
+	per_slice = w->line_us > 0 ? round(w->slice_us / (double) w->line_us) : INFINITY;
 	for (int k = 0; k < w->nslices; k++)
 	{
 		double		a = (double) w->slice0_us + k * w->slice_us;
 
-		w->ticks[k] = fromlog_ticks(w->fl, (uint64_t) a, (uint64_t) (a + w->slice_us));
+		/* a slice with a line in every interval: the lines' own ticks, exact */
+		w->ticks[k] = lines[k] >= per_slice ? line_ticks[k] :
+			fromlog_ticks(w->fl, (uint64_t) a, (uint64_t) (a + w->slice_us));
 		w->total_ticks += w->ticks[k];
 	}
 	if (w->total_ticks <= 0)
 	{
-		for (size_t i = 0; i < w->niv; i++)
-			w->ticks[slice_of(w, w->iv[i].t_us)] += w->iv[i].ticks;
-		for (size_t i = 0; w->niv == 0 && i < w->n; i++)
-			if (i == 0 || w->e[i].t_us != w->e[i - 1].t_us)
-				w->ticks[slice_of(w, w->e[i].t_us)] += 1;
+		/* no health records: the lines' ticks, or the raw rows' distinct times */
+		memcpy(w->ticks, line_ticks, (size_t) w->nslices * sizeof(double));
 		for (int k = 0; k < w->nslices; k++)
 			w->total_ticks += w->ticks[k];
 	}
+	free(line_ticks);
+	free(lines);
 	for (size_t i = 0; i < w->n; i++)
 	{
 		w->samples += w->e[i].samples;
