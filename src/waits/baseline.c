@@ -206,11 +206,13 @@ static bool
 read_windows(baseline *b, char *const *files, int nfiles, unsigned mask)
 {
 	fromlog    *f;
+	bool		all_read;
 
 	b->reading = mask;
-	f = fromlog_read(b->s, files, nfiles, &b->pool, take_row, b);
+	f = fromlog_read(b->s, files, nfiles, &b->pool, take_row, b, &all_read);
 	if (f == NULL)
 		return false;
+	b->all_read = b->all_read && all_read;
 	for (int i = 0; i < 2; i++)
 		if (mask & (1u << i))
 		{
@@ -541,6 +543,7 @@ baseline_run(const waits_settings *s)
 
 	memset(&b, 0, sizeof(b));
 	b.s = s;
+	b.all_read = true;
 	strpool_init(&b.pool);
 	hash_table_init(&b.keys.table, sizeof(bl_keycell), 64);
 	hash_table_init(&b.events.table, sizeof(bl_keycell), 64);
@@ -589,5 +592,8 @@ baseline_run(const waits_settings *s)
 		ok = false;
 	}
 	free_baseline(&b);
+	/* --keep-going compared what could be read: still an error (a limit's 3 says more) */
+	if (ok && !b.all_read && status == EXITCODE_OK)
+		status = EXITCODE_ERROR;
 	return ok ? status : EXITCODE_ERROR;
 }

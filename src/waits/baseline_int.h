@@ -94,6 +94,7 @@ typedef struct baseline
 	bl_evcache	evcache[BL_EVCACHE];
 	bl_window	w[2];			/* 0: the baseline, 1: the window (new) */
 	unsigned	reading;		/* the windows the files being read are of */
+	bool		all_read;		/* every file was read whole (else --keep-going went on) */
 	fromlog    *fl[2];
 	int			nfl;
 	bool	   *ev_limit;		/* [event * nfail_if + limit]: the limit sums the event */

@@ -618,6 +618,40 @@ check_dims(const fromlog *f)
 	return false;
 }
 
+/*
+ * Read every file (a bad one ends the reading unless --keep-going): can
+ * the caller go on?  Not when a file was bad (unless --keep-going), no
+ * run was read, or --by does not go with the files; the errors are said.
+ * *ok: every file was read whole.  done and does: what the caller makes
+ * of them ("reported", "reports"), for the hint.
+ */
+static bool
+read_all(fromlog *f, char *const *files, int nfiles, const char *done, const char *does, bool *ok)
+{
+	char	   *cause = NULL;
+
+	*ok = true;
+	for (int i = 0; i < nfiles && (*ok || f->s->keep_going); i++)
+		if (!read_file(f, files[i], &cause))
+		{
+			msg_error("%s", cause);
+			free(cause);
+			cause = NULL;
+			*ok = false;
+		}
+	if (!*ok && !f->s->keep_going)
+	{
+		msg_detail("Nothing was %s; --keep-going %s the other files.", done, does);
+		return false;
+	}
+	if (f->nruns == 0)
+	{
+		msg_error("the files hold no run of pgtempo-waits (no meta record)");
+		return false;
+	}
+	return check_dims(f);
+}
+
 /* Say when the window holds none of the files' rows: a mistyped --since is likely. */
 static void
 warn_empty(const fromlog *f)
@@ -739,30 +773,13 @@ fromlog_run(const waits_settings *s)
 		free_fromlog(&f);
 		return EXITCODE_ERROR;
 	}
-	for (int i = 0; i < s->nfrom_log && (ok || s->keep_going); i++)
-		if (!read_file(&f, s->from_log[i], &cause))
-		{
-			msg_error("%s", cause);
-			free(cause);
-			cause = NULL;
-			ok = false;
-		}
-	if (!ok && !s->keep_going)
-		msg_detail("Nothing was reported; --keep-going reports the other files.");
-	else if (f.nruns == 0)
-	{
-		msg_error("the files hold no run of pgtempo-waits (no meta record)");
-		ok = false;
-	}
-	else if (check_dims(&f))
+	if (read_all(&f, s->from_log, s->nfrom_log, "reported", "reports", &ok))
 	{
 		if (!finish(&f, &rs))
 			ok = false;
 		free_fromlog(&f);
 		return ok ? EXITCODE_OK : EXITCODE_ERROR;
 	}
-	else
-		ok = false;
 	sinks_abort(&f.out);
 	free_fromlog(&f);
 	return EXITCODE_ERROR;
@@ -772,11 +789,9 @@ fromlog_run(const waits_settings *s)
 
 fromlog *
 fromlog_read(const waits_settings *s, char *const *files, int nfiles, strpool *pool,
-			 fromlog_row_fn fn, void *arg)
+			 fromlog_row_fn fn, void *arg, bool *all_read)
 {
 	fromlog    *f = xcalloc(1, sizeof(fromlog));
-	char	   *cause = NULL;
-	bool		ok = true;
 
 	f->s = s;
 	f->pool = pool;
@@ -786,22 +801,7 @@ fromlog_read(const waits_settings *s, char *const *files, int nfiles, strpool *p
 	sample_batch_init(&f->batch);
 	f->row_fn = fn;
 	f->row_arg = arg;
-	for (int i = 0; i < nfiles && (ok || s->keep_going); i++)
-		if (!read_file(f, files[i], &cause))
-		{
-			msg_error("%s", cause);
-			free(cause);
-			cause = NULL;
-			ok = false;
-		}
-	if (!ok && !s->keep_going)
-		msg_detail("Nothing was compared; --keep-going compares the other files.");
-	else if (f->nruns == 0)
-	{
-		msg_error("the files hold no run of pgtempo-waits (no meta record)");
-		ok = false;
-	}
-	else if (check_dims(f))
+	if (read_all(f, files, nfiles, "compared", "compares", all_read))
 	{
 		sort_points(f);
 		return f;

@@ -34,13 +34,14 @@ int			fromlog_run(const waits_settings *s);
  * out of --since/--until, goes to fn as the file gives it; the runs' health
  * records are kept for fromlog_ticks.  Strings are interned in pool.  NULL
  * with the error printed (a file that cannot be read, unless --keep-going;
- * no run; --by pid over profile lines).
+ * no run; --by pid over profile lines); *all_read false when a file could
+ * not be read whole (--keep-going went on: the exit status is still 1).
  */
 typedef struct fromlog fromlog;
 typedef void (*fromlog_row_fn) (void *arg, const histread_rec *rec);
 
 fromlog    *fromlog_read(const waits_settings *s, char *const *files, int nfiles, strpool *pool,
-						 fromlog_row_fn fn, void *arg);
+						 fromlog_row_fn fn, void *arg, bool *all_read);
 /* The sampling ticks from a to b (µs), from the runs' health records, interpolated. */
 double		fromlog_ticks(const fromlog *f, uint64_t a, uint64_t b);
 /* From the first run's start to the last one's end (its last record). */

@@ -275,6 +275,14 @@ handle_parsed(const opt_def *def, void *ctx, const char *arg)
 	return opt_fail(xasprintf("option --%s has no parser", def->name));
 }
 
+/* One more file for a list of them. */
+static void
+add_file(char ***files, int *n, const char *path)
+{
+	*files = xrealloc(*files, (size_t) (*n + 1) * sizeof(char *));
+	(*files)[(*n)++] = xstrdup(path);
+}
+
 /* --from-log: the first file (the others are the arguments after the options). */
 static opt_status
 handle_from_log(const opt_def *def, void *ctx, const char *arg)
@@ -282,8 +290,7 @@ handle_from_log(const opt_def *def, void *ctx, const char *arg)
 	waits_settings *s = ctx;
 
 	(void) def;
-	s->from_log = xrealloc(s->from_log, (size_t) (s->nfrom_log + 1) * sizeof(char *));
-	s->from_log[s->nfrom_log++] = xstrdup(arg);
+	add_file(&s->from_log, &s->nfrom_log, arg);
 	return OPT_OK;
 }
 
@@ -306,8 +313,7 @@ handle_baseline(const opt_def *def, void *ctx, const char *arg)
 	waits_settings *s = ctx;
 
 	(void) def;
-	s->baseline = xrealloc(s->baseline, (size_t) (s->nbaseline + 1) * sizeof(char *));
-	s->baseline[s->nbaseline++] = xstrdup(arg);
+	add_file(&s->baseline, &s->nbaseline, arg);
 	return OPT_OK;
 }
 
