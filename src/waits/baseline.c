@@ -434,16 +434,32 @@ compare(baseline *b)
 	for (int side = 0; side < 2; side++)
 		for (int k0 = 0; k0 < b->nrows || k0 == 0; k0 += chunk)
 			estimate_keys(b, side, k0, k0 + chunk < b->nrows ? k0 + chunk : b->nrows, k0 == 0);
-	/* keys, the total, and the limits that are not the total: one family */
-	b->family = b->nrows + 1;
+	b->tables[0].rows = b->rows;
+	b->tables[0].n = b->nrows;
+	/* every table's keys, the total, and the limits that are not the total: one family */
+	b->family = 1;
+	for (int t = 0; t < b->ntables; t++)
+		b->family += b->tables[t].n;
 	for (int l = 0; l < nlim; l++)
 		b->family += !b->s->fail_if[l].total;
-	keydiff_judge(b->rows, b->nrows, b->family, KEYDIFF_LEVEL);
+	for (int t = 0; t < b->ntables; t++)
+	{
+		keydiff_judge(b->tables[t].rows, b->tables[t].n, b->family, KEYDIFF_LEVEL);
+		keydiff_sort(b->tables[t].rows, b->tables[t].n);
+	}
 	keydiff_judge(&b->total, 1, b->family, KEYDIFF_LEVEL);
 	keydiff_judge(b->limits, nlim, b->family, KEYDIFF_LEVEL);
-	keydiff_sort(b->rows, b->nrows);
 	for (int l = 0; l < nlim; l++)
 		b->tripped[l] = baseline_limit_tripped(&b->s->fail_if[l], &b->limits[l]);
+}
+
+bool
+baseline_add_table(baseline *b, const bl_table *t)
+{
+	if (b->ntables == BL_MAX_TABLES)
+		return false;
+	b->tables[b->ntables++] = *t;
+	return true;
 }
 
 bool
@@ -570,6 +586,7 @@ baseline_run(const waits_settings *s)
 	}
 	for (int i = 0; i < 2; i++)
 		make_slices(&b.w[i]);
+	baselineout_event_table(&b);
 	if (!sampled(&b.w[0], "baseline") || !sampled(&b.w[1], "new"))
 	{
 		free_baseline(&b);

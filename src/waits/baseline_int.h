@@ -15,6 +15,7 @@
 #include "format.h"
 #include "fromlog.h"
 #include "keydiff.h"
+#include "report.h"
 #include "strpool.h"
 #include "wprof.h"
 
@@ -73,6 +74,32 @@ typedef struct bl_keys
 				cap;
 } bl_keys;
 
+/*
+ * A table of compared keys, judged, sorted and printed whatever its keys
+ * are.  The first is the events' (or the --by keys'), with the total
+ * under it; another keyed table (head blockers: a blocker's identity ->
+ * blocked sessions on average in each window) is one more: its rows'
+ * estimates filled in (keydiff_est_series, or keydiff_est_bound from a
+ * value and its 95 % bound) and its key's columns, added with
+ * baseline_add_table() before the comparison judges the tables as one
+ * family.
+ */
+typedef struct bl_table
+{
+	const char *name;			/* its JSON member, and its text heading */
+	keydiff_row *rows;
+	int			n;
+	const keydiff_row *total;	/* a total row printed under it, or NULL */
+	int			ncols;			/* the key's columns */
+	const char *(*header) (const void *arg, int col);
+	/* a key's text in column col (buf: len bytes, at least 48) */
+	const char *(*cell) (const void *arg, const keydiff_row *r, int col, char *buf, size_t len);
+	void		(*json_key) (const void *arg, json_writer *w, const keydiff_row *r);
+	const void *arg;
+} bl_table;
+
+#define BL_MAX_TABLES 4
+
 /* A cached event index: its interned type and event. */
 #define BL_EVCACHE 251
 typedef struct bl_evcache
@@ -101,6 +128,9 @@ typedef struct baseline
 	keydiff_row *rows;			/* one per key, sorted by the size of the change */
 	int			nrows;
 	keydiff_row total;
+	bl_table	tables[BL_MAX_TABLES];	/* [0]: the events' (rows, total) */
+	report_col	kc[REPORT_MAX_COLS];	/* the events' table's key columns */
+	int			ntables;
 	keydiff_row limits[WAITS_MAX_LIMITS];
 	bool		matched[WAITS_MAX_LIMITS];	/* an event of a window falls under it */
 	bool		tripped[WAITS_MAX_LIMITS];
@@ -110,9 +140,14 @@ typedef struct baseline
 /* The key of row r of a table. */
 #define BASELINE_KEY(b, r) ((b)->by_event_only ? &(b)->events.v[(r)->key] : &(b)->keys.v[(r)->key])
 
+/* One more table to compare (its rows' estimates filled in); false if there are too many. */
+bool		baseline_add_table(baseline *b, const bl_table *t);
+
 /* Does the change r trip limit l: flagged, and beyond the limit (in its unit and direction)? */
 bool		baseline_limit_tripped(const waits_limit *l, const keydiff_row *r);
 
+/* The events' (--by keys') table: its key's columns, as the report's; the first of b's tables. */
+void		baselineout_event_table(baseline *b);
 void		baseline_text(FILE *out, const baseline *b);
 void		baseline_json(FILE *out, const baseline *b, int exit_status);
 /* --chart: both windows' top changed keys over time, one panel each; false with *cause. */

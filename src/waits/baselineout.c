@@ -48,24 +48,57 @@ text_window(FILE *out, const baseline *b, int i)
 			w->nslices, i == 0 ? b->total.base.mean : b->total.new.mean);
 }
 
-/* The cells of a row: the key's columns, then the numbers. */
-static void
-row_cells(const baseline *b, const keydiff_row *r, const report_col *kc, int nk,
-		  char (*buf)[48], const char **cells)
+/* ---------------------------------------------------------------- the events' table */
+
+static const char *
+event_header(const void *arg, int col)
 {
+	return ((const baseline *) arg)->kc[col].header;
+}
+
+static const char *
+event_cell(const void *arg, const keydiff_row *r, int col, char *buf, size_t len)
+{
+	const baseline *b = arg;
 	wprof_group g;
 
 	memset(&g, 0, sizeof(g));
+	g.key = *BASELINE_KEY(b, r);
+	return report_col_value(&g, &b->kc[col], buf, len);
+}
+
+static void
+event_json_key(const void *arg, json_writer *w, const keydiff_row *r)
+{
+	const baseline *b = arg;
+	wprof_group g;
+
+	memset(&g, 0, sizeof(g));
+	g.key = *BASELINE_KEY(b, r);
+	report_json_key(w, b->s, &g);
+}
+
+void
+baselineout_event_table(baseline *b)
+{
+	bl_table	t = {.name = "results", .total = &b->total, .header = event_header,
+	.cell = event_cell, .json_key = event_json_key, .arg = b};
+
+	t.ncols = report_columns(b->s->by, b->s->nby, b->kc);
+	baseline_add_table(b, &t);
+}
+
+/* ---------------------------------------------------------------- text */
+
+/* The cells of a row: the key's columns ("total" for the total), then the numbers. */
+static void
+row_cells(const bl_table *t, const keydiff_row *r, char (*buf)[48], const char **cells)
+{
+	int			nk = t->ncols;
+
 	for (int c = 0; c < nk; c++)
-	{
-		if (r == &b->total)
-			cells[c] = c == 0 ? "total" : "";
-		else
-		{
-			g.key = *BASELINE_KEY(b, r);
-			cells[c] = report_col_value(&g, &kc[c], buf[c], sizeof(buf[c]));
-		}
-	}
+		cells[c] = r == t->total ? (c == 0 ? "total" : "") :
+			t->cell(t->arg, r, c, buf[c], sizeof(buf[c]));
 	snprintf(buf[nk], 48, "%.3f", r->base.mean);
 	snprintf(buf[nk + 1], 48, "%.3f", r->new.mean);
 	snprintf(buf[nk + 2], 48, "%+.3f", r->change);
@@ -77,6 +110,48 @@ row_cells(const baseline *b, const keydiff_row *r, const report_col *kc, int nk,
 	for (int c = 0; c < 5; c++)
 		cells[nk + c] = buf[nk + c];
 	cells[nk + 5] = r->verdict;
+}
+
+/* One table: its rows by the size of the change (the first REPORT_MAX_GROUPS), its total. */
+static void
+text_table(FILE *out, const bl_table *t)
+{
+	int			ncols = t->ncols + 6;
+	table_col  *cols = xcalloc((size_t) ncols, sizeof(table_col));
+	char		(*buf)[48] = xcalloc((size_t) ncols, sizeof(*buf));
+	const char **cells = xcalloc((size_t) ncols, sizeof(char *));
+	static const char *const num[] = {"base", "new", "change", "bound", "change %", "verdict"};
+	int			shown = t->n < REPORT_MAX_GROUPS ? t->n : REPORT_MAX_GROUPS;
+	int			last = shown + (t->total != NULL);
+
+	for (int c = 0; c < ncols; c++)
+	{
+		cols[c].header = c < t->ncols ? t->header(t->arg, c) : num[c - t->ncols];
+		cols[c].sep = c == 0 ? "" : "  ";
+		cols[c].left = c < t->ncols || c == ncols - 1;
+		/* the verdict, last, is not padded (as pgtempo-bench --compare's) */
+		if (c < ncols - 1)
+			table_fit(&cols[c], cols[c].header);
+	}
+	for (int pass = 0; pass < 2; pass++)
+	{
+		/* the widths of every row shown first, then the rows */
+		if (pass == 1)
+			table_header(out, cols, ncols);
+		for (int i = 0; i < last; i++)
+		{
+			row_cells(t, i < shown ? &t->rows[i] : t->total, buf, cells);
+			for (int c = 0; pass == 0 && c < ncols - 1; c++)
+				table_fit(&cols[c], cells[c]);
+			if (pass == 1)
+				table_row(out, cols, ncols, cells);
+		}
+	}
+	if (shown < t->n)
+		fprintf(out, "(%d more; --json lists them all)\n", t->n - shown);
+	free(cols);
+	free(buf);
+	free(cells);
 }
 
 /* How the bounds were made, and what a limit did. */
@@ -104,50 +179,22 @@ text_notes(FILE *out, const baseline *b)
 void
 baseline_text(FILE *out, const baseline *b)
 {
-	report_col kc[REPORT_MAX_COLS];
-	int			nk = report_columns(b->s->by, b->s->nby, kc);
-	int			ncols = nk + 6;
-	table_col  *cols = xcalloc((size_t) ncols, sizeof(table_col));
-	char		(*buf)[48] = xcalloc((size_t) ncols, sizeof(*buf));
-	const char **cells = xcalloc((size_t) ncols, sizeof(char *));
-	static const char *const num[] = {"base", "new", "change", "bound", "change %", "verdict"};
-	int			shown = b->nrows < REPORT_MAX_GROUPS ? b->nrows : REPORT_MAX_GROUPS;
-
 	fprintf(out, "%s --from-log: the window against a baseline (pgtempo %s)\n", msg_progname(),
 			PACKAGE_VERSION);
 	text_window(out, b, 0);
 	text_window(out, b, 1);
-	for (int c = 0; c < ncols; c++)
+	for (int t = 0; t < b->ntables; t++)
 	{
-		cols[c].header = c < nk ? kc[c].header : num[c - nk];
-		cols[c].sep = c == 0 ? "" : "  ";
-		cols[c].left = c < nk || c == ncols - 1;
-		/* the verdict, last, is not padded (as pgtempo-bench --compare's) */
-		if (c < ncols - 1)
-			table_fit(&cols[c], cols[c].header);
+		if (t > 0)
+			fprintf(out, "\n%s:", b->tables[t].name);
+		fprintf(out, "\n");
+		text_table(out, &b->tables[t]);
 	}
-	/* the widths of every row shown, the total's too */
-	for (int i = -1; i < shown; i++)
-	{
-		row_cells(b, i < 0 ? &b->total : &b->rows[i], kc, nk, buf, cells);
-		for (int c = 0; c < ncols - 1; c++)
-			table_fit(&cols[c], cells[c]);
-	}
-	fprintf(out, "\n");
-	table_header(out, cols, ncols);
-	for (int i = 0; i <= shown; i++)
-	{
-		row_cells(b, i < shown ? &b->rows[i] : &b->total, kc, nk, buf, cells);
-		table_row(out, cols, ncols, cells);
-	}
-	if (shown < b->nrows)
-		fprintf(out, "(%d more; --json lists them all)\n", b->nrows - shown);
 	text_notes(out, b);
 	fflush(out);
-	free(cols);
-	free(buf);
-	free(cells);
 }
+
+/* ---------------------------------------------------------------- JSON */
 
 /* The numbers of a compared row. */
 static void
@@ -216,7 +263,6 @@ baseline_json(FILE *out, const baseline *b, int exit_status)
 {
 	strbuf		sb;
 	json_writer w;
-	wprof_group g;
 
 	strbuf_init(&sb);
 	json_init(&w, &sb, true);
@@ -235,18 +281,21 @@ baseline_json(FILE *out, const baseline *b, int exit_status)
 	json_kv_double(&w, "level_each", 1 - (1 - KEYDIFF_LEVEL) / b->family);
 	json_kv_string(&w, "bound", "slices_ar1_t");
 	json_object_end(&w);
-	json_key(&w, "results");
-	json_array_begin(&w);
-	memset(&g, 0, sizeof(g));
-	for (int i = 0; i < b->nrows; i++)
+	for (int t = 0; t < b->ntables; t++)
 	{
-		g.key = *BASELINE_KEY(b, &b->rows[i]);
-		json_object_begin(&w);
-		report_json_key(&w, b->s, &g);
-		json_change(&w, &b->rows[i]);
-		json_object_end(&w);
+		const bl_table *tb = &b->tables[t];
+
+		json_key(&w, tb->name);
+		json_array_begin(&w);
+		for (int i = 0; i < tb->n; i++)
+		{
+			json_object_begin(&w);
+			tb->json_key(tb->arg, &w, &tb->rows[i]);
+			json_change(&w, &tb->rows[i]);
+			json_object_end(&w);
+		}
+		json_array_end(&w);
 	}
-	json_array_end(&w);
 	json_key(&w, "total");
 	json_object_begin(&w);
 	json_change(&w, &b->total);

@@ -16,7 +16,8 @@
  * Any keyed table plugs in the same way: fill keydiff_row.base and .new
  * (keydiff_est_series for a series of counts, keydiff_est_bound for an
  * estimate that comes with a 95 % bound), then keydiff_judge and
- * keydiff_sort.
+ * keydiff_sort (baseline.c does both for every table given to
+ * baseline_add_table, and prints them).
  */
 #ifndef PGTEMPO_WAITS_KEYDIFF_H
 #define PGTEMPO_WAITS_KEYDIFF_H
