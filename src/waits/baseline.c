@@ -135,12 +135,6 @@ window_add(bl_window *w, const histread_rec *rec, uint64_t t, int key, int ev)
 		w->iv[w->niv++] = (bl_iv) {t, (double) rec->ticks};
 		w->iv_last_start = start;
 		w->iv_last_end = rec->ts_us;
-		/* the lines' length and a line's start: the slices are whole lines */
-		if (w->line_us == 0)
-		{
-			w->line_us = rec->ts_us - start;
-			w->line0_us = start;
-		}
 	}
 	w->e[w->n++] = (bl_entry) {t, key, ev, (double) rec->row.samples};
 	if (!interval)
@@ -182,7 +176,17 @@ take_row(void *arg, const histread_rec *rec)
 
 	for (int i = 0; i < 2; i++)
 	{
-		if ((b->reading & (1u << i)) == 0 || !in_window(&b->w[i], t))
+		bl_window  *w = &b->w[i];
+
+		if ((b->reading & (1u << i)) == 0)
+			continue;
+		/* the lines' length and a line's start, in the window or not: the slices are whole lines */
+		if (rec->kind == HISTREAD_INTERVAL && w->line_us == 0)
+		{
+			w->line_us = rec->ts_us - start;
+			w->line0_us = start;
+		}
+		if (!in_window(w, t))
 			continue;
 		if (key < 0)
 		{
@@ -197,7 +201,7 @@ take_row(void *arg, const histread_rec *rec)
 				key = key_index(&b->keys, &k);
 			}
 		}
-		window_add(&b->w[i], rec, t, key, ev);
+		window_add(w, rec, t, key, ev);
 	}
 }
 
@@ -251,9 +255,10 @@ line_edge(const bl_window *w, uint64_t t)
  * Where the window's slices start, and how long they are: over the time
  * the runs sampled in the window (quiet time without rows too), in whole
  * profile lines where the rows are lines (aligned to theirs), else in up
- * to BASELINE_MAX_SLICES equal lengths of at least a second.
+ * to BASELINE_MAX_SLICES equal lengths of at least a second.  false when
+ * no run sampled in the window.
  */
-static void
+static bool
 slice_span(bl_window *w)
 {
 	uint64_t	first,
@@ -266,14 +271,21 @@ slice_span(bl_window *w)
 	b = w->until_us < (int64_t) last ? (uint64_t) w->until_us : last;
 	if (w->line_us > 0)
 	{
-		double		lines;
-		int			group;
-
 		/* from the first line whose middle is in the window to the end of the last one */
 		a = line_edge(w, a);
 		b = line_edge(w, b);
-		if (b <= a)
-			b = a + w->line_us;
+	}
+	/* one empty slice where no run sampled */
+	w->nslices = 1;
+	w->slice0_us = a;
+	w->slice_us = 1;
+	if (b <= a)
+		return false;
+	if (w->line_us > 0)
+	{
+		double		lines;
+		int			group;
+
 		lines = round((double) (b - a) / (double) w->line_us);
 		group = (int) ceil(lines / BASELINE_MAX_SLICES);
 		w->nslices = (int) ceil(lines / group);
@@ -281,12 +293,10 @@ slice_span(bl_window *w)
 	}
 	else
 	{
-		if (b <= a)
-			b = a + 1;
 		w->nslices = (int) fmin(BASELINE_MAX_SLICES, fmax(1, (double) (b - a) / 1e6));
 		w->slice_us = (double) (b - a) / w->nslices;
 	}
-	w->slice0_us = a;
+	return true;
 }
 
 /*
@@ -304,7 +314,14 @@ make_slices(bl_window *w)
 
 	if (w->fl == NULL)
 		return;
-	slice_span(w);
+	if (!slice_span(w))
+	{
+		/* the window and the runs do not meet: no ticks (sampled() says so), no rows */
+		w->ticks = xcalloc(1, sizeof(double));
+		for (size_t i = 0; i < w->n; i++)
+			w->e[i].t_us = 0;
+		return;
+	}
 	w->ticks = xcalloc((size_t) w->nslices, sizeof(double));
 	line_ticks = xcalloc((size_t) w->nslices, sizeof(double));
 	lines = xcalloc((size_t) w->nslices, sizeof(int));
@@ -535,7 +552,11 @@ sampled(const bl_window *w, const char *name)
 	format_ts(a, (int64_t) first);
 	format_ts(z, (int64_t) last);
 	msg_error("the %s window holds no samples of its files", name);
-	msg_detail("Its files hold runs from %s to %s.", a, z);
+	if (w->line_us > 0)
+		msg_detail("Its files hold runs from %s to %s, in profile lines of %g s, each counted "
+				   "where its middle falls.", a, z, (double) w->line_us / 1e6);
+	else
+		msg_detail("Its files hold runs from %s to %s.", a, z);
 	return false;
 }
 

@@ -220,7 +220,7 @@ for my $c (
 	like($svg, qr/Lock:relation/, '--chart: the lock wait drawn');
 }
 
-# usage errors
+# usage errors, and a window that cannot be compared
 for my $c (
 	[ [ '--from-log', $log, '--fail-if=Lock:+1' ], qr/--fail-if needs a baseline/ ],
 	[ [ '--from-log', $log, '--baseline-since=-7d' ], qr/--baseline-since=-SHIFT needs --since/ ],
@@ -228,11 +228,14 @@ for my $c (
 		qr/invalid value "-7x" for option --baseline-since/ ],
 	[ [ '--baseline-since=-1h' ], qr/need --from-log/ ],
 	[ [ '--from-log', $log, '--baseline-since=' . at($e0), '--fail-if=Lock' ],
-		qr/invalid value "Lock" for option --fail-if: each item is NAME:LIMIT/ ])
+		qr/invalid value "Lock" for option --fail-if: each item is NAME:LIMIT/ ],
+	# a baseline no run sampled: nothing to compare with, not a change
+	[ [ '--from-log', $log, window($e0, ''), '--baseline-since=-7d', '--fail-if=Lock:+0.5' ],
+		qr/error: the baseline window holds no samples of its files/ ])
 {
 	my ($urc, $uo, $ue) = run_tool([ $bin, @{ $c->[0] } ]);
-	is($urc, 1, "usage: @{ $c->[0] }: exit 1");
-	like($ue, $c->[1], "usage: @{ $c->[0] }: the message");
+	is($urc, 1, "error: @{ $c->[0] }: exit 1");
+	like($ue, $c->[1], "error: @{ $c->[0] }: the message");
 }
 
 $node->safe_psql('postgres',
