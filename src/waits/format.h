@@ -109,9 +109,9 @@
 	X(latency_max_ms,            NUM3, max_ms,                    ALWAYS, INT64_MIN, REPORT,  READ) \
 	X(gaps,                      INT,  ngaps,                     ALWAYS,        0,  LOGONLY, READ) \
 	X(gap_seconds,               NUM3, gap_s,                     ALWAYS, INT64_MIN, LOGONLY, READ) \
-	X(hidden_rows,               INT,  hidden,                    ALWAYS,        0,  LOGONLY, READ) \
-	X(cpu_us_per_sample,         NUM1, cpu_us_per_sample,         IF_NONNEG_OUT, -1, LOGONLY, READ) \
-	X(backend_cpu_us_per_sample, NUM1, backend_cpu_us_per_sample, IF_NONNEG_OUT, -1, LOGONLY, READ) \
+	X(hidden_rows,               INT,  hidden,                    ALWAYS,        0,  REPORT,  READ) \
+	X(cpu_us_per_sample,         NUM1, cpu_us_per_sample,         IF_NONNEG_OUT, -1, REPORT,  READ) \
+	X(backend_cpu_us_per_sample, NUM1, backend_cpu_us_per_sample, IF_NONNEG_OUT, -1, REPORT,  READ) \
 	X(interval_s,                NUM6, interval_s,                ALWAYS, INT64_MIN, LOGONLY, NEWER) \
 	X(cost_us_per_sample,        NUM1, cost_us_per_sample,        IF_NONNEG,     -1, LOGONLY, READ) \
 	X(backends,                  INT,  backends,                  IF_NONNEG,     -1, LOGONLY, READ)

@@ -556,11 +556,6 @@ json_health(json_writer *w, const report_info *ri)
 	json_key(w, "health");
 	json_object_begin(w);
 	format_health_members(w, h);
-	json_kv_uint(w, "hidden_rows", h->hidden);
-	if (h->cpu_us_per_sample >= 0)
-		json_kv_double(w, "cpu_us_per_sample", h->cpu_us_per_sample);
-	if (h->backend_cpu_us_per_sample >= 0)
-		json_kv_double(w, "backend_cpu_us_per_sample", h->backend_cpu_us_per_sample);
 	json_object_end(w);
 
 	json_key(w, "gaps");
