@@ -4,6 +4,8 @@
 #   tools/bootstrap.sh check   install build deps, build, make check
 #   tools/bootstrap.sh demo    install build deps, build, run every built tool
 #                              against a throwaway PostgreSQL cluster
+#   tools/bootstrap.sh deps    install the build deps only (what demo needs;
+#                              check adds chromium where there is one)
 #
 # Build dependencies are installed with apt-get (through sudo when not root)
 # only when one is missing.  Runs without a terminal.  PostgreSQL refuses to
@@ -42,6 +44,7 @@ Usage: tools/bootstrap.sh COMMAND
 Install build dependencies if missing, build pgtempo, then:
   check   run the test suite (make check)
   demo    run each built tool against a throwaway PostgreSQL cluster
+  deps    stop after installing (no build): what demo needs
 EOF
 }
 
@@ -84,6 +87,7 @@ announce() {
 		[ -z "$optional" ] ||
 			note "  install with apt-get where available (optional: what needs one is left out, saying so):$optional"
 	fi
+	[ "$mode" != deps ] || return 0
 	if [ "$(id -u)" -eq 0 ] && ! id -u "$user" >/dev/null 2>&1; then
 		note "  create the system user $user (no login shell, no home): PostgreSQL refuses to run as root"
 	fi
@@ -337,7 +341,7 @@ if [ $# -ne 1 ]; then
 	exit 1
 fi
 case $1 in
-check | demo) mode=$1 ;;
+check | demo | deps) mode=$1 ;;
 -h | --help)
 	usage
 	exit 0
@@ -352,6 +356,7 @@ cd "$(dirname "$0")/.."
 announce
 install_deps
 install_optional
+[ "$mode" != deps ] || exit 0
 build
 
 case $1 in
