@@ -1,0 +1,180 @@
+
+=pod
+
+=head1 NAME
+
+PgTempo::Metrics - read the Prometheus text files the tools write (--metrics)
+
+=head1 SYNOPSIS
+
+  use PgTempo::Metrics;
+  my $m = parse_metrics($text);
+  my $tx = metric_value($m, 'pgtempo_bench_transactions_total', script => '0');
+  my $count = check_histogram($m, 'pgtempo_bench_latency_seconds', 'latency');
+  promtool_ok($path, 'metrics file');
+
+=head1 DESCRIPTION
+
+A small reader of Prometheus' text format 0.0.4, enough for the tests to
+compare a file's numbers with the tool's own report, and the check that
+Prometheus' promtool accepts the file (skipped, saying so, where promtool is
+not installed: Debian's prometheus package has it).
+
+=over
+
+=cut
+
+package PgTempo::Metrics;
+
+use strict;
+use warnings;
+
+use Exporter 'import';
+use Test::More;
+
+our @EXPORT = qw(parse_metrics metric_samples metric_value check_histogram promtool_ok);
+
+# A value as Prometheus spells it, as a Perl number.
+sub _num
+{
+	my ($v) = @_;
+	return 9**9**9 if $v eq '+Inf';
+	return -9**9**9 if $v eq '-Inf';
+	return 'NaN' if $v eq 'NaN';
+	return $v + 0;
+}
+
+sub _unescape
+{
+	my ($v) = @_;
+	$v =~ s/\\(.)/$1 eq 'n' ? "\n" : $1/ge;
+	return $v;
+}
+
+=pod
+
+=item parse_metrics(TEXT)
+
+A hash: C<type> and C<help> (family name to text), C<samples> (a list of
+{name, labels => {...}, value}) and C<errors> (lines that did not parse).
+
+=cut
+
+sub parse_metrics
+{
+	my ($text) = @_;
+	my (%type, %help, @samples, @errors);
+	for my $line (split /\n/, $text)
+	{
+		if ($line =~ /^# HELP (\S+) (.*)$/) { $help{$1} = $2; next; }
+		if ($line =~ /^# TYPE (\S+) (\S+)$/) { $type{$1} = $2; next; }
+		next if $line =~ /^#/;
+		if ($line !~ /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/)
+		{
+			push @errors, $line;
+			next;
+		}
+		my ($name, $l, $v) = ($1, $2, $3);
+		my %labels;
+		if (defined $l)
+		{
+			while ($l =~ /\G([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)",?/gc)
+			{
+				$labels{$1} = _unescape($2);
+			}
+			push @errors, $line if (pos($l) // 0) != length($l);
+		}
+		push @samples, { name => $name, labels => \%labels, value => _num($v) };
+	}
+	return { type => \%type, help => \%help, samples => \@samples, errors => \@errors };
+}
+
+=pod
+
+=item metric_samples(M, NAME, LABEL => VALUE, ...)
+
+The samples named NAME whose labels include the ones given.
+
+=cut
+
+sub metric_samples
+{
+	my ($m, $name, %want) = @_;
+	return grep {
+		my $s = $_;
+		$s->{name} eq $name
+		  && !grep { !defined $s->{labels}{$_} || $s->{labels}{$_} ne $want{$_} } keys %want
+	} @{ $m->{samples} };
+}
+
+=pod
+
+=item metric_value(M, NAME, LABEL => VALUE, ...)
+
+The value of the one sample that matches (undef if none; dies if several).
+
+=cut
+
+sub metric_value
+{
+	my @s = metric_samples(@_);
+	die "several samples of $_[1] match" if @s > 1;
+	return @s ? $s[0]{value} : undef;
+}
+
+=pod
+
+=item check_histogram(M, NAME, WHAT, LABEL => VALUE, ...)
+
+Test that the histogram's buckets are cumulative (never decreasing as le
+grows), that the last one is +Inf and equals _count, and that _sum is
+there; returns _count.
+
+=cut
+
+sub check_histogram
+{
+	my ($m, $name, $what, %labels) = @_;
+	my @b = sort { $a->{labels}{le} eq '+Inf' ? 1 : $b->{labels}{le} eq '+Inf' ? -1
+		  : $a->{labels}{le} <=> $b->{labels}{le} }
+	  metric_samples($m, "${name}_bucket", %labels);
+	my $count = metric_value($m, "${name}_count", %labels);
+	ok(@b >= 1, "$what: buckets");
+	ok(defined metric_value($m, "${name}_sum", %labels), "$what: _sum");
+	is(scalar(grep { $b[$_]{value} < $b[ $_ - 1 ]{value} } 1 .. $#b), 0,
+		"$what: buckets never decrease");
+	is(@b ? $b[-1]{labels}{le} : undef, '+Inf', "$what: the last bucket is +Inf");
+	is(@b ? $b[-1]{value} : undef, $count, "$what: +Inf bucket equals _count");
+	return $count;
+}
+
+=pod
+
+=item promtool_ok(PATH, WHAT)
+
+One test: C<promtool check metrics> accepts the file (its lint included);
+skipped where promtool is not installed.
+
+=cut
+
+sub promtool_ok
+{
+	my ($path, $what) = @_;
+  SKIP:
+	{
+		skip "promtool not installed (Debian: apt-get install prometheus): $what not checked", 1
+		  unless system('command -v promtool >/dev/null 2>&1') == 0;
+		my $out = `promtool check metrics < '$path' 2>&1`;
+		my $rc = $? >> 8;
+		is($rc, 0, "$what: promtool check metrics accepts it") or diag($out);
+	}
+	return;
+}
+
+=pod
+
+=back
+
+=cut
+
+1;
