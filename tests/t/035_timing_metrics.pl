@@ -18,33 +18,6 @@ use Test::More;
 my $bin = pgtempo_bin('pg_test_timing');
 my $dir = tempdir(CLEANUP => 1);
 
-sub slurp
-{
-	my ($path) = @_;
-	open my $fh, '<', $path or return undef;
-	local $/;
-	my $text = <$fh>;
-	close $fh;
-	return $text;
-}
-
-# The names in a directory, sorted.
-sub entries
-{
-	my ($d) = @_;
-	opendir my $dh, $d or die "cannot read $d: $!";
-	my @e = sort grep { !/^\.\.?$/ } readdir $dh;
-	closedir $dh;
-	return @e;
-}
-
-# relative difference within 1e-9
-sub near
-{
-	my ($a, $b) = @_;
-	return abs($a - $b) <= 1e-9 * (abs($a) + abs($b)) + 1e-18;
-}
-
 # ---------------------------------------------------------------- a whole run
 
 my $path = "$dir/timing.prom";
@@ -52,10 +25,10 @@ my ($rc, $out, $err) = run_tool([ $bin, '-d', '1', '--clock=all', '--json', "--m
 is($rc, 0, 'exit 0');
 is($err, '', 'nothing on stderr');
 my $doc = decode_json($out);
-my $text = slurp($path);
+my $text = slurp_text($path);
 ok(defined $text, 'the metrics file is there');
 like($text, qr/\n\z/, 'it ends with a newline');
-is_deeply([ entries($dir) ], ['timing.prom'], 'no temporary file left');
+is_deeply([ dir_entries($dir) ], ['timing.prom'], 'no temporary file left');
 promtool_ok($path, 'pg_test_timing');
 my $m = parse_metrics($text);
 is_deeply($m->{errors}, [], 'every line parses: a name, labels, one value (no timestamp)');
@@ -76,11 +49,11 @@ for my $p (@{ $doc->{passes} })
 		next;
 	}
 	is(metric_value($m, 'pgtempo_timing_loops_total', clock => $c), $p->{loops}, "$c: loops_total");
-	ok(near(metric_value($m, 'pgtempo_timing_per_loop_seconds', clock => $c), $p->{per_loop_ns} / 1e9),
+	ok(same_number(metric_value($m, 'pgtempo_timing_per_loop_seconds', clock => $c), $p->{per_loop_ns} / 1e9),
 		"$c: per_loop_seconds is per_loop_ns");
-	ok(near(metric_value($m, 'pgtempo_timing_pass_seconds', clock => $c), $p->{elapsed_ns} / 1e9),
+	ok(same_number(metric_value($m, 'pgtempo_timing_pass_seconds', clock => $c), $p->{elapsed_ns} / 1e9),
 		"$c: pass_seconds is elapsed_ns");
-	ok(near(metric_value($m, 'pgtempo_timing_largest_seconds', clock => $c), $p->{largest_ns} / 1e9),
+	ok(same_number(metric_value($m, 'pgtempo_timing_largest_seconds', clock => $c), $p->{largest_ns} / 1e9),
 		"$c: largest_seconds");
 	is(metric_value($m, 'pgtempo_timing_backwards_total', clock => $c), 0, "$c: backwards_total 0");
 	is(metric_value($m, 'pgtempo_timing_time_warp_seconds', clock => $c), 0, "$c: time_warp 0");
@@ -93,7 +66,7 @@ for my $p (@{ $doc->{passes} })
 	for my $row (@{ $p->{histogram_ns} })
 	{
 		$cum += $row->{count};
-		my @b = grep { $_->{labels}{le} ne '+Inf' && near($_->{labels}{le}, $row->{le_ns} / 1e9) }
+		my @b = grep { $_->{labels}{le} ne '+Inf' && same_number($_->{labels}{le}, $row->{le_ns} / 1e9) }
 		  metric_samples($m, 'pgtempo_timing_read_duration_seconds_bucket', clock => $c);
 		$bad++ unless @b == 1 && $b[0]{value} == $cum;
 	}
@@ -117,11 +90,11 @@ is(metric_value($m, 'pgtempo_timing_tsc_frequency_hertz'), $tsc->{frequency_hz},
 ($rc, $out, $err) = run_tool([ $bin, '-d', '1', "--metrics=$path" ],
 	env => { PGTEMPO_FAKE_CLOCK => '0,7,3' });
 is($rc, 1, 'backwards: exit 1');
-$m = parse_metrics(slurp($path));
+$m = parse_metrics(slurp_text($path));
 is(metric_value($m, 'pgtempo_timing_run_info', verdict => 'backwards'), 1, 'backwards: verdict');
 is(metric_value($m, 'pgtempo_timing_backwards_total', clock => 'system'), 1,
 	'backwards: backwards_total 1');
-ok(near(metric_value($m, 'pgtempo_timing_time_warp_seconds', clock => 'system'), 4e-9),
+ok(same_number(metric_value($m, 'pgtempo_timing_time_warp_seconds', clock => 'system'), 4e-9),
 	'backwards: time_warp_seconds 4 ns');
 is(metric_value($m, 'pgtempo_timing_loops_total', clock => 'system'), 1,
 	'backwards: the loops before the warp');
@@ -139,7 +112,7 @@ promtool_ok($path, 'backwards');
 	$h->signal('INT');
 	$h->finish;
 	is($h->full_result(0) >> 8, 130, 'SIGINT: exit status 130');
-	$m = parse_metrics(slurp($ipath) // '');
+	$m = parse_metrics(slurp_text($ipath) // '');
 	is(metric_value($m, 'pgtempo_timing_run_info', verdict => 'interrupted'), 1,
 		'SIGINT: the file is written, verdict interrupted');
 	is(metric_value($m, 'pgtempo_timing_pass_info', clock => 'system', outcome => 'interrupted'), 1,
@@ -173,36 +146,27 @@ SKIP:
 	like($err, qr{^pg_test_timing: error: could not open file "\Q$ro\E/t\.prom" for writing: Permission denied$}m,
 		'unwritable directory: the error says why');
 	is($out, '', 'unwritable directory: no pass ran');
-	is_deeply([ entries($ro) ], [], 'unwritable directory: nothing left');
+	is_deeply([ dir_entries($ro) ], [], 'unwritable directory: nothing left');
 	chmod 0755, $ro;
 }
 
 # ---------------------------------------------------------------- a full disk
 
-my $ns_ok = system('unshare --user --map-root-user --mount sh -c '
-	  . "'mount -t tmpfs -o size=64k tmpfs \"\$1\"' sh $dir >/dev/null 2>&1") == 0;
 SKIP:
 {
 	skip 'cannot mount a small tmpfs here (unshare --user --map-root-user --mount and '
 	  . 'mount -t tmpfs must be allowed)', 5
-	  unless $ns_ok;
-	# a 64 kB tmpfs with an old file and 1 kB left: the new file does not fit
-	my $fs = "$dir/fs";
-	my $save = "$dir/full";
-	make_path($fs, $save);
-	my $script = 'mount -t tmpfs -o size=64k tmpfs "$1" || exit 99; '
-	  . 'echo "# old and complete" >"$1/t.prom"; '
-	  . 'head -c 61440 /dev/zero >"$1/fill" 2>/dev/null; '
-	  . 'fs=$1; dst=$2; shift 2; "$@"; rc=$?; '
-	  . 'rm -f "$fs/fill"; cp "$fs"/* "$dst"/ || exit 98; exit $rc';
-	($rc, $out, $err) = run_tool([ 'unshare', '--user', '--map-root-user', '--mount', 'sh', '-c',
-		$script, 'sh', $fs, $save, $bin, '-d', '1', '--clock=all', "--metrics=$fs/t.prom" ]);
+	  unless small_disk_allowed($dir);
+	# an old file and 4 kB left: the new file (all clocks, some 8 kB) does not fit
+	my ($fs, $save) = ("$dir/fs", "$dir/full");
+	($rc, $out, $err) = run_on_full_disk($fs, $save, 't.prom',
+		[ $bin, '-d', '1', '--clock=all', "--metrics=$fs/t.prom" ]);
 	is($rc, 1, 'full disk: exit 1');
 	like($err, qr{^pg_test_timing: error: could not write to file "\Q$fs\E/t\.prom": No space left on device$}m,
 		'full disk: the error names the file and the reason');
 	like($out, qr/^Per loop time including overhead/m, 'full disk: the report still comes');
-	is(slurp("$save/t.prom"), "# old and complete\n", 'full disk: the old file is left whole');
-	is_deeply([ entries($save) ], ['t.prom'], 'full disk: no temporary file left');
+	is(slurp_text("$save/t.prom"), "# old and complete\n", 'full disk: the old file is left whole');
+	is_deeply([ dir_entries($save) ], ['t.prom'], 'full disk: no temporary file left');
 }
 
 done_testing();

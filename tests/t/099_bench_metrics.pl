@@ -27,31 +27,6 @@ $node->safe_psql('postgres',
 
 sub write_script { return write_file("$dir/$_[0]", $_[1]); }
 
-sub slurp
-{
-	my ($path) = @_;
-	open my $fh, '<', $path or return undef;
-	local $/;
-	my $t = <$fh>;
-	close $fh;
-	return $t;
-}
-
-sub entries
-{
-	my ($d) = @_;
-	opendir my $dh, $d or die "cannot read $d: $!";
-	my @e = sort grep { !/^\.\.?$/ } readdir $dh;
-	closedir $dh;
-	return @e;
-}
-
-sub near
-{
-	my ($a, $b) = @_;
-	return abs($a - $b) <= 1e-9 * (abs($a) + abs($b)) + 1e-15;
-}
-
 # Latencies spread over 0 to 3 ms; and a script whose clients collide
 # under REPEATABLE READ (serialization failures, retried or not).
 my $sleep = write_script('sleep.sql', "\\set d random(0, 3000)\nSELECT pg_sleep(:d / 1000000.0);\n");
@@ -92,7 +67,7 @@ sub check_against_json
 			"$what, script $i: skipped_total");
 		is(metric_value($m, 'pgtempo_bench_late_total', %l), $t->{late},
 			"$what, script $i: late_total");
-		ok(near(metric_value($m, 'pgtempo_bench_tps', %l), $sj->{tps}), "$what, script $i: tps");
+		ok(same_number(metric_value($m, 'pgtempo_bench_tps', %l), $sj->{tps}), "$what, script $i: tps");
 		my $count = check_histogram($m, 'pgtempo_bench_latency_seconds', "$what, script $i", %l);
 		is($count, $t->{processed}, "$what, script $i: histogram _count is the processed count");
 		check_buckets($m, $sj->{latency}{histogram}, "$what, script $i", %l);
@@ -100,8 +75,8 @@ sub check_against_json
 		$sum_tps += metric_value($m, 'pgtempo_bench_tps', %l);
 	}
 	is($sum_tx, $r->{transactions}{processed}, "$what: the scripts add up to the run's transactions");
-	ok(near($sum_tps, $r->{tps}), "$what: and to its tps");
-	ok(near(metric_value($m, 'pgtempo_bench_duration_seconds'), $r->{duration_s}),
+	ok(same_number($sum_tps, $r->{tps}), "$what: and to its tps");
+	ok(same_number(metric_value($m, 'pgtempo_bench_duration_seconds'), $r->{duration_s}),
 		"$what: duration_seconds");
 	is(metric_value($m, 'pgtempo_bench_clients'), $j->{settings}{clients}, "$what: clients");
 	is(metric_value($m, 'pgtempo_bench_threads'), $j->{settings}{threads}, "$what: threads");
@@ -134,15 +109,15 @@ sub check_buckets
 			'--failures-detailed', '-f', "$sleep\@2", '-f', $ser, "--json=$dir/run.json",
 			"--metrics=$path", $db ]);
 	is($rc, 0, 'two scripts: exit 0');
-	my $text = slurp($path);
+	my $text = slurp_text($path);
 	ok(defined $text, 'two scripts: the metrics file is there');
 	like($text // '', qr/\n\z/, 'two scripts: it ends with a newline');
-	is_deeply([ grep { /^run\./ } entries($dir) ], [ 'run.json', 'run.prom' ],
+	is_deeply([ grep { /^run\./ } dir_entries($dir) ], [ 'run.json', 'run.prom' ],
 		'two scripts: no temporary file left');
 	promtool_ok($path, 'two scripts');
 	my $m = parse_metrics($text // '');
 	is_deeply($m->{errors}, [], 'two scripts: every line parses: a name, labels, one value');
-	my $j = decode_json(slurp("$dir/run.json"));
+	my $j = decode_json(slurp_text("$dir/run.json"));
 	is(metric_value($m, 'pgtempo_bench_run_info', query_mode => 'simple',
 			transaction_type => 'multiple scripts'), 1, 'two scripts: run_info');
 	is(metric_value($m, 'pgtempo_bench_interrupted'), 0, 'two scripts: not interrupted');
@@ -162,7 +137,7 @@ sub check_buckets
 			'--failures-detailed', '-f', $ser, "--json=$dir/retry.json", "--metrics=$path", $db ]);
 	is($rc, 0, 'retries: exit 0');
 	promtool_ok($path, 'retries');
-	check_against_json(parse_metrics(slurp($path) // ''), decode_json(slurp("$dir/retry.json")),
+	check_against_json(parse_metrics(slurp_text($path) // ''), decode_json(slurp_text("$dir/retry.json")),
 		'retries');
 }
 
@@ -178,13 +153,13 @@ sub check_buckets
 	$h->signal('INT');
 	$h->finish;
 	is($h->full_result(0) >> 8, 130, 'SIGINT: exit 130');
-	my $m = parse_metrics(slurp($path) // '');
+	my $m = parse_metrics(slurp_text($path) // '');
 	is(metric_value($m, 'pgtempo_bench_interrupted'), 1, 'SIGINT: the file says interrupted');
 	is(metric_value($m, 'pgtempo_bench_exit_status'), 130, 'SIGINT: and the exit status');
 	my ($processed) = $out =~ /^number of transactions actually processed: (\d+)/m;
 	is(metric_value($m, 'pgtempo_bench_transactions_total', script => 0), $processed,
 		'SIGINT: what ran is kept: the report\'s processed count');
-	check_against_json($m, decode_json(slurp("$dir/int.json")), 'SIGINT');
+	check_against_json($m, decode_json(slurp_text("$dir/int.json")), 'SIGINT');
 	promtool_ok($path, 'SIGINT');
 }
 
@@ -196,9 +171,9 @@ sub check_buckets
 	my ($rc, $out, $err) = run_tool([ $ours, '-n', '-c', '2', '-t', '3', '-f', $bad,
 			"--json=$dir/abort.json", "--metrics=$path", $db ]);
 	is($rc, 2, 'client aborted: exit 2');
-	my $m = parse_metrics(slurp($path) // '');
+	my $m = parse_metrics(slurp_text($path) // '');
 	is(metric_value($m, 'pgtempo_bench_exit_status'), 2, 'client aborted: the file says exit 2');
-	check_against_json($m, decode_json(slurp("$dir/abort.json")), 'client aborted');
+	check_against_json($m, decode_json(slurp_text("$dir/abort.json")), 'client aborted');
 	promtool_ok($path, 'client aborted');
 }
 
@@ -209,7 +184,7 @@ sub check_buckets
 	my ($rc, $out, $err) = run_tool([ $ours, '-n', '-t', '1', '-f', $sleep, "--metrics=$path",
 			'-h', $node->host, '-p', $node->port, '-d', 'no_such_database' ]);
 	is($rc, 1, 'no connection: exit 1');
-	my $m = parse_metrics(slurp($path) // '');
+	my $m = parse_metrics(slurp_text($path) // '');
 	is(metric_value($m, 'pgtempo_bench_exit_status'), 1, 'no connection: the file says exit 1');
 	is(scalar(metric_samples($m, 'pgtempo_bench_transactions_total')), 0,
 		'no connection: and has no transaction counts');
@@ -260,32 +235,22 @@ SKIP:
 # ---------------------------------------------------------------- a full disk
 
 my $user = getpwuid($<);
-my $ns_ok = system('unshare --user --map-root-user --mount sh -c '
-	  . "'mount -t tmpfs -o size=64k tmpfs \"\$1\"' sh $dir >/dev/null 2>&1") == 0;
 SKIP:
 {
 	skip 'cannot mount a small tmpfs here (unshare --user --map-root-user --mount and '
 	  . 'mount -t tmpfs must be allowed)', 5
-	  unless $ns_ok;
-	# a 64 kB tmpfs with an old file and one page left: the new file (two scripts) does not fit
-	my $fs = "$dir/fs";
-	my $save = "$dir/full";
-	make_path($fs, $save);
-	my $script = 'mount -t tmpfs -o size=64k tmpfs "$1" || exit 99; '
-	  . 'echo "# old and complete" >"$1/m.prom"; '
-	  . 'head -c 61440 /dev/zero >"$1/fill" 2>/dev/null; '
-	  . 'fs=$1; dst=$2; shift 2; "$@"; rc=$?; '
-	  . 'rm -f "$fs/fill"; cp "$fs"/* "$dst"/ || exit 98; exit $rc';
-	my ($rc, $out, $err) = run_tool(
-		[ 'unshare', '--user', '--map-root-user', '--mount', 'sh', '-c', $script, 'sh', $fs, $save,
-		  $ours, '-n', '-t', '2', '-f', $sleep, '-f', $ser, "--metrics=$fs/m.prom", 'postgres' ],
+	  unless small_disk_allowed($dir);
+	# an old file and 4 kB left: the new file (two scripts, some 9 kB) does not fit
+	my ($fs, $save) = ("$dir/fs", "$dir/full");
+	my ($rc, $out, $err) = run_on_full_disk($fs, $save, 'm.prom',
+		[ $ours, '-n', '-t', '2', '-f', $sleep, '-f', $ser, "--metrics=$fs/m.prom", 'postgres' ],
 		env => { PGUSER => $user, PGHOST => $node->host, PGPORT => $node->port });
 	is($rc, 1, 'full disk: exit 1');
 	like($err, qr{^pgtempo-bench: error: could not write to file "\Q$fs\E/m\.prom": No space left on device$}m,
 		'full disk: the error names the file and the reason');
 	like($out, qr/^number of transactions actually processed: 2\/2$/m, 'full disk: the report still comes');
-	is(slurp("$save/m.prom"), "# old and complete\n", 'full disk: the old file is left whole');
-	is_deeply([ entries($save) ], ['m.prom'], 'full disk: no temporary file left');
+	is(slurp_text("$save/m.prom"), "# old and complete\n", 'full disk: the old file is left whole');
+	is_deeply([ dir_entries($save) ], ['m.prom'], 'full disk: no temporary file left');
 }
 
 done_testing();

@@ -30,9 +30,12 @@ use strict;
 use warnings;
 
 use Exporter 'import';
+use File::Path qw(make_path);
+use PgTempo::Test;
 use Test::More;
 
-our @EXPORT = qw(parse_metrics metric_samples metric_value check_histogram promtool_ok);
+our @EXPORT = qw(parse_metrics metric_samples metric_value check_histogram promtool_ok
+  slurp_text dir_entries same_number small_disk_allowed run_on_full_disk);
 
 # A value as Prometheus spells it, as a Perl number.
 sub _num
@@ -169,6 +172,96 @@ sub promtool_ok
 		is($rc, 0, "$what: promtool check metrics accepts it") or diag($out);
 	}
 	return;
+}
+
+=pod
+
+=item slurp_text(PATH)
+
+The whole file, or undef when it cannot be read.
+
+=cut
+
+sub slurp_text
+{
+	my ($path) = @_;
+	open my $fh, '<', $path or return undef;
+	local $/;
+	my $text = <$fh>;
+	close $fh;
+	return $text;
+}
+
+=pod
+
+=item dir_entries(DIR)
+
+The names in a directory, sorted (. and .. left out): what a write left there.
+
+=cut
+
+sub dir_entries
+{
+	my ($d) = @_;
+	opendir my $dh, $d or die "cannot read $d: $!";
+	my @e = sort grep { !/^\.\.?$/ } readdir $dh;
+	closedir $dh;
+	return @e;
+}
+
+=pod
+
+=item same_number(A, B)
+
+A and B agree to 1e-9 relative: one number written in two units or two
+formats (a file's seconds and a report's nanoseconds).
+
+=cut
+
+sub same_number
+{
+	my ($a, $b) = @_;
+	return 0 unless defined $a && defined $b;
+	return abs($a - $b) <= 1e-9 * (abs($a) + abs($b)) + 1e-18;
+}
+
+=pod
+
+=item small_disk_allowed(DIR)
+
+Whether a 64 kB tmpfs can be mounted on DIR in a user and mount namespace
+of our own (what run_on_full_disk needs; kernels may forbid it).
+
+=cut
+
+sub small_disk_allowed
+{
+	my ($dir) = @_;
+	return system('unshare --user --map-root-user --mount sh -c '
+		  . "'mount -t tmpfs -o size=64k tmpfs \"\$1\"' sh $dir >/dev/null 2>&1") == 0;
+}
+
+=pod
+
+=item run_on_full_disk(FS, SAVE, OLD, CMD, %opts)
+
+Run CMD (run_tool's arguments) with a fresh 64 kB tmpfs on FS holding the
+file OLD ("# old and complete\n") and all but 4 kB taken; what is left there
+is copied to SAVE afterwards.  Returns run_tool's (exit, stdout, stderr).
+
+=cut
+
+sub run_on_full_disk
+{
+	my ($fs, $save, $old, $cmd, %opts) = @_;
+	make_path($fs, $save);
+	my $script = 'mount -t tmpfs -o size=64k tmpfs "$1" || exit 99; '
+	  . 'echo "# old and complete" >"$1/$3"; '
+	  . 'head -c 61440 /dev/zero >"$1/fill" 2>/dev/null; '
+	  . 'fs=$1; dst=$2; shift 3; "$@"; rc=$?; '
+	  . 'rm -f "$fs/fill"; cp "$fs"/* "$dst"/ || exit 98; exit $rc';
+	return run_tool([ 'unshare', '--user', '--map-root-user', '--mount', 'sh', '-c', $script, 'sh',
+			$fs, $save, $old, @$cmd ], %opts);
 }
 
 =pod
