@@ -31,8 +31,8 @@
  * name as two types, or with two help texts, is a misuse.  Adding one
  * series (name and labels) twice is the caller's error and is not checked.
  *
- * Misuse (a bad name, a counter not ending in _total, a histogram's bounds
- * out of order...) is kept, the first one only: the adder returns false and
+ * Misuse (a bad name, a counter not ending in _total or whose value is NaN
+ * or negative, a histogram's bounds out of order or its sum NaN...) is kept, the first one only: the adder returns false and
  * metrics_render() fails with its description, so that a caller may add
  * without checking each call and still never publish a malformed file.
  *

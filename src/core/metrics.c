@@ -269,6 +269,10 @@ bool
 metrics_counter(metrics *m, const char *name, const char *help,
 				const char *const *labels, double value)
 {
+	/* OpenMetrics parsers refuse these, and rate() of them means nothing */
+	if (isnan(value) || value < 0)
+		return misuse(m, "counter \"%s\": value %g is not a count", name != NULL ? name : "(null)",
+					  value);
 	return add_scalar(m, MT_COUNTER, name, help, labels, value);
 }
 
@@ -297,6 +301,8 @@ metrics_histogram(metrics *m, const char *name, const char *help,
 
 	if (n == 0)
 		return misuse(m, "histogram \"%s\" has no buckets", name != NULL ? name : "(null)");
+	if (isnan(sum))
+		return misuse(m, "histogram \"%s\": the sum is NaN", name != NULL ? name : "(null)");
 	for (size_t i = 0; i < n; i++)
 		if (isnan(le[i]) || (i > 0 && !(le[i] > le[i - 1])) || (isinf(le[i]) && i != n - 1))
 			return misuse(m, "histogram \"%s\": bucket bounds not strictly increasing at %zu",

@@ -211,6 +211,8 @@ static const struct
 	"metric family \"x\" added as gauge and as counter"},
 	{"two help texts", {{'g', "x", "X.", {"a", "1", NULL}, 1}, {'g', "x", "Y.", {"a", "2", NULL}, 1}},
 	"metric family \"x\" added with two help texts"},
+	{"a NaN counter", {{'c', "x_total", "X.", {NULL}, NAN}}, "counter \"x_total\": value nan is not a count"},
+	{"a negative counter", {{'c', "x_total", "X.", {NULL}, -1}}, "counter \"x_total\": value -1 is not a count"},
 	{"the first misuse is kept", {{'g', "1x", "X.", {NULL}, 1}, {'g', "2x", "X.", {NULL}, 1}},
 	"invalid metric name \"1x\""},
 };
@@ -252,13 +254,15 @@ START_TEST(test_histogram_misuse)
 		const double *le;
 		size_t		n;
 		const char *const *labels;
+		double		sum;
 		const char *cause;
 	}			bad[] = {
-		{unordered, 2, NULL, "bucket bounds not strictly increasing at 1"},
-		{nan_le, 1, NULL, "bucket bounds not strictly increasing at 0"},
-		{inf_first, 2, NULL, "bucket bounds not strictly increasing at 0"},
-		{unordered, 0, NULL, "has no buckets"},
-		{unordered, 1, le_label, "invalid label name \"le\""},
+		{unordered, 2, NULL, 0, "bucket bounds not strictly increasing at 1"},
+		{nan_le, 1, NULL, 0, "bucket bounds not strictly increasing at 0"},
+		{inf_first, 2, NULL, 0, "bucket bounds not strictly increasing at 0"},
+		{unordered, 0, NULL, 0, "has no buckets"},
+		{unordered, 1, le_label, 0, "invalid label name \"le\""},
+		{inf_first + 1, 1, NULL, NAN, "histogram \"h\": the sum is NaN"},
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -269,7 +273,8 @@ START_TEST(test_histogram_misuse)
 
 		metrics_init(&m);
 		strbuf_init(&sb);
-		ck_assert(!metrics_histogram(&m, "h", "H.", bad[i].labels, bad[i].le, counts, bad[i].n, 0));
+		ck_assert(!metrics_histogram(&m, "h", "H.", bad[i].labels, bad[i].le, counts, bad[i].n,
+									  bad[i].sum));
 		ck_assert(!metrics_render(&m, 0, &sb, &cause));
 		ck_assert_msg(strstr(cause, bad[i].cause) != NULL, "case %zu: cause \"%s\"", i, cause);
 		free(cause);
@@ -325,7 +330,8 @@ build_all(metrics *m)
 					  (const char *[]) {"script", "0", NULL}, le, counts, 3, 1.5);
 	metrics_gauge(m, "pgtempo_test_seconds", "Seconds.", NULL, 0.5);
 	metrics_counter(m, "pgtempo_test_things_total", "Things \"done\".\\ Two\nlines.",
-					(const char *[]) {"kind", "b", NULL}, NAN);
+					(const char *[]) {"kind", "b", NULL}, 2);
+	metrics_gauge(m, "pgtempo_test_seconds", "Seconds.", (const char *[]) {"k", "nan", NULL}, NAN);
 }
 
 /* The file: replaced whole, no temporary file left; a bad path refused early. */
@@ -501,6 +507,67 @@ START_TEST(test_promtool)
 }
 END_TEST
 
+/*
+ * The OpenMetrics text through a strict OpenMetrics parser (Python's
+ * prometheus_client, Debian's python3-prometheus-client): it parses, and
+ * has the families and samples we wrote.  Skipped where it is missing.
+ */
+static const char om_check_py[] =
+	"import sys\n"
+	"from prometheus_client.openmetrics.parser import text_string_to_metric_families as p\n"
+	"fams = list(p(open(sys.argv[1]).read()))\n"
+	"print(' '.join('%s:%s:%d' % (f.name, f.type, len(f.samples)) for f in fams))\n";
+
+START_TEST(test_openmetrics_parser)
+{
+	char		dir[] = "/tmp/check_metrics.XXXXXX";
+	char		path[80],
+				py[80],
+				out[96],
+				cmd[512];
+	metrics		m;
+	strbuf		sb = {0};
+	char	   *cause = NULL;
+	char	   *text;
+	int			status;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/all.om", dir);
+	snprintf(py, sizeof(py), "%s/check.py", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	strbuf_puts(&sb, om_check_py);
+	ck_assert(metrics_write_file(py, &sb, &cause));
+	strbuf_reset(&sb);
+	metrics_init(&m);
+	build_all(&m);
+	ck_assert(metrics_render(&m, METRICS_OPENMETRICS, &sb, &cause));
+	ck_assert(metrics_write_file(path, &sb, &cause));
+	/* the first python3 that has the parser (a pyenv one on PATH may not) */
+	snprintf(cmd, sizeof(cmd),
+			 "for py in python3 /usr/bin/python3; do "
+			 "if $py -c 'import prometheus_client.openmetrics.parser' 2>/dev/null; then "
+			 "exec $py %s %s >%s 2>&1; fi; done; exit 77", py, path, out);
+	status = system(cmd);
+	text = unit_slurp(out);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		fprintf(stderr, "# python3-prometheus-client not installed: skipped\n");
+	else
+	{
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+					  "the OpenMetrics parser refused it:\n%s\non:\n%s", text, sb.data);
+		ck_assert_str_eq(text, "pgtempo_test_things:counter:2 pgtempo_test_seconds:gauge:2 "
+						 "pgtempo_test:info:1 pgtempo_test_latency_seconds:histogram:6\n");
+	}
+	free(text);
+	unlink(out);
+	unlink(py);
+	unlink(path);
+	rmdir(dir);
+	strbuf_free(&sb);
+	metrics_free(&m);
+}
+END_TEST
+
 static Suite *
 metrics_suite(void)
 {
@@ -523,6 +590,7 @@ metrics_suite(void)
 	tcase_add_test(tc, test_unwritable_dir);
 	tcase_add_test(tc, test_write_file_fails);
 	tcase_add_test(tc, test_promtool);
+	tcase_add_test(tc, test_openmetrics_parser);
 	suite_add_tcase(s, tc);
 	return s;
 }
