@@ -84,6 +84,27 @@ is(metric_value($m, 'pgtempo_timing_tsc_info',
 is(metric_value($m, 'pgtempo_timing_tsc_frequency_hertz'), $tsc->{frequency_hz},
 	'tsc_frequency_hertz: the JSON frequency (or neither)');
 
+# ---------------------------------------------------------------- --cross-cpu
+
+($rc, $out, $err) = run_tool([ $bin, '-d', '1', '--cross-cpu', '--json', "--metrics=$path" ]);
+is($rc, 0, 'cross-cpu: exit 0');
+$doc = decode_json($out);
+$m = parse_metrics(slurp_text($path) // '');
+for my $c (@{ $doc->{cross_cpu} })
+{
+	if (!$c->{ran})
+	{
+		is(metric_value($m, 'pgtempo_timing_cross_cpu_checks_total', clock => $c->{clock}), undef,
+			"cross-cpu $c->{clock}: did not run ($c->{why_not}): no series");
+		next;
+	}
+	is(metric_value($m, 'pgtempo_timing_cross_cpu_checks_total', clock => $c->{clock}), $c->{checks},
+		"cross-cpu $c->{clock}: checks_total");
+	is(metric_value($m, 'pgtempo_timing_cross_cpu_backwards_total', clock => $c->{clock}),
+		$c->{backwards}, "cross-cpu $c->{clock}: backwards_total");
+}
+promtool_ok($path, 'cross-cpu');
+
 # ---------------------------------------------------------------- backwards
 
 # the test clock goes 4 ns back after one good read; the file says so, and the old one is replaced
