@@ -378,7 +378,7 @@ check_log_options(bench_settings *s)
 	else if (s->progress_percentiles && s->progress == 0)
 		msg_error("--progress-percentiles is allowed only under --progress");
 	else if (report_stdout_outputs(s) > 1)
-		msg_error("only one of --json, --latency-histogram and --chart can write to standard output");
+		msg_error("only one of --json, --latency-histogram, --chart and --metrics can write to standard output");
 	else
 	{
 		if (s->log_prefix == NULL)

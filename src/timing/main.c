@@ -157,6 +157,21 @@ handle_histogram(const opt_def *def, void *ctx, const char *arg)
 	return OPT_OK;
 }
 
+/* --metrics=FILE: a file; standard output carries the report. */
+static opt_status
+handle_metrics(const opt_def *def, void *ctx, const char *arg)
+{
+	(void) def;
+	if (strcmp(arg, "-") == 0 || arg[0] == '\0')
+	{
+		msg_error("invalid value \"%s\" for option --metrics: must be a file name "
+				  "(standard output carries the report)", arg);
+		return OPT_ERROR;
+	}
+	((timing_settings *) ctx)->metrics_path = arg;
+	return OPT_OK;
+}
+
 static opt_status
 handle_clock(const opt_def *def, void *ctx, const char *arg)
 {
@@ -171,7 +186,7 @@ static const opt_def options[] = {
 	{"clock", 0, required_argument, handle_clock},
 	{"cross-cpu", 0, no_argument, opt_true, offsetof(timing_settings, cross_cpu)},
 	{"json", 0, no_argument, opt_true, offsetof(timing_settings, json)},
-	{"metrics", 0, required_argument, opt_string, offsetof(timing_settings, metrics_path)},
+	{"metrics", 0, required_argument, handle_metrics},
 	{"version", 'V', no_argument, opt_version, .label = "pg_test_timing (pgtempo) " PACKAGE_VERSION},
 	{"help", '?', no_argument, NULL},
 };

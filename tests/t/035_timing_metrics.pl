@@ -156,6 +156,13 @@ for my $case (
 	is($out, '', "bad path $p: no pass ran");
 }
 
+($rc, $out, $err) = run_tool([ $bin, '-d', '1', '--metrics=-' ]);
+is($rc, 1, '--metrics=-: a usage error');
+is($err, qq{pg_test_timing: error: invalid value "-" for option --metrics: must be a file name (standard output carries the report)\n}
+	  . qq{pg_test_timing: hint: Try "pg_test_timing --help" for more information.\n},
+	'--metrics=-: says why');
+is($out, '', '--metrics=-: no pass ran');
+
 SKIP:
 {
 	skip 'running as root, who may create files in any directory', 4 if $> == 0;

@@ -203,6 +203,14 @@ sub check_buckets
 		'--metrics=-: the text report on stderr');
 }
 
+{
+	my ($rc, $out, $err) = run_tool([ $ours, '-n', '-t', '1', '-f', $sleep, '--metrics=-',
+			'--json=-', $db ]);
+	is($rc, 1, '--metrics=- and --json=-: a usage error');
+	like($err, qr/^pgtempo-bench: error: only one of --json, --latency-histogram, --chart and --metrics can write to standard output$/m,
+		'--metrics=- and --json=-: says so');
+}
+
 # ---------------------------------------------------------------- bad paths, before connecting
 
 for my $case (
