@@ -17,6 +17,7 @@
  *   metrics_reset(&m)  metrics_free(&m)        empty (keeping memory) / release
  *   metrics_check_path(path, &cause)           before a run: the textfile can be written
  *   metrics_write_file(path, &sb, &cause)      temporary file, fsync, rename
+ *   metrics_format_double(buf, v)  metrics_name_valid(name)   the pieces, for callers' checks
  *
  * labels are NULL (none) or a NULL-terminated array of name, value pairs:
  * (const char *[]) {"script", "0", NULL}.  Label names are checked
