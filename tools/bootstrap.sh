@@ -133,12 +133,15 @@ install_deps() {
 # them: libpqtypes-dev (Debian 13 and later have none; the sampler then
 # reads its results with libpq alone); pg_wait_sampling for the installed server's major
 # version (the comparison test skips, saying so, without it); for check,
-# chromium, which renders the SVG charts (tests/t/180_charts.pl skips without it).
+# chromium, which renders the SVG charts (tests/t/180_charts.pl skips without it),
+# prometheus, whose promtool checks every metrics file the tests write
+# (check_metrics and the --metrics tests skip that check without it), and
+# python3-prometheus-client, whose OpenMetrics parser checks that variant.
 optional_deb_packages() {
 	local dir=${PG_BINDIR:-}
 
 	printf 'libpqtypes-dev\n'
-	if [ "$mode" = check ]; then printf 'chromium\n'; fi
+	if [ "$mode" = check ]; then printf 'chromium\nprometheus\npython3-prometheus-client\n'; fi
 
 	if [ -z "$dir" ]; then
 		dir=$(for d in /usr/lib/postgresql/*/bin; do
