@@ -357,6 +357,7 @@ flush_batch(fromlog *f)
 		f->win_ticks++;
 	for (int i = 0; i < b->nrows; i++)
 		wprof_add(&f->prof, b, &b->rows[i]);
+	wprof_add_heads(&f->prof, b);
 	sinks_rows(&f->out, b, true);
 	f->batch_open = false;
 }
