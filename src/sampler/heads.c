@@ -141,6 +141,7 @@ heads_get(heads_prof *h, int32_t pid, int64_t backend_start_us)
 		c->pid = pid;
 		c->backend_start_us = backend_start_us;
 		c->xact_start_us = INT64_MIN;
+		c->last_us = INT64_MIN;
 	}
 	return c;
 }

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -241,6 +242,7 @@ format_blockers(strbuf *sb, const int32_t *pids, int n)
 #define COLUMN(...) COLUMN_OF(format_row, __VA_ARGS__)
 #define HEALTH_FIELD(...) COLUMN_OF(sample_health, __VA_ARGS__)
 #define GAP_FIELD(...) COLUMN_OF(format_gap_rec, __VA_ARGS__)
+#define HEAD_FIELD(...) COLUMN_OF(format_head_rec, __VA_ARGS__)
 #define NSAMPLE_COLS (0 FORMAT_SAMPLE_COLUMNS(FORMAT_COUNT_, FORMAT_COUNT_))
 
 const format_column format_columns[FORMAT_NCOLUMNS] = {
@@ -261,6 +263,14 @@ const format_kind format_health_kind = {"health", NULL, health_fields,
 (int) (sizeof(health_fields) / sizeof(health_fields[0]))};
 const format_kind format_gap_kind = {"gap", NULL, gap_fields,
 (int) (sizeof(gap_fields) / sizeof(gap_fields[0]))};
+
+static const format_column head_fields[] = {FORMAT_HEAD_FIELDS(HEAD_FIELD)};
+static const format_column chain_fields[] = {FORMAT_CHAIN_FIELDS(HEAD_FIELD)};
+
+const format_kind format_head_kind = {"head", NULL, head_fields,
+(int) (sizeof(head_fields) / sizeof(head_fields[0]))};
+const format_kind format_chain_kind = {"chain", NULL, chain_fields,
+(int) (sizeof(chain_fields) / sizeof(chain_fields[0]))};
 
 /* A number column's value. */
 static double
@@ -689,7 +699,7 @@ meta_object(strbuf *sb, const format_meta *m)
 	json_writer w;
 
 	jsonl_begin(&w, sb, "meta");
-	json_kv_int(&w, "log_version", m->descriptions ? FORMAT_LOG_VERSION : FORMAT_LOG_VERSION_MIN);
+	json_kv_int(&w, "log_version", m->heads ? 3 : m->descriptions ? 2 : FORMAT_LOG_VERSION_MIN);
 	json_kv_string(&w, "tool", "pgtempo-waits " PACKAGE_VERSION);
 	kv_ts(&w, "run", m->run_us);
 	json_kv_string(&w, "source", m->source);
@@ -751,6 +761,76 @@ format_description_csv(strbuf *sb, const char *type, const char *event, const ch
 {
 	strbuf_puts(sb, "# description ");
 	description_object(sb, type, event, desc);
+}
+
+void
+format_head_rec_of(format_head_rec *r, const format_interval *iv, const heads_cell *c,
+				   const heads_chain *ch)
+{
+	memset(r, 0, sizeof(*r));
+	r->start_us = (int64_t) iv->start_us;
+	r->end_us = (int64_t) iv->end_us;
+	r->backend_start_us = r->xact_start_us = r->last_us = INT64_MIN;
+	if (ch != NULL)
+	{
+		r->stack = ch->stack;
+		r->samples = ch->samples;
+	}
+	else
+	{
+		r->pid = c->pid;
+		r->backend_start_us = c->backend_start_us;
+		r->samples = c->samples;
+		r->direct = c->direct;
+		r->cycle = c->cycle;
+		r->datname = c->datname;
+		r->usename = c->usename;
+		r->appname = c->appname;
+		r->backend_type = c->backend_type;
+		r->state = c->state;
+		r->type = c->type;
+		r->event = c->event;
+		r->query_id = c->query_id;
+		r->xact_start_us = c->xact_start_us;
+		r->last_us = c->last_us;
+		r->query = c->query;
+	}
+	r->est_seconds = r->samples * iv->period_s;
+}
+
+/* A record of the kind: a JSON line, or the same object on a CSV comment line. */
+static void
+kind_object_line(strbuf *sb, bool jsonl, const format_kind *k, const void *r)
+{
+	if (!jsonl)
+		strbuf_printf(sb, "# %s ", k->name);
+	kind_jsonl(sb, k, r);
+}
+
+void
+format_heads_records(strbuf *sb, bool jsonl, const format_interval *iv, const heads_prof *h,
+					 void (*done) (void *arg), void *arg)
+{
+	format_head_rec r;
+	int			n;
+	const heads_cell **v = heads_sorted(h, &n);
+	const heads_chain **ch;
+
+	for (int i = 0; i < n; i++)
+	{
+		format_head_rec_of(&r, iv, v[i], NULL);
+		kind_object_line(sb, jsonl, &format_head_kind, &r);
+		done(arg);
+	}
+	free(v);
+	ch = heads_chains_sorted(h, &n);
+	for (int i = 0; i < n; i++)
+	{
+		format_head_rec_of(&r, iv, NULL, ch[i]);
+		kind_object_line(sb, jsonl, &format_chain_kind, &r);
+		done(arg);
+	}
+	free(ch);
 }
 
 /* The store's row counts as a JSON line. */

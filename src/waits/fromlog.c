@@ -441,6 +441,47 @@ row_wanted(const waits_settings *s, const sample_row *r)
 		listed(&s->apps, r->application_name);
 }
 
+/*
+ * An interval's head blocker or chain into the profile, when the interval
+ * is in the window: a head's samples add up, and what it was doing is the
+ * latest interval's.
+ */
+static void
+add_head(fromlog *f, const histread_rec *rec)
+{
+	const format_head_rec *r = &rec->head;
+	heads_prof *hp = &f->prof.heads;
+	heads_cell *c;
+
+	if (!in_window(f->s, (uint64_t) r->start_us, (uint64_t) r->end_us))
+		return;
+	if (rec->kind == HISTREAD_CHAIN)
+	{
+		heads_add_chain(hp, r->stack, r->samples);
+		return;
+	}
+	c = heads_get(hp, r->pid, r->backend_start_us);
+	c->samples += r->samples;
+	c->direct += r->direct;
+	hp->blocked += r->samples;
+	c->cycle |= r->cycle != 0;
+	if (r->last_us < c->last_us)
+		return;
+	c->last_us = r->last_us;
+	c->seen = r->state != NULL || r->backend_start_us != INT64_MIN;
+	c->datname = r->datname;
+	c->usename = r->usename;
+	c->appname = r->appname;
+	c->backend_type = r->backend_type;
+	c->state = r->state;
+	c->type = r->type;
+	c->event = r->event;
+	c->query_id = r->query_id;
+	c->xact_start_us = r->xact_start_us;
+	if (r->query != NULL)
+		heads_set_query(c, r->query);
+}
+
 /* One record of a file. */
 static void
 take_record(fromlog *f, const histread *h, const histread_rec *rec)
@@ -473,6 +514,10 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 			break;
 		case HISTREAD_DESCRIPTION:
 			evdesc_set(&f->descs, rec->desc_type, rec->desc_event, rec->desc);
+			break;
+		case HISTREAD_HEAD:
+		case HISTREAD_CHAIN:
+			add_head(f, rec);
 			break;
 		case HISTREAD_META:
 		case HISTREAD_STORE:
