@@ -387,6 +387,8 @@ decode_row(histread *h, format_rowkind kind, histfield **c, histread_rec *rec)
 	format_row	fr;
 
 	memset(&fr, 0, sizeof(fr));
+	/* no log has the transaction's start: a head blocker read back has no age */
+	fr.row.xact_start_us = INT64_MIN;
 	for (int i = 0; i < k->ncols; i++)
 		if (k->cols[i].read && !decode_column(h, &k->cols[i], slot0 + i, c[i], &fr, rec))
 			return k->cols[i].name;
