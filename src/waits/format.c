@@ -389,12 +389,10 @@ format_row_csv(strbuf *sb, format_rowkind kind, const format_row *r)
 	strbuf_putc(sb, '\n');
 }
 
-/* One COPY row: the label, then the columns the store's table has. */
-void
-format_row_copy(strbuf *sb, format_rowkind kind, const char *label, const format_row *r)
+/* One COPY row of a kind: the label, then the columns the store's table has. */
+static void
+kind_copy(strbuf *sb, const format_kind *k, const char *label, const void *r)
 {
-	const format_kind *k = &format_kinds[kind];
-
 	format_copy_field(sb, label);
 	for (int i = 0; i < k->ncols; i++)
 	{
@@ -404,6 +402,18 @@ format_row_copy(strbuf *sb, format_rowkind kind, const char *label, const format
 		delimited_value(sb, &copy_style, &k->cols[i], r);
 	}
 	strbuf_putc(sb, '\n');
+}
+
+void
+format_row_copy(strbuf *sb, format_rowkind kind, const char *label, const format_row *r)
+{
+	kind_copy(sb, &format_kinds[kind], label, r);
+}
+
+void
+format_head_copy(strbuf *sb, const char *label, const format_head_rec *r)
+{
+	kind_copy(sb, &format_head_kind, label, r);
 }
 
 /* A raw row as a format_row. */

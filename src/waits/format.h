@@ -169,6 +169,7 @@
 #define FORMAT_COPY_LOGONLY_(name)
 #define FORMAT_COPY_SAMPLE_COLUMNS "server" FORMAT_SAMPLE_COLUMNS(FORMAT_COPY_NAME_, FORMAT_COPY_NAME_)
 #define FORMAT_COPY_INTERVAL_COLUMNS "server" FORMAT_INTERVAL_COLUMNS(FORMAT_COPY_NAME_, FORMAT_COPY_NAME_)
+#define FORMAT_COPY_HEAD_COLUMNS "server" FORMAT_HEAD_FIELDS(FORMAT_COPY_NAME_)
 
 /* The kinds of rows: a CSV file holds one, a JSON Lines file either ("type"). */
 typedef enum format_rowkind
@@ -411,6 +412,8 @@ void		format_interval_row(format_row *fr, const format_interval *iv, const wprof
  */
 void		format_heads_records(strbuf *sb, bool jsonl, const format_interval *iv,
 								 const heads_prof *h, void (*done) (void *arg), void *arg);
+/* A head record as a COPY row for --store's heads table, label first. */
+void		format_head_copy(strbuf *sb, const char *label, const format_head_rec *r);
 /* A head or chain record's fields from a cell or a chain (the other NULL). */
 void		format_head_rec_of(format_head_rec *r, const format_interval *iv,
 							   const heads_cell *c, const heads_chain *ch);
