@@ -77,10 +77,12 @@ report_heads_text(FILE *out, const report_info *ri)
 		fprintf(out, ": %.3f ± %.3f s blocked, %.3f s directly\n", c->samples * period,
 				wprof_error_s(c->samples, n, period), c->direct * period);
 		strbuf_reset(&sb);
-		if (c->seen)
-			strbuf_printf(&sb, "%s@%s %s, ", c->usename ? c->usename : "?",
-						  c->datname ? c->datname : "?",
-						  c->appname && c->appname[0] ? c->appname : "(no application name)");
+		/* user, database and application when the run read them */
+		if (c->usename != NULL || c->datname != NULL)
+			strbuf_printf(&sb, "%s@%s, ", c->usename ? c->usename : "?",
+						  c->datname ? c->datname : "?");
+		if (c->appname != NULL && c->appname[0] != '\0')
+			strbuf_printf(&sb, "%s, ", c->appname);
 		report_head_doing(&sb, c);
 		fprintf(out, "      %s\n", utf8_printable(&pr, sb.data));
 		if (c->query != NULL)

@@ -185,6 +185,68 @@ static const char want_hostile[] =
 	"caf\xc3\xa9              IPC              BufferIO            1     16.67  0.010 \xc2\xb1 0.018\n"
 	"                  query_id 12: 1 sample (100.0 %)  SELECT 12345678901234567890123456789012345678901234567890123456789012345678901 \n";
 
+/* One row of a sample: a session in a state and wait, blocked by blocker (0: none). */
+static sample_row *
+add_session(int32_t pid, const char *app, const char *state, const char *type,
+			const char *event, int32_t blocker)
+{
+	sample_row *r = sample_batch_add(&batch);
+
+	r->pid = pid;
+	r->backend_start_us = 1000000 * (int64_t) pid;
+	r->backend_type = strpool_intern(&pool, "client backend");
+	r->datname = strpool_intern(&pool, "bench");
+	r->usename = strpool_intern(&pool, "alice");
+	r->application_name = strpool_intern(&pool, app);
+	r->state = strpool_intern(&pool, state);
+	if (blocker != 0)
+		sample_batch_add_blocker(&batch, blocker);
+	sample_finish_row(r, &pool, 170000, type, event, false);
+	return r;
+}
+
+/*
+ * The head blockers of one sample: 201 idle in its transaction heads
+ * 202 and 203 (through 202), 299 has no row and heads 204.  N = 4
+ * backend samples: 201's 2 stand for 0.020 s ± 1.96 × 0.01 ×
+ * sqrt(2 × (1 − 2/4)), 299's 1 for 0.010 s ± 0.017.  Chains at 0.010 s
+ * each, ties in text order; a control character in a frame is a space.
+ */
+static const char want_heads[] =
+	"\nhead blockers: 0.030 s of blocked backend time (directly and through chains)\n"
+	"  pid 201 (started 1970-01-01T00:03:21.000000Z): 0.020 \xc2\xb1 0.020 s blocked, 0.010 s directly\n"
+	"      alice@bench, batch\\x1b, idle in transaction, Client/ClientRead, xact 4.0 s\n"
+	"      query: UPDATE t SET v = 1\n"
+	"  pid 299: 0.010 \xc2\xb1 0.017 s blocked, 0.010 s directly\n"
+	"      not in the samples (filtered out, or idle)\n"
+	"chains (folded: head;blocked;blocked by that):\n"
+	"  299;web 204  0.010 s\n"
+	"  batch  201;web 202  0.010 s\n"
+	"  batch  201;web 202;web 203  0.010 s\n";
+
+START_TEST(head_blockers)
+{
+	static const wprof_dim ev[] = {WPROF_DIM_EVENT};
+	sample_row *a = add_session(201, "batch\x1b", "idle in transaction", "Client", "ClientRead", 0);
+	char	   *got;
+	const char *sec;
+
+	a->xact_start_us = 1000000 - 4000000;
+	a->query = "UPDATE t SET v = 1";
+	add_session(202, "web", "active", "Lock", "relation", 201);
+	add_session(203, "web", "active", "Lock", "relation", 202);
+	add_session(204, "web", "active", "Lock", "tuple", 299);
+	for (int i = 0; i < batch.nrows; i++)
+		wprof_add(&prof, &batch, &batch.rows[i]);
+	wprof_add_heads(&prof, &batch);
+	got = render(ev, 1);
+	sec = strstr(got, "\nhead blockers:");
+	ck_assert_msg(sec != NULL, "no head blockers section:\n%s", got);
+	ck_assert_str_eq(sec, want_heads);
+	free(got);
+}
+END_TEST
+
 static const wprof_dim by_event[] = {WPROF_DIM_EVENT};
 static const wprof_dim by_app_pid_query[] = {WPROF_DIM_APP, WPROF_DIM_PID, WPROF_DIM_QUERY};
 
@@ -267,6 +329,7 @@ report_suite(void)
 	tcase_add_test(tc, by_app_measured_layout);
 	tcase_add_test(tc, hostile_text);
 	tcase_add_test(tc, one_sample);
+	tcase_add_test(tc, head_blockers);
 	suite_add_tcase(s, tc);
 	return s;
 }
