@@ -780,32 +780,17 @@ format_head_rec_of(format_head_rec *r, const format_interval *iv, const heads_ce
 	memset(r, 0, sizeof(*r));
 	r->start_us = (int64_t) iv->start_us;
 	r->end_us = (int64_t) iv->end_us;
-	r->backend_start_us = r->xact_start_us = r->last_us = INT64_MIN;
 	if (ch != NULL)
 	{
 		r->stack = ch->stack;
-		r->samples = ch->samples;
+		r->c.samples = ch->samples;
 	}
 	else
 	{
-		r->pid = c->pid;
-		r->backend_start_us = c->backend_start_us;
-		r->samples = c->samples;
-		r->direct = c->direct;
+		r->c = *c;
 		r->cycle = c->cycle;
-		r->datname = c->datname;
-		r->usename = c->usename;
-		r->appname = c->appname;
-		r->backend_type = c->backend_type;
-		r->state = c->state;
-		r->type = c->type;
-		r->event = c->event;
-		r->query_id = c->query_id;
-		r->xact_start_us = c->xact_start_us;
-		r->last_us = c->last_us;
-		r->query = c->query;
 	}
-	r->est_seconds = r->samples * iv->period_s;
+	r->est_seconds = r->c.samples * iv->period_s;
 }
 
 /* A record of the kind: a JSON line, or the same object on a CSV comment line. */

@@ -132,27 +132,27 @@
  */
 #define FORMAT_HEAD_FIELDS(X) \
 	FORMAT_HEAD_INTERVAL_FIELDS(X) \
-	X(pid,                       INT,  pid,                       ALWAYS,        1,  COPY,    READ) \
-	X(backend_start,             TS,   backend_start_us,          IF_KNOWN, INT64_MIN, COPY,  READ) \
-	X(samples,                   NUM3, samples,                   ALWAYS,        0,  COPY,    READ) \
-	X(direct_samples,            NUM3, direct,                    ALWAYS,        0,  COPY,    READ) \
+	X(pid,                       INT,  c.pid,                     ALWAYS,        1,  COPY,    READ) \
+	X(backend_start,             TS,   c.backend_start_us,        IF_KNOWN, INT64_MIN, COPY,  READ) \
+	X(samples,                   NUM3, c.samples,                 ALWAYS,        0,  COPY,    READ) \
+	X(direct_samples,            NUM3, c.direct,                  ALWAYS,        0,  COPY,    READ) \
 	X(est_seconds,               NUM6, est_seconds,               ALWAYS,        0,  COPY,    DERIVED) \
 	X(cycle,                     INT,  cycle,                     IF_NONZERO,    0,  COPY,    READ) \
-	X(datname,                   TEXT, datname,                   ALWAYS,        0,  COPY,    READ) \
-	X(usename,                   TEXT, usename,                   ALWAYS,        0,  COPY,    READ) \
-	X(application_name,          TEXT, appname,                   ALWAYS,        0,  COPY,    READ) \
-	X(backend_type,              TEXT, backend_type,              ALWAYS,        0,  COPY,    READ) \
-	X(state,                     TEXT, state,                     ALWAYS,        0,  COPY,    READ) \
-	X(wait_event_type,           TEXT, type,                      ALWAYS,        0,  COPY,    READ) \
-	X(wait_event,                TEXT, event,                     ALWAYS,        0,  COPY,    READ) \
-	X(query_id,                  INT,  query_id,                  IF_NONZERO, INT64_MIN, COPY, READ) \
-	X(xact_start,                TS,   xact_start_us,             IF_KNOWN, INT64_MIN, COPY,  READ) \
-	X(last_seen,                 TS,   last_us,                   IF_KNOWN, INT64_MIN, COPY,  READ) \
-	X(query,                     TEXT, query,                     ALWAYS,        0,  COPY,    READ)
+	X(datname,                   TEXT, c.datname,                 ALWAYS,        0,  COPY,    READ) \
+	X(usename,                   TEXT, c.usename,                 ALWAYS,        0,  COPY,    READ) \
+	X(application_name,          TEXT, c.appname,                 ALWAYS,        0,  COPY,    READ) \
+	X(backend_type,              TEXT, c.backend_type,            ALWAYS,        0,  COPY,    READ) \
+	X(state,                     TEXT, c.state,                   ALWAYS,        0,  COPY,    READ) \
+	X(wait_event_type,           TEXT, c.type,                    ALWAYS,        0,  COPY,    READ) \
+	X(wait_event,                TEXT, c.event,                   ALWAYS,        0,  COPY,    READ) \
+	X(query_id,                  INT,  c.query_id,                IF_NONZERO, INT64_MIN, COPY, READ) \
+	X(xact_start,                TS,   c.xact_start_us,           IF_KNOWN, INT64_MIN, COPY,  READ) \
+	X(last_seen,                 TS,   c.last_us,                 IF_KNOWN, INT64_MIN, COPY,  READ) \
+	X(query,                     TEXT, c.query,                   ALWAYS,        0,  COPY,    READ)
 #define FORMAT_CHAIN_FIELDS(X) \
 	FORMAT_HEAD_INTERVAL_FIELDS(X) \
 	X(stack,                     TEXT, stack,                     ALWAYS,        0,  COPY,    READ) \
-	X(samples,                   NUM3, samples,                   ALWAYS,        0,  COPY,    READ) \
+	X(samples,                   NUM3, c.samples,                 ALWAYS,        0,  COPY,    READ) \
 	X(est_seconds,               NUM6, est_seconds,               ALWAYS,        0,  COPY,    DERIVED)
 #define FORMAT_HEAD_INTERVAL_FIELDS(X) \
 	X(interval_start,            TS,   start_us,                  ALWAYS,        0,  COPY,    READ) \
@@ -268,28 +268,18 @@ typedef struct format_gap_rec
 	double		seconds;
 } format_gap_rec;
 
-/* A head or chain record's fields: an interval's head blocker, or one of its chains. */
+/*
+ * A head or chain record's fields: an interval's head blocker (its cell,
+ * whose seen is not logged: a reader takes it from state and backend
+ * start), or one of its chains (stack, and c.samples).
+ */
 typedef struct format_head_rec
 {
 	int64_t		start_us;		/* the interval */
 	int64_t		end_us;
-	int32_t		pid;
-	int64_t		backend_start_us;	/* INT64_MIN unknown */
-	double		samples;
-	double		direct;
-	double		est_seconds;
-	int32_t		cycle;			/* 1: a head of a lock cycle */
-	const char *datname;
-	const char *usename;
-	const char *appname;
-	const char *backend_type;
-	const char *state;
-	const char *type;
-	const char *event;
-	int64_t		query_id;
-	int64_t		xact_start_us;	/* INT64_MIN unknown */
-	int64_t		last_us;		/* INT64_MIN unknown */
-	const char *query;
+	heads_cell	c;
+	double		est_seconds;	/* c.samples × period */
+	int32_t		cycle;			/* c.cycle as a number: 1 a head of a lock cycle */
 	const char *stack;			/* a chain's */
 } format_head_rec;
 

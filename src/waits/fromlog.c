@@ -452,34 +452,36 @@ add_head(fromlog *f, const histread_rec *rec)
 	const format_head_rec *r = &rec->head;
 	heads_prof *hp = &f->prof.heads;
 	heads_cell *c;
+	heads_cell	sum;
 
 	if (!in_window(f->s, (uint64_t) r->start_us, (uint64_t) r->end_us))
 		return;
 	if (rec->kind == HISTREAD_CHAIN)
 	{
-		heads_add_chain(hp, r->stack, r->samples);
+		heads_add_chain(hp, r->stack, r->c.samples);
 		return;
 	}
-	c = heads_get(hp, r->pid, r->backend_start_us);
-	c->samples += r->samples;
-	c->direct += r->direct;
-	hp->blocked += r->samples;
-	c->cycle |= r->cycle != 0;
-	if (r->last_us < c->last_us)
-		return;
-	c->last_us = r->last_us;
-	c->seen = r->state != NULL || r->backend_start_us != INT64_MIN;
-	c->datname = r->datname;
-	c->usename = r->usename;
-	c->appname = r->appname;
-	c->backend_type = r->backend_type;
-	c->state = r->state;
-	c->type = r->type;
-	c->event = r->event;
-	c->query_id = r->query_id;
-	c->xact_start_us = r->xact_start_us;
-	if (r->query != NULL)
-		heads_set_query(c, r->query);
+	c = heads_get(hp, r->c.pid, r->c.backend_start_us);
+	hp->blocked += r->c.samples;
+	sum = *c;
+	sum.samples += r->c.samples;
+	sum.direct += r->c.direct;
+	sum.cycle |= r->cycle != 0;
+	if (r->c.last_us >= c->last_us)
+	{
+		/* its doings: this interval's (the query stays the cell's own copy) */
+		char	   *query = c->query;
+
+		sum = r->c;
+		sum.samples = c->samples + r->c.samples;
+		sum.direct = c->direct + r->c.direct;
+		sum.cycle = c->cycle || r->cycle != 0;
+		sum.seen = r->c.state != NULL || r->c.backend_start_us != INT64_MIN;
+		sum.query = query;
+		if (r->c.query != NULL)
+			heads_set_query(&sum, r->c.query);
+	}
+	*c = sum;
 }
 
 /* One record of a file. */

@@ -592,11 +592,13 @@ check_head_fields(const format_kind *k, const format_head_rec *want, const forma
 	for (int i = 0; i < k->ncols; i++)
 	{
 		const format_column *c = &k->cols[i];
-		const char *ws = *(const char *const *) ((const char *) want + c->offset);
-		const char *gs = *(const char *const *) ((const char *) got + c->offset);
+		const char *ws,
+				   *gs;
 
 		if (!c->read)
 			continue;
+		ws = *(const char *const *) ((const char *) want + c->offset);
+		gs = *(const char *const *) ((const char *) got + c->offset);
 		if (c->type == FORMAT_COL_TEXT)
 			ck_assert_msg(ws == NULL ? gs == NULL : gs != NULL && strcmp(ws, gs) == 0,
 						  "%s: %s \"%s\", not \"%s\"", what, c->name, gs ? gs : "(null)",
