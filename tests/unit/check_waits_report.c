@@ -39,6 +39,26 @@ teardown(void)
 	strpool_free(&pool);
 }
 
+/* One row of a sample: a session in a state and wait, blocked by blocker (0: none). */
+static sample_row *
+add_session(int32_t pid, const char *app, const char *state, const char *type,
+			const char *event, int32_t blocker)
+{
+	sample_row *r = sample_batch_add(&batch);
+
+	r->pid = pid;
+	r->backend_start_us = 1000000 * (int64_t) pid;
+	r->backend_type = strpool_intern(&pool, "client backend");
+	r->datname = strpool_intern(&pool, "bench");
+	r->usename = strpool_intern(&pool, "alice");
+	r->application_name = strpool_intern(&pool, app);
+	r->state = strpool_intern(&pool, state);
+	if (blocker != 0)
+		sample_batch_add_blocker(&batch, blocker);
+	sample_finish_row(r, &pool, 170000, type, event, false);
+	return r;
+}
+
 /* Count n samples of one backend in one wait, as the sampler would. */
 static void
 add(int n, int32_t pid, const char *app, const char *type, const char *event,
@@ -46,26 +66,12 @@ add(int n, int32_t pid, const char *app, const char *type, const char *event,
 {
 	for (int i = 0; i < n; i++)
 	{
-		sample_row *r = sample_batch_add(&batch);
+		sample_row *r = add_session(pid, app, "active", type, event, blocker);
 
-		r->pid = pid;
-		r->backend_start_us = 1000000 * (int64_t) pid;
-		r->backend_type = strpool_intern(&pool, "client backend");
-		r->datname = strpool_intern(&pool, "bench");
-		r->usename = strpool_intern(&pool, "alice");
-		r->application_name = strpool_intern(&pool, app);
-		r->state = strpool_intern(&pool, "active");
 		r->query_id = query_id;
 		r->query = query;
 		r->measured_us = measured_us;
 		r->measured_count = measured_us > 0;
-		if (blocker != 0)
-		{
-			r->blockers_off = batch.nblockers;
-			sample_batch_add_blocker(&batch, blocker);
-			r->nblockers = 1;
-		}
-		sample_finish_row(r, &pool, 170000, type, event, false);
 		wprof_add(&prof, &batch, r);
 	}
 }
@@ -184,26 +190,6 @@ static const char want_hostile[] =
 	"\xe6\x97\xa5\xe6\x9c\xac              IO               Data\\xffRead        2     33.33  0.020 \xc2\xb1 0.023\n"
 	"caf\xc3\xa9              IPC              BufferIO            1     16.67  0.010 \xc2\xb1 0.018\n"
 	"                  query_id 12: 1 sample (100.0 %)  SELECT 12345678901234567890123456789012345678901234567890123456789012345678901 \n";
-
-/* One row of a sample: a session in a state and wait, blocked by blocker (0: none). */
-static sample_row *
-add_session(int32_t pid, const char *app, const char *state, const char *type,
-			const char *event, int32_t blocker)
-{
-	sample_row *r = sample_batch_add(&batch);
-
-	r->pid = pid;
-	r->backend_start_us = 1000000 * (int64_t) pid;
-	r->backend_type = strpool_intern(&pool, "client backend");
-	r->datname = strpool_intern(&pool, "bench");
-	r->usename = strpool_intern(&pool, "alice");
-	r->application_name = strpool_intern(&pool, app);
-	r->state = strpool_intern(&pool, state);
-	if (blocker != 0)
-		sample_batch_add_blocker(&batch, blocker);
-	sample_finish_row(r, &pool, 170000, type, event, false);
-	return r;
-}
 
 /*
  * The head blockers of one sample: 201 idle in its transaction heads
