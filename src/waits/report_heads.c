@@ -32,6 +32,12 @@ report_head_doing(strbuf *sb, const heads_cell *c)
 		strbuf_puts(sb, "not in the samples (filtered out, or idle)");
 		return;
 	}
+	if (c->state == NULL && c->type == NULL)
+	{
+		/* its row was there, with nothing in it we may read */
+		strbuf_puts(sb, "hidden (insufficient privilege)");
+		return;
+	}
 	strbuf_puts(sb, c->state != NULL ? c->state : "?");
 	if (c->type != NULL)
 		strbuf_printf(sb, ", %s/%s", c->type, c->event != NULL ? c->event : "");

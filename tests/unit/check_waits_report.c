@@ -193,19 +193,23 @@ static const char want_hostile[] =
 
 /*
  * The head blockers of one sample: 201 idle in its transaction heads
- * 202 and 203 (through 202), 299 has no row and heads 204.  N = 4
- * backend samples: 201's 2 stand for 0.020 s ± 1.96 × 0.01 ×
- * sqrt(2 × (1 − 2/4)), 299's 1 for 0.010 s ± 0.017.  Chains at 0.010 s
+ * 202 and 203 (through 202), 299 has no row and heads 204, 206's row is
+ * hidden and it heads 205.  N = 5 backend samples (the hidden row is not
+ * one): 201's 2 stand for 0.020 s ± 1.96 × 0.01 × sqrt(2 × (1 − 2/5)),
+ * 206's and 299's 1 for 0.010 s ± 0.018 (ties by pid).  Chains at 0.010 s
  * each, ties in text order; a control character in a frame is a space.
  */
 static const char want_heads[] =
-	"\nhead blockers: 0.030 s of blocked backend time (directly and through chains)\n"
-	"  pid 201 (started 1970-01-01T00:03:21.000000Z): 0.020 \xc2\xb1 0.020 s blocked, 0.010 s directly\n"
+	"\nhead blockers: 0.040 s of blocked backend time (directly and through chains)\n"
+	"  pid 201 (started 1970-01-01T00:03:21.000000Z): 0.020 \xc2\xb1 0.021 s blocked, 0.010 s directly\n"
 	"      alice@bench, batch\\x1b, idle in transaction, Client/ClientRead, xact 4.0 s\n"
 	"      query: UPDATE t SET v = 1\n"
-	"  pid 299: 0.010 \xc2\xb1 0.017 s blocked, 0.010 s directly\n"
+	"  pid 206: 0.010 \xc2\xb1 0.018 s blocked, 0.010 s directly\n"
+	"      hidden (insufficient privilege)\n"
+	"  pid 299: 0.010 \xc2\xb1 0.018 s blocked, 0.010 s directly\n"
 	"      not in the samples (filtered out, or idle)\n"
 	"chains (folded: head;blocked;blocked by that):\n"
+	"  206;web 205  0.010 s\n"
 	"  299;web 204  0.010 s\n"
 	"  batch  201;web 202  0.010 s\n"
 	"  batch  201;web 202;web 203  0.010 s\n";
@@ -214,6 +218,7 @@ START_TEST(head_blockers)
 {
 	static const wprof_dim ev[] = {WPROF_DIM_EVENT};
 	sample_row *a = add_session(201, "batch\x1b", "idle in transaction", "Client", "ClientRead", 0);
+	sample_row *h;
 	char	   *got;
 	const char *sec;
 
@@ -222,6 +227,11 @@ START_TEST(head_blockers)
 	add_session(202, "web", "active", "Lock", "relation", 201);
 	add_session(203, "web", "active", "Lock", "relation", 202);
 	add_session(204, "web", "active", "Lock", "tuple", 299);
+	add_session(205, "web", "active", "Lock", "tuple", 206);
+	/* a row we may not read: nothing but its pid */
+	h = sample_batch_add(&batch);
+	h->pid = 206;
+	sample_finish_row(h, &pool, 170000, NULL, NULL, true);
 	for (int i = 0; i < batch.nrows; i++)
 		wprof_add(&prof, &batch, &batch.rows[i]);
 	wprof_add_heads(&prof, &batch);
