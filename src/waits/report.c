@@ -17,6 +17,7 @@
 
 #include "format.h"
 #include "options.h"
+#include "report_heads.h"
 
 /* The table columns for the --by dimensions (event takes two). */
 int
@@ -456,6 +457,7 @@ report_text(FILE *out, const report_info *ri)
 	if (g.n == 0)
 		fprintf(out, "(no active backends were sampled)\n");
 	wprof_groups_free(&g);
+	report_heads_text(out, ri);
 	text_durations(out, ri->p);
 	fflush(out);
 }
@@ -704,6 +706,7 @@ report_json(FILE *out, const report_info *ri)
 		report_cost_json(&w, ri->cost);
 	json_totals(&w, ri);
 	json_profile(&w, ri);
+	report_heads_json(&w, ri);
 	if (ri->p->has_measured)
 		json_durations(&w, ri->p);
 	json_object_end(&w);
