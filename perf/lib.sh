@@ -105,6 +105,25 @@ for k in sys.argv[2].split("."):
 print("" if d is None else d)' "$1" "$2"
 }
 
+# exec_cost PREPARE EXECUTE K: the backend's CPU µs per EXECUTE, run K times
+# in one psql session (psqlc) after PREPARE, from its /proc/self/schedstat.
+# Needs $tmp; dies (die) when psql fails.
+exec_cost() {
+	{
+		echo "$1"
+		echo "$2"
+		echo "SELECT 'a ' || split_part(pg_read_file('/proc/self/schedstat'), ' ', 1);"
+		i=0
+		while [ $i -lt "$3" ]; do
+			echo "$2"
+			i=$((i + 1))
+		done
+		echo "SELECT 'b ' || split_part(pg_read_file('/proc/self/schedstat'), ' ', 1);"
+	} >"$tmp/shape.sql"
+	psqlc -f "$tmp/shape.sql" >"$tmp/shape.out" 2>&1 || die "statement failed: $(tail -n 3 "$tmp/shape.out")"
+	awk -v k="$3" '/^a / { a = $2 } /^b / { b = $2 } END { printf "%.1f\n", (b - a) / 1e3 / k }' "$tmp/shape.out"
+}
+
 # The 1, 5 and 15 minute load averages.
 loadavg() {
 	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'

@@ -213,19 +213,7 @@ shape_cost() {
 	*'$1'*) prep="PREPARE s(int4[]) AS $sql;"; exec="EXECUTE s('$pids');" ;;
 	*) prep="PREPARE s AS $sql;"; exec="EXECUTE s;" ;;
 	esac
-	{
-		echo "$prep"
-		echo "$exec"
-		echo "SELECT 'a ' || split_part(pg_read_file('/proc/self/schedstat'), ' ', 1);"
-		i=0
-		while [ $i -lt "$k" ]; do
-			echo "$exec"
-			i=$((i + 1))
-		done
-		echo "SELECT 'b ' || split_part(pg_read_file('/proc/self/schedstat'), ' ', 1);"
-	} >"$tmp/shape.sql"
-	psqlc -f "$tmp/shape.sql" >"$tmp/shape.out" 2>&1 || die "shape $name failed: $(tail -n 3 "$tmp/shape.out")"
-	awk -v k="$k" '/^a / { a = $2 } /^b / { b = $2 } END { printf "%.1f\n", (b - a) / 1e3 / k }' "$tmp/shape.out"
+	exec_cost "$prep" "$exec" "$k" || die "shape $name failed"
 }
 
 for n in $sessions; do

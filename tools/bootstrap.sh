@@ -4,6 +4,8 @@
 #   tools/bootstrap.sh check   install build deps, build, make check
 #   tools/bootstrap.sh demo    install build deps, build, run every built tool
 #                              against a throwaway PostgreSQL cluster
+#   tools/bootstrap.sh deps    install the build deps only (what demo needs;
+#                              check adds chromium where there is one)
 #
 # Build dependencies are installed with apt-get (through sudo when not root)
 # only when one is missing.  Runs without a terminal.  PostgreSQL refuses to
@@ -42,6 +44,7 @@ Usage: tools/bootstrap.sh COMMAND
 Install build dependencies if missing, build pgtempo, then:
   check   run the test suite (make check)
   demo    run each built tool against a throwaway PostgreSQL cluster
+  deps    stop after installing (no build): what demo needs
 EOF
 }
 
@@ -84,6 +87,7 @@ announce() {
 		[ -z "$optional" ] ||
 			note "  install with apt-get where available (optional: what needs one is left out, saying so):$optional"
 	fi
+	[ "$mode" != deps ] || return 0
 	if [ "$(id -u)" -eq 0 ] && ! id -u "$user" >/dev/null 2>&1; then
 		note "  create the system user $user (no login shell, no home): PostgreSQL refuses to run as root"
 	fi
@@ -129,12 +133,15 @@ install_deps() {
 # them: libpqtypes-dev (Debian 13 and later have none; the sampler then
 # reads its results with libpq alone); pg_wait_sampling for the installed server's major
 # version (the comparison test skips, saying so, without it); for check,
-# chromium, which renders the SVG charts (tests/t/180_charts.pl skips without it).
+# chromium, which renders the SVG charts (tests/t/180_charts.pl skips without it),
+# prometheus, whose promtool checks every metrics file the tests write
+# (check_metrics and the --metrics tests skip that check without it), and
+# python3-prometheus-client, whose OpenMetrics parser checks that variant.
 optional_deb_packages() {
 	local dir=${PG_BINDIR:-}
 
 	printf 'libpqtypes-dev\n'
-	if [ "$mode" = check ]; then printf 'chromium\n'; fi
+	if [ "$mode" = check ]; then printf 'chromium\nprometheus\npython3-prometheus-client\n'; fi
 
 	if [ -z "$dir" ]; then
 		dir=$(for d in /usr/lib/postgresql/*/bin; do
@@ -337,7 +344,7 @@ if [ $# -ne 1 ]; then
 	exit 1
 fi
 case $1 in
-check | demo) mode=$1 ;;
+check | demo | deps) mode=$1 ;;
 -h | --help)
 	usage
 	exit 0
@@ -352,6 +359,7 @@ cd "$(dirname "$0")/.."
 announce
 install_deps
 install_optional
+[ "$mode" != deps ] || exit 0
 build
 
 case $1 in

@@ -46,11 +46,27 @@ char	   *strbuf_detach(strbuf *sb);
 bool		strbuf_write_file(const char *path, const char *text, size_t len, char **cause);
 
 /*
+ * strbuf_write_file() for a file that a reader may open at any moment (a
+ * node_exporter textfile): the temporary file is flushed to disk (fsync)
+ * before the rename, so that neither a reader nor a crash ever sees half
+ * of it, and there is no falling back to writing straight into path: a
+ * directory we may not create in is an error ("could not create temporary
+ * file ...").  A file with other hard links is replaced too (the links
+ * keep the old text).  "-", devices and FIFOs are written straight into.
+ */
+bool		strbuf_replace_file(const char *path, const char *text, size_t len, char **cause);
+
+/*
  * Prove before a run that strbuf_write_file() (or a log writer) will be able
  * to create or overwrite path ("-" always can): opens it for writing without
  * truncating it, and removes it again if this call created it.  Returns false
  * with *cause set (caller frees), in the same words strbuf_write_file() uses.
  */
 bool		strbuf_check_writable(const char *path, char **cause);
+/*
+ * strbuf_check_writable(), and for strbuf_replace_file(): that a temporary
+ * file can be created (and is removed again) in path's directory.
+ */
+bool		strbuf_check_replaceable(const char *path, char **cause);
 
 #endif

@@ -206,7 +206,7 @@ write_direct(const char *path, const char *text, size_t len, char **cause)
  * dangling link, or a path we cannot look at (the open says why).
  */
 static char *
-replace_target(const char *path, struct stat *st, bool *exists)
+replace_target(const char *path, struct stat *st, bool *exists, bool strict)
 {
 	char	   *target;
 
@@ -227,7 +227,8 @@ replace_target(const char *path, struct stat *st, bool *exists)
 	}
 	else
 		target = xstrdup(path);
-	if (!S_ISREG(st->st_mode) || st->st_nlink != 1)
+	/* strict: other hard links lose the new text rather than see half of it */
+	if (!S_ISREG(st->st_mode) || (st->st_nlink != 1 && !strict))
 	{
 		free(target);
 		return NULL;
@@ -256,10 +257,13 @@ open_temp(const char *target, char **tmp)
 	}
 }
 
-/* Write text into the temporary file fd (closed here) and put it in target's place: 0 or errno. */
+/*
+ * Write text into the temporary file fd (closed here) and put it in
+ * target's place: 0 or errno.  durable: on disk (fsync) before the rename.
+ */
 static int
 replace_file(int fd, const char *tmp, const char *target, const struct stat *old, bool exists,
-			 const char *text, size_t len)
+			 const char *text, size_t len, bool durable)
 {
 	FILE	   *f;
 	int			err;
@@ -279,8 +283,14 @@ replace_file(int fd, const char *tmp, const char *target, const struct stat *old
 		close(fd);
 	}
 	else
-		err = write_stream(f, text, len, true);
-	/* no fsync: this guards against a full disk or a failed write, not a crash */
+	{
+		err = write_stream(f, text, len, false);
+		/* durable: a crash after the rename must not leave an empty file behind it */
+		if (err == 0 && durable && fsync(fileno(f)) != 0)
+			err = errno;
+		if (fclose(f) != 0 && err == 0)
+			err = errno != 0 ? errno : EIO;
+	}
 	if (err == 0 && rename(tmp, target) != 0)
 		err = errno;
 	if (err != 0)
@@ -288,8 +298,9 @@ replace_file(int fd, const char *tmp, const char *target, const struct stat *old
 	return err;
 }
 
-bool
-strbuf_write_file(const char *path, const char *text, size_t len, char **cause)
+/* strbuf_write_file(), or strict: strbuf_replace_file() (see strbuf.h). */
+static bool
+write_file(const char *path, const char *text, size_t len, bool strict, char **cause)
 {
 	struct stat st;
 	bool		exists;
@@ -307,23 +318,37 @@ strbuf_write_file(const char *path, const char *text, size_t len, char **cause)
 		}
 		return true;
 	}
-	if ((target = replace_target(path, &st, &exists)) == NULL)
+	if ((target = replace_target(path, &st, &exists, strict)) == NULL)
 		return write_direct(path, text, len, cause);
 	fd = open_temp(target, &tmp);
-	if (fd < 0 && (errno == EACCES || errno == EPERM || errno == ENAMETOOLONG))
+	if (fd < 0 && !strict && (errno == EACCES || errno == EPERM || errno == ENAMETOOLONG))
 	{
 		/* a directory we may not create in, a name too long for a suffix: as before */
 		free(tmp);
 		free(target);
 		return write_direct(path, text, len, cause);
 	}
-	if (fd < 0)
+	if (fd < 0 && strict)
+		*cause = xasprintf("could not create temporary file \"%s\": %s", tmp, strerror(errno));
+	else if (fd < 0)
 		*cause = xasprintf("could not open file \"%s\" for writing: %s", path, strerror(errno));
-	else if ((err = replace_file(fd, tmp, target, &st, exists, text, len)) != 0)
+	else if ((err = replace_file(fd, tmp, target, &st, exists, text, len, strict)) != 0)
 		*cause = xasprintf("could not write to file \"%s\": %s", path, strerror(err));
 	free(tmp);
 	free(target);
 	return fd >= 0 && err == 0;
+}
+
+bool
+strbuf_write_file(const char *path, const char *text, size_t len, char **cause)
+{
+	return write_file(path, text, len, false, cause);
+}
+
+bool
+strbuf_replace_file(const char *path, const char *text, size_t len, char **cause)
+{
+	return write_file(path, text, len, true, cause);
 }
 
 bool
@@ -349,4 +374,31 @@ strbuf_check_writable(const char *path, char **cause)
 	if (created)
 		(void) unlink(path);
 	return true;
+}
+
+bool
+strbuf_check_replaceable(const char *path, char **cause)
+{
+	struct stat st;
+	bool		exists;
+	char	   *target;
+	char	   *tmp = NULL;
+	int			fd;
+
+	if (!strbuf_check_writable(path, cause))
+		return false;
+	if (strcmp(path, "-") == 0 || (target = replace_target(path, &st, &exists, true)) == NULL)
+		return true;
+	/* the temporary file strbuf_replace_file() will need, created and removed */
+	fd = open_temp(target, &tmp);
+	if (fd < 0)
+		*cause = xasprintf("could not create temporary file \"%s\": %s", tmp, strerror(errno));
+	else
+	{
+		close(fd);
+		(void) unlink(tmp);
+	}
+	free(tmp);
+	free(target);
+	return fd >= 0;
 }

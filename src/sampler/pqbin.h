@@ -34,6 +34,7 @@ typedef struct pqbin_core
 	int32_t		pid;
 	int32_t		leader_pid;
 	int64_t		backend_start_us;	/* since the Unix epoch; INT64_MIN: NULL */
+	int64_t		xact_start_us;	/* the same */
 	uint32_t	datid;
 	uint32_t	usesysid;
 	const char *backend_type;

@@ -240,6 +240,7 @@ lp_core(const PGresult *res, int row, pqbin_core *o)
 		scalar(res, row, QUERY_COL_WAIT_EVENT, PQBIN_TEXT, &o->wait_event) &&
 		scalar(res, row, QUERY_COL_QUERY_ID, PQBIN_INT8, &o->query_id) &&
 		scalar(res, row, QUERY_COL_LEADER_PID, PQBIN_INT4, &o->leader_pid) &&
+		timestamptz(res, row, QUERY_COL_XACT_START, &o->xact_start_us) &&
 		scalar(res, row, QUERY_COL_HIDDEN, PQBIN_BOOL, &o->hidden);
 }
 

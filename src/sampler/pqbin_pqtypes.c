@@ -19,7 +19,7 @@
 
 /* The core columns (pqbin_core), read in one PQgetf with a prepared specifier. */
 #define CORE_SPEC "%int4 %timestamptz %text %oid %oid %text %inet %text %text %text " \
-	"%int8 %int4 %bool"
+	"%int8 %int4 %timestamptz %bool"
 
 /*
  * libpqtypes has no handler for oid: its binary form is 4 bytes in
@@ -179,7 +179,8 @@ pt_core(const PGresult *res, int row, pqbin_core *o)
 {
 	PGint4		pid = 0,
 				leader = 0;
-	PGtimestamp bs;
+	PGtimestamp bs,
+				xs;
 	Oid			datid = InvalidOid,
 				usesysid = InvalidOid;
 	PGinet		addr;
@@ -192,6 +193,7 @@ pt_core(const PGresult *res, int row, pqbin_core *o)
 	PGbool		hidden = 0;
 
 	memset(&bs, 0, sizeof(bs));
+	memset(&xs, 0, sizeof(xs));
 	memset(&addr, 0, sizeof(addr));
 	if (!PQgetf(res, row, "@" CORE_SPEC_NAME,
 				QUERY_COL_PID, &pid, QUERY_COL_BACKEND_START, &bs,
@@ -200,11 +202,13 @@ pt_core(const PGresult *res, int row, pqbin_core *o)
 				QUERY_COL_CLIENT_ADDR, &addr, QUERY_COL_STATE, &state,
 				QUERY_COL_WAIT_TYPE, &type, QUERY_COL_WAIT_EVENT, &event,
 				QUERY_COL_QUERY_ID, &query_id, QUERY_COL_LEADER_PID, &leader,
-				QUERY_COL_HIDDEN, &hidden))
+				QUERY_COL_XACT_START, &xs, QUERY_COL_HIDDEN, &hidden))
 		return false;
 	o->pid = pid;
 	o->backend_start_us = PQgetisnull(res, row, QUERY_COL_BACKEND_START) ? INT64_MIN :
 		(int64_t) bs.epoch * 1000000 + bs.time.usec;
+	o->xact_start_us = PQgetisnull(res, row, QUERY_COL_XACT_START) ? INT64_MIN :
+		(int64_t) xs.epoch * 1000000 + xs.time.usec;
 	o->backend_type = btype;
 	o->datid = datid;
 	o->usesysid = usesysid;

@@ -98,7 +98,7 @@ query_leader_column(const query_caps *c, const query_opts *o)
 }
 
 /*
- * query_id, leader_pid, blockers and hidden of activity row "a", and the
+ * query_id, leader_pid, xact_start, blockers and hidden of activity row "a", and the
  * query text: always with all_cols, else only when asked for (the
  * statement may end there).
  */
@@ -110,7 +110,8 @@ query_activity_tail_columns(strbuf *sb, const query_caps *c, const query_opts *o
 
 	query_number_params(o, &p);
 	strbuf_printf(sb,
-				  " %s, %s,"
+				  " %s, %s, a.xact_start,"
+				  /* CASE evaluates its result for the rows that match only: no call without a lock wait */
 				  " CASE WHEN %s = 'Lock' THEN pg_catalog.pg_blocking_pids(a.pid) END,"
 				  " a.query = '<insufficient privilege>'",
 				  c->query_id ? "a.query_id" : "NULL::int8",
@@ -200,7 +201,7 @@ query_cumulative_sql(strbuf *sb, const query_caps *c, const query_opts *o,
 
 	strbuf_printf(sb, "SELECT %s,", q->pid);
 	query_context_columns(sb, c, o, q->with_addr);
-	strbuf_printf(sb, " %s::text, %s::text, %s, %s, NULL::int4[], false,",
+	strbuf_printf(sb, " %s::text, %s::text, %s, %s, NULL::timestamptz, NULL::int4[], false,",
 				  q->type_col, q->event_col, q->query_id, query_leader_column(c, o));
 	query_no_query_column(sb, o);
 	strbuf_printf(sb, " %s, %s FROM %s %s"

@@ -26,7 +26,7 @@
  *
  * Columns that a server version lacks are returned as NULL of the right
  * type: backend_type (10+; 'client backend' before), leader_pid (13+),
- * query_id (14+).
+ * query_id (14+).  xact_start is NULL for the in-server profiles.
  */
 #ifndef PGTEMPO_SAMPLER_QUERY_H
 #define PGTEMPO_SAMPLER_QUERY_H
@@ -80,6 +80,7 @@ enum
 	QUERY_COL_WAIT_EVENT,		/* text */
 	QUERY_COL_QUERY_ID,			/* int8 */
 	QUERY_COL_LEADER_PID,		/* int4 */
+	QUERY_COL_XACT_START,		/* timestamptz: for a head blocker's transaction age */
 	QUERY_COL_BLOCKERS,			/* int4[]: only for heavyweight lock waits */
 	QUERY_COL_HIDDEN,			/* bool: <insufficient privilege> */
 	QUERY_COL_QUERY,			/* text */

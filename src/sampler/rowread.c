@@ -162,6 +162,7 @@ fill_row(const rowread_ctx *ctx, const raw_row *w, rowread_mode mode, sample_row
 {
 	r->pid = w->c.pid;
 	r->backend_start_us = w->c.backend_start_us;
+	r->xact_start_us = w->c.xact_start_us;
 	r->backend_type = strpool_intern(ctx->pool, w->c.backend_type);
 	r->datname = names_of(ctx->names, &ctx->names->dbs, ctx->sc, ctx->pool, w->c.datid);
 	r->usename = names_of(ctx->names, &ctx->names->roles, ctx->sc, ctx->pool, w->c.usesysid);

@@ -52,6 +52,7 @@ sample_batch_add(sample_batch *b)
 	r = &b->rows[b->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->backend_start_us = INT64_MIN;
+	r->xact_start_us = INT64_MIN;
 	r->wait_time_us = -1;
 	r->samples = 1;
 	r->blockers_off = b->nblockers;

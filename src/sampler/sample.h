@@ -46,6 +46,7 @@ typedef struct sample_row
 	const char *wait_event;
 	int64_t		query_id;		/* 0: none */
 	int32_t		leader_pid;		/* 0: none */
+	int64_t		xact_start_us;	/* µs since the epoch; INT64_MIN none or unknown */
 	int			nblockers;		/* pids blocking a heavyweight lock wait */
 	int			blockers_off;	/* where they are in the batch's blockers */
 	const char *query;			/* truncated text, or NULL */

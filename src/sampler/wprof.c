@@ -107,6 +107,7 @@ wprof_init(wprof *p, bool include_idle)
 	table_init(&p->main, sizeof(wprof_cell));
 	table_init(&p->blockers, sizeof(wprof_cell));
 	hash_table_init(&p->texts, sizeof(wprof_text), 64);
+	heads_init(&p->heads);
 	p->include_idle = include_idle;
 }
 
@@ -121,6 +122,7 @@ wprof_free(wprof *p)
 	for (wprof_text *t; (t = hash_table_next(&p->texts, &pos)) != NULL;)
 		free(t->text);
 	hash_table_free(&p->texts);
+	heads_free(&p->heads);
 	for (int i = 0; i < p->ndurations; i++)
 		free(p->durations[i].us);
 	free(p->durations);
@@ -133,6 +135,7 @@ wprof_reset(wprof *p)
 {
 	hash_table_clear(&p->main);
 	hash_table_clear(&p->blockers);
+	heads_reset(&p->heads);
 	p->ticks = p->active = p->idle = p->hidden = 0;
 	p->measured_us = p->measured_count = 0;
 	/* has_measured stays: it says what the source can do, not what happened */
@@ -265,6 +268,12 @@ wprof_add(wprof *p, const sample_batch *b, const sample_row *r)
 		remember_text(p, r->query_id, r->query);
 }
 
+void
+wprof_add_heads(wprof *p, const sample_batch *b)
+{
+	heads_add_batch(&p->heads, b);
+}
+
 /* Any query id among the counted rows? */
 bool
 wprof_has_query_ids(const wprof *p)
@@ -279,14 +288,14 @@ wprof_has_query_ids(const wprof *p)
 
 /* The 95 % binomial error bound of an estimate of k·period seconds. */
 double
-wprof_error_s(uint64_t k, uint64_t n, double period_s)
+wprof_error_s(double k, uint64_t n, double period_s)
 {
 	double		p;
 
-	if (n == 0)
+	if (n == 0 || k <= 0)
 		return 0;
-	p = (double) k / (double) n;
-	return 1.96 * period_s * sqrt((double) k * (1.0 - p));
+	p = k / (double) n;
+	return 1.96 * period_s * sqrt(k * (p < 1 ? 1.0 - p : 0.0));
 }
 
 /* ---------------------------------------------------------------- grouping */

@@ -23,6 +23,7 @@
 #include "pgtempo/hash.h"
 #include "pgtempo/hist.h"
 
+#include "heads.h"
 #include "sample.h"
 
 /* What a profile can be grouped by (--by). */
@@ -95,6 +96,7 @@ typedef struct wprof
 	int			ndurations;
 	int			durations_cap;
 	hash_table	texts;			/* wprof_text by query id, the first text seen */
+	heads_prof	heads;			/* head blockers and their chains (heads.h) */
 } wprof;
 
 /* One line of a grouped profile. */
@@ -138,6 +140,8 @@ void		wprof_add_duration(wprof *p, const char *type, const char *event, uint64_t
 
 /* Count a row of a batch (idle and hidden rows only in the totals). */
 void		wprof_add(wprof *p, const sample_batch *b, const sample_row *r);
+/* Count a whole sample's blocked rows to their head blockers (once per sample, with its rows). */
+void		wprof_add_heads(wprof *p, const sample_batch *b);
 
 /*
  * Group the profile by the given dimensions, largest groups first (ties
@@ -154,8 +158,11 @@ bool		wprof_has_query_ids(const wprof *p);
 /* The query text seen for query_id, or NULL. */
 const char *wprof_query_text(const wprof *p, int64_t query_id);
 
-/* 95 % error bound of k·period seconds estimated from k of n samples. */
-double		wprof_error_s(uint64_t k, uint64_t n, double period_s);
+/*
+ * 95 % error bound of k·period seconds estimated from k of n samples (k
+ * may be a fraction: a head blocker's share of samples it heads with others).
+ */
+double		wprof_error_s(double k, uint64_t n, double period_s);
 
 /* Name of a dimension as --by spells it, and the reverse (false if unknown). */
 const char *wprof_dim_name(wprof_dim d);

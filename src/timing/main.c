@@ -39,6 +39,8 @@ usage(void)
 		   "                          or a comma-separated list\n"
 		   "      --cross-cpu         also check that the clocks of all CPUs agree\n"
 		   "      --json              write one JSON document instead of the text report\n"
+		   "      --metrics=FILE      also write the results to FILE as Prometheus metrics\n"
+		   "                          (for node_exporter's textfile collector: *.prom)\n"
 		   "  -V, --version           output version information, then exit\n"
 		   "  -?, --help              show this help, then exit\n\n"
 		   "Exit status: 0 if all went well, 1 if time went backwards, on a usage error or\n"
@@ -155,6 +157,21 @@ handle_histogram(const opt_def *def, void *ctx, const char *arg)
 	return OPT_OK;
 }
 
+/* --metrics=FILE: a file; standard output carries the report. */
+static opt_status
+handle_metrics(const opt_def *def, void *ctx, const char *arg)
+{
+	(void) def;
+	if (strcmp(arg, "-") == 0 || arg[0] == '\0')
+	{
+		msg_error("invalid value \"%s\" for option --metrics: must be a file name "
+				  "(standard output carries the report)", arg);
+		return OPT_ERROR;
+	}
+	((timing_settings *) ctx)->metrics_path = arg;
+	return OPT_OK;
+}
+
 static opt_status
 handle_clock(const opt_def *def, void *ctx, const char *arg)
 {
@@ -169,6 +186,7 @@ static const opt_def options[] = {
 	{"clock", 0, required_argument, handle_clock},
 	{"cross-cpu", 0, no_argument, opt_true, offsetof(timing_settings, cross_cpu)},
 	{"json", 0, no_argument, opt_true, offsetof(timing_settings, json)},
+	{"metrics", 0, required_argument, handle_metrics},
 	{"version", 'V', no_argument, opt_version, .label = "pg_test_timing (pgtempo) " PACKAGE_VERSION},
 	{"help", '?', no_argument, NULL},
 };

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -241,6 +242,7 @@ format_blockers(strbuf *sb, const int32_t *pids, int n)
 #define COLUMN(...) COLUMN_OF(format_row, __VA_ARGS__)
 #define HEALTH_FIELD(...) COLUMN_OF(sample_health, __VA_ARGS__)
 #define GAP_FIELD(...) COLUMN_OF(format_gap_rec, __VA_ARGS__)
+#define HEAD_FIELD(...) COLUMN_OF(format_head_rec, __VA_ARGS__)
 #define NSAMPLE_COLS (0 FORMAT_SAMPLE_COLUMNS(FORMAT_COUNT_, FORMAT_COUNT_))
 
 const format_column format_columns[FORMAT_NCOLUMNS] = {
@@ -261,6 +263,14 @@ const format_kind format_health_kind = {"health", NULL, health_fields,
 (int) (sizeof(health_fields) / sizeof(health_fields[0]))};
 const format_kind format_gap_kind = {"gap", NULL, gap_fields,
 (int) (sizeof(gap_fields) / sizeof(gap_fields[0]))};
+
+static const format_column head_fields[] = {FORMAT_HEAD_FIELDS(HEAD_FIELD)};
+static const format_column chain_fields[] = {FORMAT_CHAIN_FIELDS(HEAD_FIELD)};
+
+const format_kind format_head_kind = {"head", NULL, head_fields,
+(int) (sizeof(head_fields) / sizeof(head_fields[0]))};
+const format_kind format_chain_kind = {"chain", NULL, chain_fields,
+(int) (sizeof(chain_fields) / sizeof(chain_fields[0]))};
 
 /* A number column's value. */
 static double
@@ -379,12 +389,10 @@ format_row_csv(strbuf *sb, format_rowkind kind, const format_row *r)
 	strbuf_putc(sb, '\n');
 }
 
-/* One COPY row: the label, then the columns the store's table has. */
-void
-format_row_copy(strbuf *sb, format_rowkind kind, const char *label, const format_row *r)
+/* One COPY row of a kind: the label, then the columns the store's table has. */
+static void
+kind_copy(strbuf *sb, const format_kind *k, const char *label, const void *r)
 {
-	const format_kind *k = &format_kinds[kind];
-
 	format_copy_field(sb, label);
 	for (int i = 0; i < k->ncols; i++)
 	{
@@ -394,6 +402,18 @@ format_row_copy(strbuf *sb, format_rowkind kind, const char *label, const format
 		delimited_value(sb, &copy_style, &k->cols[i], r);
 	}
 	strbuf_putc(sb, '\n');
+}
+
+void
+format_row_copy(strbuf *sb, format_rowkind kind, const char *label, const format_row *r)
+{
+	kind_copy(sb, &format_kinds[kind], label, r);
+}
+
+void
+format_head_copy(strbuf *sb, const char *label, const format_head_rec *r)
+{
+	kind_copy(sb, &format_head_kind, label, r);
 }
 
 /* A raw row as a format_row. */
@@ -689,7 +709,7 @@ meta_object(strbuf *sb, const format_meta *m)
 	json_writer w;
 
 	jsonl_begin(&w, sb, "meta");
-	json_kv_int(&w, "log_version", m->descriptions ? FORMAT_LOG_VERSION : FORMAT_LOG_VERSION_MIN);
+	json_kv_int(&w, "log_version", m->heads ? 3 : m->descriptions ? 2 : FORMAT_LOG_VERSION_MIN);
 	json_kv_string(&w, "tool", "pgtempo-waits " PACKAGE_VERSION);
 	kv_ts(&w, "run", m->run_us);
 	json_kv_string(&w, "source", m->source);
@@ -751,6 +771,61 @@ format_description_csv(strbuf *sb, const char *type, const char *event, const ch
 {
 	strbuf_puts(sb, "# description ");
 	description_object(sb, type, event, desc);
+}
+
+void
+format_head_rec_of(format_head_rec *r, const format_interval *iv, const heads_cell *c,
+				   const heads_chain *ch)
+{
+	memset(r, 0, sizeof(*r));
+	r->start_us = (int64_t) iv->start_us;
+	r->end_us = (int64_t) iv->end_us;
+	if (ch != NULL)
+	{
+		r->stack = ch->stack;
+		r->c.samples = ch->samples;
+	}
+	else
+	{
+		r->c = *c;
+		r->cycle = c->cycle;
+	}
+	r->est_seconds = r->c.samples * iv->period_s;
+}
+
+/* A record of the kind: a JSON line, or the same object on a CSV comment line. */
+static void
+kind_object_line(strbuf *sb, bool jsonl, const format_kind *k, const void *r)
+{
+	if (!jsonl)
+		strbuf_printf(sb, "# %s ", k->name);
+	kind_jsonl(sb, k, r);
+}
+
+void
+format_heads_records(strbuf *sb, bool jsonl, const format_interval *iv, const heads_prof *h,
+					 void (*done) (void *arg), void *arg)
+{
+	format_head_rec r;
+	int			n;
+	const heads_cell **v = heads_sorted(h, &n);
+	const heads_chain **ch;
+
+	for (int i = 0; i < n; i++)
+	{
+		format_head_rec_of(&r, iv, v[i], NULL);
+		kind_object_line(sb, jsonl, &format_head_kind, &r);
+		done(arg);
+	}
+	free(v);
+	ch = heads_chains_sorted(h, &n);
+	for (int i = 0; i < n; i++)
+	{
+		format_head_rec_of(&r, iv, NULL, ch[i]);
+		kind_object_line(sb, jsonl, &format_chain_kind, &r);
+		done(arg);
+	}
+	free(ch);
 }
 
 /* The store's row counts as a JSON line. */

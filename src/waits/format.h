@@ -109,9 +109,9 @@
 	X(latency_max_ms,            NUM3, max_ms,                    ALWAYS, INT64_MIN, REPORT,  READ) \
 	X(gaps,                      INT,  ngaps,                     ALWAYS,        0,  LOGONLY, READ) \
 	X(gap_seconds,               NUM3, gap_s,                     ALWAYS, INT64_MIN, LOGONLY, READ) \
-	X(hidden_rows,               INT,  hidden,                    ALWAYS,        0,  LOGONLY, READ) \
-	X(cpu_us_per_sample,         NUM1, cpu_us_per_sample,         IF_NONNEG_OUT, -1, LOGONLY, READ) \
-	X(backend_cpu_us_per_sample, NUM1, backend_cpu_us_per_sample, IF_NONNEG_OUT, -1, LOGONLY, READ) \
+	X(hidden_rows,               INT,  hidden,                    ALWAYS,        0,  REPORT,  READ) \
+	X(cpu_us_per_sample,         NUM1, cpu_us_per_sample,         IF_NONNEG_OUT, -1, REPORT,  READ) \
+	X(backend_cpu_us_per_sample, NUM1, backend_cpu_us_per_sample, IF_NONNEG_OUT, -1, REPORT,  READ) \
 	X(interval_s,                NUM6, interval_s,                ALWAYS, INT64_MIN, LOGONLY, NEWER) \
 	X(cost_us_per_sample,        NUM1, cost_us_per_sample,        IF_NONNEG,     -1, LOGONLY, READ) \
 	X(backends,                  INT,  backends,                  IF_NONNEG,     -1, LOGONLY, READ)
@@ -120,6 +120,43 @@
 	X(end,                       TS,   gap.end_us,                IF_NONZERO,    0,  LOGONLY, READ) \
 	X(seconds,                   NUM3, seconds,                   IF_NONNEG,     -1, LOGONLY, DERIVED) \
 	X(reason,                    TEXT, gap.reason,                ALWAYS,        0,  LOGONLY, READ)
+
+/*
+ * The fields of an interval's head blocker records (heads.h), the same way:
+ * a "head" record per head blocker and a "chain" record per folded chain,
+ * after the interval's rows (log format 3).  A JSON line, or the same
+ * object on a CSV comment line ("# head {...}"), which holds any text on
+ * one line.  member is a format_head_rec's.  samples are blocked
+ * backend-samples, fractions when several heads shared them; est_seconds
+ * is samples × period.
+ */
+#define FORMAT_HEAD_FIELDS(X) \
+	FORMAT_HEAD_INTERVAL_FIELDS(X) \
+	X(pid,                       INT,  c.pid,                     ALWAYS,        1,  COPY,    READ) \
+	X(backend_start,             TS,   c.backend_start_us,        IF_KNOWN, INT64_MIN, COPY,  READ) \
+	X(samples,                   NUM3, c.samples,                 ALWAYS,        0,  COPY,    READ) \
+	X(direct_samples,            NUM3, c.direct,                  ALWAYS,        0,  COPY,    READ) \
+	X(est_seconds,               NUM6, est_seconds,               ALWAYS,        0,  COPY,    DERIVED) \
+	X(cycle,                     INT,  cycle,                     IF_NONZERO,    0,  COPY,    READ) \
+	X(datname,                   TEXT, c.datname,                 ALWAYS,        0,  COPY,    READ) \
+	X(usename,                   TEXT, c.usename,                 ALWAYS,        0,  COPY,    READ) \
+	X(application_name,          TEXT, c.appname,                 ALWAYS,        0,  COPY,    READ) \
+	X(backend_type,              TEXT, c.backend_type,            ALWAYS,        0,  COPY,    READ) \
+	X(state,                     TEXT, c.state,                   ALWAYS,        0,  COPY,    READ) \
+	X(wait_event_type,           TEXT, c.type,                    ALWAYS,        0,  COPY,    READ) \
+	X(wait_event,                TEXT, c.event,                   ALWAYS,        0,  COPY,    READ) \
+	X(query_id,                  INT,  c.query_id,                IF_NONZERO, INT64_MIN, COPY, READ) \
+	X(xact_start,                TS,   c.xact_start_us,           IF_KNOWN, INT64_MIN, COPY,  READ) \
+	X(last_seen,                 TS,   c.last_us,                 IF_KNOWN, INT64_MIN, COPY,  READ) \
+	X(query,                     TEXT, c.query,                   ALWAYS,        0,  COPY,    READ)
+#define FORMAT_CHAIN_FIELDS(X) \
+	FORMAT_HEAD_INTERVAL_FIELDS(X) \
+	X(stack,                     TEXT, stack,                     ALWAYS,        0,  COPY,    READ) \
+	X(samples,                   NUM3, c.samples,                 ALWAYS,        0,  COPY,    READ) \
+	X(est_seconds,               NUM6, est_seconds,               ALWAYS,        0,  COPY,    DERIVED)
+#define FORMAT_HEAD_INTERVAL_FIELDS(X) \
+	X(interval_start,            TS,   start_us,                  ALWAYS,        0,  COPY,    READ) \
+	X(interval_end,              TS,   end_us,                    ALWAYS,        0,  COPY,    READ)
 
 /* The header lines of CSV logs (without the newline): raw rows, and --log-interval's. */
 #define FORMAT_HDR_FIRST_(name, ...) #name
@@ -132,6 +169,7 @@
 #define FORMAT_COPY_LOGONLY_(name)
 #define FORMAT_COPY_SAMPLE_COLUMNS "server" FORMAT_SAMPLE_COLUMNS(FORMAT_COPY_NAME_, FORMAT_COPY_NAME_)
 #define FORMAT_COPY_INTERVAL_COLUMNS "server" FORMAT_INTERVAL_COLUMNS(FORMAT_COPY_NAME_, FORMAT_COPY_NAME_)
+#define FORMAT_COPY_HEAD_COLUMNS "server" FORMAT_HEAD_FIELDS(FORMAT_COPY_NAME_)
 
 /* The kinds of rows: a CSV file holds one, a JSON Lines file either ("type"). */
 typedef enum format_rowkind
@@ -230,9 +268,27 @@ typedef struct format_gap_rec
 	double		seconds;
 } format_gap_rec;
 
+/*
+ * A head or chain record's fields: an interval's head blocker (its cell,
+ * whose seen is not logged: a reader takes it from state and backend
+ * start), or one of its chains (stack, and c.samples).
+ */
+typedef struct format_head_rec
+{
+	int64_t		start_us;		/* the interval */
+	int64_t		end_us;
+	heads_cell	c;
+	double		est_seconds;	/* c.samples × period */
+	int32_t		cycle;			/* c.cycle as a number: 1 a head of a lock cycle */
+	const char *stack;			/* a chain's */
+} format_head_rec;
+
 /* The health and gap records' fields. */
 extern const format_kind format_health_kind;
 extern const format_kind format_gap_kind;
+/* The head and chain records' fields. */
+extern const format_kind format_head_kind;
+extern const format_kind format_chain_kind;
 
 /* An integer or timestamp column's value in r (a format_row, or a record's struct), whatever the width of its member. */
 static inline int64_t
@@ -338,6 +394,20 @@ void		format_interval_copy(strbuf *sb, const char *label, const format_interval 
 void		format_sample_row(format_row *fr, const sample_batch *b, const sample_row *r);
 void		format_interval_row(format_row *fr, const format_interval *iv, const wprof_group *g);
 
+/*
+ * The head and chain records of an interval's head blockers (h's, most
+ * blocked first): JSON lines, or CSV comment lines holding the same
+ * objects ("# head {...}"); each record is appended to sb and then
+ * handed to done (which may empty sb).
+ */
+void		format_heads_records(strbuf *sb, bool jsonl, const format_interval *iv,
+								 const heads_prof *h, void (*done) (void *arg), void *arg);
+/* A head record as a COPY row for --store's heads table, label first. */
+void		format_head_copy(strbuf *sb, const char *label, const format_head_rec *r);
+/* A head or chain record's fields from a cell or a chain (the other NULL). */
+void		format_head_rec_of(format_head_rec *r, const format_interval *iv,
+							   const heads_cell *c, const heads_chain *ch);
+
 /* Health and gap records: JSON lines, or CSV comment lines ("# health ..."). */
 void		format_health_jsonl(strbuf *sb, const sample_health *h);
 void		format_health_csv(strbuf *sb, const sample_health *h);
@@ -352,11 +422,12 @@ void		format_gap_members(json_writer *w, const sample_gap *g);
  * files of FORMAT_LOG_VERSION_MIN to FORMAT_LOG_VERSION and refuses
  * others.  Raised when a record changes its fields or a new kind of
  * record comes.  A file says the oldest version that holds its records:
- * 2 (description records) only when the run can describe wait events
- * (PostgreSQL 17+), else 1, so that the files of a run on an older
- * server are what they were and readers of version 1 still read them.
+ * 3 (head and chain records) only for interval profiles of a source that
+ * reads blockers, 2 (description records) only when the run can describe
+ * wait events (PostgreSQL 17+), else 1, so that the files of a run on an
+ * older server are what they were and readers of version 1 still read them.
  */
-#define FORMAT_LOG_VERSION 2
+#define FORMAT_LOG_VERSION 3
 #define FORMAT_LOG_VERSION_MIN 1
 
 /* What a log's rows mean: the run that wrote them (a meta record heads every file). */
@@ -374,6 +445,7 @@ typedef struct format_meta
 	int			nbackend_types;
 	bool		backend_types_given;
 	bool		descriptions;	/* the file may hold description records (version 2) */
+	bool		heads;			/* ... and head and chain records (version 3) */
 } format_meta;
 
 /* The meta record: a JSON line, or the same object on a CSV comment line ("# meta {...}"). */

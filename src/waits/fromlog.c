@@ -369,6 +369,7 @@ flush_batch(fromlog *f)
 		f->win_ticks++;
 	for (int i = 0; i < b->nrows; i++)
 		wprof_add(&f->prof, b, &b->rows[i]);
+	wprof_add_heads(&f->prof, b);
 	sinks_rows(&f->out, b, true);
 	f->batch_open = false;
 }
@@ -452,6 +453,49 @@ row_wanted(const waits_settings *s, const sample_row *r)
 		listed(&s->apps, r->application_name);
 }
 
+/*
+ * An interval's head blocker or chain into the profile, when the interval
+ * is in the window: a head's samples add up, and what it was doing is the
+ * latest interval's.
+ */
+static void
+add_head(fromlog *f, const histread_rec *rec)
+{
+	const format_head_rec *r = &rec->head;
+	heads_prof *hp = &f->prof.heads;
+	heads_cell *c;
+	heads_cell	sum;
+
+	if (!in_window(f->s, (uint64_t) r->start_us, (uint64_t) r->end_us))
+		return;
+	if (rec->kind == HISTREAD_CHAIN)
+	{
+		heads_add_chain(hp, r->stack, r->c.samples);
+		return;
+	}
+	c = heads_get(hp, r->c.pid, r->c.backend_start_us);
+	hp->blocked += r->c.samples;
+	sum = *c;
+	sum.samples += r->c.samples;
+	sum.direct += r->c.direct;
+	sum.cycle |= r->cycle != 0;
+	if (r->c.last_us >= c->last_us)
+	{
+		/* its doings: this interval's (the query stays the cell's own copy) */
+		char	   *query = c->query;
+
+		sum = r->c;
+		sum.samples = c->samples + r->c.samples;
+		sum.direct = c->direct + r->c.direct;
+		sum.cycle = c->cycle || r->cycle != 0;
+		sum.seen = r->c.state != NULL || r->c.backend_start_us != INT64_MIN;
+		sum.query = query;
+		if (r->c.query != NULL)
+			heads_set_query(&sum, r->c.query);
+	}
+	*c = sum;
+}
+
 /* One record of a file. */
 static void
 take_record(fromlog *f, const histread *h, const histread_rec *rec)
@@ -489,6 +533,10 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 			break;
 		case HISTREAD_DESCRIPTION:
 			evdesc_set(&f->descs, rec->desc_type, rec->desc_event, rec->desc);
+			break;
+		case HISTREAD_HEAD:
+		case HISTREAD_CHAIN:
+			add_head(f, rec);
 			break;
 		case HISTREAD_META:
 		case HISTREAD_STORE:

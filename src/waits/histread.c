@@ -387,6 +387,8 @@ decode_row(histread *h, format_rowkind kind, histfield **c, histread_rec *rec)
 	format_row	fr;
 
 	memset(&fr, 0, sizeof(fr));
+	/* no log has the transaction's start: a head blocker read back has no age */
+	fr.row.xact_start_us = INT64_MIN;
 	for (int i = 0; i < k->ncols; i++)
 		if (k->cols[i].read && !decode_column(h, &k->cols[i], slot0 + i, c[i], &fr, rec))
 			return k->cols[i].name;
@@ -530,6 +532,26 @@ description_record(histread *h, histfield *f, int n, histread_rec *rec, char **c
 	return 1;
 }
 
+/* A head or chain record (log format 3): its fields as the table says. */
+static int
+head_record(histread *h, histfield *f, int n, bool chain, histread_rec *rec, char **cause)
+{
+	const format_kind *k = chain ? &format_chain_kind : &format_head_kind;
+	const char *bad;
+
+	if (!h->seen_meta || h->log_version < 3)
+		return fail_at(h, h->rec_line, cause, "a %s record %s", k->name,
+					   h->seen_meta ? "in a file of log format version 1 or 2, which has none" :
+					   "before any meta record");
+	memset(&rec->head, 0, sizeof(rec->head));
+	if ((bad = decode_fields(h, k, f, n, &rec->head, rec)) != NULL)
+		return fail_at(h, h->rec_line, cause, "a %s record with a bad \"%s\"", k->name, bad);
+	if (rec->head.end_us < rec->head.start_us || (chain && rec->head.stack == NULL))
+		return fail_at(h, h->rec_line, cause, "a bad %s record", k->name);
+	rec->kind = chain ? HISTREAD_CHAIN : HISTREAD_HEAD;
+	return 1;
+}
+
 /* A row's checks: decoded, and a meta record before it. */
 static int
 row_done(histread *h, histread_rec *rec, histread_kind kind, const char *bad, char **cause)
@@ -608,6 +630,8 @@ json_record(histread *h, char *text, histread_rec *rec, char **cause)
 	}
 	if (IS("description"))
 		return description_record(h, f, n, rec, cause);
+	if (IS("head") || IS("chain"))
+		return head_record(h, f, n, IS("chain"), rec, cause);
 #undef IS
 	return fail_at(h, h->rec_line, cause, "a record of unknown type \"%.*s\"",
 				   (int) type->vlen, type->v);
@@ -634,6 +658,16 @@ csv_comment(histread *h, char *text, histread_rec *rec, char **cause)
 						   "object");
 		return description_record(h, f, n, rec, cause);
 	}
+	if (strncmp(text, "# head {", 8) == 0 || strncmp(text, "# chain {", 9) == 0)
+	{
+		bool		chain = text[2] == 'c';
+		const char *obj = text + (chain ? 8 : 7);
+
+		if (!jsonread_flat(obj, strlen(obj), f, HISTREAD_MAX_FIELDS, &n, NULL))
+			return fail_at(h, h->rec_line, cause, "a %s record that is not a JSON object",
+						   chain ? "chain" : "head");
+		return head_record(h, f, n, chain, rec, cause);
+	}
 	if (strncmp(text, "# store ", 8) == 0)
 	{
 		rec->kind = HISTREAD_STORE;
@@ -656,7 +690,7 @@ csv_comment(histread *h, char *text, histread_rec *rec, char **cause)
 		return 1;
 	}
 	return fail_at(h, h->rec_line, cause, "an unknown comment record: not one of this "
-				   "version's (meta, description, health, gap, store)");
+				   "version's (meta, description, head, chain, health, gap, store)");
 }
 
 /* A CSV row of the file's kind: its fields in the order of the header. */

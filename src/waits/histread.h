@@ -11,8 +11,9 @@
  * run is appending to it) may end on part of a record, which is left for
  * the next reader (tail_skipped says so).  A meta record must come before
  * the first row: it says how the rows were sampled (format_meta).  Files
- * of log format versions 1 and 2 are read; version 2 adds description
- * records, which a file of version 1 cannot hold.
+ * of log format versions 1 to 3 are read; version 2 adds description
+ * records, which a file of version 1 cannot hold, and version 3 head
+ * blocker and chain records.
  *
  * Strings of rows are interned in the caller's pool; a column that holds
  * the same text as in the row before is not looked up again, which keeps
@@ -39,7 +40,9 @@ typedef enum histread_kind
 	HISTREAD_HEALTH,
 	HISTREAD_GAP,
 	HISTREAD_STORE,				/* --store's counts: nothing to report */
-	HISTREAD_DESCRIPTION		/* a wait event's description (log format 2) */
+	HISTREAD_DESCRIPTION,		/* a wait event's description (log format 2) */
+	HISTREAD_HEAD,				/* an interval's head blocker (log format 3) */
+	HISTREAD_CHAIN				/* one of its chains (log format 3) */
 } histread_kind;
 
 /* How the file is written. */
@@ -78,6 +81,7 @@ typedef struct histread_rec
 	const char *desc_type;
 	const char *desc_event;
 	const char *desc;
+	format_head_rec head;		/* a head or chain record's fields, strings interned */
 } histread_rec;
 
 typedef struct histread

@@ -32,6 +32,7 @@
 #include "pgtempo/xalloc.h"
 
 #include "format.h"
+#include "report_heads.h"
 
 static const wprof_dim group_cycle[] = {
 	WPROF_DIM_EVENT, WPROF_DIM_PID, WPROF_DIM_QUERY, WPROF_DIM_DB,
@@ -545,6 +546,103 @@ draw_queries(int y, int maxrows, const wprof *run)
 	return y;
 }
 
+/* The top head blockers of the run: blocked seconds with their bound, and what each was doing. */
+static int
+draw_heads(int y, int maxrows, const report_source *info, const wprof *run)
+{
+	int			n;
+	const heads_cell **v = heads_sorted(&run->heads, &n);
+	strbuf		doing,
+				pr;
+
+	strbuf_init(&doing);
+	strbuf_init(&pr);
+	attron(A_BOLD);
+	put_line(y++, "%7s %9s %7s %7s  %s", "HEAD", "BLOCKED s", "+-", "DIRECT", "APPLICATION, STATE,"
+			 " EVENT, TRANSACTION AGE");
+	attroff(A_BOLD);
+	for (int i = 0; i < n && i < maxrows; i++)
+	{
+		strbuf_reset(&doing);
+		if (v[i]->appname != NULL && v[i]->appname[0] != '\0')
+			strbuf_printf(&doing, "%s, ", v[i]->appname);
+		report_head_doing(&doing, v[i]);
+		put_line(y++, "%7" PRId32 " %9.2f %7.2f %7.2f  %s", v[i]->pid,
+				 v[i]->samples * info->period_s,
+				 wprof_error_s(v[i]->samples, run->active, info->period_s),
+				 v[i]->direct * info->period_s, utf8_printable(&pr, doing.data));
+	}
+	free(v);
+	strbuf_free(&doing);
+	strbuf_free(&pr);
+	return y;
+}
+
+/* How many rows each part of the view would fill, if it had the room. */
+static void
+rows_wanted(const wprof *run, int *want)
+{
+	static const wprof_dim by_pid[] = {WPROF_DIM_PID};
+	static const wprof_dim by_query[] = {WPROF_DIM_QUERY};
+	wprof_dim	dims[WPROF_DIM_COUNT];
+	int			ndims = current_dims(dims);
+	wprof_groups g;
+	int			nq = 0;
+
+	wprof_group_by(run, dims, ndims, 0, &g);
+	want[0] = g.n > 0 ? g.n : 1;
+	wprof_groups_free(&g);
+	want[1] = (int) run->heads.cells.n;
+	wprof_group_by(run, by_pid, 1, 0, &g);
+	want[2] = g.n;
+	wprof_groups_free(&g);
+	wprof_group_by(run, by_query, 1, 0, &g);
+	for (int i = 0; i < g.n; i++)
+		nq += g.g[i].key.query_id != 0;
+	wprof_groups_free(&g);
+	want[3] = nq > 0 ? nq : 1;
+}
+
+/*
+ * Share the rows from y down among the groups, the head blockers, the
+ * sessions and the queries (LIVE_PARTS, in that order): each part has a
+ * heading and a blank line before it (the head blockers only when there
+ * are any); the rows are dealt one at a time, the groups taking two
+ * for every one of the others, to the parts that have more to show, so
+ * that no row stays blank while a part is cut.  The last row is the
+ * messages' when there is one.
+ */
+#define LIVE_PARTS 4
+static void
+share_rows(int y, bool has_msg, const int *want, int *rows)
+{
+	int			left = LINES - y - (has_msg ? 1 : 0);
+	bool		more = true;
+
+	for (int i = 0; i < LIVE_PARTS; i++)
+	{
+		rows[i] = 0;
+		if (i == 1 && want[i] == 0)
+			continue;
+		left -= i > 0 ? 2 : 1;	/* the heading, and a blank line before it */
+	}
+	while (left > 0 && more)
+	{
+		more = false;
+		for (int i = 0; i < LIVE_PARTS && left > 0; i++)
+			for (int k = 0; k < (i == 0 ? 2 : 1) && left > 0 && rows[i] < want[i]; k++)
+			{
+				rows[i]++;
+				left--;
+				more = true;
+			}
+	}
+	/* a screen too small for all: at least one row of each part drawn */
+	for (int i = 0; i < LIVE_PARTS; i++)
+		if (rows[i] == 0 && want[i] > 0)
+			rows[i] = 1;
+}
+
 /* Redraw everything once a second; when paused, only the status word. */
 void
 live_draw(const report_source *info, const wprof *run, const wprof *last,
@@ -555,7 +653,8 @@ live_draw(const report_source *info, const wprof *run, const wprof *last,
 	char		clock[16];
 	char		every[FORMAT_TS_LEN];
 	int			y = 0;
-	int			avail;
+	int			want[LIVE_PARTS],
+				rows[LIVE_PARTS];
 	strbuf		ver;
 
 	if (!lv.active)
@@ -603,14 +702,13 @@ live_draw(const report_source *info, const wprof *run, const wprof *last,
 	strbuf_free(&ver);
 	y++;
 
-	avail = LINES - y - 4;
-	if (avail < 6)
-		avail = 6;
-	y = draw_groups(y, avail / 2 - 1, run, last);
-	y++;
-	y = draw_sessions(y, avail / 4 - 1 > 1 ? avail / 4 - 1 : 1, run);
-	y++;
-	y = draw_queries(y, LINES - y - 3 > 1 ? LINES - y - 3 : 1, run);
+	rows_wanted(run, want);
+	share_rows(y, lv.last_msg[0] != '\0', want, rows);
+	y = draw_groups(y, rows[0], run, last);
+	if (want[1] > 0)
+		y = draw_heads(y + 1, rows[1], info, run);
+	y = draw_sessions(y + 1, rows[2], run);
+	y = draw_queries(y + 1, rows[3], run);
 	if (lv.last_msg[0] != '\0')
 		put_line(LINES - 1, "%s", lv.last_msg);
 	if (lv.paused)

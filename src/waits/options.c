@@ -385,8 +385,14 @@ options_strlist_free(sampler_strlist *l)
 unsigned
 options_query_omit(const waits_settings *s)
 {
-	unsigned	omit = SAMPLER_OMIT_BACKEND_START | SAMPLER_OMIT_DATID | SAMPLER_OMIT_USESYSID |
-		SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR | SAMPLER_OMIT_LEADER_PID;
+	/*
+	 * The head blockers need backend_start (a head is its pid and start)
+	 * and leader_pid (a parallel query is one session) in every run: two
+	 * fixed-width columns.  Their user, database and application are shown
+	 * when the run reads them anyway.
+	 */
+	unsigned	omit = SAMPLER_OMIT_DATID | SAMPLER_OMIT_USESYSID |
+		SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR;
 
 	if (s->top || s->log_path != NULL || s->store != NULL)
 		return 0;
@@ -403,7 +409,7 @@ options_query_omit(const waits_settings *s)
 		{
 			case WPROF_DIM_PID:
 				/* a session is its pid and start, shown with its user and database */
-				omit &= ~(SAMPLER_OMIT_BACKEND_START | SAMPLER_OMIT_DATID | SAMPLER_OMIT_USESYSID);
+				omit &= ~(SAMPLER_OMIT_DATID | SAMPLER_OMIT_USESYSID);
 				break;
 			case WPROF_DIM_DB:
 				omit &= ~SAMPLER_OMIT_DATID;

@@ -17,6 +17,7 @@
 
 #include "format.h"
 #include "options.h"
+#include "report_heads.h"
 
 /* The table columns for the --by dimensions (event takes two). */
 int
@@ -456,6 +457,7 @@ report_text(FILE *out, const report_info *ri)
 	if (g.n == 0)
 		fprintf(out, "(no active backends were sampled)\n");
 	wprof_groups_free(&g);
+	report_heads_text(out, ri);
 	text_durations(out, ri->p);
 	fflush(out);
 }
@@ -556,11 +558,6 @@ json_health(json_writer *w, const report_info *ri)
 	json_key(w, "health");
 	json_object_begin(w);
 	format_health_members(w, h);
-	json_kv_uint(w, "hidden_rows", h->hidden);
-	if (h->cpu_us_per_sample >= 0)
-		json_kv_double(w, "cpu_us_per_sample", h->cpu_us_per_sample);
-	if (h->backend_cpu_us_per_sample >= 0)
-		json_kv_double(w, "backend_cpu_us_per_sample", h->backend_cpu_us_per_sample);
 	json_object_end(w);
 
 	json_key(w, "gaps");
@@ -709,6 +706,7 @@ report_json(FILE *out, const report_info *ri)
 		report_cost_json(&w, ri->cost);
 	json_totals(&w, ri);
 	json_profile(&w, ri);
+	report_heads_json(&w, ri);
 	if (ri->p->has_measured)
 		json_durations(&w, ri->p);
 	json_object_end(&w);

@@ -68,8 +68,11 @@ sinks_rows(sink_list *l, const sample_batch *b, bool tick)
 		sink	   *k = l->v[i];
 
 		if (k->counts_rows)
+		{
 			for (int j = 0; j < b->nrows; j++)
 				wprof_add(&k->prof, b, &b->rows[j]);
+			wprof_add_heads(&k->prof, b);
+		}
 	}
 	if (!tick)
 		return;

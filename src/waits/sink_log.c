@@ -36,6 +36,7 @@ typedef struct sink_log
 	report_source src;			/* as connected; its strings are the sink's own copies */
 	/* description records: the file's meta said version 2, and the events it described */
 	bool		describes;
+	bool		heads;			/* version 3: head and chain records after an interval's rows */
 	evdesc_table described;		/* (type, event) -> description or NULL, this file's */
 	uint64_t	described_files;	/* lf.files_opened the table is of */
 } sink_log;
@@ -46,6 +47,12 @@ emit(sink_log *s)
 {
 	logfile_add(&s->lf, s->line.data, s->line.len);
 	strbuf_reset(&s->line);
+}
+
+static void
+emit_arg(void *arg)
+{
+	emit(arg);
 }
 
 /* A health record of the sampler now. */
@@ -77,6 +84,9 @@ log_meta(sink_log *s)
 		.backend_types_given = run->s->backend_types_given,
 		/* the server can describe its events (17+): the file may hold descriptions */
 		.descriptions = run->src.describe != NULL,
+		/* interval profiles of a source that reads blockers: head blocker records */
+		.heads = s->intervals && (s->src.source == NULL ||
+								  strncmp(s->src.source, "pg_wait_sampling", 16) != 0),
 	};
 
 	if (s->fmt == WAITS_LOG_JSONL)
@@ -86,6 +96,7 @@ log_meta(sink_log *s)
 	emit(s);
 	s->meta_files = s->lf.files_opened;
 	s->describes = m.descriptions;
+	s->heads = m.heads;
 }
 
 /*
@@ -196,6 +207,8 @@ log_interval(sink *k, const format_interval *iv, wprof *p)
 		emit(s);
 	}
 	wprof_groups_free(&g);
+	if (s->heads)
+		format_heads_records(&s->line, s->fmt == WAITS_LOG_JSONL, iv, &p->heads, emit_arg, s);
 	log_health(s);
 }
 

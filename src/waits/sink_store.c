@@ -13,15 +13,27 @@ typedef struct sink_store
 {
 	sink		base;
 	store		st;
+	store		heads;			/* interval mode: the head blockers, a table of their own */
 } sink_store;
 
-/* Connect to the store database once the sampled server (the default label) is known. */
+/*
+ * Connect to the store database once the sampled server (the default
+ * label) is known; in interval mode a second connection stores the head
+ * blockers, so that each batch stays one COPY into one table.
+ */
 static bool
 store_sink_open(sink *k, sink_open_stage stage, char **cause)
 {
+	sink_store *s = (sink_store *) k;
+
 	if (stage != SINK_CONNECTED)
 		return true;
-	return store_open(&((sink_store *) k)->st, k->run->s, k->run->src.server, cause);
+	if (!store_open(&s->st, k->run->s, k->run->src.server, false, cause))
+		return false;
+	if (k->interval_ns == 0 || store_open(&s->heads, k->run->s, k->run->src.server, true, cause))
+		return true;
+	store_close(&s->st);
+	return false;
 }
 
 static void
@@ -34,6 +46,7 @@ static void
 store_sink_interval(sink *k, const format_interval *iv, wprof *p)
 {
 	store_add_interval(&((sink_store *) k)->st, iv, p);
+	store_add_heads(&((sink_store *) k)->heads, iv, p);
 }
 
 /* Once a second the thread sends what is queued. */
@@ -41,6 +54,7 @@ static void
 store_sink_second(sink *k, uint64_t now_ns, bool reopen)
 {
 	store_kick(&((sink_store *) k)->st);
+	store_kick(&((sink_store *) k)->heads);
 }
 
 /* Send the last rows (at most STORE_FINAL_TIMEOUT_NS) and keep what became of them. */
@@ -48,15 +62,18 @@ static bool
 store_sink_close(sink *k, sink_close_stage stage)
 {
 	store	   *st = &((sink_store *) k)->st;
+	store	   *hs = &((sink_store *) k)->heads;
 	bool		ok;
 
 	if (stage != SINK_CLOSE && stage != SINK_ABORT)
 		return true;
 	ok = store_close(st);
-	k->run->stored.stored = st->rows_stored;
-	k->run->stored.rejected = st->rows_rejected;
-	k->run->stored.dropped = st->rows_dropped;
-	k->run->stored.unsent = st->rows_lost;
+	ok = store_close(hs) && ok;
+	/* the rows of both tables (a store never opened counts none) */
+	k->run->stored.stored = st->rows_stored + hs->rows_stored;
+	k->run->stored.rejected = st->rows_rejected + hs->rows_rejected;
+	k->run->stored.dropped = st->rows_dropped + hs->rows_dropped;
+	k->run->stored.unsent = st->rows_lost + hs->rows_lost;
 	return ok;
 }
 

@@ -150,7 +150,10 @@ prepare_one(store *st, const char *table, const char *ddl, const char *columns,
 static bool
 prepare_table(store *st, uint64_t deadline_ns, char **cause)
 {
-	if (st->intervals ?
+	if (st->heads ?
+		!prepare_one(st, STORE_HEADS_TABLE, STORE_HEADS_DDL, STORE_HEADS_COLUMNS,
+					 deadline_ns, cause) :
+		st->intervals ?
 		!prepare_one(st, STORE_PROFILE_TABLE, STORE_PROFILE_DDL, STORE_PROFILE_COLUMNS,
 					 deadline_ns, cause) :
 		!prepare_one(st, STORE_SAMPLES_TABLE, STORE_SAMPLES_DDL, STORE_SAMPLES_COLUMNS,
@@ -169,8 +172,10 @@ static bool
 prepare_mark(store *st, char **cause)
 {
 	uint64_t	us = clock_wall_us();
-	char	   *run = xasprintf("%s %" PRIu64 ".%06" PRIu64 " %ld", st->label,
-								us / 1000000, us % 1000000, (long) getpid());
+	/* the heads' store is a run of its own: its batches are numbered apart */
+	char	   *run = xasprintf("%s %" PRIu64 ".%06" PRIu64 " %ld%s", st->label,
+								us / 1000000, us % 1000000, (long) getpid(),
+								st->heads ? " heads" : "");
 	char	   *run_lit = PQescapeLiteral(st->conn, run, strlen(run));
 	char	   *label_lit = PQescapeLiteral(st->conn, st->label, strlen(st->label));
 	bool		ok = run_lit != NULL && label_lit != NULL;
@@ -278,7 +283,9 @@ copy_start(store *st, uint64_t seq, uint64_t deadline_ns, char **cause)
 {
 	char	   *sql = xasprintf("%s%" PRIu64 STORE_MARK_TAIL "COPY %s (%s) FROM STDIN",
 								st->mark_sql, seq,
+								st->heads ? STORE_HEADS_TABLE :
 								st->intervals ? STORE_PROFILE_TABLE : STORE_SAMPLES_TABLE,
+								st->heads ? STORE_HEADS_COLUMNS :
 								st->intervals ? STORE_PROFILE_COLUMNS : STORE_SAMPLES_COLUMNS);
 	bool		sent = PQsendQuery(st->conn, sql) == 1;
 	PGresult   *res;
@@ -602,7 +609,7 @@ store_main(void *arg)
 
 /* Connect, prepare the table, start the thread: all errors before sampling starts. */
 bool
-store_open(store *st, const waits_settings *s, const char *label, char **cause)
+store_open(store *st, const waits_settings *s, const char *label, bool heads, char **cause)
 {
 	uint64_t	deadline;
 
@@ -610,6 +617,7 @@ store_open(store *st, const waits_settings *s, const char *label, char **cause)
 	if (s->store == NULL)
 		return true;
 	st->intervals = s->store_interval_ns > 0;
+	st->heads = heads && st->intervals;
 	st->include_idle = s->include_idle;
 	st->label = xstrdup(s->store_label ? s->store_label : label);
 	st->opts.dbname = s->store;
@@ -728,13 +736,32 @@ store_add_interval(store *st, const format_interval *iv, const wprof *p)
 {
 	wprof_groups g;
 
-	if (!st->active || !st->intervals)
+	if (!st->active || !st->intervals || st->heads)
 		return;
 	wprof_group_by(p, format_interval_dims, format_interval_ndims, 0, &g);
 	for (int i = 0; i < g.n; i++)
 		format_interval_copy(&st->local, st->label, iv, &g.g[i]);
 	hand_over(st, (uint64_t) g.n);
 	wprof_groups_free(&g);
+}
+
+void
+store_add_heads(store *st, const format_interval *iv, const wprof *p)
+{
+	int			n;
+	const heads_cell **v;
+	format_head_rec r;
+
+	if (!st->active || !st->heads)
+		return;
+	v = heads_sorted(&p->heads, &n);
+	for (int i = 0; i < n; i++)
+	{
+		format_head_rec_of(&r, iv, v[i], NULL);
+		format_head_copy(&st->local, st->label, &r);
+	}
+	free(v);
+	hand_over(st, (uint64_t) n);
 }
 
 /* Have the thread send now rather than at its next second. */

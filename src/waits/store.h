@@ -19,6 +19,8 @@
  *
  *   pgtempo_waits_samples   one row per sampled backend (raw mode)
  *   pgtempo_waits_profile   one row per interval and group (--store-interval)
+ *   pgtempo_waits_heads     one row per interval and head blocker (--store-interval;
+ *                           a store of its own, so a batch stays one COPY)
  *   pgtempo_waits_batches   one row per run: the last batch it stored
  *
  * A COPY whose answer never came (a deadline, a lost connection) may have
@@ -52,6 +54,7 @@
 #define STORE_SAMPLES_TABLE "pgtempo_waits_samples"
 #define STORE_PROFILE_TABLE "pgtempo_waits_profile"
 #define STORE_BATCHES_TABLE "pgtempo_waits_batches"
+#define STORE_HEADS_TABLE "pgtempo_waits_heads"
 #define STORE_MAX_PENDING ((size_t) 64 << 20)
 #define STORE_SEND_TIMEOUT_NS	(10 * NS_PER_S)
 #define STORE_FINAL_TIMEOUT_NS	(3 * NS_PER_S)
@@ -59,6 +62,7 @@
 /* The columns the COPY rows fill: the server label, then format.h's table. */
 #define STORE_SAMPLES_COLUMNS FORMAT_COPY_SAMPLE_COLUMNS
 #define STORE_PROFILE_COLUMNS FORMAT_COPY_INTERVAL_COLUMNS
+#define STORE_HEADS_COLUMNS FORMAT_COPY_HEAD_COLUMNS
 #define STORE_BATCHES_COLUMNS "run, server, seq, updated"
 
 #define STORE_SAMPLES_DDL \
@@ -100,6 +104,30 @@
 	"    measured_seconds float8,\n" \
 	"    measured_count   int8\n" \
 	")"
+/* created by a store of this version in a store database of any: the other tables stay */
+#define STORE_HEADS_DDL \
+	"CREATE TABLE IF NOT EXISTS " STORE_HEADS_TABLE " (\n" \
+	"    server           text        NOT NULL,\n" \
+	"    interval_start   timestamptz NOT NULL,\n" \
+	"    interval_end     timestamptz NOT NULL,\n" \
+	"    pid              int4        NOT NULL,\n" \
+	"    backend_start    timestamptz,\n" \
+	"    samples          float8      NOT NULL,\n" \
+	"    direct_samples   float8      NOT NULL,\n" \
+	"    est_seconds      float8      NOT NULL,\n" \
+	"    cycle            int4,\n" \
+	"    datname          text,\n" \
+	"    usename          text,\n" \
+	"    application_name text,\n" \
+	"    backend_type     text,\n" \
+	"    state            text,\n" \
+	"    wait_event_type  text,\n" \
+	"    wait_event       text,\n" \
+	"    query_id         int8,\n" \
+	"    xact_start       timestamptz,\n" \
+	"    last_seen        timestamptz,\n" \
+	"    query            text\n" \
+	")"
 #define STORE_BATCHES_DDL \
 	"CREATE TABLE IF NOT EXISTS " STORE_BATCHES_TABLE " (\n" \
 	"    run              text        PRIMARY KEY,\n" \
@@ -112,6 +140,7 @@ typedef struct store
 {
 	bool		active;
 	bool		intervals;		/* aggregates instead of raw rows */
+	bool		heads;			/* ... of head blockers (STORE_HEADS_TABLE) */
 	bool		include_idle;
 	char	   *label;			/* the "server" column */
 	char	   *mark_sql;		/* the head of a batch's mark, up to its number */
@@ -146,13 +175,17 @@ typedef struct store
 
 /*
  * Connect to the store database, create the table if missing and check
- * its columns, start the thread.  False with *cause on failure.
+ * its columns, start the thread.  heads: the store of the head blockers
+ * (interval mode only).  False with *cause on failure.
  */
-bool		store_open(store *st, const waits_settings *s, const char *label, char **cause);
+bool		store_open(store *st, const waits_settings *s, const char *label, bool heads,
+					   char **cause);
 /* Raw mode: queue the counted rows of a batch. */
 void		store_add_batch(store *st, const sample_batch *b);
 /* Interval mode: queue one row per group of the interval's profile. */
 void		store_add_interval(store *st, const format_interval *iv, const wprof *p);
+/* Interval mode, a heads store: queue one row per head blocker of the interval. */
+void		store_add_heads(store *st, const format_interval *iv, const wprof *p);
 /* Once a second: have the thread send what is queued. */
 void		store_kick(store *st);
 /*

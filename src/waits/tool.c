@@ -201,6 +201,7 @@ consume(run_state *r, const sample_batch *b, bool tick)
 			r->app_seen[k] |= row->application_name == r->match_apps[k];
 		wprof_add(&r->run, b, row);
 	}
+	wprof_add_heads(&r->run, b);
 	if (tick)
 		wprof_tick(&r->run, b->ts_us);
 	sinks_rows(&r->out, b, tick);

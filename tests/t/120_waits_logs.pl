@@ -108,7 +108,7 @@ is($recs[-1]{type}, 'health', 'jsonl: the health record comes last');
 is($recs[-1]{samples}, $r->{health}{samples}, 'jsonl: health: samples');
 
 # --log-format overrides the name
-$r = run_json('-T', '0.3', @two, "--log=$dir/named.log", '--log-format=jsonl');
+$r = run_json('-T', '1', @two, "--log=$dir/named.log", '--log-format=jsonl');
 ok(eval { decode_json((slurp_lines("$dir/named.log"))[0]) }, '--log-format=jsonl: JSON in a .log file');
 
 # ---------------------------------------------------------------- interval aggregates

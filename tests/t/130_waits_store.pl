@@ -114,6 +114,15 @@ is(fleet(q{SELECT sum(ticks) FROM (SELECT DISTINCT interval_start, ticks FROM pg
 	WHERE server = 'agg') i}), $r->{ticks}, 'store intervals: the ticks add up');
 is(fleet(q{SELECT count(*) FROM pgtempo_waits_profile WHERE server = 'agg'
 	AND abs(est_seconds - samples * 0.01) > 1e-9}), 0, 'store intervals: est_seconds');
+# the head blockers, a row per interval and head: the holder alone, its samples the run's
+is(fleet(q{SELECT string_agg(DISTINCT pid::text, ',') FROM pgtempo_waits_heads WHERE server = 'agg'}),
+	$holder_pid, 'store intervals: the holder is the one head blocker');
+my ($head) = @{ $r->{blockers}{heads} };
+cmp_ok(abs(fleet(q{SELECT sum(samples) FROM pgtempo_waits_heads WHERE server = 'agg'}) - $head->{samples}),
+	'<', 0.01, 'store intervals: the head\'s samples add up to the run\'s');
+is(fleet(q{SELECT count(*) FROM pgtempo_waits_heads WHERE server = 'agg' AND (backend_start IS NULL
+	OR application_name IS DISTINCT FROM 'w_holder' OR state IS DISTINCT FROM 'active')}), 0,
+	'store intervals: the head\'s identity and what it was doing');
 
 # ---------------------------------------------------------------- rows the store cannot take
 

@@ -195,7 +195,7 @@ is(decode_json($out)->{measured_count}, 0, 'history unreadable from the start: t
 is($rc, 1, 'no views: exit 1');
 is($err, "pgtempo-waits: error: source pg_stat_wait: the views pg_stat_wait_current and "
 	  . "pg_stat_wait_profile do not exist in this database\n", 'no views: says so');
-($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'plain', '-T', '0.3', '--json' ]);
+($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'plain', '-T', '1', '--json' ]);
 is(decode_json($out)->{source}, 'pg_stat_activity', 'no views: auto takes pg_stat_activity');
 
 $node->safe_psql('postgres',

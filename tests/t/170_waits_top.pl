@@ -172,6 +172,10 @@ start_top('narrow', '-T 60 --query-text', 0, 80, 24);
 $s = wait_screen(qr/Lock:relation\s+\|#+/);
 my @lines = split /\n/, $s;
 ok(!grep({ length($_) > 80 } @lines), '80x24: no line is wider than the terminal');
+like($s, qr/^\s+HEAD\s+BLOCKED s\s+\+-\s+DIRECT\s+APPLICATION/m, '80x24: the head blockers');
+like($s, qr/^\s*$holder_pid\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+w_holder, active, Timeout\/PgSleep/m,
+	'80x24: the holder is the head, with what it is doing');
+unlike($s, qr/^\s*$waiter_pid\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+w_lock/m, '80x24: the waiter is no head');
 like($s, qr/^server \S+\s+PostgreSQL \d+/m, '80x24: the server on a line of its own');
 like($s, qr/latency p50 [\d.]+ ms p99 [\d.]+ ms/, '80x24: the latency');
 like($s, qr/active sessions: last [\d.]+, run [\d.]+/, '80x24: the active sessions');
@@ -190,6 +194,24 @@ like($s, qr/^BY event/m, 'resized while paused: redrawn in full');
 like($s, qr/^Lock:relation\s+\|#*/m, 'resized while paused: the bars are back');
 tmux('send-keys', '-t', 'waits', 'q');
 ok(wait_file("$dir/narrow.rc"), 'narrow: the program ended');
+
+# ---------------------------------------------------------------- 80 x 24 with more than fits
+
+# more sessions than the screen has rows: every row is used
+my @fill = map { [ start_session($node, "w_fill$_", 'SELECT pg_sleep(600)') ] } 1 .. 14;
+start_top('full', '-T 60 --query-text', 0, 80, 24);
+$s = wait_screen(qr/Lock:relation\s+\|#+/);
+@lines = split /\n/, $s, -1;
+# the parts' headings each have a blank line before them, and the view has no other
+my $blank = grep { /^\s*$/ } @lines[0 .. 23];
+my $headings = grep { /^(BY |\s+HEAD\s+BLOCKED s|\s+PID USER|\s+QUERY ID)/ } @lines;
+cmp_ok($blank, '<=', $headings, "80x24, full: no blank row but before a heading ($blank blank, $headings headings)")
+  or diag($s);
+like($lines[23] // '', qr/\S/, '80x24, full: the last row is used') or diag($s);
+tmux('send-keys', '-t', 'waits', 'q');
+ok(wait_file("$dir/full.rc"), 'full: the program ended');
+$node->safe_psql('postgres', 'SELECT pg_terminate_backend(' . $_->[1] . ')') for @fill;
+eval { $_->[0]->quit } for @fill;
 
 # ---------------------------------------------------------------- UTF-8 text
 

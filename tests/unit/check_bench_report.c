@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchmetrics.h"
 #include "benchwaits.h"
 #include "jsonreport.h"
 #include "series.h"
@@ -770,6 +771,78 @@ START_TEST(waits_table)
 }
 END_TEST
 
+/*
+ * --metrics: the latency histogram's octaves hold exactly the latencies at
+ * or below 2^k - 1 ns, those beyond 2^36 - 1 ns go to +Inf; the counters
+ * are the report's, by kind; a run that did not start has no counters.
+ */
+START_TEST(metrics_octaves_and_counters)
+{
+	static const uint64_t lat[] = {0, 1023, 1024, 2047, 2048, (UINT64_C(1) << 36) - 1,
+	UINT64_C(1) << 36, UINT64_C(1) << 40};
+	static const char *const want[] = {
+		"pgtempo_bench_latency_seconds_bucket{script=\"0\",le=\"1.023e-06\"} 2\n",
+		"pgtempo_bench_latency_seconds_bucket{script=\"0\",le=\"2.047e-06\"} 4\n",
+		"pgtempo_bench_latency_seconds_bucket{script=\"0\",le=\"4.095e-06\"} 5\n",
+		"pgtempo_bench_latency_seconds_bucket{script=\"0\",le=\"34.359738367\"} 5\n",
+		"pgtempo_bench_latency_seconds_bucket{script=\"0\",le=\"68.719476735\"} 6\n",
+		"pgtempo_bench_latency_seconds_bucket{script=\"0\",le=\"+Inf\"} 8\n",
+		"pgtempo_bench_latency_seconds_count{script=\"0\"} 8\n",
+		"pgtempo_bench_transactions_total{script=\"0\"} 8\n",
+		"pgtempo_bench_failures_total{script=\"0\",kind=\"serialization\"} 1\n",
+		"pgtempo_bench_failures_total{script=\"0\",kind=\"deadlock\"} 0\n",
+		"pgtempo_bench_failures_total{script=\"0\",kind=\"other\"} 2\n",
+		"pgtempo_bench_retries_total{script=\"0\"} 1\n",
+		"pgtempo_bench_tps{script=\"0\"} 4\n",
+		"pgtempo_bench_exit_status 0\n",
+		"pgtempo_bench_script_info{script=\"0\",name=\"x.sql\",weight=\"3\"} 1\n",
+	};
+	bench_settings s = {.nclients = 2,.nthreads = 1,.transactions = 4,.max_tries = 2};
+	bench_results res;
+	metrics		m;
+	strbuf		sb;
+	char	   *cause = NULL;
+
+	memset(&res, 0, sizeof(res));
+	s.scripts[0] = one_script("x.sql", 3);
+	s.nscripts = 1;
+	s.total_weight = 3;
+	res.merged = true;
+	stats_init(&res.data.total);
+	res.data.lat_hist = hist_new(1);
+	res.data.bench_duration_s = 2;
+	for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++)
+	{
+		stats_add_tx(&res.data.total, STATS_OK, 1, (double) lat[i], 0, false, false);
+		hist_record(res.data.lat_hist, lat[i]);
+	}
+	stats_add_tx(&res.data.total, STATS_SERIALIZATION, 2, 0, 0, false, false);
+	stats_add_tx(&res.data.total, STATS_OTHER, 1, 0, 0, false, false);
+	stats_add_tx(&res.data.total, STATS_OTHER, 1, 0, 0, false, false);
+	metrics_init(&m);
+	strbuf_init(&sb);
+	benchmetrics_build(&m, &s, &res, 0);
+	ck_assert(metrics_render(&m, 0, &sb, &cause));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(strstr(sb.data, want[i]) != NULL, "missing: %sin:\n%s", want[i], sb.data);
+
+	/* the run did not start: its own metrics only */
+	res.merged = false;
+	metrics_reset(&m);
+	strbuf_reset(&sb);
+	benchmetrics_build(&m, &s, &res, 1);
+	ck_assert(metrics_render(&m, 0, &sb, &cause));
+	ck_assert_ptr_nonnull(strstr(sb.data, "pgtempo_bench_exit_status 1\n"));
+	ck_assert_ptr_null(strstr(sb.data, "transactions_total"));
+	ck_assert_ptr_null(strstr(sb.data, "latency_seconds"));
+
+	free(res.data.lat_hist);
+	strbuf_free(&sb);
+	metrics_free(&m);
+	script_free(s.scripts[0]);
+}
+END_TEST
+
 static Suite *
 report_suite(void)
 {
@@ -793,6 +866,7 @@ report_suite(void)
 	tcase_add_test(tc, json_document);
 	tcase_add_test(tc, json_iso8601);
 	tcase_add_test(tc, waits_table);
+	tcase_add_test(tc, metrics_octaves_and_counters);
 	suite_add_tcase(s, tc);
 	return s;
 }

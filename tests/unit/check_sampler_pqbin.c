@@ -176,6 +176,7 @@ static const col core_cols[QUERY_NCOLS] = {
 	[QUERY_COL_WAIT_EVENT] = {"wait_event", 25},
 	[QUERY_COL_QUERY_ID] = {"query_id", 20},
 	[QUERY_COL_LEADER_PID] = {"leader_pid", 23},
+	[QUERY_COL_XACT_START] = {"xact_start", 1184},
 	[QUERY_COL_BLOCKERS] = {"blockers", 1007},
 	[QUERY_COL_HIDDEN] = {"hidden", 16},
 	[QUERY_COL_QUERY] = {"query", 25},
@@ -245,6 +246,11 @@ fill_core(PGresult *r, int row, const struct core_case *c)
 		set(r, row, QUERY_COL_LEADER_PID, NULL, 0);
 	else
 		set_int4(r, row, QUERY_COL_LEADER_PID, c->leader);
+	/* a transaction that started a second after the backend, NULL with it */
+	if (c->start_null)
+		set(r, row, QUERY_COL_XACT_START, NULL, 0);
+	else
+		set_int8(r, row, QUERY_COL_XACT_START, c->start_pg_us + 1000000);
 	set(r, row, QUERY_COL_BLOCKERS, NULL, 0);
 	set(r, row, QUERY_COL_HIDDEN, c->hidden ? "\1" : "\0", 1);
 }
@@ -281,6 +287,10 @@ START_TEST(core_rows)
 												 c->start_pg_us + PG_EPOCH_US),
 						  "%s row %d: backend_start %lld", readers[k]->name, i,
 						  (long long) o.backend_start_us);
+			ck_assert_msg(o.xact_start_us == (c->start_null ? INT64_MIN :
+											  c->start_pg_us + 1000000 + PG_EPOCH_US),
+						  "%s row %d: xact_start %lld", readers[k]->name, i,
+						  (long long) o.xact_start_us);
 			assert_str("backend_type", o.backend_type, c->btype);
 			ck_assert_uint_eq(o.datid, c->datid);
 			ck_assert_uint_eq(o.usesysid, c->usesysid);

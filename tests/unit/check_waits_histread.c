@@ -112,9 +112,9 @@ START_TEST(bad_files)
 		{"foreign", "hello, world\n", "", ":1: not a pgtempo-waits history log"},
 		{"binary", "\x7f" "ELF\0\0\n", "", ":1: a NUL byte"},
 		{"other csv header", "ts,pid,state\n", "", ":1: the CSV header of another version"},
-		{"other version", "{\"type\":\"meta\",\"log_version\":3,\"tool\":\"pgtempo-waits 9\"}\n",
-		 "", ":1: written by pgtempo-waits 9 in log format version 3; this pgtempo-waits ("
-		 PACKAGE_VERSION ") reads versions 1 to 2"},
+		{"other version", "{\"type\":\"meta\",\"log_version\":4,\"tool\":\"pgtempo-waits 9\"}\n",
+		 "", ":1: written by pgtempo-waits 9 in log format version 4; this pgtempo-waits ("
+		 PACKAGE_VERSION ") reads versions 1 to 3"},
 		{"version 2", META2_JSON DESC_JSON, "MD", NULL},
 		{"description, version 1", FORMAT_CSV_SAMPLE_HEADER "\n" META_CSV "# description "
 		 DESC_JSON, "M", ":3: a description record in a file of log format version 1"},

@@ -555,6 +555,138 @@ START_TEST(round_trip_records)
 }
 END_TEST
 
+/* Every record of a log after its meta record (log format 3, with head records). */
+static int
+read_records(const char *text, strpool *pool, histread_rec *recs, int max, char **cause)
+{
+	char	   *path = xstrdup("/tmp/check_waits_logschema.XXXXXX");
+	int			fd = mkstemp(path);
+	histread	h;
+	histread_rec rec;
+	int			n = 0,
+				rc;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t) strlen(text));
+	close(fd);
+	ck_assert(histread_open(&h, path, pool, cause));
+	while ((rc = histread_next(&h, &rec, cause)) == 1)
+		if (rec.kind != HISTREAD_META && n < max)
+			recs[n++] = rec;
+	histread_close(&h);
+	unlink(path);
+	free(path);
+	return rc < 0 ? -1 : n;
+}
+
+static void
+done_nothing(void *arg)
+{
+}
+
+/* Two head or chain records the same in every column the reader reads. */
+static void
+check_head_fields(const format_kind *k, const format_head_rec *want, const format_head_rec *got,
+				  const char *what)
+{
+	for (int i = 0; i < k->ncols; i++)
+	{
+		const format_column *c = &k->cols[i];
+		const char *ws,
+				   *gs;
+
+		if (!c->read)
+			continue;
+		ws = *(const char *const *) ((const char *) want + c->offset);
+		gs = *(const char *const *) ((const char *) got + c->offset);
+		if (c->type == FORMAT_COL_TEXT)
+			ck_assert_msg(ws == NULL ? gs == NULL : gs != NULL && strcmp(ws, gs) == 0,
+						  "%s: %s \"%s\", not \"%s\"", what, c->name, gs ? gs : "(null)",
+						  ws ? ws : "(null)");
+		else if (c->type == FORMAT_COL_INT || c->type == FORMAT_COL_TS)
+			ck_assert_msg(format_column_int(c, want) == format_column_int(c, got), "%s: %s",
+						  what, c->name);
+		else
+			ck_assert_msg(*(const double *) ((const char *) want + c->offset) ==
+						  *(const double *) ((const char *) got + c->offset), "%s: %s", what,
+						  c->name);
+	}
+}
+
+/* Head and chain records in CSV and JSON Lines, every field there or the unknown ones not, read back. */
+START_TEST(round_trip_heads)
+{
+	for (int v = 0; v < 2 * 2; v++)
+	{
+		bool		jsonl = v & 1;
+		bool		full = v & 2;
+		format_meta m = {
+			.run_us = 1764151200000000, .source = "pg_stat_activity", .server = "h:5432",
+			.server_version = "15.2", .interval_s = 0.01, .period_s = 0.01, .heads = true,
+		};
+		format_interval iv = {1764151200000000, 1764151260000000, 6000, 9000, 0.01, false};
+		heads_prof	hp;
+		heads_cell *c;
+		strpool		pool;
+		strbuf		sb;
+		histread_rec recs[4];
+		format_head_rec want;
+		char	   *cause = NULL;
+		char		what[64];
+
+		snprintf(what, sizeof(what), "heads %s %s", jsonl ? "jsonl" : "csv",
+				 full ? "full" : "absent");
+		heads_init(&hp);
+		c = heads_get(&hp, 4242, full ? INT64_C(1764151100000000) : INT64_MIN);
+		c->samples = 1000.0 / 3;
+		c->direct = 1.0 / 3;
+		if (full)
+		{
+			c->cycle = true;
+			c->datname = "shop";
+			c->usename = "app \"x\"";
+			c->appname = "web, 1";
+			c->backend_type = "client backend";
+			c->state = "idle in transaction";
+			c->type = "Client";
+			c->event = "ClientRead";
+			c->query_id = -77;
+			c->xact_start_us = INT64_C(1764151150000000);
+			c->last_us = INT64_C(1764151259990000);
+			heads_set_query(c, "update t\nset v = 'x;y'");
+		}
+		heads_add_chain(&hp, full ? "web, 1 4242;b 7;c\t8" : "4242;7", 2.5);
+		strbuf_init(&sb);
+		if (!jsonl)
+			strbuf_printf(&sb, "%s\n", FORMAT_CSV_INTERVAL_HEADER);
+		(jsonl ? format_meta_jsonl : format_meta_csv) (&sb, &m);
+		format_heads_records(&sb, jsonl, &iv, &hp, done_nothing, NULL);
+		strpool_init(&pool);
+		ck_assert_msg(read_records(sb.data, &pool, recs, 4, &cause) == 2, "%s: %s", what,
+					  cause ? cause : "not two records");
+		ck_assert_int_eq(recs[0].kind, HISTREAD_HEAD);
+		ck_assert_int_eq(recs[1].kind, HISTREAD_CHAIN);
+		format_head_rec_of(&want, &iv, c, NULL);
+		check_head_fields(&format_head_kind, &want, &recs[0].head, what);
+		format_head_rec_of(&want, &iv, NULL, (const heads_chain *) hash_table_next(&hp.chains,
+																				 &(size_t) {0}));
+		check_head_fields(&format_chain_kind, &want, &recs[1].head, what);
+		/* a file of log format 2 holds no head record: it is refused */
+		m.heads = false;
+		strbuf_reset(&sb);
+		format_meta_jsonl(&sb, &m);
+		format_heads_records(&sb, true, &iv, &hp, done_nothing, NULL);
+		ck_assert_int_eq(read_records(sb.data, &pool, recs, 4, &cause), -1);
+		ck_assert_msg(strstr(cause, "a head record in a file of log format version 1 or 2") != NULL,
+					  "%s", cause);
+		free(cause);
+		strbuf_free(&sb);
+		strpool_free(&pool);
+		heads_free(&hp);
+	}
+}
+END_TEST
+
 /* Health and gap records as earlier versions wrote them, before the cost budget and after. */
 START_TEST(old_records)
 {
@@ -637,6 +769,7 @@ main(void)
 	tcase_add_test(tc, integers);
 	tcase_add_test(tc, round_trip_records);
 	tcase_add_test(tc, old_records);
+	tcase_add_test(tc, round_trip_heads);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -342,16 +342,15 @@ END_TEST
 /* Which columns a run omits, from its outputs, --by keys and filters. */
 START_TEST(omit_for_settings)
 {
-	static const unsigned all = SAMPLER_OMIT_BACKEND_START | SAMPLER_OMIT_DATID |
-		SAMPLER_OMIT_USESYSID | SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR |
-		SAMPLER_OMIT_LEADER_PID;
+	/* backend_start and leader_pid never: the head blockers need them */
+	static const unsigned all = SAMPLER_OMIT_DATID |
+		SAMPLER_OMIT_USESYSID | SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR;
 	waits_settings s = WAITS_SETTINGS_INIT;
 	char		log[] = "x.csv";
 
 	ck_assert_uint_eq(options_query_omit(&s), all);
 	s.by[0] = WPROF_DIM_PID;
-	ck_assert_uint_eq(options_query_omit(&s), SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR |
-					  SAMPLER_OMIT_LEADER_PID);
+	ck_assert_uint_eq(options_query_omit(&s), SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR);
 	s.by[0] = WPROF_DIM_APP;
 	ck_assert_uint_eq(options_query_omit(&s), all & ~SAMPLER_OMIT_APPNAME);
 	s.by[0] = WPROF_DIM_EVENT;

@@ -39,6 +39,26 @@ teardown(void)
 	strpool_free(&pool);
 }
 
+/* One row of a sample: a session in a state and wait, blocked by blocker (0: none). */
+static sample_row *
+add_session(int32_t pid, const char *app, const char *state, const char *type,
+			const char *event, int32_t blocker)
+{
+	sample_row *r = sample_batch_add(&batch);
+
+	r->pid = pid;
+	r->backend_start_us = 1000000 * (int64_t) pid;
+	r->backend_type = strpool_intern(&pool, "client backend");
+	r->datname = strpool_intern(&pool, "bench");
+	r->usename = strpool_intern(&pool, "alice");
+	r->application_name = strpool_intern(&pool, app);
+	r->state = strpool_intern(&pool, state);
+	if (blocker != 0)
+		sample_batch_add_blocker(&batch, blocker);
+	sample_finish_row(r, &pool, 170000, type, event, false);
+	return r;
+}
+
 /* Count n samples of one backend in one wait, as the sampler would. */
 static void
 add(int n, int32_t pid, const char *app, const char *type, const char *event,
@@ -46,26 +66,12 @@ add(int n, int32_t pid, const char *app, const char *type, const char *event,
 {
 	for (int i = 0; i < n; i++)
 	{
-		sample_row *r = sample_batch_add(&batch);
+		sample_row *r = add_session(pid, app, "active", type, event, blocker);
 
-		r->pid = pid;
-		r->backend_start_us = 1000000 * (int64_t) pid;
-		r->backend_type = strpool_intern(&pool, "client backend");
-		r->datname = strpool_intern(&pool, "bench");
-		r->usename = strpool_intern(&pool, "alice");
-		r->application_name = strpool_intern(&pool, app);
-		r->state = strpool_intern(&pool, "active");
 		r->query_id = query_id;
 		r->query = query;
 		r->measured_us = measured_us;
 		r->measured_count = measured_us > 0;
-		if (blocker != 0)
-		{
-			r->blockers_off = batch.nblockers;
-			sample_batch_add_blocker(&batch, blocker);
-			r->nblockers = 1;
-		}
-		sample_finish_row(r, &pool, 170000, type, event, false);
 		wprof_add(&prof, &batch, r);
 	}
 }
@@ -185,6 +191,58 @@ static const char want_hostile[] =
 	"caf\xc3\xa9              IPC              BufferIO            1     16.67  0.010 \xc2\xb1 0.018\n"
 	"                  query_id 12: 1 sample (100.0 %)  SELECT 12345678901234567890123456789012345678901234567890123456789012345678901 \n";
 
+/*
+ * The head blockers of one sample: 201 idle in its transaction heads
+ * 202 and 203 (through 202), 299 has no row and heads 204, 206's row is
+ * hidden and it heads 205.  N = 5 backend samples (the hidden row is not
+ * one): 201's 2 stand for 0.020 s ± 1.96 × 0.01 × sqrt(2 × (1 − 2/5)),
+ * 206's and 299's 1 for 0.010 s ± 0.018 (ties by pid).  Chains at 0.010 s
+ * each, ties in text order; a control character in a frame is a space.
+ */
+static const char want_heads[] =
+	"\nhead blockers: 0.040 s of blocked backend time (directly and through chains)\n"
+	"  pid 201 (started 1970-01-01T00:03:21.000000Z): 0.020 \xc2\xb1 0.021 s blocked, 0.010 s directly\n"
+	"      alice@bench, batch\\x1b, idle in transaction, Client/ClientRead, xact 4.0 s\n"
+	"      query: UPDATE t SET v = 1\n"
+	"  pid 206: 0.010 \xc2\xb1 0.018 s blocked, 0.010 s directly\n"
+	"      hidden (insufficient privilege)\n"
+	"  pid 299: 0.010 \xc2\xb1 0.018 s blocked, 0.010 s directly\n"
+	"      not in the samples (filtered out, or idle)\n"
+	"chains (folded: head;blocked;blocked by that):\n"
+	"  206;web 205  0.010 s\n"
+	"  299;web 204  0.010 s\n"
+	"  batch  201;web 202  0.010 s\n"
+	"  batch  201;web 202;web 203  0.010 s\n";
+
+START_TEST(head_blockers)
+{
+	static const wprof_dim ev[] = {WPROF_DIM_EVENT};
+	sample_row *a = add_session(201, "batch\x1b", "idle in transaction", "Client", "ClientRead", 0);
+	sample_row *h;
+	char	   *got;
+	const char *sec;
+
+	a->xact_start_us = 1000000 - 4000000;
+	a->query = "UPDATE t SET v = 1";
+	add_session(202, "web", "active", "Lock", "relation", 201);
+	add_session(203, "web", "active", "Lock", "relation", 202);
+	add_session(204, "web", "active", "Lock", "tuple", 299);
+	add_session(205, "web", "active", "Lock", "tuple", 206);
+	/* a row we may not read: nothing but its pid */
+	h = sample_batch_add(&batch);
+	h->pid = 206;
+	sample_finish_row(h, &pool, 170000, NULL, NULL, true);
+	for (int i = 0; i < batch.nrows; i++)
+		wprof_add(&prof, &batch, &batch.rows[i]);
+	wprof_add_heads(&prof, &batch);
+	got = render(ev, 1);
+	sec = strstr(got, "\nhead blockers:");
+	ck_assert_msg(sec != NULL, "no head blockers section:\n%s", got);
+	ck_assert_str_eq(sec, want_heads);
+	free(got);
+}
+END_TEST
+
 static const wprof_dim by_event[] = {WPROF_DIM_EVENT};
 static const wprof_dim by_app_pid_query[] = {WPROF_DIM_APP, WPROF_DIM_PID, WPROF_DIM_QUERY};
 
@@ -267,6 +325,7 @@ report_suite(void)
 	tcase_add_test(tc, by_app_measured_layout);
 	tcase_add_test(tc, hostile_text);
 	tcase_add_test(tc, one_sample);
+	tcase_add_test(tc, head_blockers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,291 @@
+/*
+ * check_waits_heads.c — head blockers from one sample's rows: chains,
+ * loops that must end, parallel groups, blockers without a row, several
+ * heads sharing a blocked session, and the folded chains.
+ */
+#include "config.h"
+
+#include "heads.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strpool.h"
+#include "unit.h"
+
+#define MAXR 8
+#define MAXB 4
+
+/* A row: pid, its leader (0 none), wait event type (NULL on CPU, "Client" idle in a transaction), blockers. */
+typedef struct hrow
+{
+	int32_t		pid;
+	int32_t		leader;
+	const char *type;
+	int32_t		blk[MAXB];
+} hrow;
+
+/* A head expected: pid, blocked samples, of those direct, a cycle's, had a row. */
+typedef struct hwant
+{
+	int32_t		pid;
+	double		samples;
+	double		direct;
+	bool		cycle;
+	bool		seen;
+} hwant;
+
+static const struct hcase
+{
+	const char *name;
+	hrow		rows[MAXR];
+	hwant		heads[MAXR];	/* pid 0 ends */
+	const char *chains[MAXR];	/* "stack=samples"; NULL first: not checked */
+	double		blocked;
+}			cases[] = {
+	{
+		"A holds; B waits on A; C and D wait on B; E blocks nobody",
+		{{1, 0, "Client", {0}}, {2, 0, "Lock", {1}}, {3, 0, "Lock", {2}}, {4, 0, "Lock", {2}},
+		{5, 0, NULL, {0}}},
+		{{1, 3, 1, false, true}},
+		{"a 1;b 2=1", "a 1;b 2;c 3=1", "a 1;b 2;d 4=1"},
+		3
+	},
+	{
+		"a head on CPU (a long statement) is a head too",
+		{{1, 0, NULL, {0}}, {2, 0, "Lock", {1}}},
+		{{1, 1, 1, false, true}},
+		{"a 1;b 2=1"},
+		1
+	},
+	{
+		"a deadlock not yet detected: the walk ends, its sessions share the samples",
+		{{1, 0, "Lock", {2}}, {2, 0, "Lock", {1}}, {3, 0, "Lock", {1}}},
+		{{1, 1.5, 1, true, true}, {2, 1.5, 0.5, true, true}},
+		{NULL},
+		3
+	},
+	{
+		"a longer loop with a way out: the way out is the head",
+		{{1, 0, "Lock", {2}}, {2, 0, "Lock", {3}}, {3, 0, "Lock", {1, 4}}, {4, 0, "IO", {0}}},
+		{{4, 3, 1, false, true}},
+		{"d 4;c 3=1", "d 4;c 3;b 2=1", "d 4;c 3;b 2;a 1=1"},
+		3
+	},
+	{
+		"a parallel worker waits: its leader's session is a link, not a head",
+		{{1, 0, "IPC", {0}}, {11, 1, "Lock", {5}}, {12, 1, "Lock", {1}}, {3, 0, "Lock", {1}},
+		{5, 0, "Client", {0}}},
+		{{5, 2, 1, false, true}},
+		{"e 5;a 1=1", "e 5;a 1;c 3=1"},
+		2
+	},
+	{
+		"a blocker without a row (filtered out, an idle advisory lock) is a head by its pid",
+		{{2, 0, "Lock", {99}}, {3, 0, "Lock", {2}}},
+		{{99, 2, 1, false, false}},
+		{"99;b 2=1", "99;b 2;c 3=1"},
+		2
+	},
+	{
+		"two heads share a lock: each blocked sample is split between them",
+		{{1, 0, NULL, {0}}, {2, 0, "Client", {0}}, {3, 0, "Lock", {1, 2}}, {4, 0, "Lock", {3}},
+		{5, 0, "Lock", {3}}},
+		{{1, 1.5, 0.5, false, true}, {2, 1.5, 0.5, false, true}},
+		{"a 1;c 3=0.5", "a 1;c 3;d 4=0.5", "a 1;c 3;e 5=0.5", "b 2;c 3=0.5", "b 2;c 3;d 4=0.5",
+		"b 2;c 3;e 5=0.5"},
+		3
+	},
+	{
+		"a pid listed twice (a parallel group's locks) counts once; two ways to one head count once",
+		{{1, 0, "Client", {0}}, {2, 0, "Lock", {1, 1}}, {3, 0, "Lock", {1, 2}}},
+		{{1, 2, 2, false, true}},
+		{"a 1;b 2=1", "a 1;c 3=1"},
+		2
+	},
+	{
+		"no lock waits: no heads",
+		{{1, 0, "Client", {0}}, {2, 0, "IO", {0}}},
+		{{0}},
+		{NULL},
+		0
+	},
+};
+
+static strpool pool;
+static sample_batch batch;
+
+/* The rows of a case as the sampler reads them; application "a" for pid 1, "b" for 2 ... */
+static void
+fill(const struct hcase *c)
+{
+	sample_batch_reset(&batch, 5000000);
+	for (int i = 0; i < MAXR && c->rows[i].pid != 0; i++)
+	{
+		const hrow *h = &c->rows[i];
+		sample_row *r = sample_batch_add(&batch);
+		char		app[2] = {(char) ('a' + (h->pid - 1) % 26), '\0'};
+		const char *state = "active";
+		const char *event = h->type != NULL ? "x" : NULL;
+
+		r->pid = h->pid;
+		r->leader_pid = h->leader;
+		r->backend_start_us = 1000 * (int64_t) h->pid;
+		r->xact_start_us = 2000000;
+		r->application_name = strpool_intern(&pool, h->leader != 0 ? "worker" : app);
+		if (h->type != NULL && strcmp(h->type, "Client") == 0)
+		{
+			state = "idle in transaction";
+			event = "ClientRead";
+		}
+		r->state = strpool_intern(&pool, state);
+		sample_finish_row(r, &pool, 150000, h->type, event, false);
+		for (int k = 0; k < MAXB && h->blk[k] != 0; k++)
+			sample_batch_add_blocker(&batch, h->blk[k]);
+	}
+}
+
+static void
+setup(void)
+{
+	strpool_init(&pool);
+	sample_batch_init(&batch);
+}
+
+static void
+teardown(void)
+{
+	sample_batch_free(&batch);
+	strpool_free(&pool);
+}
+
+static bool
+near(double a, double b)
+{
+	return fabs(a - b) < 1e-9;
+}
+
+/* Every case gives its heads, their counts and chains, and nothing else. */
+START_TEST(cases_heads)
+{
+	const struct hcase *c = &cases[_i];
+	heads_prof	h;
+	const heads_cell **v;
+	int			n,
+				want = 0;
+	double		sum = 0;
+
+	heads_init(&h);
+	fill(c);
+	heads_add_batch(&h, &batch);
+	v = heads_sorted(&h, &n);
+	while (want < MAXR && c->heads[want].pid != 0)
+		want++;
+	ck_assert_msg(n == want, "%s: %d heads, not %d", c->name, n, want);
+	for (int i = 0; i < n; i++)
+	{
+		const hwant *w = NULL;
+
+		for (int k = 0; k < want; k++)
+			if (c->heads[k].pid == v[i]->pid)
+				w = &c->heads[k];
+		ck_assert_msg(w != NULL, "%s: pid %d is no head", c->name, v[i]->pid);
+		ck_assert_msg(near(v[i]->samples, w->samples) && near(v[i]->direct, w->direct),
+					  "%s: pid %d: %g samples (%g direct), not %g (%g)", c->name, v[i]->pid,
+					  v[i]->samples, v[i]->direct, w->samples, w->direct);
+		ck_assert_msg(v[i]->cycle == w->cycle && v[i]->seen == w->seen, "%s: pid %d: flags",
+					  c->name, v[i]->pid);
+		ck_assert_msg(v[i]->backend_start_us == (w->seen ? 1000 * (int64_t) w->pid : INT64_MIN),
+					  "%s: pid %d: backend start", c->name, v[i]->pid);
+		if (w->seen)
+			ck_assert_int_eq(v[i]->xact_start_us, 2000000);
+		sum += v[i]->samples;
+	}
+	/* the heads' shares add up to the blocked samples, each counted once */
+	ck_assert_msg(near(sum, c->blocked) && near(h.blocked, c->blocked), "%s: %g / %g blocked",
+				  c->name, sum, h.blocked);
+	free(v);
+	if (c->chains[0] != NULL)
+	{
+		const heads_chain **ch = heads_chains_sorted(&h, &n);
+		int			nwant = 0;
+
+		while (nwant < MAXR && c->chains[nwant] != NULL)
+			nwant++;
+		ck_assert_msg(n == nwant, "%s: %d chains, not %d", c->name, n, nwant);
+		for (int k = 0; k < nwant; k++)
+		{
+			const char *eq = strrchr(c->chains[k], '=');
+			bool		found = false;
+
+			for (int i = 0; i < n; i++)
+				found |= strlen(ch[i]->stack) == (size_t) (eq - c->chains[k]) &&
+					strncmp(ch[i]->stack, c->chains[k], (size_t) (eq - c->chains[k])) == 0 &&
+					near(ch[i]->samples, atof(eq + 1));
+			ck_assert_msg(found, "%s: no chain %s (first: %s=%g)", c->name, c->chains[k],
+						  n > 0 ? ch[0]->stack : "-", n > 0 ? ch[0]->samples : 0);
+		}
+		free(ch);
+	}
+	heads_free(&h);
+}
+END_TEST
+
+/* Samples add up over a run, and a reset forgets them. */
+START_TEST(adds_up_and_resets)
+{
+	heads_prof	h;
+	const heads_cell **v;
+	int			n;
+
+	heads_init(&h);
+	fill(&cases[0]);
+	for (int i = 0; i < 4; i++)
+		heads_add_batch(&h, &batch);
+	v = heads_sorted(&h, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert(near(v[0]->samples, 12) && near(v[0]->direct, 4));
+	free(v);
+	heads_reset(&h);
+	v = heads_sorted(&h, &n);
+	ck_assert_int_eq(n, 0);
+	ck_assert(h.blocked == 0);
+	free(v);
+	heads_free(&h);
+}
+END_TEST
+
+/* A frame holds no ';' or line break of an application name. */
+START_TEST(frames_are_clean)
+{
+	heads_prof	h;
+	const heads_chain **ch;
+	int			n;
+
+	heads_init(&h);
+	fill(&cases[1]);
+	batch.rows[0].application_name = strpool_intern(&pool, "x;y\nz");
+	heads_add_batch(&h, &batch);
+	ch = heads_chains_sorted(&h, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(ch[0]->stack, "x,y z 1;b 2");
+	free(ch);
+	heads_free(&h);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	   *s = suite_create("waits_heads");
+	TCase	   *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, cases_heads, 0, (int) (sizeof(cases) / sizeof(cases[0])));
+	tcase_add_test(tc, adds_up_and_resets);
+	tcase_add_test(tc, frames_are_clean);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
