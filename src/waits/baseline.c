@@ -169,8 +169,11 @@ static void
 take_row(void *arg, const histread_rec *rec)
 {
 	baseline   *b = arg;
-	uint64_t	start = rec->kind == HISTREAD_INTERVAL ? rec->start_us : rec->ts_us;
-	uint64_t	t = start + (rec->ts_us - start) / 2;
+	bool		head = rec->kind == HISTREAD_HEAD || rec->kind == HISTREAD_CHAIN;
+	uint64_t	start = head ? (uint64_t) rec->head.start_us :
+		rec->kind == HISTREAD_INTERVAL ? rec->start_us : rec->ts_us;
+	uint64_t	end = head ? (uint64_t) rec->head.end_us : rec->ts_us;
+	uint64_t	t = start + (end - start) / 2;
 	int			key = -1,
 				ev = -1;
 
@@ -180,6 +183,12 @@ take_row(void *arg, const histread_rec *rec)
 
 		if ((b->reading & (1u << i)) == 0)
 			continue;
+		if (head)
+		{
+			if (in_window(w, t))
+				baseline_heads_record(b->heads, i, rec);
+			continue;
+		}
 		/* the lines' length and a line's start, in the window or not: the slices are whole lines */
 		if (rec->kind == HISTREAD_INTERVAL && w->line_us == 0)
 		{
@@ -202,6 +211,8 @@ take_row(void *arg, const histread_rec *rec)
 			}
 		}
 		window_add(w, rec, t, key, ev);
+		if (rec->kind == HISTREAD_SAMPLE)
+			baseline_heads_row(b->heads, i, rec);
 	}
 }
 
@@ -510,6 +521,7 @@ free_baseline(baseline *b)
 	free(b->events.v);
 	free(b->rows);
 	free(b->ev_limit);
+	baseline_heads_free(b->heads);
 	strpool_free(&b->pool);
 }
 
@@ -585,6 +597,7 @@ baseline_run(const waits_settings *s)
 	hash_table_init(&b.keys.table, sizeof(bl_keycell), 64);
 	hash_table_init(&b.events.table, sizeof(bl_keycell), 64);
 	set_windows(&b);
+	b.heads = baseline_heads_new();
 	if (s->nbaseline == 0)
 		ok = read_windows(&b, s->from_log, s->nfrom_log, 3u);
 	else
@@ -613,6 +626,7 @@ baseline_run(const waits_settings *s)
 		free_baseline(&b);
 		return EXITCODE_ERROR;
 	}
+	baseline_heads_table(&b);
 	compare(&b);
 	for (int l = 0; l < s->nfail_if; l++)
 		if (b.tripped[l])

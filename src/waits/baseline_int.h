@@ -110,6 +110,9 @@ typedef struct bl_evcache
 	bool		set;
 } bl_evcache;
 
+/* The head blockers of both windows (baseline_heads.c). */
+typedef struct bl_heads bl_heads;
+
 typedef struct baseline
 {
 	const waits_settings *s;
@@ -135,6 +138,7 @@ typedef struct baseline
 	bool		matched[WAITS_MAX_LIMITS];	/* an event of a window falls under it */
 	bool		tripped[WAITS_MAX_LIMITS];
 	int			family;			/* comparisons judged together */
+	bl_heads   *heads;
 } baseline;
 
 /* The key of row r of a table. */
@@ -149,6 +153,14 @@ bool		baseline_limit_tripped(const waits_limit *l, const keydiff_row *r);
 /* The events' (--by keys') table: its key's columns, as the report's; the first of b's tables. */
 void		baselineout_event_table(baseline *b);
 void		baseline_text(FILE *out, const baseline *b);
+
+/* The head blockers: made, fed a window's raw row or head record, and added as a table. */
+bl_heads   *baseline_heads_new(void);
+void		baseline_heads_free(bl_heads *h);
+void		baseline_heads_row(bl_heads *h, int side, const histread_rec *rec);
+void		baseline_heads_record(bl_heads *h, int side, const histread_rec *rec);
+/* The heads of either window compared, as one more table (none if no window has one). */
+void		baseline_heads_table(baseline *b);
 void		baseline_json(FILE *out, const baseline *b, int exit_status);
 /* --chart: both windows' top changed keys over time, one panel each; false with *cause. */
 bool		baseline_chart(const char *path, const baseline *b, char **cause);

@@ -388,8 +388,6 @@ in_window(const waits_settings *s, uint64_t start_us, uint64_t ts_us)
 static void
 add_row(fromlog *f, const histread_rec *rec)
 {
-	sample_row *r;
-
 	if (f->batch_open && f->batch.ts_us != rec->ts_us)
 		flush_batch(f);
 	if (!f->batch_open)
@@ -407,12 +405,19 @@ add_row(fromlog *f, const histread_rec *rec)
 	}
 	if (rec->kind == HISTREAD_INTERVAL && rec->ts_us > f->iv_end_us)
 		f->iv_end_us = rec->ts_us;
-	r = sample_batch_add(&f->batch);
+	fromlog_batch_row(&f->batch, rec);
+}
+
+void
+fromlog_batch_row(sample_batch *b, const histread_rec *rec)
+{
+	sample_row *r = sample_batch_add(b);
+
 	*r = rec->row;
 	r->nblockers = 0;
-	r->blockers_off = f->batch.nblockers;
+	r->blockers_off = b->nblockers;
 	for (int i = 0; i < rec->row.nblockers; i++)
-		sample_batch_add_blocker(&f->batch, rec->blockers[i]);
+		sample_batch_add_blocker(b, rec->blockers[i]);
 }
 
 /* A gap of the window, once (a rotated run may be read twice over). */
@@ -536,7 +541,10 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 			break;
 		case HISTREAD_HEAD:
 		case HISTREAD_CHAIN:
-			add_head(f, rec);
+			if (f->row_fn != NULL)
+				f->row_fn(f->row_arg, rec);
+			else
+				add_head(f, rec);
 			break;
 		case HISTREAD_META:
 		case HISTREAD_STORE:

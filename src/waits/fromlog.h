@@ -32,7 +32,8 @@ int			fromlog_run(const waits_settings *s);
  * The files read for a caller that makes its own windows (baseline.h): every
  * row the filters keep (--pid, --db, --user, --application-name), in or
  * out of --since/--until, goes to fn as the file gives it; the runs' health
- * records are kept for fromlog_ticks.  Strings are interned in pool.  NULL
+ * records are kept for fromlog_ticks; head and chain records of
+ * --log-interval files go to fn too.  Strings are interned in pool.  NULL
  * with the error printed (a file that cannot be read, unless --keep-going;
  * no run; --by pid over profile lines); *all_read false when a file could
  * not be read whole (--keep-going went on: the exit status is still 1).
@@ -42,6 +43,8 @@ typedef void (*fromlog_row_fn) (void *arg, const histread_rec *rec);
 
 fromlog    *fromlog_read(const waits_settings *s, char *const *files, int nfiles, strpool *pool,
 						 fromlog_row_fn fn, void *arg, bool *all_read);
+/* A raw row read back, added to the sample of its timestamp (its blockers too). */
+void		fromlog_batch_row(sample_batch *b, const histread_rec *rec);
 /* The sampling ticks from a to b (µs), from the runs' health records, interpolated. */
 double		fromlog_ticks(const fromlog *f, uint64_t a, uint64_t b);
 /* From the first run's start to the last one's end (its last record). */

@@ -119,7 +119,7 @@ ok($j->{total}{flagged} && $j->{total}{change} > 0.5, 'episode: the total flagge
 
 # --json: the documented members
 is_deeply([ sort keys %$j ],
-	[ sort qw(tool version kind schema base new method results total fail_if exit_status) ],
+	[ sort qw(tool version kind schema base new method results blockers total fail_if exit_status) ],
 	'json: the top-level members');
 is($j->{kind}, 'comparison', 'json: kind');
 is_deeply([ sort keys %{ $j->{new} } ],
@@ -130,7 +130,22 @@ is_deeply([ sort keys %$lock ],
 	'json: a result\'s members');
 is_deeply([ sort keys %{ $j->{method} } ], [ sort qw(unit level family level_each bound) ],
 	'json: the method\'s members');
-is($j->{method}{family}, @{ $j->{results} } + 1, 'json: the family is the keys and the total');
+is($j->{method}{family}, @{ $j->{results} } + @{ $j->{blockers} } + 1,
+	'json: the family is the keys, the head blockers and the total');
+
+# the head blockers compared: the holder (not sampled itself: known by its
+# pid from the waiter's blockers) heads one blocked session all through the
+# episode, and nobody in the quiet window
+my $holder_pid = $holder->query_safe('SELECT pg_backend_pid()');
+chomp $holder_pid;
+is(scalar @{ $j->{blockers} }, 1, 'blockers: one head, in the episode\'s window') or diag(explain($j->{blockers}));
+my $hb = $j->{blockers}[0];
+is($hb->{pid}, $holder_pid, 'blockers: the head is the holder');
+ok($hb->{flagged} && $hb->{verdict} eq 'higher', 'blockers: flagged higher');
+is($hb->{base}, 0, 'blockers: none in the baseline');
+cmp_ok($hb->{change}, '>=', 1 - 2.5 / ($e1 - $e0), 'blockers: about one blocked session');
+cmp_ok($hb->{change}, '<=', 1.0001, 'blockers: and not more');
+cmp_ok(abs($hb->{change} - $lock->{change}), '<', 0.02, 'blockers: as much as the lock wait it caused');
 ok(!defined $lock->{change_pct}, 'json: no % from a baseline of nothing');
 cmp_ok($j->{new}{intervals}, '>=', int($e1 - $e0) - 1, 'json: the window\'s profile lines');
 
@@ -170,6 +185,7 @@ for my $p ([ 0, 1 ], [ 1, 2 ], [ 2, 3 ], [ 0, 3 ], [ 3, 0 ])
 	  or diag(explain(\@flagged));
 	ok(!$q->{total}{flagged}, "quiet $p->[0] against quiet $p->[1]: the total not flagged");
 	ok(!row($q, 'Lock', 'relation'), "quiet $p->[0] against quiet $p->[1]: no lock wait");
+	ok(!$q->{blockers}, "quiet $p->[0] against quiet $p->[1]: no head blocker");
 }
 
 # ---------------------------------------------------------------- --fail-if
