@@ -22,6 +22,7 @@
 
 #include "baseline_int.h"
 #include "heads.h"
+#include "report_heads.h"
 
 struct bl_heads
 {
@@ -171,16 +172,8 @@ static void
 head_json_key(const void *arg, json_writer *w, const keydiff_row *r)
 {
 	const heads_cell *c = ((const bl_heads *) arg)->cell[r->key];
-	char		ts[FORMAT_TS_LEN];
 
-	json_kv_int(w, "pid", c->pid);
-	if (c->backend_start_us != INT64_MIN)
-	{
-		format_ts(ts, c->backend_start_us);
-		json_kv_string(w, "backend_start", ts);
-	}
-	else
-		json_kv_string(w, "backend_start", NULL);
+	report_head_json_id(w, c);
 	json_kv_string(w, "usename", c->usename);
 	json_kv_string(w, "application_name", c->appname);
 }

@@ -108,14 +108,11 @@ report_heads_text(FILE *out, const report_info *ri)
 	strbuf_free(&pr);
 }
 
-/* One head as a JSON object. */
-static void
-json_head(json_writer *w, const heads_cell *c, uint64_t n, double period)
+void
+report_head_json_id(json_writer *w, const heads_cell *c)
 {
 	char		ts[FORMAT_TS_LEN];
-	double		age = xact_age_s(c);
 
-	json_object_begin(w);
 	json_kv_int(w, "pid", c->pid);
 	if (c->backend_start_us != INT64_MIN)
 	{
@@ -124,6 +121,16 @@ json_head(json_writer *w, const heads_cell *c, uint64_t n, double period)
 	}
 	else
 		json_kv_string(w, "backend_start", NULL);
+}
+
+/* One head as a JSON object. */
+static void
+json_head(json_writer *w, const heads_cell *c, uint64_t n, double period)
+{
+	double		age = xact_age_s(c);
+
+	json_object_begin(w);
+	report_head_json_id(w, c);
 	json_kv_double(w, "samples", c->samples);
 	json_kv_double(w, "est_seconds", c->samples * period);
 	json_kv_double(w, "error_seconds", wprof_error_s(c->samples, n, period));

@@ -27,5 +27,7 @@ void		report_heads_json(json_writer *w, const report_info *ri);
  * query_id 42"); the text report's and the live view's.
  */
 void		report_head_doing(strbuf *sb, const heads_cell *c);
+/* A head's identity as JSON members: pid, backend_start (null when unknown). */
+void		report_head_json_id(json_writer *w, const heads_cell *c);
 
 #endif
