@@ -76,6 +76,10 @@ typedef struct waits_settings
 	int64_t		since_us;		/* --since; INT64_MIN: from the first record */
 	int64_t		until_us;		/* --until; INT64_MAX: to the last */
 	bool		keep_going;		/* --keep-going: a bad file is skipped, not fatal */
+	/* metrics for Prometheus (sink_metrics.h) */
+	char	   *metrics_path;	/* --metrics: a textfile, at each --log-interval and at the end */
+	char	   *listen_host;	/* --listen: serve /metrics on this address (listen.h) */
+	int			listen_port;	/* 0: a free port, said on stderr; -1: no --listen */
 	/* --log-retain: rotated files of the --log pattern are deleted past these */
 	int64_t		log_retain_ns;	/* 0: kept whatever their age */
 	int64_t		log_retain_bytes;	/* 0: kept whatever their size */
@@ -90,7 +94,8 @@ typedef struct waits_settings
 	.interval_ns = WAITS_DEFAULT_INTERVAL_NS, .source = SAMPLER_SOURCE_AUTO, \
 	.cost_budget = BUDGET_DEFAULT_SHARE, .cost_window_ns = BUDGET_WINDOW_NS, \
 	.by = {WPROF_DIM_EVENT}, .nby = 1, .log_format = WAITS_LOG_AUTO, \
-	.blockers = WAITS_DEFAULT_BLOCKERS, .since_us = INT64_MIN, .until_us = INT64_MAX }
+	.blockers = WAITS_DEFAULT_BLOCKERS, .since_us = INT64_MIN, .until_us = INT64_MAX, \
+	.listen_port = -1 }
 
 /* Run the sampler with these settings; returns the exit status. */
 int			waits_run(const waits_settings *s);
