@@ -49,13 +49,16 @@ write_file(sink_metrics *x)
 {
 	const char *path = x->base.run->s->metrics_path;
 	strbuf		out;
+	metrics		mx;
 	char	   *cause = NULL;
 
 	if (path == NULL)
 		return true;
 	strbuf_init(&out);
-	x->write_ok = wmetrics_render(&x->m.live, false, &out, &cause) &&
+	metrics_init(&mx);
+	x->write_ok = wmetrics_render(&x->m.live, &mx, false, &out, &cause) &&
 		metrics_write_file(path, &out, &cause);
+	metrics_free(&mx);
 	strbuf_free(&out);
 	if (!x->write_ok)
 	{

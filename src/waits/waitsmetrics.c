@@ -24,6 +24,7 @@ wmetrics_init(wmetrics *m)
 	memset(m, 0, sizeof(*m));
 	hash_table_init(&m->index, sizeof(index_entry), 64);
 	pthread_mutex_init(&m->lock, NULL);
+	metrics_init(&m->scratch);
 }
 
 void
@@ -31,6 +32,7 @@ wmetrics_free(wmetrics *m)
 {
 	hash_table_free(&m->index);
 	pthread_mutex_destroy(&m->lock);
+	metrics_free(&m->scratch);
 	free(m->live.v);
 	free(m->pub.v);
 	memset(m, 0, sizeof(*m));
@@ -142,7 +144,13 @@ wmetrics_render_published(void *arg, bool openmetrics, strbuf *out)
 
 	pthread_mutex_lock(&m->lock);
 	if (m->pub.started)
-		res = wmetrics_render(&m->pub, openmetrics, out, &cause) ? LISTEN_SERVED : LISTEN_FAILED;
+	{
+		/* the last scrape's sizes: no buffer grows or faults in anew at every scrape */
+		strbuf_reserve(out, m->last_len);
+		res = wmetrics_render(&m->pub, &m->scratch, openmetrics, out, &cause) ?
+			LISTEN_SERVED : LISTEN_FAILED;
+		m->last_len = out->len + out->len / 8;
+	}
 	pthread_mutex_unlock(&m->lock);
 	/* a misuse of the writer, which the tests catch: the scraper gets a 500 */
 	free(cause);
@@ -240,10 +248,8 @@ add_cost(metrics *mx, const wmetrics_view *v)
 
 /* Render a view: the families in the order added here. */
 bool
-wmetrics_render(const wmetrics_view *v, bool openmetrics, strbuf *out, char **cause)
+wmetrics_render(const wmetrics_view *v, metrics *mx, bool openmetrics, strbuf *out, char **cause)
 {
-	metrics		mx;
-	bool		ok;
 	const char *const info[] = {
 		"server", v->server ? v->server : "",
 		"server_version", v->server_version ? v->server_version : "",
@@ -252,16 +258,14 @@ wmetrics_render(const wmetrics_view *v, bool openmetrics, strbuf *out, char **ca
 		NULL
 	};
 
-	metrics_init(&mx);
-	metrics_info(&mx, "pgtempo_waits_info",
+	metrics_reset(mx);
+	metrics_info(mx, "pgtempo_waits_info",
 				 "The sampled server, its version, the source sampled, pgtempo's version.",
 				 info);
-	metrics_gauge(&mx, "pgtempo_waits_start_time_seconds",
+	metrics_gauge(mx, "pgtempo_waits_start_time_seconds",
 				  "When sampling started, in seconds since the epoch.", NULL, v->start_s);
-	add_events(&mx, v);
-	add_health(&mx, &v->h);
-	add_cost(&mx, v);
-	ok = metrics_render(&mx, openmetrics ? METRICS_OPENMETRICS : 0, out, cause);
-	metrics_free(&mx);
-	return ok;
+	add_events(mx, v);
+	add_health(mx, &v->h);
+	add_cost(mx, v);
+	return metrics_render(mx, openmetrics ? METRICS_OPENMETRICS : 0, out, cause);
 }

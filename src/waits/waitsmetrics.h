@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "pgtempo/hash.h"
+#include "pgtempo/metrics.h"
 #include "pgtempo/strbuf.h"
 
 #include "listen.h"
@@ -59,8 +60,10 @@ typedef struct wmetrics
 	wmetrics_view live;			/* the sampler's: no lock */
 	hash_table	index;			/* series key -> index in live.v */
 	uint64_t	missed;			/* the ticker's missed ticks at the last sample */
-	pthread_mutex_t lock;		/* guards pub */
+	pthread_mutex_t lock;		/* guards pub, scratch and last_len */
 	wmetrics_view pub;			/* what the endpoint renders */
+	metrics		scratch;		/* the endpoint's writer, reused from scrape to scrape */
+	size_t		last_len;		/* room the last scrape took */
 } wmetrics;
 
 void		wmetrics_init(wmetrics *m);
@@ -81,10 +84,11 @@ void		wmetrics_count(wmetrics *m, const char *server, const sample_batch *b,
 bool		wmetrics_publish(wmetrics *m, bool block);
 
 /*
- * Render a view (Prometheus text, or OpenMetrics ending in "# EOF");
- * false with *cause on a misuse of the writer (a bug).
+ * Render a view (Prometheus text, or OpenMetrics ending in "# EOF")
+ * through the writer mx (reset first); false with *cause on a misuse of
+ * the writer (a bug).
  */
-bool		wmetrics_render(const wmetrics_view *v, bool openmetrics, strbuf *out,
+bool		wmetrics_render(const wmetrics_view *v, metrics *mx, bool openmetrics, strbuf *out,
 							char **cause);
 
 /* The published view rendered, under the lock (a listen_render_fn). */
