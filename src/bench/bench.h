@@ -77,6 +77,7 @@ typedef struct bench_settings
 	const char *json_path;		/* --json=FILE, "-" for stdout; NULL: none */
 	const char *hist_path;		/* --latency-histogram=FILE; NULL: none */
 	const char *chart_path;		/* --chart=FILE.svg; NULL: none */
+	const char *metrics_path;	/* --metrics=FILE, Prometheus text; NULL: none */
 	char	   *command_line;	/* the arguments, for the chart's subtitle */
 
 	/* warm-up (--warmup): run, but leave out of the results */

@@ -27,6 +27,7 @@
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
 #include "pgtempo/parse.h"
+#include "pgtempo/metrics.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 #include "report.h"
@@ -51,18 +52,10 @@ usage_runs(void)
 		   "See 'man pgtempo-bench' for more information.\n");
 }
 
-/* --help: pgbench's options and ours. */
+/* --help: the initialization options. */
 static void
-usage(void)
+usage_init(void)
 {
-	printf("%s is a benchmarking tool for PostgreSQL, compatible with pgbench.\n\n",
-		   msg_progname());
-	printf("Usage:\n  %s [OPTION]... [DBNAME]\n", msg_progname());
-	printf("  %s --merge [--json=FILE] [--chart=FILE] [--latency-histogram=FILE]\n"
-		   "                [--percentiles=LIST] [--allow-partial] REPORT.json...\n",
-		   msg_progname());
-	printf("  %s --compare BASE.json... --to NEW.json... [--fail-if=LIST]\n"
-		   "                [--json=FILE] [--chart=FILE] [--percentiles=LIST]\n\n", msg_progname());
 	printf("Initialization options:\n"
 		   "  -i, --initialize         invokes initialization mode\n"
 		   "  -I, --init-steps=[dtgGvpf]+ (default \"dtgvp\")\n"
@@ -85,8 +78,23 @@ usage(void)
 		   "                           partition pgbench_accounts with this method (default: range)\n"
 		   "  --partitions=NUM         partition pgbench_accounts into NUM parts (default: 0)\n"
 		   "  --tablespace=TABLESPACE  create tables in the specified tablespace\n"
-		   "  --unlogged-tables        create tables as unlogged tables\n\n"
-		   "Options to select what to run:\n"
+		   "  --unlogged-tables        create tables as unlogged tables\n\n");
+}
+
+/* --help: pgbench's options and ours. */
+static void
+usage(void)
+{
+	printf("%s is a benchmarking tool for PostgreSQL, compatible with pgbench.\n\n",
+		   msg_progname());
+	printf("Usage:\n  %s [OPTION]... [DBNAME]\n", msg_progname());
+	printf("  %s --merge [--json=FILE] [--chart=FILE] [--latency-histogram=FILE]\n"
+		   "                [--percentiles=LIST] [--allow-partial] REPORT.json...\n",
+		   msg_progname());
+	printf("  %s --compare BASE.json... --to NEW.json... [--fail-if=LIST]\n"
+		   "                [--json=FILE] [--chart=FILE] [--percentiles=LIST]\n\n", msg_progname());
+	usage_init();
+	printf("Options to select what to run:\n"
 		   "  -b, --builtin=NAME[@W]   add builtin script NAME weighted at W (default: 1)\n"
 		   "                           (use \"-b list\" to list available scripts)\n"
 		   "  -f, --file=FILENAME[@W]  add script FILENAME weighted at W (default: 1)\n"
@@ -127,6 +135,8 @@ usage(void)
 		   "                           (\"low_us high_us count\" lines, mergeable)\n"
 		   "  --log-prefix=PREFIX      name of the -l log files (default: \"pgbench_log\")\n"
 		   "  --max-tries=NUM          max number of tries to run transaction (default: 1)\n"
+		   "  --metrics=FILE           also write the results as Prometheus metrics to FILE\n"
+		   "                           (for node_exporter's textfile collector: *.prom)\n"
 		   "  --percentiles=LIST       latency percentiles to report (default: 50,90,99,99.9)\n"
 		   "  --progress-percentiles   add the interval's percentiles to -P progress lines\n"
 		   "  --progress-timestamp     use Unix epoch timestamps for progress\n"
@@ -686,6 +696,7 @@ static const opt_def options[] = {
 	{"json", 0, required_argument, opt_string, S(json_path), .flags = BENCH_ONLY},
 	{"chart", 0, required_argument, opt_string, S(chart_path), .flags = BENCH_ONLY},
 	{"latency-histogram", 0, required_argument, opt_string, S(hist_path), .flags = BENCH_ONLY},
+	{"metrics", 0, required_argument, opt_string, S(metrics_path), .flags = BENCH_ONLY},
 	{"foreign-keys", 0, no_argument, opt_true, I(foreign_keys), .flags = INIT_ONLY},
 	{"random-seed", 0, required_argument, handle_random_seed, .flags = BENCH_ONLY},
 	{"show-script", 0, required_argument, handle_show_script},
@@ -1006,17 +1017,23 @@ check_output_paths(const bench_settings *s)
 {
 	const char *paths[] = {s->json_path, s->hist_path, s->chart_path};
 	bool		ok = true;
+	char	   *cause = NULL;
 
 	for (int i = 0; i < 3; i++)
 	{
-		char	   *cause = NULL;
-
 		if (paths[i] != NULL && !strbuf_check_writable(paths[i], &cause))
 		{
 			msg_error("%s", cause);
 			free(cause);
 			ok = false;
 		}
+	}
+	/* the metrics file also needs its temporary file beside it */
+	if (s->metrics_path != NULL && !metrics_check_path(s->metrics_path, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		ok = false;
 	}
 	return ok;
 }
@@ -1070,7 +1087,7 @@ main(int argc, char **argv)
 		bench_results res;
 
 		if (!runner_run(settings, &res))
-			status = EXITCODE_ERROR;
+			status = results_not_started(settings);
 		else
 		{
 			status = results_finish(settings, &res);

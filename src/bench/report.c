@@ -34,10 +34,10 @@ static const double default_percentiles[] = {50, 90, 99, 99.9};
 int
 report_stdout_outputs(const bench_settings *s)
 {
-	const char *paths[] = {s->json_path, s->hist_path, s->chart_path};
+	const char *paths[] = {s->json_path, s->hist_path, s->chart_path, s->metrics_path};
 	int			n = 0;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (paths[i] != NULL && strcmp(paths[i], "-") == 0)
 			n++;
 	return n;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmetrics.h"
 #include "jsonreport.h"
 #include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
@@ -98,7 +99,7 @@ print_outcome(const bench_settings *s, const bench_results *res)
 	return status;
 }
 
-/* --latency-histogram, then --json with the final exit status, then --chart. */
+/* --latency-histogram, then --json with the final exit status, then --chart, then --metrics. */
 static void
 write_outputs(const bench_settings *s, const bench_results *res, int *status)
 {
@@ -144,6 +145,10 @@ write_outputs(const bench_settings *s, const bench_results *res, int *status)
 		if (!bench_chart_write(s, s->command_line, res->chart, res->nchart, &cause))
 			output_failed(s->chart_path, &cause, status);
 	}
+	/* last, so that its exit status is the program's (unless this write fails) */
+	if (s->metrics_path != NULL &&
+		!benchmetrics_write(s->metrics_path, s, res, *status, &cause))
+		output_failed(s->metrics_path, &cause, status);
 }
 
 int
@@ -159,6 +164,19 @@ results_finish(const bench_settings *s, const bench_results *res)
 			status = EXITCODE_ERROR;
 	}
 	write_outputs(s, res, &status);
+	return status;
+}
+
+int
+results_not_started(const bench_settings *s)
+{
+	bench_results none;
+	int			status = EXITCODE_ERROR;
+	char	   *cause = NULL;
+
+	memset(&none, 0, sizeof(none));
+	if (s->metrics_path != NULL && !benchmetrics_write(s->metrics_path, s, &none, status, &cause))
+		output_failed(s->metrics_path, &cause, &status);
 	return status;
 }
 

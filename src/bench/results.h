@@ -56,6 +56,14 @@ typedef struct bench_results
  */
 int			results_finish(const bench_settings *s, const bench_results *res);
 
+/*
+ * The run could not start (runner_run failed, having said why): the
+ * --metrics file says so with the exit status alone, so that a monitoring
+ * system sees the failure rather than the last run's numbers.  Returns
+ * the exit status (1).
+ */
+int			results_not_started(const bench_settings *s);
+
 /* A run's window and clock for the report (--start-at). */
 void		results_window(report_window *w, double start_epoch_s, double end_epoch_s,
 						   const clock_sync *c);

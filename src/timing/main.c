@@ -39,6 +39,8 @@ usage(void)
 		   "                          or a comma-separated list\n"
 		   "      --cross-cpu         also check that the clocks of all CPUs agree\n"
 		   "      --json              write one JSON document instead of the text report\n"
+		   "      --metrics=FILE      also write the results to FILE as Prometheus metrics\n"
+		   "                          (for node_exporter's textfile collector: *.prom)\n"
 		   "  -V, --version           output version information, then exit\n"
 		   "  -?, --help              show this help, then exit\n\n"
 		   "Exit status: 0 if all went well, 1 if time went backwards, on a usage error or\n"
@@ -169,6 +171,7 @@ static const opt_def options[] = {
 	{"clock", 0, required_argument, handle_clock},
 	{"cross-cpu", 0, no_argument, opt_true, offsetof(timing_settings, cross_cpu)},
 	{"json", 0, no_argument, opt_true, offsetof(timing_settings, json)},
+	{"metrics", 0, required_argument, opt_string, offsetof(timing_settings, metrics_path)},
 	{"version", 'V', no_argument, opt_version, .label = "pg_test_timing (pgtempo) " PACKAGE_VERSION},
 	{"help", '?', no_argument, NULL},
 };

@@ -24,9 +24,8 @@ static const struct
 	{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99},
 };
 
-/* The clock name a pass reports (the fake clock reports as "system"). */
-static const char *
-pass_clock_name(const timing_pass *p)
+const char *
+report_clock_name(const timing_pass *p)
 {
 	return p->clock == TIMING_CLOCK_FAKE ? "system" : timing_clock_name(p->clock);
 }
@@ -195,13 +194,13 @@ report_pass_text(FILE *out, const timing_results *r, const timing_pass *p)
 		{
 			if (p->outcome == TIMING_UNAVAILABLE)
 			{
-				fprintf(out, "\nClock %s: unavailable: %s\n", pass_clock_name(p),
+				fprintf(out, "\nClock %s: unavailable: %s\n", report_clock_name(p),
 						p->why_not);
 				return;
 			}
 			describe_tsc(tsc, sizeof(tsc), &r->tsc);
 		}
-		fprintf(out, "\nClock %s: %s%s%s%s\n", pass_clock_name(p),
+		fprintf(out, "\nClock %s: %s%s%s%s\n", report_clock_name(p),
 				timing_clock_description(p->clock), tsc[0] ? " (" : "", tsc, tsc[0] ? ")" : "");
 	}
 	if (s->unit == TIMING_UNIT_US)
@@ -344,8 +343,8 @@ json_tsc(json_writer *w, const clock_tsc *t)
 	json_object_end(w);
 }
 
-static const char *
-outcome_name(timing_outcome o)
+const char *
+report_outcome_name(timing_outcome o)
 {
 	switch (o)
 	{
@@ -369,9 +368,9 @@ json_pass(json_writer *w, const timing_results *r, const timing_pass *p)
 	double		running = 0;
 
 	json_object_begin(w);
-	json_kv_string(w, "clock", pass_clock_name(p));
+	json_kv_string(w, "clock", report_clock_name(p));
 	json_kv_string(w, "description", timing_clock_description(p->clock));
-	json_kv_string(w, "outcome", outcome_name(p->outcome));
+	json_kv_string(w, "outcome", report_outcome_name(p->outcome));
 	if (p->outcome == TIMING_UNAVAILABLE)
 	{
 		json_kv_string(w, "why_not", p->why_not);
@@ -480,6 +479,14 @@ json_cross(json_writer *w, const crosscpu_result *c)
 	json_object_end(w);
 }
 
+const char *
+report_verdict(const timing_results *r)
+{
+	return results_backwards(r) ? "backwards" :
+		results_cross_backwards(r) ? "backwards_across_cpus" :
+		r->signo ? "interrupted" : "ok";
+}
+
 void
 report_json(strbuf *out, const timing_results *r)
 {
@@ -548,9 +555,7 @@ report_json(strbuf *out, const timing_results *r)
 	json_kv_string(&w, "advice", advice);
 	json_object_end(&w);
 
-	json_kv_string(&w, "verdict", results_backwards(r) ? "backwards" :
-				   results_cross_backwards(r) ? "backwards_across_cpus" :
-				   r->signo ? "interrupted" : "ok");
+	json_kv_string(&w, "verdict", report_verdict(r));
 	json_kv_int(&w, "exit_status", r->exit_status);
 	json_object_end(&w);
 	strbuf_putc(out, '\n');

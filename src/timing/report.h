@@ -17,4 +17,12 @@ void		report_env_text(FILE *out, const timing_results *r);
 void		report_cross_text(FILE *out, const timing_results *r, const crosscpu_result *c);
 void		report_json(strbuf *out, const timing_results *r);
 
+/* The names the reports use (the --metrics file too). */
+/* A pass's clock: the test clock reports as "system". */
+const char *report_clock_name(const timing_pass *p);
+/* "ok", "backwards", "interrupted", "unavailable". */
+const char *report_outcome_name(timing_outcome o);
+/* The run's verdict: "ok", "backwards", "backwards_across_cpus", "interrupted". */
+const char *report_verdict(const timing_results *r);
+
 #endif

@@ -25,6 +25,7 @@ typedef struct timing_settings
 	bool		clocks[TIMING_CLOCK_COUNT]; /* --clock */
 	bool		cross_cpu;		/* --cross-cpu */
 	bool		json;			/* --json */
+	const char *metrics_path;	/* --metrics, or NULL */
 } timing_settings;
 
 #define TIMING_SETTINGS_INIT { \

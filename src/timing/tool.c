@@ -17,6 +17,7 @@
 #include "pgtempo/xalloc.h"
 
 #include "report.h"
+#include "timingmetrics.h"
 
 static volatile sig_atomic_t caught_signal;
 
@@ -108,6 +109,26 @@ run_cross_cpu(timing_results *r, uint64_t duration_ns)
 	}
 }
 
+/*
+ * --metrics: the file, written last (its verdict and exit status are the
+ * run's); a file that could not be written is output lost, as stdout's.
+ */
+static void
+write_metrics(timing_results *r)
+{
+	char	   *cause = NULL;
+
+	if (r->settings->metrics_path == NULL)
+		return;
+	if (!timingmetrics_write(r->settings->metrics_path, r, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		if (r->exit_status == EXITCODE_OK)
+			r->exit_status = EXITCODE_ERROR;
+	}
+}
+
 /* The exit status, the JSON report or the text report's last words; r->exit_status set. */
 static void
 finish(timing_results *r)
@@ -134,6 +155,7 @@ finish(timing_results *r)
 		msg_error("Detected clock going backwards across CPUs.");
 	if (!msg_flush_stdout() && r->exit_status == EXITCODE_OK)
 		r->exit_status = EXITCODE_ERROR;
+	write_metrics(r);
 }
 
 /* Free what the passes and checks allocated. */
@@ -153,9 +175,17 @@ tool_run(const timing_settings *s)
 	timing_results r;
 	uint64_t	duration_ns = (uint64_t) s->duration_s * NS_PER_S;
 	uint64_t   *fake = NULL;
+	char	   *cause = NULL;
 
 	memset(&r, 0, sizeof(r));
 	r.settings = s;
+	/* a file that cannot be written is found out now, not after the passes */
+	if (s->metrics_path != NULL && !metrics_check_path(s->metrics_path, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		return EXITCODE_ERROR;
+	}
 	if (!setup_fake_clock(&fake))
 		return EXITCODE_ERROR;
 	/* a second signal ends the program at once */

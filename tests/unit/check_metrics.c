@@ -6,7 +6,6 @@
 
 #include "pgtempo/metrics.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -311,39 +310,6 @@ START_TEST(test_content_type)
 }
 END_TEST
 
-static char *
-slurp(const char *path)
-{
-	FILE	   *f = fopen(path, "r");
-	strbuf		sb;
-	char		buf[4096];
-	size_t		n;
-
-	strbuf_init(&sb);
-	if (f == NULL)
-		return strbuf_detach(&sb);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_append(&sb, buf, n);
-	fclose(f);
-	return strbuf_detach(&sb);
-}
-
-/* How many entries dir holds, . and .. aside. */
-static int
-count_entries(const char *dir)
-{
-	DIR		   *d = opendir(dir);
-	struct dirent *e;
-	int			n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			n++;
-	closedir(d);
-	return n;
-}
-
 /* Every kind of family, in one exposition. */
 static void
 build_all(metrics *m)
@@ -382,21 +348,21 @@ START_TEST(test_write_file)
 	ck_assert(metrics_render(&m, 0, &sb, &cause));
 
 	ck_assert(metrics_check_path(path, &cause));
-	ck_assert_int_eq(count_entries(dir), 0);
+	ck_assert_int_eq(unit_count_entries(dir), 0);
 	ck_assert(metrics_write_file(path, &sb, &cause));
-	text = slurp(path);
+	text = unit_slurp(path);
 	ck_assert_str_eq(text, sb.data);
 	free(text);
-	ck_assert_int_eq(count_entries(dir), 1);
+	ck_assert_int_eq(unit_count_entries(dir), 1);
 	/* the second write replaces the first */
 	strbuf_reset(&sb);
 	ck_assert(metrics_render(&m, METRICS_OPENMETRICS, &sb, &cause));
 	ck_assert(metrics_check_path(path, &cause));
 	ck_assert(metrics_write_file(path, &sb, &cause));
-	text = slurp(path);
+	text = unit_slurp(path);
 	ck_assert_str_eq(text, sb.data);
 	free(text);
-	ck_assert_int_eq(count_entries(dir), 1);
+	ck_assert_int_eq(unit_count_entries(dir), 1);
 
 	ck_assert(!metrics_check_path(missing, &cause));
 	ck_assert_ptr_nonnull(strstr(cause, "No such file or directory"));
@@ -443,7 +409,7 @@ START_TEST(test_unwritable_dir)
 	strbuf_puts(&sb, "new\n");
 	ck_assert(!metrics_write_file(path, &sb, &cause));
 	free(cause);
-	text = slurp(path);
+	text = unit_slurp(path);
 	ck_assert_str_eq(text, "old\n");
 	free(text);
 	ck_assert_int_eq(chmod(dir, 0755), 0);
@@ -481,10 +447,10 @@ START_TEST(test_write_file_fails)
 	ck_assert_msg(strstr(cause, "could not write to file") != NULL && strstr(cause, path) != NULL,
 				  "cause: %s", cause);
 	free(cause);
-	text = slurp(path);
+	text = unit_slurp(path);
 	ck_assert_str_eq(text, "old\n");
 	free(text);
-	ck_assert_int_eq(count_entries(dir), 1);
+	ck_assert_int_eq(unit_count_entries(dir), 1);
 	unlink(path);
 	rmdir(dir);
 	strbuf_free(&sb);
@@ -521,7 +487,7 @@ START_TEST(test_promtool)
 	status = system(cmd);
 	snprintf(cmd, sizeof(cmd), "%s.out", path);
 	{
-		char	   *out = slurp(cmd);
+		char	   *out = unit_slurp(cmd);
 
 		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 					  "promtool check metrics failed:\n%s\non:\n%s", out, sb.data);

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -383,40 +382,6 @@ START_TEST(test_check_writable)
 }
 END_TEST
 
-/* The whole text of path ("" if it cannot be read). */
-static char *
-slurp(const char *path)
-{
-	FILE	   *f = fopen(path, "r");
-	strbuf		sb;
-	char		buf[4096];
-	size_t		n;
-
-	strbuf_init(&sb);
-	if (f == NULL)
-		return strbuf_detach(&sb);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_append(&sb, buf, n);
-	fclose(f);
-	return strbuf_detach(&sb);
-}
-
-/* How many entries dir holds, . and .. aside. */
-static int
-count_entries(const char *dir)
-{
-	DIR		   *d = opendir(dir);
-	struct dirent *e;
-	int			n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			n++;
-	closedir(d);
-	return n;
-}
-
 /*
  * A write that fails half-way (a file size limit: EFBIG, as a full disk
  * gives ENOSPC) leaves the file that was there as it was, or no file,
@@ -464,7 +429,7 @@ START_TEST(test_write_file_fails)
 	ck_assert(!ok[0] && !ok[1] && !ok[2]);
 	snprintf(want, sizeof(want), "could not write to file \"%s\": %s", path, strerror(EFBIG));
 	ck_assert_str_eq(why[0], want);
-	text = slurp(path);
+	text = unit_slurp(path);
 	/* not ck_assert_str_eq: a long text would be too long for Check's message */
 	ck_assert_msg(strcmp(text, "old and complete\n") == 0,
 				  "the file that was there was changed: now %zu bytes", strlen(text));
@@ -473,18 +438,18 @@ START_TEST(test_write_file_fails)
 	ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
 	/* a new file is not left half-written, and no temporary file is left */
 	ck_assert_int_eq(access(fresh, F_OK), -1);
-	ck_assert_int_eq(count_entries(dir), 2);
+	ck_assert_int_eq(unit_count_entries(dir), 2);
 	for (int i = 0; i < 3; i++)
 		free(why[i]);
 
 	/* within the limit: replaced whole, its mode kept, the link still a link */
 	ck_assert(strbuf_write_file(link, "new\n", 4, &cause));
-	text = slurp(path);
+	text = unit_slurp(path);
 	ck_assert_str_eq(text, "new\n");
 	free(text);
 	ck_assert(stat(path, &st) == 0 && (st.st_mode & 07777) == 0640);
 	ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
-	ck_assert_int_eq(count_entries(dir), 2);
+	ck_assert_int_eq(unit_count_entries(dir), 2);
 
 	/* a device is written straight into */
 	ck_assert(strbuf_write_file("/dev/null", big, 100, &cause));

@@ -2,8 +2,10 @@
 
 #include "unit.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -104,5 +106,46 @@ unit_count_lines(const char *text)
 
 	for (const char *p = text; *p; p++)
 		n += *p == '\n';
+	return n;
+}
+
+char *
+unit_slurp(const char *path)
+{
+	FILE	   *f = fopen(path, "r");
+	size_t		len = 0,
+				cap = 4096,
+				n;
+	char	   *text = malloc(cap);
+
+	ck_assert_ptr_nonnull(text);
+	while (f != NULL && (n = fread(text + len, 1, cap - len - 1, f)) > 0)
+	{
+		len += n;
+		if (cap - len - 1 == 0)
+		{
+			cap *= 2;
+			text = realloc(text, cap);
+			ck_assert_ptr_nonnull(text);
+		}
+	}
+	if (f != NULL)
+		fclose(f);
+	text[len] = '\0';
+	return text;
+}
+
+int
+unit_count_entries(const char *dir)
+{
+	DIR		   *d = opendir(dir);
+	struct dirent *e;
+	int			n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	closedir(d);
 	return n;
 }

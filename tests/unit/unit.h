@@ -34,4 +34,10 @@ char	   *unit_stderr_end(void);
 /* The number of newlines in text. */
 int			unit_count_lines(const char *text);
 
+/* The whole file (caller frees); "" if it cannot be read. */
+char	   *unit_slurp(const char *path);
+
+/* How many entries the directory holds, . and .. aside (a failed check if unreadable). */
+int			unit_count_entries(const char *dir);
+
 #endif
