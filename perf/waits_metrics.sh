@@ -49,9 +49,10 @@ throwaway_cluster waits-metrics ""
 echo "load average: $(loadavg)"
 "$scrape" "$series" 600 >"$tmp/addr" &
 spid=$!
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-	[ "$(wc -l <"$tmp/addr")" -ge 2 ] && break
+i=0
+while [ "$(wc -l <"$tmp/addr")" -lt 2 ] && [ $i -lt 300 ]; do
 	sleep 0.2
+	i=$((i + 1))
 done
 addr=$(sed -n 2p "$tmp/addr")
 echo "/metrics, $series series: $(sed -n 1p "$tmp/addr")"
@@ -86,9 +87,10 @@ run() {
 	"$ours" -i 10ms --cost-budget=0 -T "$secs" --json $opts >"$tmp/r.json" 2>"$tmp/r.err" &
 	wpid=$!
 	if [ "$1" = scrape ]; then
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			grep -q 'serving metrics' "$tmp/r.err" && break
+		i=0
+		while ! grep -q 'serving metrics' "$tmp/r.err" && [ $i -lt 300 ]; do
 			sleep 0.2
+			i=$((i + 1))
 		done
 		url=$(sed -n 's/.*serving metrics on \(http[^ ]*\).*/\1/p' "$tmp/r.err")
 		t=0
