@@ -47,7 +47,8 @@ throwaway_cluster waits-metrics ""
 # ---------------------------------------------------------------- 1. scrape latency
 
 echo "load average: $(loadavg)"
-"$scrape" "$series" 600 >"$tmp/addr" &
+: >"$tmp/addr"
+"$scrape" "$series" 600 >>"$tmp/addr" &
 spid=$!
 i=0
 while [ "$(wc -l <"$tmp/addr")" -lt 2 ] && [ $i -lt 300 ]; do
