@@ -95,15 +95,20 @@ for my $path ('/', '/metric', '/metrics/x', '/index.html')
 	is($r->{status}, 404, "GET $path: 404");
 }
 
-# a client that connects and sends nothing: sampling goes on, scrapes are answered
+# a client that connects and sends nothing, and one that asks and never reads the answer:
+# sampling goes on, scrapes are answered
 my $silent = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port) or die "connect: $!";
+my $unread = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port) or die "connect: $!";
+print $unread "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n" x 50;
 my $before = samples_in($http->get("$base/metrics")->{content});
 sleep 2;
 $r = $http->get("$base/metrics");
-is($r->{status}, 200, 'a silent client: another scrape is answered');
+is($r->{status}, 200, 'a silent client and one that does not read: another scrape is answered');
 my $after = samples_in($r->{content});
-cmp_ok($after // 0, '>', $before // 0, 'a silent client: sampling went on while it held its connection');
+cmp_ok($after // 0, '>', $before // 0,
+	'a silent client and one that does not read: sampling went on while they held their connections');
 close $silent;
+close $unread;
 
 # the connection limit: this many silent clients hold every slot; the next is not served
 my @held = map { IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port) or die "connect: $!" } 1 .. 8;
