@@ -163,6 +163,11 @@ my %final = map { $key->($_) => $_->{value} } @{ $m->{samples} };
 my @shrunk = grep { $_->{name} =~ /_total$/ && ($final{ $key->($_) } // -1) < $_->{value} } @{ $m1->{samples} };
 is_deeply(\@shrunk, [], 'counters only grow between a scrape and the end');
 
+# every metric written is documented in the man page's METRICS section
+my ($man_metrics) = (slurp_text("$src/man/pgtempo-waits.1.in") // '') =~ /^\.SH METRICS\n(.*?)^\.SH /ms;
+my @undocumented = grep { ($man_metrics // '') !~ /^\.B \Q$_\E\b/m } sort keys %{ $m->{type} };
+is_deeply(\@undocumented, [], 'every metric written is in the man page\'s METRICS section');
+
 # ---------------------------------------------------------------- the Grafana dashboard
 
 my $dash_file = "$src/contrib/grafana/pgtempo-waits.json";
