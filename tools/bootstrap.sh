@@ -22,7 +22,7 @@ user=${PGTEMPO_TEST_USER:-pgtempo-test}
 # "a|b*" is met by any installed package matching one pattern.
 deb_packages=(
 	autoconf automake libtool pkg-config make gcc libc6-dev perl
-	libpq-dev check libncurses-dev libipc-run-perl bison flex tmux
+	libpq-dev check libncurses-dev libmicrohttpd-dev libipc-run-perl bison flex tmux
 	libxml2-utils
 	'postgresql|postgresql-[0-9]*'
 	'postgresql-client|postgresql-client-[0-9]*'
@@ -135,8 +135,10 @@ install_deps() {
 # version (the comparison test skips, saying so, without it); for check,
 # chromium, which renders the SVG charts (tests/t/180_charts.pl skips without it),
 # prometheus, whose promtool checks every metrics file the tests write
-# (check_metrics and the --metrics tests skip that check without it), and
-# python3-prometheus-client, whose OpenMetrics parser checks that variant.
+# (check_metrics and the --metrics tests skip that check without it) and
+# whose server scrapes pgtempo-waits --listen (tests/t/186_waits_prometheus.pl
+# skips without it), and python3-prometheus-client, whose OpenMetrics parser
+# checks that variant.
 optional_deb_packages() {
 	local dir=${PG_BINDIR:-}
 

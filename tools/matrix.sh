@@ -434,10 +434,11 @@ run_release() {
 		fi
 		step "$name" "the host's build, TAP files against PostgreSQL $pg: $label" \
 			"ldconfig
-			 # what bootstrap.sh check would add: 180_charts renders with it
+			 # what bootstrap.sh check would add: 180_charts renders with chromium,
+			 # 185 and 186 check and scrape the metrics with prometheus
 			 DEBIAN_FRONTEND=noninteractive apt-get -q -y -o DPkg::Lock::Timeout=300 \\
-				install --no-install-recommends chromium >/dev/null ||
-				echo 'matrix: note: chromium not installed: 180_charts skips'
+				install --no-install-recommends chromium prometheus >/dev/null ||
+				echo 'matrix: note: chromium or prometheus not installed: 180, 185 and 186 skip'
 			 cd /root/pgtempo && sh tests/prove.sh /root/pgtempo /root/hostbuild $tests" || :
 	elif [ -n "$tests" ]; then
 		step "$name" "TAP files against PostgreSQL $pg (waits files where built): $tests" \

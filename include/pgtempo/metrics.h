@@ -75,6 +75,7 @@ typedef struct metrics
 	metrics_family *fams;		/* in the order of their first sample */
 	size_t		nfams;
 	size_t		capfams;
+	size_t		nlines;			/* fams whose lines buffer is allocated (kept by reset) */
 	char	   *error;			/* the first misuse, or NULL */
 } metrics;
 

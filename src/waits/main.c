@@ -18,6 +18,7 @@
 #include "pgtempo/xalloc.h"
 
 #include "histfield.h"
+#include "listen.h"
 #include "options.h"
 #include "retain.h"
 #include "waits.h"
@@ -61,10 +62,15 @@ usage(void)
 		   "                             they expand differently; SIGHUP reopens it)\n"
 		   "      --log-format=FORMAT    csv or jsonl (default: from the file name, else csv)\n"
 		   "      --log-interval=SECONDS write a profile per interval instead of raw rows\n"
+		   "                             (and the --metrics file at each interval)\n"
 		   "      --folded=FILE          write flame-graph folded stacks to FILE (- for\n"
 		   "                             standard output)\n"
 		   "      --chart=FILE           draw the wait-event shares over time as an SVG file\n"
 		   "      --top                  show a live view (keys: g regroup, p pause, q quit)\n"
+		   "      --metrics=FILE         write metrics for Prometheus to FILE (a textfile for\n"
+		   "                             node_exporter) at the end and each --log-interval\n"
+		   "      --listen=[HOST:]PORT   serve the metrics at http://HOST:PORT/metrics while\n"
+		   "                             sampling (HOST default 127.0.0.1; IPv6 in brackets)\n"
 		   "      --store=CONNINFO       write samples into tables of this database\n"
 		   "      --store-interval=SECONDS  store a profile per interval instead of raw rows\n"
 		   "      --store-label=TEXT     the \"server\" column of stored rows (default host:port)\n"
@@ -175,6 +181,8 @@ trace_options_ok(const waits_settings *s)
 		{s->chart_path != NULL, "--chart"},
 		{s->top, "--top"},
 		{s->store != NULL, "--store"},
+		{s->metrics_path != NULL, "--metrics"},
+		{s->listen_port >= 0, "--listen"},
 	};
 
 	if (s->ntrace_pids == 0)
@@ -261,9 +269,10 @@ static const struct
 	{"log-retain", options_parse_retain},
 	{"fail-if", options_parse_fail_if},
 	{"trace", options_parse_trace_pids},
+	{"listen", options_parse_listen},
 };
 
-/* --source, --pid, --backend-type, --by, --log-format, --log-retain, --fail-if, --trace. */
+/* --source, --pid, --backend-type, --by, --log-format, --log-retain, --fail-if, --trace, --listen. */
 static opt_status
 handle_parsed(const opt_def *def, void *ctx, const char *arg)
 {
@@ -395,6 +404,8 @@ static const opt_def options[] = {
 	{"store-interval", 0, required_argument, handle_duration, F(store_interval_ns), NS_S, 86400 * NS_S, "--store-interval", "s"},
 	{"store-label", 0, required_argument, opt_strdup, F(store_label)},
 	{"log-retain", 0, required_argument, handle_parsed},
+	{"metrics", 0, required_argument, opt_strdup, F(metrics_path)},
+	{"listen", 0, required_argument, handle_parsed},
 	{"from-log", 0, required_argument, handle_from_log, .flags = FROM_LOG_GIVEN},
 	{"since", 0, required_argument, handle_time, F(since_us), .label = "--since", .flags = WINDOW_GIVEN},
 	{"until", 0, required_argument, handle_time, F(until_us), .label = "--until", .flags = WINDOW_GIVEN},
@@ -431,6 +442,7 @@ paths_ok(const waits_settings *s)
 		const char *name;
 	}			paths[] = {
 		{s->log_path, "--log"}, {s->folded_path, "--folded"}, {s->chart_path, "--chart"},
+		{s->metrics_path, "--metrics"},
 	};
 
 	for (size_t i = 0; i < OPT_COUNT(paths); i++)
@@ -457,6 +469,8 @@ from_log_options_ok(const waits_settings *s, unsigned seen)
 		{s->top, "--top"},
 		{s->store != NULL, "--store"},
 		{s->ntrace_pids > 0, "--trace"},
+		{s->metrics_path != NULL, "--metrics"},
+		{s->listen_port >= 0, "--listen"},
 		{s->conn.dbname != NULL || s->conn.host != NULL || s->conn.port != NULL ||
 		 s->conn.user != NULL, "a connection option"},
 	};
@@ -569,9 +583,19 @@ check_settings(waits_settings *s, bool format_given, unsigned seen)
 		options_strlist_free(&s->backend_types);
 	else
 		options_default_backend_types_fill(&s->backend_types);
-	if (s->log_path == NULL && (format_given || s->log_interval_ns > 0))
+	if (s->log_path == NULL && format_given)
 	{
-		msg_error("%s needs --log", format_given ? "--log-format" : "--log-interval");
+		msg_error("--log-format needs --log");
+		return false;
+	}
+	if (s->log_path == NULL && s->metrics_path == NULL && s->log_interval_ns > 0)
+	{
+		msg_error("--log-interval needs --log or --metrics");
+		return false;
+	}
+	if (s->listen_port >= 0 && !listen_supported())
+	{
+		msg_error("--listen needs libmicrohttpd: this pgtempo-waits was built without it");
 		return false;
 	}
 	if (s->store == NULL && (s->store_interval_ns > 0 || s->store_label != NULL))

@@ -6,6 +6,7 @@
 #include "options.h"
 
 #include <math.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -360,6 +361,39 @@ options_parse_fail_if(const char *arg, waits_settings *s, char **cause)
 	*cause = xasprintf("invalid value \"%s\" for option --fail-if: %s, as in "
 					   "\"Lock:+0.5,total:+50%%\"", arg, why);
 	return false;
+}
+
+/* --listen: "9187", "127.0.0.1:9187", "[::1]:9187", "0.0.0.0:9187". */
+bool
+options_parse_listen(const char *arg, waits_settings *s, char **cause)
+{
+	const char *colon = strrchr(arg, ':');
+	const char *port = colon != NULL ? colon + 1 : arg;
+	const char *host = arg;
+	size_t		hlen = colon != NULL ? (size_t) (colon - arg) : 0;
+	char	   *end;
+	long		v;
+
+	if (hlen >= 2 && arg[0] == '[' && arg[hlen - 1] == ']')
+	{
+		host++;
+		hlen -= 2;
+	}
+	else if (hlen > 0 && memchr(arg, ':', hlen) != NULL)
+		hlen = 0;				/* an IPv6 address without brackets: refused below */
+	errno = 0;
+	v = strtol(port, &end, 10);
+	if (*port < '0' || *port > '9' || *end != '\0' || errno != 0 || v > 65535 ||
+		(colon != NULL && hlen == 0))
+	{
+		*cause = xasprintf("invalid value \"%s\" for option --listen: must be [HOST:]PORT, "
+						   "an IPv6 address in brackets ([::1]:9187)", arg);
+		return false;
+	}
+	free(s->listen_host);
+	s->listen_host = colon != NULL ? xstrndup(host, hlen) : xstrdup("127.0.0.1");
+	s->listen_port = (int) v;
+	return true;
 }
 
 /* Append a copy of a repeated option's value. */

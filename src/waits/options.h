@@ -68,6 +68,14 @@ bool		options_parse_retain(const char *arg, waits_settings *s, char **cause);
  * change in active sessions ("+0.5") or in % of the baseline ("+50%").
  */
 bool		options_parse_fail_if(const char *arg, waits_settings *s, char **cause);
+
+/*
+ * --listen=[HOST:]PORT: where /metrics is served; HOST is a name or an
+ * address, an IPv6 address in brackets ([::1]:9187); without it,
+ * 127.0.0.1.  ":PORT" is refused: other tools read it as every address.
+ * Port 0 takes a free port.
+ */
+bool		options_parse_listen(const char *arg, waits_settings *s, char **cause);
 /* Append a copy of v. */
 void		options_strlist_add(sampler_strlist *l, const char *v);
 void		options_strlist_free(sampler_strlist *l);

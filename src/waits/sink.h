@@ -73,6 +73,8 @@ typedef struct sink_run
 	report_source src;			/* set once connected */
 	uint64_t	interval_ns;	/* between samples */
 	uint64_t	t0_ns;			/* monotonic time sampling started */
+	const uint64_t *missed;		/* the ticks missed so far (ticker.h) */
+	bool		in_server;		/* the source samples by itself (pg_wait_sampling) */
 	/* the sampler's health now */
 	void		(*health) (void *arg, sample_health *h);
 	void	   *health_arg;

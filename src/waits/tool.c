@@ -526,6 +526,7 @@ describe_source(run_state *r)
 	src->describe = in->descriptions ? describe : NULL;
 	src->describe_arg = r->sm;
 	r->out.run.interval_ns = in->interval_ns;
+	r->out.run.in_server = in->source == SAMPLER_SOURCE_PG_WAIT_SAMPLING;
 	if (in->source == SAMPLER_SOURCE_PG_STAT_WAIT)
 		r->run.has_measured = true;
 }
@@ -819,6 +820,7 @@ waits_run(const waits_settings *s)
 	sinks_init(&r.out, s, &r.pool, &r.run);
 	r.out.run.health = sink_health;
 	r.out.run.health_arg = &r;
+	r.out.run.missed = &r.sc.missed;
 	sinkset_add_all(&r.out);
 	sample_batch_init(&r.batch);
 	init_matches(&r);
@@ -877,6 +879,8 @@ waits_settings_free(waits_settings *s)
 	free(s->log_path);
 	free(s->folded_path);
 	free(s->chart_path);
+	free(s->metrics_path);
+	free(s->listen_host);
 	free(s->store);
 	free(s->store_label);
 	free(s->trace_pids);
@@ -895,4 +899,5 @@ waits_settings_free(waits_settings *s)
 	s->trace_path = NULL;
 	s->pids = NULL;
 	s->log_path = s->folded_path = s->chart_path = s->store = s->store_label = NULL;
+	s->metrics_path = s->listen_host = NULL;
 }

@@ -103,6 +103,10 @@ typedef struct waits_settings
 	bool		compare;		/* a baseline option was given */
 	waits_limit fail_if[WAITS_MAX_LIMITS];	/* --fail-if */
 	int			nfail_if;
+	/* metrics for Prometheus (sink_metrics.h) */
+	char	   *metrics_path;	/* --metrics: a textfile, at each --log-interval and at the end */
+	char	   *listen_host;	/* --listen: serve /metrics on this address (listen.h) */
+	int			listen_port;	/* 0: a free port, said on stderr; -1: no --listen */
 	/* --log-retain: rotated files of the --log pattern are deleted past these */
 	int64_t		log_retain_ns;	/* 0: kept whatever their age */
 	int64_t		log_retain_bytes;	/* 0: kept whatever their size */
@@ -118,7 +122,8 @@ typedef struct waits_settings
 	.cost_budget = BUDGET_DEFAULT_SHARE, .cost_window_ns = BUDGET_WINDOW_NS, \
 	.by = {WPROF_DIM_EVENT}, .nby = 1, .log_format = WAITS_LOG_AUTO, \
 	.blockers = WAITS_DEFAULT_BLOCKERS, .since_us = INT64_MIN, .until_us = INT64_MAX, \
-	.baseline_since_us = INT64_MIN, .baseline_until_us = INT64_MAX }
+	.baseline_since_us = INT64_MIN, .baseline_until_us = INT64_MAX, \
+	.listen_port = -1 }
 
 /* Run the sampler with these settings; returns the exit status. */
 int			waits_run(const waits_settings *s);

@@ -108,6 +108,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_cause(ok, cause);
 		cause = NULL;
 	}
+	/* --listen: a host and a port in range, or a message */
+	ok = options_parse_listen(arg, &s, &cause);
+	if (ok && (s.listen_host == NULL || s.listen_port < 0 || s.listen_port > 65535))
+		abort();
+	check_cause(ok, cause);
+	cause = NULL;
+	free(s.listen_host);
+
 	/* --since/--until: a time, or a message */
 	{
 		int64_t		us;

@@ -68,7 +68,7 @@ my @errors = (
 	[ [ '--log=x.csv', '--log-format=xml' ],
 		qq{invalid value "xml" for option --log-format: must be csv or jsonl} ],
 	[ [ '--log-format=csv' ], '--log-format needs --log' ],
-	[ [ '--log-interval=5' ], '--log-interval needs --log' ],
+	[ [ '--log-interval=5' ], '--log-interval needs --log or --metrics' ],
 	[ [ '--log=x', '--log-interval=0.5' ], '--log-interval must be between 1 s and 24 h' ],
 	[ [ '--log=' ],          qq{invalid value "" for option --log} ],
 	[ [ '--folded=' ],       qq{invalid value "" for option --folded} ],

@@ -1,6 +1,7 @@
 /*
  * check_waits_options.c — option values of pgtempo-waits: --by,
- * --source, --pid, --log-format and the log format a file name implies.
+ * --source, --pid, --log-format and the log format a file name implies,
+ * --listen's addresses.
  */
 #include "config.h"
 
@@ -242,6 +243,58 @@ START_TEST(log_formats)
 }
 END_TEST
 
+/* --listen: [HOST:]PORT, IPv6 in brackets; the rest refused with the value named. */
+START_TEST(listen_addresses)
+{
+	static const struct
+	{
+		const char *arg;
+		const char *host;		/* NULL: refused */
+		int			port;
+	}			cases[] = {
+		{"9817", "127.0.0.1", 9817},
+		{"0", "127.0.0.1", 0},
+		{"127.0.0.1:9817", "127.0.0.1", 9817},
+		{"0.0.0.0:1", "0.0.0.0", 1},
+		{"localhost:65535", "localhost", 65535},
+		{"[::1]:9817", "::1", 9817},
+		{"[::]:80", "::", 80},
+		{":9817", NULL},
+		{"::1:9817", NULL},
+		{"[::1]", NULL},
+		{"host:", NULL},
+		{"host:x", NULL},
+		{"65536", NULL},
+		{"-1", NULL},
+		{"+80", NULL},
+		{"", NULL},
+		{"[]:80", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		waits_settings s = WAITS_SETTINGS_INIT;
+		char	   *cause = NULL;
+		bool		ok = options_parse_listen(cases[i].arg, &s, &cause);
+
+		ck_assert_msg(ok == (cases[i].host != NULL), "--listen=%s", cases[i].arg);
+		if (ok)
+		{
+			ck_assert_str_eq(s.listen_host, cases[i].host);
+			ck_assert_int_eq(s.listen_port, cases[i].port);
+		}
+		else
+		{
+			ck_assert_ptr_nonnull(strstr(cause, "for option --listen"));
+			ck_assert_ptr_nonnull(strstr(cause, cases[i].arg));
+			ck_assert_int_eq(s.listen_port, -1);
+		}
+		free(cause);
+		free(s.listen_host);
+	}
+}
+END_TEST
+
 START_TEST(strlists)
 {
 	sampler_strlist l = {0, NULL};
@@ -270,6 +323,7 @@ main(void)
 	tcase_add_test(tc, pid_lists);
 	tcase_add_test(tc, log_formats);
 	tcase_add_test(tc, strlists);
+	tcase_add_test(tc, listen_addresses);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
