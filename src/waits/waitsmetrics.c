@@ -11,6 +11,9 @@
 #include "pgtempo/metrics.h"
 #include "pgtempo/xalloc.h"
 
+/* An address of its own: a head blockers' series is told from an event's by it. */
+const char	wmetrics_head_key[] = "head blockers";
+
 /* The index's entry: a series key and where the series is in the view. */
 typedef struct index_entry
 {
@@ -25,6 +28,7 @@ wmetrics_init(wmetrics *m)
 	hash_table_init(&m->index, sizeof(index_entry), 64);
 	pthread_mutex_init(&m->lock, NULL);
 	metrics_init(&m->scratch);
+	heads_init(&m->heads);
 }
 
 void
@@ -33,6 +37,7 @@ wmetrics_free(wmetrics *m)
 	hash_table_free(&m->index);
 	pthread_mutex_destroy(&m->lock);
 	metrics_free(&m->scratch);
+	heads_free(&m->heads);
 	free(m->live.v);
 	free(m->pub.v);
 	memset(m, 0, sizeof(*m));
@@ -75,6 +80,31 @@ series_of(wmetrics *m, const char *const key[4])
 	return &v->v[e->at];
 }
 
+/*
+ * The blocked backend time of a sample's head blockers, by server and the
+ * heads' backend type (a pid would be a series per session): nothing to
+ * do unless a row waits on a lock with a blocker.
+ */
+static void
+count_heads(wmetrics *m, const char *server, const sample_batch *b, double stands)
+{
+	const heads_cell **v;
+	int			n;
+
+	if (b->nblockers == 0)
+		return;
+	heads_reset(&m->heads);
+	heads_add_batch(&m->heads, b);
+	v = heads_sorted(&m->heads, &n);
+	for (int i = 0; i < n; i++)
+	{
+		const char *key[4] = {server, wmetrics_head_key, wmetrics_head_key, v[i]->backend_type};
+
+		series_of(m, key)->active_s += v[i]->samples * stands;
+	}
+	free(v);
+}
+
 /* Count a sample's rows as wprof_add counts them: not the hidden, not the idle unless asked. */
 void
 wmetrics_count(wmetrics *m, const char *server, const sample_batch *b, bool include_idle,
@@ -100,6 +130,7 @@ wmetrics_count(wmetrics *m, const char *server, const sample_batch *b, bool incl
 		sr->samples += r->samples;
 		sr->active_s += (double) r->samples * stands;
 	}
+	count_heads(m, server, b, stands);
 }
 
 /* dst becomes a copy of src (dst's array is reused). */
@@ -172,6 +203,17 @@ add_events(metrics *mx, const wmetrics_view *v)
 			NULL
 		};
 
+		if (sr->type == wmetrics_head_key)
+		{
+			const char *const hl[] = {
+				"server", labels[1], "backend_type", labels[7], NULL
+			};
+
+			metrics_counter(mx, "pgtempo_waits_head_blocked_seconds_total",
+							"Blocked backend time (lock waits, directly and through chains) "
+							"caused by head blockers of this backend type.", hl, sr->active_s);
+			continue;
+		}
 		metrics_counter(mx, "pgtempo_waits_backend_samples_total",
 						"Backend samples seen in the wait event (CPU: active, not waiting).",
 						labels, (double) sr->samples);
@@ -179,13 +221,6 @@ add_events(metrics *mx, const wmetrics_view *v)
 						"Estimated backend time in the wait event: its rate is the average "
 						"active sessions.", labels, sr->active_s);
 	}
-
-	/*
-	 * Head blockers' blocked seconds go here once the sampler tells them
-	 * (pgtempo_waits_head_blocker_blocked_seconds_total, by server and the
-	 * head's backend type): a counter per head kept in the view like the
-	 * events above, summed at each sample.
-	 */
 }
 
 /* The sampler's health: what it took, missed and lost. */

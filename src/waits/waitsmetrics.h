@@ -26,6 +26,7 @@
 #include "pgtempo/metrics.h"
 #include "pgtempo/strbuf.h"
 
+#include "heads.h"
 #include "listen.h"
 #include "sample.h"
 
@@ -37,8 +38,13 @@ typedef struct wmetrics_series
 	const char *event;
 	const char *backend_type;
 	uint64_t	samples;		/* backend samples seen in the event */
-	double		active_s;		/* the backend time they stand for */
+	double		active_s;		/* the backend time they stand for; of a head
+								 * blockers' series (type wmetrics_head_key):
+								 * the blocked backend time its heads caused */
 } wmetrics_series;
+
+/* The type and event of the series of head blockers (by server and the heads' backend type). */
+extern const char wmetrics_head_key[];
 
 /* Everything one rendering shows. */
 typedef struct wmetrics_view
@@ -60,6 +66,7 @@ typedef struct wmetrics
 	wmetrics_view live;			/* the sampler's: no lock */
 	hash_table	index;			/* series key -> index in live.v */
 	uint64_t	missed;			/* the ticker's missed ticks at the last sample */
+	heads_prof	heads;			/* one sample's head blockers (scratch) */
 	pthread_mutex_t lock;		/* guards pub, scratch and last_len */
 	wmetrics_view pub;			/* what the endpoint renders */
 	metrics		scratch;		/* the endpoint's writer, reused from scrape to scrape */

@@ -41,7 +41,7 @@ $node->poll_query_until('postgres', q{
 my $raw = "$dir/raw.jsonl";
 my $ivl = "$dir/interval.csv";
 my ($rc, $out, $err) = run_tool([ $bin, @conn, '-i', '50ms', '-T', '2', '--json',
-	'--query-text', "--log=$raw" ]);
+	'--query-text', "--log=$raw", "--metrics=$dir/m.prom" ]);
 is($rc, 0, 'the run exits 0') or diag($err);
 my $j = decode_json($out);
 my $ticks = $j->{ticks};
@@ -77,6 +77,18 @@ sub check_heads
 }
 
 my $h = check_heads('live', $j, $ticks);
+
+# --metrics: the head's blocked time by its backend type, the same time as
+# the report's (each sample there weighs its interval and the ticks it
+# missed, the report's the mean period: they differ by the schedule's jitter)
+{
+	open(my $mf, '<', "$dir/m.prom") or die "m.prom: $!";
+	my ($m) = map { /^pgtempo_waits_head_blocked_seconds_total\{[^}]*backend_type="client backend"\} (\S+)$/ ? $1 : () } <$mf>;
+	close($mf);
+	ok(defined $m, '--metrics: the head blockers\' blocked seconds, by backend type');
+	cmp_ok(abs(($m // 0) - $h->{est_seconds}), '<=', 0.15 * $h->{est_seconds},
+		"--metrics: about the report's blocked seconds (" . ($m // 'none') . " and $h->{est_seconds})");
+}
 is($h->{application_name}, 'h_a', 'live: the head\'s application');
 is($h->{state}, 'idle in transaction', 'live: what the head was doing');
 ok(defined $h->{xact_age_seconds} && $h->{xact_age_seconds} > 0, 'live: its transaction age');

@@ -120,6 +120,75 @@ START_TEST(counts)
 }
 END_TEST
 
+/*
+ * A chain A <- B <- C (B and C wait on locks, A on nothing): A, a client
+ * backend, heads both blocked samples; an autovacuum worker D blocking E
+ * is a series of its own; the counter renders by server and backend type.
+ */
+START_TEST(heads)
+{
+	static const struct
+	{
+		int32_t		pid;
+		const char *type;
+		const char *btype;
+		sample_class cls;
+		int32_t		blocker;	/* 0: none */
+	}			rows[] = {
+		{1, NULL, client, SAMPLE_CPU, 0},
+		{2, lock, client, SAMPLE_WAIT, 1},
+		{3, lock, client, SAMPLE_WAIT, 2},
+		{4, NULL, autovac, SAMPLE_CPU, 0},
+		{5, lock, client, SAMPLE_WAIT, 4},
+	};
+	wmetrics	m;
+	sample_batch b;
+	metrics		mx;
+	strbuf		out;
+	char	   *cause = NULL;
+	const wmetrics_series *h;
+
+	wmetrics_init(&m);
+	sample_batch_init(&b);
+	metrics_init(&mx);
+	strbuf_init(&out);
+	sample_batch_reset(&b, 1000);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+	{
+		sample_row *r = sample_batch_add(&b);
+
+		r->pid = rows[i].pid;
+		r->wait_event_type = rows[i].type;
+		r->wait_event = rows[i].type != NULL ? relation : NULL;
+		r->backend_type = rows[i].btype;
+		r->cls = rows[i].cls;
+		r->samples = 1;
+		r->blockers_off = b.nblockers;
+		if (rows[i].blocker != 0)
+			sample_batch_add_blocker(&b, rows[i].blocker);
+	}
+	wmetrics_count(&m, server, &b, false, 0.01, 0);
+	wmetrics_count(&m, server, &b, false, 0.01, 1);	/* a missed tick: 20 ms */
+	h = find(&m.live, wmetrics_head_key, wmetrics_head_key, client);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_double_eq_tol(h->active_s, 2 * 0.01 + 2 * 0.02, 1e-12);
+	h = find(&m.live, wmetrics_head_key, wmetrics_head_key, autovac);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_double_eq_tol(h->active_s, 0.01 + 0.02, 1e-12);
+	m.live.started = true;
+	ck_assert_msg(wmetrics_render(&m.live, &mx, false, &out, &cause), "%s", cause ? cause : "");
+	ck_assert_ptr_nonnull(strstr(out.data, "# TYPE pgtempo_waits_head_blocked_seconds_total counter\n"));
+	ck_assert_ptr_nonnull(strstr(out.data, "pgtempo_waits_head_blocked_seconds_total{server=\"db:5432\","
+								 "backend_type=\"client backend\"} 0.06\n"));
+	/* no event series named after the heads */
+	ck_assert_ptr_null(strstr(out.data, "wait_event=\"head blockers\""));
+	strbuf_free(&out);
+	metrics_free(&mx);
+	sample_batch_free(&b);
+	wmetrics_free(&m);
+}
+END_TEST
+
 /* The sampler never waits: a lock held by a scrape makes publish fail, the next call succeeds. */
 START_TEST(publish)
 {
@@ -272,6 +341,7 @@ main(void)
 	TCase	   *tc = tcase_create("metrics");
 
 	tcase_add_test(tc, counts);
+	tcase_add_test(tc, heads);
 	tcase_add_test(tc, publish);
 	tcase_add_test(tc, endpoint);
 	tcase_set_timeout(tc, 30);
