@@ -321,6 +321,7 @@ make_slices(bl_window *w)
 {
 	double	   *line_ticks;
 	int		   *lines;
+	int			nlines = 0;
 	double		per_slice;
 
 	if (w->fl == NULL)
@@ -346,11 +347,19 @@ make_slices(bl_window *w)
 			line_ticks[slice_of(w, w->e[i].t_us)] += 1;
 	per_slice = w->line_us > 0 ? round(w->slice_us / (double) w->line_us) : INFINITY;
 	for (int k = 0; k < w->nslices; k++)
+		nlines += lines[k];
+	for (int k = 0; k < w->nslices; k++)
 	{
 		double		a = (double) w->slice0_us + k * w->slice_us;
 
-		/* a slice with a line in every interval: the lines' own ticks, exact */
-		w->ticks[k] = lines[k] >= per_slice ? line_ticks[k] :
+		/*
+		 * A line in every interval of the window: the lines' own ticks,
+		 * exact.  Decided for the window, not slice by slice: intervals
+		 * that drift (a late sample on a loaded machine) leave a slice
+		 * without a line and its neighbour with two, and the health
+		 * records' ticks of the first would count the second's again.
+		 */
+		w->ticks[k] = nlines >= per_slice * w->nslices ? line_ticks[k] :
 			fromlog_ticks(w->fl, (uint64_t) a, (uint64_t) (a + w->slice_us));
 		w->total_ticks += w->ticks[k];
 	}
