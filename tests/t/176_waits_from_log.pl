@@ -411,7 +411,7 @@ mkdir $rdir or die;
 spew("$rdir/w-20200101000000.csv", "old\n");
 spew("$rdir/w-backup.csv", "not the pattern's\n");
 utime(time - 3 * 86400, time - 3 * 86400, "$rdir/w-20200101000000.csv", "$rdir/w-backup.csv");
-run_ok('--log-retain', @conn, '-T', '1', "--log=$rdir/w-%Y%m%d%H%M%S.csv", '--log-retain=1d',
+run_ok('--log-retain', @conn, '-T', '2', "--log=$rdir/w-%Y%m%d%H%M%S.csv", '--log-retain=1d',
 	'--log-retain=1GB');
 ok(!-e "$rdir/w-20200101000000.csv", '--log-retain: the pattern\'s old file is deleted');
 ok(-e "$rdir/w-backup.csv", '--log-retain: a file the pattern did not make is kept');
