@@ -42,16 +42,6 @@ sub run_to_full
 # Whole lines only: "" or text that ends with a newline.
 sub whole_lines { return $_[0] eq '' || $_[0] =~ /\n\z/; }
 
-sub slurp
-{
-	my ($path) = @_;
-	open my $fh, '<', $path or return undef;
-	local $/;
-	my $text = <$fh>;
-	close $fh;
-	return $text;
-}
-
 # ---------------------------------------------------------------- stdout
 
 SKIP:
@@ -151,7 +141,7 @@ for my $agg (0, 1)
 	$h->finish;
 	print "# stderr:\n$e";
 	my ($log) = glob("$d/pl.*");
-	my $text = slurp($log) // '';
+	my $text = slurp_text($log) // '';
 	my @lines = split /\n/, $text;
 	ok(whole_lines($text), "$label: the log ends on a whole line");
 	if ($agg)
@@ -219,7 +209,7 @@ SKIP:
 	like($o, qr{^number of transactions actually processed: $n/$n$}m,
 		'full disk: measured to the end, the report still comes');
 	my ($log) = glob("$save/pl.*");
-	my $text = defined $log ? slurp($log) : '';
+	my $text = defined $log ? slurp_text($log) : '';
 	my @lines = split /\n/, $text;
 	ok(whole_lines($text), 'full disk: the log ends on a whole line');
 	cmp_ok(scalar(@lines), '>', 0, 'full disk: the lines that fitted are there');
@@ -261,8 +251,8 @@ SKIP:
 		like($e, qr{^pgtempo-bench: error: could not write to file "\Q$fs/$f\E": No space left on device$}m,
 			"full disk, report files: $f named with the reason");
 	}
-	is(slurp("$save/c.svg"), "complete\n", 'full disk, report files: the chart there before is kept whole');
-	is(slurp("$save/h.txt"), "complete\n", 'full disk, report files: the histogram there before is kept whole');
+	is(slurp_text("$save/c.svg"), "complete\n", 'full disk, report files: the chart there before is kept whole');
+	is(slurp_text("$save/h.txt"), "complete\n", 'full disk, report files: the histogram there before is kept whole');
 	ok(!-e "$save/r.json", 'full disk, report files: no half-written JSON report');
 	opendir my $dh, $save or die "$save: $!";
 	is_deeply([ sort grep { !/^\./ } readdir $dh ], [ 'c.svg', 'h.txt' ],
@@ -278,7 +268,7 @@ SKIP:
 		($r, $o, $e) = $run_full->(61440, $save, $ref, '-S', '-n', '-t', $n, '-c', '1', '-l',
 			"--log-prefix=$fs/pl", 'postgres');
 		($log) = glob("$save/pl.*");
-		$text = defined $log ? slurp($log) : '';
+		$text = defined $log ? slurp_text($log) : '';
 		note(sprintf('for the man page: pgbench on a full disk exits %d, says %s, '
 			  . 'its log ends %s', $r, $e =~ /No space/ ? 'so' : 'nothing',
 			  whole_lines($text) ? 'on a whole line' : 'in a half line'));

@@ -35,7 +35,7 @@ use PgTempo::Test;
 use Test::More;
 
 our @EXPORT = qw(parse_metrics metric_samples metric_value check_histogram promtool_ok
-  slurp_text dir_entries same_number small_disk_allowed run_on_full_disk);
+  dir_entries same_number small_disk_allowed run_on_full_disk);
 
 # A value as Prometheus spells it, as a Perl number.
 sub _num
@@ -172,24 +172,6 @@ sub promtool_ok
 		is($rc, 0, "$what: promtool check metrics accepts it") or diag($out);
 	}
 	return;
-}
-
-=pod
-
-=item slurp_text(PATH)
-
-The whole file, or undef when it cannot be read.
-
-=cut
-
-sub slurp_text
-{
-	my ($path) = @_;
-	open my $fh, '<', $path or return undef;
-	local $/;
-	my $text = <$fh>;
-	close $fh;
-	return $text;
 }
 
 =pod

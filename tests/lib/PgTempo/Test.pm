@@ -44,7 +44,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference start_session write_file
-  slurp_lines event_description_re);
+  slurp_lines slurp_text event_description_re);
 
 # At most this many bytes of a tool's stdout and of its stderr go to the log.
 my $log_limit = 8000;
@@ -170,6 +170,17 @@ The lines of the file PATH without their newlines; an empty list when it
 cannot be read (a log a tool did not write).
 
 =cut
+
+# The whole file, or undef when it cannot be read.
+sub slurp_text
+{
+	my ($path) = @_;
+	open my $fh, '<', $path or return undef;
+	local $/;
+	my $text = <$fh>;
+	close $fh;
+	return $text;
+}
 
 sub slurp_lines
 {
