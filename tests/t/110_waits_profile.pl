@@ -122,7 +122,7 @@ cmp_ok($r->{avg_active_sessions}, '>=', 4, 'at least the four busy sessions are 
 
 # ---------------------------------------------------------------- the text report
 
-my ($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '1' ]);
+my ($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', SHORT_RUN ]);
 is($rc, 0, 'text report: exit 0');
 like($err, qr/^pgtempo-waits: sampling pg_stat_activity of PostgreSQL \d+.* every 10 ms\n/,
 	'text report: says what it samples');
@@ -145,7 +145,7 @@ my ($esc) = start_session($node, 'w_esc', "SELECT pg_sleep(600), 'x\e[2J\ry'");
 $node->poll_query_until('postgres',
 	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = 'w_esc' AND wait_event = 'PgSleep'})
   or die 'the w_esc session did not start';
-($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '0.5',
+($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', SHORT_RUN,
 	'--application-name=w_esc', '--query-text=100' ]);
 like($out, qr/^\s+query_id -?\d+: \d+ samples? \(100\.0 %\)  SELECT pg_sleep\(600\), 'x\\x1b\[2J\\ry';$/m,
 	'text report: control characters in a query text escaped');
@@ -153,7 +153,7 @@ unlike($out, qr/[\e\r]/, 'text report: no raw escape or carriage return');
 
 # ---------------------------------------------------------------- other groupings
 
-($r) = sample_json('-T', '1', '--by=pid,event');
+($r) = sample_json('-T', SHORT_RUN, '--by=pid,event');
 my ($wp) = groups($r, pid => $waiter_pid, wait_event => 'relation');
 ok($wp, 'by pid,event: the waiter');
 is($wp->{usename}, $node->safe_psql('postgres', 'SELECT current_user'), 'by pid: the user');
@@ -163,50 +163,50 @@ is($wp->{blockers}[0]{pid}, $holder_pid, 'by pid: the blocker');
 
 # client backends only: an autovacuum worker in another database may be
 # active for a sample on a busy machine
-($r) = sample_json('-T', '1', '--by=db', '--backend-type=client backend');
+($r) = sample_json('-T', SHORT_RUN, '--by=db', '--backend-type=client backend');
 is(scalar(@{ $r->{profile} }), 1, 'by db: one database');
 is($r->{profile}[0]{datname}, 'postgres', 'by db: postgres');
 is($r->{profile}[0]{samples}, $r->{active_samples}, 'by db: all samples');
 
-($r) = sample_json('-T', '1', '--by=user,backend_type');
+($r) = sample_json('-T', SHORT_RUN, '--by=user,backend_type');
 is(scalar(groups($r, backend_type => 'client backend')), 1, 'by user,backend_type: one group of client backends');
 
-($r) = sample_json('-T', '1', '--by=query');
+($r) = sample_json('-T', SHORT_RUN, '--by=query');
 my ($qs) = grep { defined $_->{query_id} } @{ $r->{profile} };
 ok($qs && $qs->{query_id} =~ /^-?\d+$/, 'by query: query ids');
 is_deeply($qs->{top_queries}, [], 'by query: no sub-list of queries');
 
 # ---------------------------------------------------------------- query texts
 
-($r) = sample_json('-T', '1', '--query-text=12', '--application-name=w_sleep');
+($r) = sample_json('-T', SHORT_RUN, '--query-text=12', '--application-name=w_sleep');
 my ($q) = groups($r, wait_event => 'PgSleep');
 is($q->{top_queries}[0]{query}, 'SELECT pg_sl', '--query-text=12: the text, cut to 12 characters');
 
 # ---------------------------------------------------------------- filters
 
-($r) = sample_json('-T', '0.5', '--application-name=w_sleep');
+($r) = sample_json('-T', SHORT_RUN, '--application-name=w_sleep');
 is_deeply([ map { $_->{wait_event} } @{ $r->{profile} } ], ['PgSleep'], '--application-name');
-($r) = sample_json('-T', '0.5', "--pid=$cpu_pid,$waiter_pid", '--by=pid');
+($r) = sample_json('-T', SHORT_RUN, "--pid=$cpu_pid,$waiter_pid", '--by=pid');
 is_deeply([ sort { $a <=> $b } map { $_->{pid} } @{ $r->{profile} } ],
 	[ sort { $a <=> $b } ($cpu_pid, $waiter_pid) ], '--pid with two pids');
-($r) = sample_json('-T', '0.5', '--db=postgres', '--db=template1', '--by=db');
+($r) = sample_json('-T', SHORT_RUN, '--db=postgres', '--db=template1', '--by=db');
 is_deeply([ map { $_->{datname} } @{ $r->{profile} } ], ['postgres'], '--db');
-($r) = sample_json('-T', '0.5', '--db=template1');
+($r) = sample_json('-T', SHORT_RUN, '--db=template1');
 is_deeply($r->{profile}, [], '--db of another database: nothing');
 my $uerr;
-($r, undef, $uerr) = sample_json('-T', '0.5', '--user=nosuchuser');
+($r, undef, $uerr) = sample_json('-T', SHORT_RUN, '--user=nosuchuser');
 is($r->{active_samples}, 0, '--user of another user: nothing');
 like($uerr, qr/warning: --user "nosuchuser" matched no active backend during the run/,
 	'--user of another user: a warning');
-($r) = sample_json('-T', '0.5', '--backend-type=client backend', '--by=backend_type');
+($r) = sample_json('-T', SHORT_RUN, '--backend-type=client backend', '--by=backend_type');
 is_deeply([ map { $_->{backend_type} } @{ $r->{profile} } ], ['client backend'], '--backend-type');
 # a value is a parameter, never SQL
-($r) = sample_json('-T', '0.5', q{--application-name=w_sleep' OR 'x' = 'x});
+($r) = sample_json('-T', SHORT_RUN, q{--application-name=w_sleep' OR 'x' = 'x});
 is($r->{active_samples}, 0, 'a quote in a filter value is just a character');
 
 # ---------------------------------------------------------------- idle sessions
 
-($r) = sample_json('-T', '0.5', '--include-idle', '--backend-type=all', '--by=app,event');
+($r) = sample_json('-T', SHORT_RUN, '--include-idle', '--backend-type=all', '--by=app,event');
 my ($idle_group) = groups($r, application_name => 'w_idle');
 ok($idle_group, '--include-idle: the idle session is counted');
 is($idle_group->{wait_event}, 'ClientRead', '--include-idle: waiting in ClientRead');
@@ -217,7 +217,7 @@ ok(groups($r, wait_event_type => 'Activity'), '--include-idle: background proces
 
 $node->safe_psql('postgres', 'CREATE ROLE weak LOGIN');
 ($rc, $out, $err) = run_tool([ $bin, '-h', $node->host, '-p', $node->port, '-U', 'weak',
-	'-d', 'postgres', '--source=activity', '-T', '0.5', '--json' ]);
+	'-d', 'postgres', '--source=activity', '-T', SHORT_RUN, '--json' ]);
 is($rc, 0, 'unprivileged: exit 0');
 my @warnings = ($err =~ /^pgtempo-waits: warning: .*$/mg);
 is(scalar @warnings, 1, 'unprivileged: exactly one warning');
@@ -230,7 +230,7 @@ is($r->{active_samples}, 0, 'unprivileged: nothing is attributed to unknown even
 
 $node->safe_psql('postgres', 'GRANT pg_read_all_stats TO weak');
 ($rc, $out, $err) = run_tool([ $bin, '-h', $node->host, '-p', $node->port, '-U', 'weak',
-	'-d', 'postgres', '--source=activity', '-T', '0.5', '--json' ]);
+	'-d', 'postgres', '--source=activity', '-T', SHORT_RUN, '--json' ]);
 unlike($err, qr/warning/, 'pg_read_all_stats: no warning');
 $r = decode_json($out);
 is($r->{hidden_rows}, 0, 'pg_read_all_stats: nothing hidden');

@@ -105,7 +105,7 @@ ok(!groups($r, application_name => 'w_idle'), 'idle: not counted');
 ok(groups($r, application_name => 'w_ckpt'), 'the session asking for checkpoints is counted');
 
 # its state in the history
-($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '1', '--application-name=w_iit',
+($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', SHORT_RUN, '--application-name=w_iit',
 	'--log=' . $node->basedir . '/iit.csv' ]);
 is($rc, 0, 'log of the idle-in-transaction session: exit 0');
 open my $fh, '<', $node->basedir . '/iit.csv' or die $!;
@@ -116,7 +116,7 @@ is(scalar(grep { /,idle in transaction,Client,ClientRead,/ } @rows), scalar @row
 	'log: every row has its state and Client/ClientRead');
 
 # the text header says what was counted
-($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '0.5' ]);
+($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', SHORT_RUN ]);
 like($out, qr/^counted: client backend, parallel worker, autovacuum worker, walsender \(the sessions; --backend-type=all counts every process\); idle backends and Activity waits excluded, idle in transaction as Client\/ClientRead$/m,
 	'text: the header says what was counted') or diag("exit $rc: $err");
 
@@ -135,26 +135,26 @@ ok(!grep({ !defined $_->{wait_event_type} || $_->{wait_event_type} eq ''
 # Activity waits are idle without --include-idle
 ($r) = sample_json('-T', '2', '--backend-type=all', '--by=backend_type,event');
 ok(!groups($r, wait_event_type => 'Activity'), '--backend-type=all: no Activity waits without --include-idle');
-($r) = sample_json('-T', '1', '--backend-type=walwriter,checkpointer', '--include-idle', '--by=backend_type');
+($r) = sample_json('-T', SHORT_RUN, '--backend-type=walwriter,checkpointer', '--include-idle', '--by=backend_type');
 is_deeply([ sort map { $_->{backend_type} } @{ $r->{profile} } ], [ 'checkpointer', 'walwriter' ],
 	'--backend-type with a list');
 is($r->{backend_types_default}, JSON::PP::false, '--backend-type: not the default');
 
 # ---------------------------------------------------------------- filters that matched nothing
 
-($r, $out, $err) = sample_json('-T', '0.5', '--user=nosuchuser', '--application-name=w_sleep',
+($r, $out, $err) = sample_json('-T', SHORT_RUN, '--user=nosuchuser', '--application-name=w_sleep',
 	'--application-name=nosuchapp');
 my @w = ($err =~ /^pgtempo-waits: warning: (.*)$/mg);
 is_deeply(\@w, [ '--user "nosuchuser" matched no active backend during the run',
 		'--application-name "w_sleep" matched no active backend during the run',
 		'--application-name "nosuchapp" matched no active backend during the run' ],
 	'--user and --application-name that matched nothing: one warning each');
-($r, $out, $err) = sample_json('-T', '0.5', '--application-name=w_sleep');
+($r, $out, $err) = sample_json('-T', SHORT_RUN, '--application-name=w_sleep');
 unlike($err, qr/warning/, 'a filter that matched: no warning');
 
 # ---------------------------------------------------------------- --by=query without query ids
 
-($r, $out, $err) = sample_json('-T', '0.5', '--by=query');
+($r, $out, $err) = sample_json('-T', SHORT_RUN, '--by=query');
 @w = ($err =~ /^pgtempo-waits: warning: (.*)$/mg);
 is(scalar @w, 1, '--by=query without query ids: one warning');
 like($w[0], qr/query_id column is empty: .*compute_query_id/, '--by=query: names compute_query_id');
@@ -167,15 +167,15 @@ my ($waiter, $waiter_pid) = start_session($node, 'w_lock', "BEGIN;\nLOCK TABLE l
 $node->poll_query_until('postgres',
 	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = 'w_lock' AND wait_event = 'relation'})
   or die 'the lock wait did not start';
-($r) = sample_json('-T', '1', '--application-name=w_lock');
+($r) = sample_json('-T', SHORT_RUN, '--application-name=w_lock');
 my ($lock) = groups($r, wait_event => 'relation');
 is($lock->{lock_samples}, $lock->{samples}, 'lock: lock_samples');
 is($lock->{no_blocker_samples}, 0, 'lock: a blocker seen in every sample');
 is($lock->{blockers}[0]{pid}, $holder_pid, 'lock: the blocker');
-($r) = sample_json('-T', '0.5', '--application-name=w_lock', '--blockers=0');
+($r) = sample_json('-T', SHORT_RUN, '--application-name=w_lock', '--blockers=0');
 ($lock) = groups($r, wait_event => 'relation');
 is_deeply($lock->{blockers}, [], '--blockers=0: none listed');
-($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '0.5', '--application-name=w_lock' ]);
+($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', SHORT_RUN, '--application-name=w_lock' ]);
 my $relation_desc = event_description_re($node, 'Lock', 'relation');
 like($out, qr/^Lock\s+relation\s+\d+.*$relation_desc\n\s+blocked by pid $holder_pid: \d+ samples? \(100\.0 %\)\n\s+no blocker seen: 0 samples \(0\.0 % of the lock waits; it had gone when the blockers were read\)$/m,
 	'text: the share without a blocker under the lock wait');

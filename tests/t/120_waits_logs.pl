@@ -90,7 +90,7 @@ like($health[0], qr/^# health ts=$ts_re samples=$r->{health}{samples} elapsed_s=
 
 # ---------------------------------------------------------------- raw JSON Lines
 
-$r = run_json('-T', '1', @two, '--query-text=9', "--log=$dir/raw.jsonl");
+$r = run_json('-T', SHORT_RUN, @two, '--query-text=9', "--log=$dir/raw.jsonl");
 my @recs = map { decode_json($_) } slurp_lines("$dir/raw.jsonl");
 my @samples = grep { $_->{type} eq 'sample' } @recs;
 is(scalar @samples, 2 * $r->{ticks}, 'jsonl: one record per session per sample');
@@ -108,7 +108,7 @@ is($recs[-1]{type}, 'health', 'jsonl: the health record comes last');
 is($recs[-1]{samples}, $r->{health}{samples}, 'jsonl: health: samples');
 
 # --log-format overrides the name
-$r = run_json('-T', '1', @two, "--log=$dir/named.log", '--log-format=jsonl');
+$r = run_json('-T', SHORT_RUN, @two, "--log=$dir/named.log", '--log-format=jsonl');
 ok(eval { decode_json((slurp_lines("$dir/named.log"))[0]) }, '--log-format=jsonl: JSON in a .log file');
 
 # ---------------------------------------------------------------- interval aggregates
@@ -145,7 +145,7 @@ ok(!(grep { $_->{type} eq 'sample' } @recs), 'intervals jsonl: no raw rows');
 
 # ---------------------------------------------------------------- folded stacks
 
-$r = run_json('-T', '1', "--folded=$dir/w.folded");
+$r = run_json('-T', SHORT_RUN, "--folded=$dir/w.folded");
 @lines = slurp_lines("$dir/w.folded");
 is(scalar(grep { /^[^;]+;[^;]+;[^;]+;[^;]+;[^; ]+ \d+$/ } @lines), scalar @lines,
 	'folded: datname;backend_type;type;event;query_id count');
@@ -201,7 +201,7 @@ is($rows_total, $r->{ticks}, 'strftime: every row in one of the files');
 
 # ---------------------------------------------------------------- write errors
 
-my ($rc, $out, $err) = run_tool([ $bin, @conn, '-T', '0.5', '--log=/dev/full' ]);
+my ($rc, $out, $err) = run_tool([ $bin, @conn, '-T', SHORT_RUN, '--log=/dev/full' ]);
 is($rc, 1, 'disk full: exit 1');
 like($out, qr/^sampling: \d+ samples/m, 'disk full: the report is still printed');
 my @errs = ($err =~ /^pgtempo-waits: error: could not write to log file "\/dev\/full": No space left on device$/mg);

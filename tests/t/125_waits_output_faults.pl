@@ -243,7 +243,7 @@ sub strict_utf8
 }
 
 my @badapps = ('--application-name=o_bad', '--application-name=o_bad2');
-my ($rc, $out, $err) = run_tool([ $bin, @conn, @badapps, '-T', '1', '--query-text', '--json',
+my ($rc, $out, $err) = run_tool([ $bin, @conn, @badapps, '-T', SHORT_RUN, '--query-text', '--json',
 	'--by=db,event', "--log=$dir/bad.jsonl", "--folded=$dir/bad.folded" ]);
 is($rc, 0, 'SQL_ASCII: exit 0');
 ok(defined strict_utf8($out), '--json: valid UTF-8');
@@ -264,7 +264,7 @@ is(scalar(grep { $_->{type} eq 'sample' } @rec), $r->{active_samples} // -1,
 ok((grep { ($_->{query} // '') =~ /\\xff\\xfe/ } @rec), 'JSON Lines: the query keeps its bad bytes as \xNN');
 ok((grep { ($_->{datname} // '') eq 'caf\\xe9' } @rec), 'JSON Lines: so does the database name');
 
-($rc, $out, $err) = run_tool([ $bin, @conn, @badapps, '-T', '1', '--query-text', "--log=$dir/bad.csv" ]);
+($rc, $out, $err) = run_tool([ $bin, @conn, @badapps, '-T', SHORT_RUN, '--query-text', "--log=$dir/bad.csv" ]);
 open $fh, '<:raw', "$dir/bad.csv" or die "bad.csv: $!";
 my $csv = do { local $/; <$fh> };
 close $fh;

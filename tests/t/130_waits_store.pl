@@ -90,7 +90,7 @@ is(fleet(q{SELECT DISTINCT query FROM pgtempo_waits_samples WHERE application_na
 	'SELECT pg_sleep(600);', 'store: query text');
 
 # a second host appends to the same table
-($rc, $out, $err) = run_tool([ $bin, @conn, '-T', '0.5', '--json', "--store=$store",
+($rc, $out, $err) = run_tool([ $bin, @conn, '-T', SHORT_RUN, '--json', "--store=$store",
 	'--store-label=host-b', '--application-name=w_sleep' ]);
 is($rc, 0, 'store, second label: exit 0');
 $r = decode_json($out);
@@ -210,7 +210,7 @@ $snode->stop;
 
 # ---------------------------------------------------------------- errors at the start
 
-($rc, $out, $err) = run_tool([ $bin, @conn, '-T', '0.5',
+($rc, $out, $err) = run_tool([ $bin, @conn, '-T', SHORT_RUN,
 	'--store=' . sprintf('host=%s port=%d dbname=nosuchdb', $node->host, $node->port) ]);
 is($rc, 1, 'store database missing: exit 1');
 like($err, qr/^pgtempo-waits: error: could not connect to the store database: .*database "nosuchdb" does not exist/m,
@@ -219,7 +219,7 @@ is($out, '', 'store database missing: no report');
 
 fleet('CREATE DATABASE fleet2');
 $node->safe_psql('fleet2', 'CREATE TABLE pgtempo_waits_samples (server text, ts timestamptz)');
-($rc, $out, $err) = run_tool([ $bin, @conn, '-T', '0.5',
+($rc, $out, $err) = run_tool([ $bin, @conn, '-T', SHORT_RUN,
 	'--store=' . sprintf('host=%s port=%d dbname=fleet2', $node->host, $node->port) ]);
 is($rc, 1, 'store table of another shape: exit 1');
 like($err, qr/^pgtempo-waits: error: could not prepare table pgtempo_waits_samples in the store database: .*column "pid" does not exist/m,

@@ -134,7 +134,7 @@ is(scalar(grep { $_->{wait_time_us} == 12345 && $_->{wait_event} eq 'READ' } @sa
 	scalar @samples, 'log: the measured time of the current wait');
 
 # the text report has the measured columns
-my ($rc, $text) = run_tool([ $bin, @conn, '-d', 'postgres', '-T', '0.5',
+my ($rc, $text) = run_tool([ $bin, @conn, '-d', 'postgres', '-T', SHORT_RUN,
 	'--application-name=w_sleep' ]);
 like($text, qr/^measured: [\d.]+ s of waits in \d+ waits \(pg_stat_wait_profile\)$/m,
 	'text report: the measured total');
@@ -182,7 +182,7 @@ $node->safe_psql('postgres', q{
 	CREATE OR REPLACE VIEW pg_stat_wait_history AS
 		SELECT pid, sample_ts, class_name, event_name, wait_time, p1, p2, p3, p4, p5
 		FROM psw_history WHERE sample_ts IS NOT NULL AND 1 / (pid - pid) = 1});
-($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'postgres', '-T', '0.5', '--json',
+($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'postgres', '-T', SHORT_RUN, '--json',
 	'--application-name=w_sleep' ]);
 is($rc, 0, 'history unreadable from the start: the run goes on') or diag($err);
 @warned = $err =~ /^pgtempo-waits: warning: could not read pg_stat_wait_history: .*division by zero/mg;
@@ -191,11 +191,11 @@ is(decode_json($out)->{measured_count}, 0, 'history unreadable from the start: t
 
 # ---------------------------------------------------------------- asked for where there is none
 
-($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'plain', '--source=pg_stat_wait', '-T', '0.5' ]);
+($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'plain', '--source=pg_stat_wait', '-T', SHORT_RUN ]);
 is($rc, 1, 'no views: exit 1');
 is($err, "pgtempo-waits: error: source pg_stat_wait: the views pg_stat_wait_current and "
 	  . "pg_stat_wait_profile do not exist in this database\n", 'no views: says so');
-($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'plain', '-T', '1', '--json' ]);
+($rc, $out, $err) = run_tool([ $bin, @conn, '-d', 'plain', '-T', SHORT_RUN, '--json' ]);
 is(decode_json($out)->{source}, 'pg_stat_activity', 'no views: auto takes pg_stat_activity');
 
 $node->safe_psql('postgres',

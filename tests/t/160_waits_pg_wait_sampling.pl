@@ -123,7 +123,7 @@ if ($plain->psql('postgres', 'CREATE EXTENSION pg_wait_sampling') == 0
 	&& $plain->psql('postgres', 'SELECT count(*) FROM pg_wait_sampling_profile') != 0)
 {
 	($rc, $out, $err) = run_tool([ $bin, '-h', $plain->host, '-p', $plain->port, '-d', 'postgres',
-		'-T', '1', '--json' ]);
+		'-T', SHORT_RUN, '--json' ]);
 	is($rc, 0, 'not loaded: exit 0');
 	like($err, qr/^pgtempo-waits: warning: extension pg_wait_sampling is installed but cannot be read: /m,
 		'not loaded: warns');
@@ -131,7 +131,7 @@ if ($plain->psql('postgres', 'CREATE EXTENSION pg_wait_sampling') == 0
 		'not loaded: says what to do');
 	is(decode_json($out)->{source}, 'pg_stat_activity', 'not loaded: samples pg_stat_activity');
 	($rc, $out, $err) = run_tool([ $bin, '-h', $plain->host, '-p', $plain->port, '-d', 'postgres',
-		'-T', '1', '--source=pg_wait_sampling' ]);
+		'-T', SHORT_RUN, '--source=pg_wait_sampling' ]);
 	is($rc, 1, 'not loaded, asked for: exit 1');
 	like($err, qr/^pgtempo-waits: error: source pg_wait_sampling: the extension cannot be read: .*shared_preload_libraries/m,
 		'not loaded, asked for: says why');
@@ -139,7 +139,7 @@ if ($plain->psql('postgres', 'CREATE EXTENSION pg_wait_sampling') == 0
 else
 {
 	($rc, $out, $err) = run_tool([ $bin, '-h', $plain->host, '-p', $plain->port, '-d', 'postgres',
-		'-T', '1', '--source=pg_wait_sampling' ]);
+		'-T', SHORT_RUN, '--source=pg_wait_sampling' ]);
 	is($rc, 1, 'not installed, asked for: exit 1');
 	like($err, qr/the extension pg_wait_sampling is not installed in this database/,
 		'not installed, asked for: says so');

@@ -281,14 +281,14 @@ SKIP:
 }
 
 # two runs appended to one file, with time between them: that time is a gap
-run_ok('first run', @conn, @apps, '-T', '1', "--log=$dir/two.csv");
+run_ok('first run', @conn, @apps, '-T', SHORT_RUN, "--log=$dir/two.csv");
 sleep 3;
-run_ok('second run', @conn, @apps, '-T', '1', "--log=$dir/two.csv");
+run_ok('second run', @conn, @apps, '-T', SHORT_RUN, "--log=$dir/two.csv");
 $back_text = run_ok('from two runs', '--from-log', "$dir/two.csv");
 like($back_text, qr/^gaps: 1 \(\d+\.\d+ s without samples\)\n  \S+ \.\. \S+  \d+\.\d+ s  no run of pgtempo-waits logged in this time$/m,
 	'two runs: the time between them is a gap of the report');
 my ($taken, $secs, $missed) = $back_text =~ /^sampling: (\d+) samples in ([\d.]+) s \([\d.]+\/s\), (\d+) missed ticks/m;
-ok(abs($secs - 2) < 0.05 && abs($taken + $missed - 200) <= 5,
+ok(abs($secs - 2 * SHORT_RUN) < 0.05 && abs($taken + $missed - 2 * SHORT_RUN * 100) <= 5,
 	"two runs: the samples of both ($taken taken and $missed missed in $secs s)");
 
 # ---------------------------------------------------------------- --since / --until
@@ -411,12 +411,12 @@ mkdir $rdir or die;
 spew("$rdir/w-20200101000000.csv", "old\n");
 spew("$rdir/w-backup.csv", "not the pattern's\n");
 utime(time - 3 * 86400, time - 3 * 86400, "$rdir/w-20200101000000.csv", "$rdir/w-backup.csv");
-run_ok('--log-retain', @conn, '-T', '2', "--log=$rdir/w-%Y%m%d%H%M%S.csv", '--log-retain=1d',
+run_ok('--log-retain', @conn, '-T', SHORT_RUN, "--log=$rdir/w-%Y%m%d%H%M%S.csv", '--log-retain=1d',
 	'--log-retain=1GB');
 ok(!-e "$rdir/w-20200101000000.csv", '--log-retain: the pattern\'s old file is deleted');
 ok(-e "$rdir/w-backup.csv", '--log-retain: a file the pattern did not make is kept');
 cmp_ok(scalar(() = glob("$rdir/w-2*.csv")), '>=', 1, '--log-retain: the new files are there');
-($rc, $out, $err) = run_tool([ $bin, @conn, '-T', '1', "--log=$rdir/w.csv", '--log-retain=1d' ], %utc);
+($rc, $out, $err) = run_tool([ $bin, @conn, '-T', SHORT_RUN, "--log=$rdir/w.csv", '--log-retain=1d' ], %utc);
 like($err, qr/--log-retain needs a --log name with strftime escapes: "\Q$rdir\E\/w\.csv" is never rotated/,
 	'--log-retain: a name that never rotates is an error');
 

@@ -112,12 +112,12 @@ is(($r->{cost} // {})->{budget_share}, 0.02, 'default: a budget of 2 %');
 # ---------------------------------------------------------------- known pids
 
 # few backends: a row per backend, filtered to the pid, costs less than a call per pid
-($r, $err) = cost_run('-T', '1', "--pid=$sleeper_pid");
+($r, $err) = cost_run('-T', SHORT_RUN, "--pid=$sleeper_pid");
 ok(($r->{cost} // {})->{known_pids}, '--pid: known pids');
 ok(!($r->{cost} // {})->{pids_each}, '--pid, few backends: filtered from every row');
 my ($ps) = grep { ($_->{wait_event} // '') eq 'PgSleep' } @{ $r->{profile} // [] };
 ok($ps && $ps->{samples} > 0, '--pid: the pid is sampled');
-($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '0.5', "--pid=$sleeper_pid" ]);
+($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', SHORT_RUN, "--pid=$sleeper_pid" ]);
 like($out, qr/^statement: a row per backend, filtered to 1 known pid \(cheaper than a call per pid with few backends\)$/m,
 	'--pid, few backends: the text report says which statement');
 
@@ -130,11 +130,11 @@ my $idle = IPC::Run::start([ $pgbench, '-n', '-c', '70', '-j', '1', '-T', '100',
 	'-h', $node->host, '-p', $node->port, 'postgres' ], '>', \$iout, '2>', \$ierr);
 $node->poll_query_until('postgres', 'SELECT count(*) > 70 FROM pg_stat_get_backend_idset()')
   or die "the idle clients did not connect: $ierr";
-($r, $err) = cost_run('-T', '1', "--pid=$sleeper_pid");
+($r, $err) = cost_run('-T', SHORT_RUN, "--pid=$sleeper_pid");
 ok(($r->{cost} // {})->{pids_each}, '--pid, many backends: each pid alone');
 ($ps) = grep { ($_->{wait_event} // '') eq 'PgSleep' } @{ $r->{profile} // [] };
 ok($ps && $ps->{samples} > 0, '--pid, many backends: the pid is sampled');
-($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', '0.5', "--pid=$sleeper_pid,$sleeper_pid" ]);
+($rc, $out, $err) = run_tool([ $bin, @conn, '--source=activity', '-T', SHORT_RUN, "--pid=$sleeper_pid,$sleeper_pid" ]);
 like($out, qr/^statement: the status of 2 known pids \(pg_stat_get_activity\(pid\) each\)/m,
 	'--pid, many backends: the text report says which statement');
 my ($dup) = $out =~ /^Timeout\s+PgSleep\s+(\d+)\s+100\.00/m;

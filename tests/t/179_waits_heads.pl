@@ -96,7 +96,7 @@ like($h->{backend_start}, qr/^\d{4}-\d\d-\d\dT/, 'live: its backend start (ident
 like($h->{query}, qr/LOCK TABLE t1/, 'live: its query text with --query-text');
 
 # the text report has the section, ranked, with the chains
-($rc, $out, $err) = run_tool([ $bin, @conn, '-i', '50ms', '-T', '1' ]);
+($rc, $out, $err) = run_tool([ $bin, @conn, '-i', '50ms', '-T', SHORT_RUN ]);
 is($rc, 0, 'text run exits 0') or diag($err);
 like($out, qr/^head blockers: [\d.]+ s of blocked backend time/m, 'text: the head blockers section');
 like($out, qr/^  pid $a_pid \(started [^)]+\): [\d.]+ ± [\d.]+ s blocked, [\d.]+ s directly$/m,
