@@ -31,12 +31,21 @@ enum
 	PT_SAMPLES, PT_MISSED, PT_FAILED, PT_GAP_TICKS, PT_HIDDEN, PT_ELAPSED, PT_N
 };
 
-/* A health record at ts, and its counts since the run started as numbers to interpolate. */
+/*
+ * A health record at ts: its counts since the run started as numbers to
+ * interpolate, and what a window takes from its latest record (a week of
+ * a service's files has a hundred thousand: only what is used is kept).
+ */
 typedef struct fl_point
 {
 	uint64_t	ts_us;
 	double		v[PT_N];
-	sample_health h;			/* the record (the start: all zero) */
+	double		p50_ms,
+				p99_ms,
+				max_ms,
+				rate_hz,
+				cpu_us_per_sample,
+				backend_cpu_us_per_sample;
 } fl_point;
 
 /* A run that wrote to the files: its meta record and its health records. */
@@ -161,7 +170,12 @@ add_health(fromlog *f, const sample_health *h)
 	p.v[PT_GAP_TICKS] = (double) h->gap_ticks;
 	p.v[PT_HIDDEN] = (double) h->hidden;
 	p.v[PT_ELAPSED] = h->elapsed_s;
-	p.h = *h;
+	p.p50_ms = h->p50_ms;
+	p.p99_ms = h->p99_ms;
+	p.max_ms = h->max_ms;
+	p.rate_hz = h->rate_hz;
+	p.cpu_us_per_sample = h->cpu_us_per_sample;
+	p.backend_cpu_us_per_sample = h->backend_cpu_us_per_sample;
 	r->pts[r->npts++] = p;
 }
 
@@ -285,8 +299,8 @@ window_health(fromlog *f, sample_health *h)
 			if (r->pts[j].ts_us > a && r->pts[j - 1].ts_us < b)
 			{
 				latest = &r->pts[j];
-				if (latest->h.max_ms > h->max_ms)
-					h->max_ms = latest->h.max_ms;
+				if (latest->max_ms > h->max_ms)
+					h->max_ms = latest->max_ms;
 			}
 	}
 	h->samples = (uint64_t) llround(sum[PT_SAMPLES]);
@@ -299,10 +313,10 @@ window_health(fromlog *f, sample_health *h)
 	if (latest != NULL)
 	{
 		/* the run's latencies so far: the closest the files come to the window's */
-		h->p50_ms = latest->h.p50_ms;
-		h->p99_ms = latest->h.p99_ms;
+		h->p50_ms = latest->p50_ms;
+		h->p99_ms = latest->p99_ms;
 		if (whole)
-			h->rate_hz = latest->h.rate_hz;
+			h->rate_hz = latest->rate_hz;
 	}
 	h->ngaps = f->ngaps;
 	for (int i = 0; i < f->ngaps; i++)
@@ -311,8 +325,8 @@ window_health(fromlog *f, sample_health *h)
 	if (latest != NULL)
 	{
 		/* the run's cost per sample so far */
-		h->cpu_us_per_sample = latest->h.cpu_us_per_sample;
-		h->backend_cpu_us_per_sample = latest->h.backend_cpu_us_per_sample;
+		h->cpu_us_per_sample = latest->cpu_us_per_sample;
+		h->backend_cpu_us_per_sample = latest->backend_cpu_us_per_sample;
 	}
 	/* a raw row's time is a sample's: where rows were every tick, they count them exactly */
 	if (f->win_ticks > h->samples)

@@ -199,7 +199,42 @@ next_span(histread *h, char **rec, size_t *rlen, char **cause)
 
 /* ---------------------------------------------------------------- values */
 
-/* A text value interned (NULL for null or empty); the column's last text is reused. */
+/* Is s the text timestamp column col had in the row before? */
+static inline bool
+same_as_last(const histread *h, int col, const char *s, size_t len)
+{
+	return col >= 0 && h->last_set[col] && h->last_text[col].len == len &&
+		memcmp(h->last_text[col].data, s, len) == 0;
+}
+
+/* Keep s as timestamp column col's text of the row before. */
+static void
+keep_last(histread *h, int col, const char *s, size_t len)
+{
+	strbuf_reset(&h->last_text[col]);
+	strbuf_append(&h->last_text[col], s, len);
+	h->last_set[col] = true;
+}
+
+/* The interned copy of s (len > 0), from column col's recent texts when it is one of them. */
+static const char *
+intern_seen(histread *h, int col, const char *s, size_t len)
+{
+	size_t		slot;
+
+	if (col < 0)
+		return strpool_intern_n(h->pool, s, len);
+	/* the length and both ends tell a column's few values apart */
+	slot = (len + (unsigned char) s[0] * 7u + (unsigned char) s[len - 1] * 13u) & (HISTREAD_SEEN - 1);
+	if (h->seen[col][slot].len != len || memcmp(h->seen[col][slot].s, s, len) != 0)
+	{
+		h->seen[col][slot].s = strpool_intern_n(h->pool, s, len);
+		h->seen[col][slot].len = len;
+	}
+	return h->seen[col][slot].s;
+}
+
+/* A text value interned (NULL for null or empty). */
 static bool
 fstr(histread *h, int col, const histfield *f, const char **out)
 {
@@ -222,20 +257,7 @@ fstr(histread *h, int col, const histfield *f, const char **out)
 		s = h->scratch.data;
 		len = h->scratch.len;
 	}
-	if (col >= 0 && h->last_set[col] && h->last_text[col].len == len &&
-		memcmp(h->last_text[col].data, s, len) == 0)
-	{
-		*out = h->last_interned[col];
-		return true;
-	}
-	*out = len == 0 ? NULL : strpool_intern_n(h->pool, s, len);
-	if (col >= 0)
-	{
-		strbuf_reset(&h->last_text[col]);
-		strbuf_append(&h->last_text[col], s, len);
-		h->last_interned[col] = *out;
-		h->last_set[col] = true;
-	}
+	*out = len == 0 ? NULL : intern_seen(h, col, s, len);
 	return true;
 }
 
@@ -273,16 +295,30 @@ fdouble(const histfield *f, double absent, double *v)
 	return true;
 }
 
-/* A timestamp as format_ts writes it; absent when null or empty. */
+/* A timestamp as format_ts writes it; absent when null or empty; the column's last one is reused. */
 static bool
-fts(const histfield *f, int64_t absent, int64_t *us)
+fts(histread *h, int col, const histfield *f, int64_t absent, int64_t *us)
 {
 	if (f == NULL || f->t == '0')
 	{
 		*us = absent;
 		return true;
 	}
-	return f->t == 's' && histfield_ts(f->v, f->vlen, us);
+	if (f->t != 's')
+		return false;
+	if (same_as_last(h, col, f->v, f->vlen))
+	{
+		*us = h->last_ts[col];
+		return true;
+	}
+	if (!histfield_ts(f->v, f->vlen, us))
+		return false;
+	if (col >= 0)
+	{
+		keep_last(h, col, f->v, f->vlen);
+		h->last_ts[col] = *us;
+	}
+	return true;
 }
 
 /* A JSON boolean. */
@@ -355,7 +391,7 @@ decode_column(histread *h, const format_column *c, int slot, const histfield *f,
 		return fstr(h, slot, f, (const char **) p);
 	if (c->type == FORMAT_COL_INT || c->type == FORMAT_COL_TS)
 	{
-		if (!(c->type == FORMAT_COL_INT ? fint(f, c->absent, &v) : fts(f, c->absent, &v)) ||
+		if (!(c->type == FORMAT_COL_INT ? fint(f, c->absent, &v) : fts(h, slot, f, c->absent, &v)) ||
 			v < c->least || v > c->most)
 			return false;
 		format_column_set_int(c, r, v);
@@ -409,14 +445,43 @@ decode_row(histread *h, format_rowkind kind, histfield **c, histread_rec *rec)
 	return NULL;
 }
 
-/* A record's fields (JSON members, or a CSV comment's pairs) into r; a bad one's name, or NULL. */
+/* The index of k's column named key, looked for from column from on (wrapping); -1 none. */
+static int
+column_named(const format_kind *k, const char *key, size_t klen, int from)
+{
+	for (int i = 0; i < k->ncols; i++)
+	{
+		int			c = (from + i) % k->ncols;
+
+		if (k->cols[c].namelen == klen && memcmp(k->cols[c].name, key, klen) == 0)
+			return c;
+	}
+	return -1;
+}
+
+/*
+ * A record's fields (JSON members, or a CSV comment's pairs) into r; a
+ * bad one's name, or NULL.  The first field of a name counts; a name that
+ * is not a column is skipped.  Each field is looked for from the column
+ * after the one before: the writers' order costs one comparison a field.
+ */
 static const char *
 decode_fields(histread *h, const format_kind *k, histfield *f, int n, void *r,
 			  histread_rec *rec)
 {
+	const histfield *of[FORMAT_NCOLUMNS] = {0};
+
+	for (int j = 0, c = 0; j < n; j++)
+	{
+		int			at = column_named(k, f[j].key, f[j].klen, c);
+
+		if (at < 0 || of[at] != NULL)
+			continue;
+		of[at] = &f[j];
+		c = at + 1;
+	}
 	for (int i = 0; i < k->ncols; i++)
-		if (k->cols[i].read &&
-			!decode_column(h, &k->cols[i], -1, histfield_get(f, n, k->cols[i].name), r, rec))
+		if (k->cols[i].read && !decode_column(h, &k->cols[i], -1, of[i], r, rec))
 			return k->cols[i].name;
 	return NULL;
 }
@@ -469,7 +534,7 @@ decode_meta(histread *h, histfield *f, int n, histread_rec *rec)
 	if (m->log_version < FORMAT_LOG_VERSION_MIN || m->log_version > FORMAT_LOG_VERSION)
 		return NULL;			/* the caller says which version it is */
 	r->descriptions = m->log_version >= 2;
-	if (!fts(histfield_get(f, n, "run"), -1, &r->run_us) || r->run_us < 0)
+	if (!fts(h, -1, histfield_get(f, n, "run"), -1, &r->run_us) || r->run_us < 0)
 		return "run";
 	if (!fstr(h, -1, histfield_get(f, n, "source"), &r->source) ||
 		!fstr(h, -1, histfield_get(f, n, "server"), &r->server) ||

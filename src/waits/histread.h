@@ -55,6 +55,8 @@ typedef enum histread_format
 
 #define HISTREAD_MAX_BLOCKERS 64
 #define HISTREAD_MAX_BACKEND_TYPES 32
+/* Interned texts remembered per column (a power of 2) */
+#define HISTREAD_SEEN 16
 
 /* The meta record: who wrote it, and the run it describes as format_meta_* wrote it. */
 typedef struct histread_meta
@@ -102,9 +104,19 @@ typedef struct histread
 	int			log_version;	/* the last meta record's */
 	bool		tail_skipped;	/* it ended on part of a record, written seconds ago */
 	strbuf		scratch;		/* unquoted and unescaped text */
-	/* the text each column had in the row before, and its interned copy */
+	/*
+	 * Texts a column had lately, interned: a text column holds few
+	 * values (events, applications), each of which would be hashed again
+	 * row after row.  And a timestamp column's text in the row before and
+	 * its value: a profile's lines of one interval share both its times.
+	 */
+	struct
+	{
+		const char *s;
+		size_t		len;
+	}			seen[FORMAT_NCOLUMNS][HISTREAD_SEEN];
 	strbuf		last_text[FORMAT_NCOLUMNS];
-	const char *last_interned[FORMAT_NCOLUMNS];
+	int64_t		last_ts[FORMAT_NCOLUMNS];
 	bool		last_set[FORMAT_NCOLUMNS];
 } histread;
 
