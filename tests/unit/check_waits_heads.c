@@ -1,7 +1,8 @@
 /*
  * check_waits_heads.c — head blockers from one sample's rows: chains,
  * loops that must end, parallel groups, blockers without a row, several
- * heads sharing a blocked session, and the folded chains.
+ * heads sharing a blocked session, and the folded chains; who a session
+ * is from the batch's side table when the run did not read it with the rows.
  */
 #include "config.h"
 
@@ -276,6 +277,91 @@ START_TEST(frames_are_clean)
 }
 END_TEST
 
+/* An identity of the side table: pid, backend start (0: its row's), application, user. */
+typedef struct iident
+{
+	int32_t		pid;
+	int64_t		start;
+	const char *app;
+	const char *user;
+} iident;
+
+static const struct icase
+{
+	const char *name;
+	int			base;			/* the case of cases[] whose rows are read, without identities */
+	const char *row_app;		/* the first row's own application name; NULL: not read either */
+	iident		idents[4];		/* by pid; pid 0 ends */
+	const char *head_app;		/* the first head's, NULL none */
+	const char *head_user;
+	const char *chain;			/* a stack there must be */
+}			icases[] = {
+	{
+		"the run read no identities: the side table's show, a session without one is its pid",
+		0, NULL, {{1, 0, "appA", "alice"}, {2, 0, "appB", "bob"}, {3, 0, "appC", "carol"}},
+		"appA", "alice", "appA 1;appB 2;4"
+	},
+	{
+		"a value the row has wins over the side table's",
+		0, "own", {{1, 0, "appA", "alice"}, {2, 0, "appB", "bob"}},
+		"own", "alice", "own 1;appB 2;3"
+	},
+	{
+		"another session that had the pid (another backend start) is not the head",
+		0, NULL, {{1, 999, "appA", "alice"}, {2, 0, "appB", "bob"}},
+		NULL, NULL, "1;appB 2;3"
+	},
+	{
+		"a head without a row is found by its pid alone",
+		5, NULL, {{99, 5555, "app99", "dave"}},
+		"app99", "dave", "app99 99;2;3"
+	},
+};
+
+/* A head's user and application, and its chains' frames, fall back to the side table. */
+START_TEST(identities_from_side_table)
+{
+	const struct icase *c = &icases[_i];
+	heads_prof	h;
+	const heads_cell **v;
+	const heads_chain **ch;
+	int			n;
+	bool		found = false;
+
+	heads_init(&h);
+	fill(&cases[c->base]);
+	for (int i = 0; i < batch.nrows; i++)
+		batch.rows[i].application_name = batch.rows[i].usename = batch.rows[i].datname = NULL;
+	batch.rows[0].application_name = c->row_app ? strpool_intern(&pool, c->row_app) : NULL;
+	for (int k = 0; k < 4 && c->idents[k].pid != 0; k++)
+	{
+		const iident *d = &c->idents[k];
+		sample_ident id = {d->pid, d->start ? d->start : 1000 * (int64_t) d->pid,
+			strpool_intern(&pool, "db"), strpool_intern(&pool, d->user),
+		strpool_intern(&pool, d->app), strpool_intern(&pool, "client backend")};
+
+		sample_batch_add_ident(&batch, &id);
+	}
+	heads_add_batch(&h, &batch);
+	v = heads_sorted(&h, &n);
+	ck_assert_msg(n == 1, "%s: %d heads", c->name, n);
+	ck_assert_msg(c->head_app ? v[0]->appname && strcmp(v[0]->appname, c->head_app) == 0 :
+				  v[0]->appname == NULL, "%s: application %s", c->name,
+				  v[0]->appname ? v[0]->appname : "(none)");
+	ck_assert_msg(c->head_user ? v[0]->usename && strcmp(v[0]->usename, c->head_user) == 0 :
+				  v[0]->usename == NULL, "%s: user %s", c->name,
+				  v[0]->usename ? v[0]->usename : "(none)");
+	free(v);
+	ch = heads_chains_sorted(&h, &n);
+	for (int i = 0; i < n; i++)
+		found |= strcmp(ch[i]->stack, c->chain) == 0;
+	ck_assert_msg(found, "%s: no chain %s (first: %s)", c->name, c->chain,
+				  n > 0 ? ch[0]->stack : "-");
+	free(ch);
+	heads_free(&h);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -286,6 +372,8 @@ main(void)
 	tcase_add_loop_test(tc, cases_heads, 0, (int) (sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, adds_up_and_resets);
 	tcase_add_test(tc, frames_are_clean);
+	tcase_add_loop_test(tc, identities_from_side_table, 0,
+						(int) (sizeof(icases) / sizeof(icases[0])));
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
