@@ -235,13 +235,6 @@ blocked_row(const sample_row *r)
 	return r->cls == SAMPLE_WAIT && r->nblockers > 0 && r->samples > 0;
 }
 
-/* The pid of the session a row belongs to: a parallel worker's leader. */
-static int32_t
-session_pid(const sample_row *r)
-{
-	return r->leader_pid != 0 && r->leader_pid != r->pid ? r->leader_pid : r->pid;
-}
-
 /* The sessions of the batch, and who waits for whom. */
 static void
 build_graph(heads_work *w, const sample_batch *b)
@@ -251,9 +244,9 @@ build_graph(heads_work *w, const sample_batch *b)
 	for (int i = 0; i < b->nrows; i++)
 	{
 		const sample_row *r = &b->rows[i];
-		int			n = node_of(w, session_pid(r));
+		int			n = node_of(w, sample_session_pid(r));
 
-		if (session_pid(r) == r->pid)
+		if (sample_session_pid(r) == r->pid)
 			w->nodes[n].row = i;
 		else
 			alias(w, r->pid, n);
@@ -266,7 +259,7 @@ build_graph(heads_work *w, const sample_batch *b)
 
 		if (!blocked_row(r))
 			continue;
-		n = node_of(w, session_pid(r));
+		n = node_of(w, sample_session_pid(r));
 		for (int k = 0; k < r->nblockers; k++)
 			add_edge(w, n, node_of(w, blk[k]));
 	}
@@ -412,7 +405,7 @@ attribute(heads_prof *h, const sample_batch *b, int i)
 {
 	heads_work *w = h->w;
 	const sample_row *r = &b->rows[i];
-	int			start = node_of(w, session_pid(r));
+	int			start = node_of(w, sample_session_pid(r));
 	bool		cycle;
 	int			n;
 	double		share;

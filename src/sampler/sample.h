@@ -147,6 +147,13 @@ sample_row_counted(const sample_row *r, bool include_idle)
 		(r->cls == SAMPLE_IDLE && include_idle);
 }
 
+/* The pid of the session a row belongs to: a parallel worker's leader. */
+static inline int32_t
+sample_session_pid(const sample_row *r)
+{
+	return r->leader_pid != 0 && r->leader_pid != r->pid ? r->leader_pid : r->pid;
+}
+
 static inline const int32_t *
 sample_blockers(const sample_batch *b, const sample_row *r)
 {
