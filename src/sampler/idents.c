@@ -21,8 +21,12 @@ typedef struct idents_entry
 	const char *usename;
 	const char *application_name;
 	const char *backend_type;
-	uint64_t	fetched_ns;		/* when read (monotonic) */
-	uint64_t	used_ns;		/* when last put in a batch */
+	bool		fetched;		/* asked for (else only seen in a batch, waiting to be) */
+	uint64_t	fetched_ns;		/* when (monotonic) */
+	uint64_t	used_ns;		/* when last seen in a batch */
+	/* in the batch being filled (stamp): the backend start of the pid's row */
+	uint32_t	stamp;
+	int64_t		row_start_us;	/* INT64_MIN: no row, or not known */
 } idents_entry;
 
 static bool
@@ -55,7 +59,6 @@ idents_free(idents_cache *ic)
 {
 	hash_table_free(&ic->entries);
 	free(ic->pids);
-	free(ic->starts);
 	free(ic->fetch);
 	memset(ic, 0, sizeof(*ic));
 }
@@ -69,14 +72,36 @@ cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void
-push(idents_cache *ic, int32_t pid)
+/* The entry of pid, added (not fetched yet) if new. */
+static idents_entry *
+entry_of(idents_cache *ic, int32_t pid, uint64_t now)
 {
+	bool		added;
+	idents_entry *e = hash_table_insert(&ic->entries, pid_hash(pid), &pid, entry_eq, &added);
+
+	if (added)
+	{
+		e->pid = pid;
+		e->backend_start_us = INT64_MIN;
+		e->used_ns = now;
+	}
+	return e;
+}
+
+/* Note pid as a session of the batch's chains, once. */
+static void
+note(idents_cache *ic, int32_t pid, uint64_t now)
+{
+	idents_entry *e = entry_of(ic, pid, now);
+
+	if (e->stamp == ic->stamp)
+		return;
+	e->stamp = ic->stamp;
+	e->row_start_us = INT64_MIN;
 	if (ic->npids == ic->cap)
 	{
 		ic->cap = ic->cap ? 2 * ic->cap : 64;
 		ic->pids = xrealloc(ic->pids, (size_t) ic->cap * sizeof(int32_t));
-		ic->starts = xrealloc(ic->starts, (size_t) ic->cap * sizeof(int64_t));
 		ic->fetch = xrealloc(ic->fetch, (size_t) ic->cap * sizeof(int32_t));
 	}
 	ic->pids[ic->npids++] = pid;
@@ -84,15 +109,17 @@ push(idents_cache *ic, int32_t pid)
 
 /*
  * The sessions of b's chains (the blocked, their blockers) into ic->pids,
- * sorted and each once, with the backend start of each one's row in
- * ic->starts (INT64_MIN: no row, or not known).
+ * sorted and each once, with the backend start of each one's row in its
+ * entry.  A pile-up of lock waits lists the same blockers in many rows:
+ * each costs a lookup, only the sessions are sorted.
  */
 static void
-gather(idents_cache *ic, const sample_batch *b)
+gather(idents_cache *ic, const sample_batch *b, uint64_t now)
 {
-	int			n = 0;
-
 	ic->npids = 0;
+	/* 0 is the stamp of an entry never noted */
+	if (++ic->stamp == 0)
+		ic->stamp = 1;
 	for (int i = 0; i < b->nrows; i++)
 	{
 		const sample_row *r = &b->rows[i];
@@ -100,24 +127,17 @@ gather(idents_cache *ic, const sample_batch *b)
 
 		if (r->nblockers == 0)
 			continue;
-		push(ic, sample_session_pid(r));
+		note(ic, sample_session_pid(r), now);
 		for (int k = 0; k < r->nblockers; k++)
-			push(ic, blk[k]);
+			note(ic, blk[k], now);
 	}
 	qsort(ic->pids, (size_t) ic->npids, sizeof(int32_t), cmp_pid);
-	for (int i = 0; i < ic->npids; i++)
-		if (n == 0 || ic->pids[n - 1] != ic->pids[i])
-			ic->pids[n++] = ic->pids[i];
-	ic->npids = n;
-	for (int i = 0; i < n; i++)
-		ic->starts[i] = INT64_MIN;
 	for (int i = 0; i < b->nrows; i++)
 	{
-		const int32_t *at = bsearch(&b->rows[i].pid, ic->pids, (size_t) n, sizeof(int32_t),
-									cmp_pid);
+		idents_entry *e = find(ic, b->rows[i].pid);
 
-		if (at != NULL)
-			ic->starts[at - ic->pids] = b->rows[i].backend_start_us;
+		if (e != NULL && e->stamp == ic->stamp)
+			e->row_start_us = b->rows[i].backend_start_us;
 	}
 }
 
@@ -160,9 +180,9 @@ read_ident(idents_cache *ic, const idents_ctx *ctx, const PGresult *res, int i, 
 		!pqbin_get_oid(pqbin, res, i, 2, &datid) || !pqbin_get_oid(pqbin, res, i, 3, &usesysid) ||
 		!pqbin_get_text(pqbin, res, i, 4, &app) || !pqbin_get_text(pqbin, res, i, 5, &type))
 		return false;
-	e = hash_table_insert(&ic->entries, pid_hash(pid), &pid, entry_eq, NULL);
-	e->pid = pid;
+	e = entry_of(ic, pid, now);
 	e->found = true;
+	e->fetched = true;
 	/* NULL for a session of another user without pg_read_all_stats */
 	e->backend_start_us = PQgetisnull(res, i, 1) ? INT64_MIN : start;
 	e->application_name = strpool_intern(ctx->pool, app);
@@ -187,11 +207,13 @@ fetch(idents_cache *ic, const idents_ctx *ctx, int nfetch, uint64_t now)
 	/* a pid the server no longer has is known as gone, not asked for again at once */
 	for (int k = 0; k < nfetch; k++)
 	{
-		idents_entry *e = hash_table_insert(&ic->entries, pid_hash(ic->fetch[k]), &ic->fetch[k],
-											entry_eq, NULL);
+		idents_entry *e = entry_of(ic, ic->fetch[k], now);
 
-		*e = (idents_entry) {.pid = ic->fetch[k], .backend_start_us = INT64_MIN,
-		.fetched_ns = now, .used_ns = now};
+		e->found = false;
+		e->backend_start_us = INT64_MIN;
+		e->application_name = e->backend_type = e->datname = e->usename = NULL;
+		e->fetched = true;
+		e->fetched_ns = now;
 	}
 	pqbin_put_int4_array(&p, ic->fetch, nfetch);
 	st = stmt_run_params(ctx->sc, ctx->stmt, &p, &res);
@@ -210,14 +232,17 @@ fetch(idents_cache *ic, const idents_ctx *ctx, int nfetch, uint64_t now)
 	PQclear(res);
 }
 
-/* Past IDENTS_MAX_ENTRIES, keep only the entries needed lately. */
+/*
+ * Past IDENTS_MAX_ENTRIES, keep only the entries needed lately; if those
+ * are more, not again before there are twice as many.
+ */
 static void
 forget_old(idents_cache *ic, uint64_t now)
 {
 	hash_table	kept;
 	size_t		pos = 0;
 
-	if (ic->entries.n <= IDENTS_MAX_ENTRIES)
+	if (ic->entries.n <= IDENTS_MAX_ENTRIES || ic->entries.n <= ic->max_entries)
 		return;
 	hash_table_init(&kept, sizeof(idents_entry), 64);
 	for (idents_entry *e; (e = hash_table_next(&ic->entries, &pos)) != NULL;)
@@ -226,6 +251,7 @@ forget_old(idents_cache *ic, uint64_t now)
 												NULL) = *e;
 	hash_table_free(&ic->entries);
 	ic->entries = kept;
+	ic->max_entries = 2 * kept.n;
 }
 
 void
@@ -234,12 +260,12 @@ idents_fill(idents_cache *ic, const idents_ctx *ctx, sample_batch *b)
 	uint64_t	now = clock_now_ns();
 	int			nfetch = 0;
 
-	gather(ic, b);
+	gather(ic, b, now);
 	for (int k = 0; k < ic->npids; k++)
 	{
 		const idents_entry *e = find(ic, ic->pids[k]);
 
-		if (e == NULL || !same_session(e, ic->starts[k]) ||
+		if (!e->fetched || !same_session(e, e->row_start_us) ||
 			now - e->fetched_ns >= IDENTS_MAX_AGE_NS)
 			ic->fetch[nfetch++] = ic->pids[k];
 	}
@@ -250,9 +276,9 @@ idents_fill(idents_cache *ic, const idents_ctx *ctx, sample_batch *b)
 	{
 		idents_entry *e = find(ic, ic->pids[k]);
 
-		if (e == NULL || !e->found || !same_session(e, ic->starts[k]))
-			continue;
 		e->used_ns = now;
+		if (!e->found || !same_session(e, e->row_start_us))
+			continue;
 		sample_batch_add_ident(b, &(sample_ident) {
 			.pid = e->pid, .backend_start_us = e->backend_start_us, .datname = e->datname,
 			.usename = e->usename, .application_name = e->application_name,

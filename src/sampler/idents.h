@@ -38,12 +38,13 @@
 typedef struct idents_cache
 {
 	hash_table	entries;		/* idents_entry (idents.c) by pid */
+	size_t		max_entries;	/* forget old ones past this, or IDENTS_MAX_ENTRIES */
 	uint64_t	fetched_ns;		/* when the last statement was sent (monotonic); 0 never */
 	uint64_t	statements;		/* sent so far */
 	bool		warned;			/* a failed statement was reported */
-	/* scratch of idents_fill: the pids of the batch's chains, their rows' starts */
+	/* scratch of idents_fill: the pids of the batch's chains, those to read */
+	uint32_t	stamp;			/* of the batch being filled */
 	int32_t    *pids;
-	int64_t    *starts;
 	int32_t    *fetch;
 	int			npids,
 				cap;
