@@ -340,8 +340,12 @@ ident_of(const sample_batch *b, const hnode *x)
 							  x->row >= 0 ? b->rows[x->row].backend_start_us : INT64_MIN);
 }
 
-/* A row's value, else the side table's. */
-#define OR_IDENT(v, id, field)	((v) != NULL ? (v) : (id) != NULL ? (id)->field : NULL)
+/*
+ * A row's value, else the side table's, else the one known before: a
+ * later sample without it (the session's lookup still waiting) keeps it.
+ */
+#define OR_IDENT(v, id, field, old) \
+	((v) != NULL ? (v) : (id) != NULL && (id)->field != NULL ? (id)->field : (old))
 
 /* One session's frame: "app pid", or the pid alone. */
 static void
@@ -386,10 +390,10 @@ describe(heads_cell *c, const sample_batch *b, const hnode *x)
 	}
 	r = &b->rows[x->row];
 	c->seen = true;
-	c->datname = OR_IDENT(r->datname, id, datname);
-	c->usename = OR_IDENT(r->usename, id, usename);
-	c->appname = OR_IDENT(r->application_name, id, application_name);
-	c->backend_type = OR_IDENT(r->backend_type, id, backend_type);
+	c->datname = OR_IDENT(r->datname, id, datname, c->datname);
+	c->usename = OR_IDENT(r->usename, id, usename, c->usename);
+	c->appname = OR_IDENT(r->application_name, id, application_name, c->appname);
+	c->backend_type = OR_IDENT(r->backend_type, id, backend_type, c->backend_type);
 	c->state = r->state;
 	c->type = r->wait_event_type;
 	c->event = r->wait_event;

@@ -362,6 +362,31 @@ START_TEST(identities_from_side_table)
 }
 END_TEST
 
+/* A later sample without the side table's identity keeps the head's. */
+START_TEST(identity_kept)
+{
+	heads_prof	h;
+	const heads_cell **v;
+	int			n;
+	sample_ident id = {1, 1000, NULL, strpool_intern(&pool, "alice"),
+	strpool_intern(&pool, "appA"), NULL};
+
+	heads_init(&h);
+	fill(&cases[1]);
+	batch.rows[0].application_name = batch.rows[0].usename = NULL;
+	sample_batch_add_ident(&batch, &id);
+	heads_add_batch(&h, &batch);
+	batch.nidents = 0;
+	heads_add_batch(&h, &batch);
+	v = heads_sorted(&h, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(v[0]->appname, "appA");
+	ck_assert_str_eq(v[0]->usename, "alice");
+	free(v);
+	heads_free(&h);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -374,6 +399,7 @@ main(void)
 	tcase_add_test(tc, frames_are_clean);
 	tcase_add_loop_test(tc, identities_from_side_table, 0,
 						(int) (sizeof(icases) / sizeof(icases[0])));
+	tcase_add_test(tc, identity_kept);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
