@@ -2,7 +2,8 @@
  * check_waits_heads.c — head blockers from one sample's rows: chains,
  * loops that must end, parallel groups, blockers without a row, several
  * heads sharing a blocked session, and the folded chains; who a session
- * is from the batch's side table when the run did not read it with the rows.
+ * is from the batch's side table when the run did not read it with the rows,
+ * and the lookup that fills it: bounded, and harmless when it fails.
  */
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idents.h"
 #include "strpool.h"
 #include "unit.h"
 
@@ -387,6 +389,54 @@ START_TEST(identity_kept)
 }
 END_TEST
 
+static int	warnings;
+
+static void
+count_warning(void *arg, const char *warning)
+{
+	(void) arg;
+	ck_assert_ptr_nonnull(strstr(warning, "could not look up the sessions of lock chains"));
+	warnings++;
+}
+
+/*
+ * The lookup of a batch with lock waits: a failed statement (no server
+ * here) warns once, leaves the side table empty, and another batch right
+ * after (new blockers, a pile-up that changes) sends no second statement
+ * within IDENTS_INTERVAL_NS.  A batch without lock waits asks nothing.
+ */
+START_TEST(lookup_bounded)
+{
+	idents_cache ic;
+	names_cache nc = {0};
+	stmt_conn	sc = {0};
+	idents_ctx	ctx = {&sc, "pgtempo_idents", &pool, &nc, count_warning, NULL};
+	uint64_t	t0 = clock_now_ns();
+
+	warnings = 0;
+	idents_init(&ic);
+	fill(&cases[8]);
+	idents_fill(&ic, &ctx, &batch);
+	ck_assert_uint_eq(ic.statements, 0);
+	fill(&cases[0]);
+	idents_fill(&ic, &ctx, &batch);
+	ck_assert_uint_eq(ic.statements, 1);
+	ck_assert_int_eq(warnings, 1);
+	ck_assert_int_eq(batch.nidents, 0);
+	for (int i = 0; i < 5; i++)
+	{
+		fill(&cases[i % 2 ? 5 : 6]);
+		idents_fill(&ic, &ctx, &batch);
+	}
+	/* one a second at most: more only if this machine held the test up that long */
+	ck_assert_uint_le(ic.statements, 1 + (clock_now_ns() - t0) / IDENTS_INTERVAL_NS);
+	ck_assert_int_eq(warnings, 1);
+	idents_free(&ic);
+	names_free(&nc);
+	free(sc.last_error);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -400,6 +450,7 @@ main(void)
 	tcase_add_loop_test(tc, identities_from_side_table, 0,
 						(int) (sizeof(icases) / sizeof(icases[0])));
 	tcase_add_test(tc, identity_kept);
+	tcase_add_test(tc, lookup_bounded);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
