@@ -220,6 +220,9 @@ fetch(idents_cache *ic, const idents_ctx *ctx, int nfetch, uint64_t now)
 	pqbin_params_clear(&p);
 	if (st != SAMPLER_OK)
 	{
+		/* not known to be gone: asked for again at the next moment allowed */
+		for (int k = 0; k < nfetch; k++)
+			entry_of(ic, ic->fetch[k], now)->fetched = false;
 		warn_once(ic, ctx, ctx->sc->last_error);
 		return;
 	}

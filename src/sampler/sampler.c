@@ -763,7 +763,6 @@ finish_sample(sampler *sm, sampler_status st, rowread_mode mode, sample_batch *b
 			  bool timed)
 {
 	char	   *cause = NULL;
-
 	uint64_t	t1;
 
 	if (st == SAMPLER_OK && !read_rows(sm, sm->res, b, mode, &cause))
