@@ -235,13 +235,6 @@ blocked_row(const sample_row *r)
 	return r->cls == SAMPLE_WAIT && r->nblockers > 0 && r->samples > 0;
 }
 
-/* The pid of the session a row belongs to: a parallel worker's leader. */
-static int32_t
-session_pid(const sample_row *r)
-{
-	return r->leader_pid != 0 && r->leader_pid != r->pid ? r->leader_pid : r->pid;
-}
-
 /* The sessions of the batch, and who waits for whom. */
 static void
 build_graph(heads_work *w, const sample_batch *b)
@@ -251,9 +244,9 @@ build_graph(heads_work *w, const sample_batch *b)
 	for (int i = 0; i < b->nrows; i++)
 	{
 		const sample_row *r = &b->rows[i];
-		int			n = node_of(w, session_pid(r));
+		int			n = node_of(w, sample_session_pid(r));
 
-		if (session_pid(r) == r->pid)
+		if (sample_session_pid(r) == r->pid)
 			w->nodes[n].row = i;
 		else
 			alias(w, r->pid, n);
@@ -266,7 +259,7 @@ build_graph(heads_work *w, const sample_batch *b)
 
 		if (!blocked_row(r))
 			continue;
-		n = node_of(w, session_pid(r));
+		n = node_of(w, sample_session_pid(r));
 		for (int k = 0; k < r->nblockers; k++)
 			add_edge(w, n, node_of(w, blk[k]));
 	}
@@ -333,12 +326,39 @@ find_heads(heads_work *w, const sample_batch *b, const sample_row *r, int start,
 	return nfound;
 }
 
+/*
+ * The identity of node x from the batch's side table, when the run did
+ * not read it with the rows (NULL: none): the same session as its row,
+ * or the pid alone when it has no row.
+ */
+static const sample_ident *
+ident_of(const sample_batch *b, const hnode *x)
+{
+	if (b->nidents == 0)
+		return NULL;
+	return sample_batch_ident(b, x->pid,
+							  x->row >= 0 ? b->rows[x->row].backend_start_us : INT64_MIN);
+}
+
+/*
+ * A row's value, else the side table's, else the one known before: a
+ * later sample without it (the session's lookup still waiting) keeps it.
+ */
+#define OR_IDENT(v, id, field, old) \
+	((v) != NULL ? (v) : (id) != NULL && (id)->field != NULL ? (id)->field : (old))
+
 /* One session's frame: "app pid", or the pid alone. */
 static void
 put_frame(strbuf *sb, const sample_batch *b, const hnode *n)
 {
 	const char *app = n->row >= 0 ? b->rows[n->row].application_name : NULL;
 
+	if (app == NULL)
+	{
+		const sample_ident *id = ident_of(b, n);
+
+		app = id != NULL ? id->application_name : NULL;
+	}
 	if (app != NULL && app[0] != '\0')
 	{
 		/* a frame may hold no ';' nor a line break */
@@ -349,21 +369,31 @@ put_frame(strbuf *sb, const sample_batch *b, const hnode *n)
 	strbuf_printf(sb, "%" PRId32, n->pid);
 }
 
-/* What head node x was doing, from its row, into its cell. */
+/* What head node x was doing, from its row (who it is: else the side table), into its cell. */
 static void
 describe(heads_cell *c, const sample_batch *b, const hnode *x)
 {
+	const sample_ident *id = ident_of(b, x);
 	const sample_row *r;
 
 	c->last_us = (int64_t) b->ts_us;
 	if (x->row < 0)
+	{
+		if (id != NULL)
+		{
+			c->datname = id->datname;
+			c->usename = id->usename;
+			c->appname = id->application_name;
+			c->backend_type = id->backend_type;
+		}
 		return;
+	}
 	r = &b->rows[x->row];
 	c->seen = true;
-	c->datname = r->datname;
-	c->usename = r->usename;
-	c->appname = r->application_name;
-	c->backend_type = r->backend_type;
+	c->datname = OR_IDENT(r->datname, id, datname, c->datname);
+	c->usename = OR_IDENT(r->usename, id, usename, c->usename);
+	c->appname = OR_IDENT(r->application_name, id, application_name, c->appname);
+	c->backend_type = OR_IDENT(r->backend_type, id, backend_type, c->backend_type);
 	c->state = r->state;
 	c->type = r->wait_event_type;
 	c->event = r->wait_event;
@@ -379,7 +409,7 @@ attribute(heads_prof *h, const sample_batch *b, int i)
 {
 	heads_work *w = h->w;
 	const sample_row *r = &b->rows[i];
-	int			start = node_of(w, session_pid(r));
+	int			start = node_of(w, sample_session_pid(r));
 	bool		cycle;
 	int			n;
 	double		share;

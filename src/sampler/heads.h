@@ -25,6 +25,11 @@
  * Each blocked backend-sample also counts to its chain as a folded stack
  * (head;blocked;blocked-by-that), one frame per session: "app pid" (or
  * the pid alone when the session has no row or no application name).
+ *
+ * A session's user, database and application come from its row, else
+ * (the run does not read those columns) from the batch's side table of
+ * identities (sample_ident), matched by pid and backend start, or by pid
+ * alone for a session without a row.
  */
 #ifndef PGTEMPO_SAMPLER_HEADS_H
 #define PGTEMPO_SAMPLER_HEADS_H

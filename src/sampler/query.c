@@ -211,3 +211,19 @@ query_cumulative_sql(strbuf *sb, const query_caps *c, const query_opts *o,
 	query_keep_waiting(keep, sizeof(keep), q->type_col, q->event_col);
 	query_filters(sb, c, o, pid, keep);
 }
+
+/*
+ * Whole seconds and the microseconds apart: both exact in the double
+ * that date_part returns on every version, so a session's start compares
+ * equal to the one its sample row carries.
+ */
+void
+query_idents_sql(strbuf *sb, const query_caps *c)
+{
+	strbuf_printf(sb, "SELECT a.pid, pg_catalog.date_part('epoch',"
+				  " pg_catalog.date_trunc('second', a.backend_start))::int8 * 1000000"
+				  " + pg_catalog.date_part('microseconds', a.backend_start)::int8 %% 1000000,"
+				  " a.datid, a.usesysid, a.application_name, %s"
+				  " FROM pg_catalog.pg_stat_get_activity(NULL) a WHERE a.pid = ANY ($1::int4[])",
+				  backend_type_expr(c));
+}

@@ -159,4 +159,12 @@ extern const char query_names_sql[];
 /* The number of backends with a status (sessions and background processes): int4. */
 extern const char query_backends_sql[];
 
+/*
+ * Who the sessions of pids ($1, int4[]) are, for a run that does not read
+ * it with every row (idents.h): pid int4, backend start int8 (µs since
+ * the Unix epoch, exactly as the sampling statements' timestamptz reads),
+ * datid oid, usesysid oid, application_name text, backend_type text.
+ */
+void		query_idents_sql(strbuf *sb, const query_caps *c);
+
 #endif

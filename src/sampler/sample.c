@@ -25,6 +25,7 @@ sample_batch_free(sample_batch *b)
 {
 	free(b->rows);
 	free(b->blockers);
+	free(b->idents);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -36,6 +37,7 @@ sample_batch_reset(sample_batch *b, uint64_t ts_us)
 	b->nrows = 0;
 	b->nblockers = 0;
 	b->hidden = 0;
+	b->nidents = 0;
 }
 
 /* A new row with the defaults meaning "unknown". */
@@ -70,6 +72,41 @@ sample_batch_add_blocker(sample_batch *b, int32_t pid)
 	}
 	b->blockers[b->nblockers++] = pid;
 	b->rows[b->nrows - 1].nblockers++;
+}
+
+void
+sample_batch_add_ident(sample_batch *b, const sample_ident *id)
+{
+	if (b->nidents == b->idents_cap)
+	{
+		b->idents_cap = b->idents_cap ? b->idents_cap * 2 : 16;
+		b->idents = xrealloc(b->idents, (size_t) b->idents_cap * sizeof(sample_ident));
+	}
+	b->idents[b->nidents++] = *id;
+}
+
+const sample_ident *
+sample_batch_ident(const sample_batch *b, int32_t pid, int64_t backend_start_us)
+{
+	int			lo = 0,
+				hi = b->nidents;
+
+	/* binary search: a pile-up of lock waits asks once per chain frame */
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (b->idents[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == b->nidents || b->idents[lo].pid != pid)
+		return NULL;
+	if (backend_start_us != INT64_MIN && b->idents[lo].backend_start_us != INT64_MIN &&
+		backend_start_us != b->idents[lo].backend_start_us)
+		return NULL;			/* another session that had the pid */
+	return &b->idents[lo];
 }
 
 /* "idle in transaction" or "idle in transaction (aborted)". */

@@ -57,6 +57,22 @@ typedef struct sample_row
 	sample_class cls;
 } sample_row;
 
+/*
+ * Who a session in a lock chain is, when the run does not read these
+ * columns with every row: looked up apart (idents.h), kept beside the
+ * rows so the rows themselves (and the profile keys made of them) stay
+ * as read.  Strings interned; NULL unknown.
+ */
+typedef struct sample_ident
+{
+	int32_t		pid;
+	int64_t		backend_start_us;	/* INT64_MIN unknown */
+	const char *datname;
+	const char *usename;
+	const char *application_name;
+	const char *backend_type;
+} sample_ident;
+
 typedef struct sample_batch
 {
 	uint64_t	ts_us;			/* wall-clock time the sample was taken */
@@ -67,6 +83,10 @@ typedef struct sample_batch
 	int			nblockers;
 	int			blockers_cap;
 	int			hidden;			/* rows we may not see */
+	/* the identities of the sessions in lock chains, by increasing pid (see sample_ident) */
+	sample_ident *idents;
+	int			nidents;
+	int			idents_cap;
 } sample_batch;
 
 /* A period without samples because the connection was lost. */
@@ -108,6 +128,16 @@ void		sample_batch_reset(sample_batch *b, uint64_t ts_us);
 sample_row *sample_batch_add(sample_batch *b);
 /* Append a blocking pid to the batch's last row. */
 void		sample_batch_add_blocker(sample_batch *b, int32_t pid);
+/* Append an identity to the side table: in increasing pid order, one per pid. */
+void		sample_batch_add_ident(sample_batch *b, const sample_ident *id);
+
+/*
+ * The identity of pid in the side table, or NULL: when both its and the
+ * caller's backend start (INT64_MIN: not known) are known, they must be
+ * the same session's.
+ */
+const sample_ident *sample_batch_ident(const sample_batch *b, int32_t pid,
+									   int64_t backend_start_us);
 
 /* Is the row part of the history (logs, store, folded)?  Idle rows only when asked for. */
 static inline bool
@@ -115,6 +145,13 @@ sample_row_counted(const sample_row *r, bool include_idle)
 {
 	return r->cls == SAMPLE_CPU || r->cls == SAMPLE_WAIT ||
 		(r->cls == SAMPLE_IDLE && include_idle);
+}
+
+/* The pid of the session a row belongs to: a parallel worker's leader. */
+static inline int32_t
+sample_session_pid(const sample_row *r)
+{
+	return r->leader_pid != 0 && r->leader_pid != r->pid ? r->leader_pid : r->pid;
 }
 
 static inline const int32_t *

@@ -22,6 +22,7 @@
 #define SAMPLE_STMT		"pgtempo_sample"
 #define PIDS_STMT		"pgtempo_sample_pids"
 #define MEASURE_STMT	"pgtempo_measure"
+#define IDENTS_STMT		"pgtempo_idents"
 
 /*
  * The values of pg_stat_activity.backend_type that PostgreSQL itself sets
@@ -45,7 +46,7 @@ warn(const sampler *sm, const char *warning, const char *detail, const char *hin
 		sm->cfg.warn(sm->cfg.warn_arg, warning, detail, hint);
 }
 
-/* A warning of the names cache (a failed re-read of the catalogs). */
+/* A warning of the names or identities cache (a failed lookup: sampling goes on). */
 static void
 warn_names(void *arg, const char *warning)
 {
@@ -524,6 +525,15 @@ prepare_statements(sampler *sm, char **cause)
 		sm->src->measure_sql(&sql, &sm->caps, &sm->opts);
 		ok = stmt_prepare(&sm->sc, MEASURE_STMT, sql.data, cause);
 	}
+	/* the sessions of lock chains are named apart when the rows do not name them */
+	sm->idents_on = sm->cfg.chain_idents &&
+		(sm->opts.omit & (SAMPLER_OMIT_DATID | SAMPLER_OMIT_USESYSID | SAMPLER_OMIT_APPNAME));
+	if (ok && sm->idents_on)
+	{
+		strbuf_reset(&sql);
+		query_idents_sql(&sql, &sm->caps);
+		ok = stmt_prepare(&sm->sc, IDENTS_STMT, sql.data, cause);
+	}
 	strbuf_free(&sql);
 	return ok && build_params(sm, cause);
 }
@@ -636,6 +646,7 @@ sampler_open(const sampler_config *cfg, strpool *pool, volatile sig_atomic_t *st
 	sm->sc.stop = stop;
 	sm->names.warn = warn_names;
 	sm->names.warn_arg = sm;
+	idents_init(&sm->idents);
 	sm->info.source = cfg->source;
 	sm->info.backends = -1;
 	hist_init(&sm->info.latency);
@@ -722,6 +733,7 @@ sampler_close(sampler *sm)
 	sampler_disconnect(sm);
 	rowread_cums_free(&sm->cum);
 	names_free(&sm->names);
+	idents_free(&sm->idents);
 	free(sm->descs);
 	free(sm->source_detail);
 	free(sm->server_version);
@@ -731,18 +743,38 @@ sampler_close(sampler *sm)
 	free(sm);
 }
 
+/*
+ * Who the sessions of b's lock chains are, into its side table: the rows
+ * do not say (sampler_config.chain_idents).  Its statement's cost on the
+ * server counts in the budget like the sample's: the budget measures our
+ * backend's CPU time.
+ */
+static void
+look_up_idents(sampler *sm, sample_batch *b)
+{
+	idents_ctx	ctx = {&sm->sc, IDENTS_STMT, sm->pool, &sm->names, warn_names, sm};
+
+	idents_fill(&sm->idents, &ctx, b);
+}
+
 /* Read the rows of a sample statement's result (sm->res), count it; t0: when it was sent. */
 static sampler_status
 finish_sample(sampler *sm, sampler_status st, rowread_mode mode, sample_batch *b, uint64_t t0,
 			  bool timed)
 {
 	char	   *cause = NULL;
+	uint64_t	t1;
 
 	if (st == SAMPLER_OK && !read_rows(sm, sm->res, b, mode, &cause))
 	{
 		stmt_set_error(&sm->sc, cause);
 		st = SAMPLER_ERROR;
 	}
+	/* the sample's latency is its statement's: without a lookup of identities */
+	t1 = clock_now_ns();
+	if (st == SAMPLER_OK && sm->idents_on && b->nblockers > 0 &&
+		(mode == ROWREAD_SAMPLES || mode == ROWREAD_SAMPLE_DELTAS))
+		look_up_idents(sm, b);
 	/* a name lookup while reading the rows may have found the server gone */
 	if (st == SAMPLER_OK && (sm->sc.conn == NULL || PQstatus(sm->sc.conn) == CONNECTION_BAD))
 		st = SAMPLER_LOST;
@@ -751,7 +783,7 @@ finish_sample(sampler *sm, sampler_status st, rowread_mode mode, sample_batch *b
 	if (st == SAMPLER_OK && mode != ROWREAD_MEASURE_DELTAS)
 	{
 		if (timed)
-			hist_record(&sm->info.latency, clock_now_ns() - t0);
+			hist_record(&sm->info.latency, t1 - t0);
 		sm->info.samples++;
 	}
 	return synced(sm, st);

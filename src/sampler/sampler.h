@@ -99,6 +99,12 @@ typedef struct sampler_config
 	bool		include_idle;
 	int			query_text;		/* characters of query text kept; 0: none */
 	unsigned	omit;			/* SAMPLER_OMIT_*: columns not needed */
+	/*
+	 * The user, database and application of the sessions in lock chains
+	 * are wanted even when omit leaves them out: looked up apart (idents.h)
+	 * into the batch's side table.
+	 */
+	bool		chain_idents;
 	sampler_warn_fn warn;		/* NULL: warnings are dropped */
 	void	   *warn_arg;
 } sampler_config;

@@ -16,6 +16,7 @@
 
 #include "pgtempo/clock.h"
 
+#include "idents.h"
 #include "names.h"
 #include "query.h"
 #include "rowread.h"
@@ -63,6 +64,8 @@ struct sampler
 	PGresult   *res;			/* the last sample's rows point into it */
 	rowread_cums cum;			/* pg_wait_sampling_profile / pg_stat_wait_profile */
 	names_cache names;			/* database and user names by oid */
+	idents_cache idents;		/* who the sessions of lock chains are, when not read with the rows */
+	bool		idents_on;		/* ... looked up in this run (the statement is prepared) */
 	sampler_desc *descs;		/* pg_wait_events (17+) */
 	int			ndescs;
 	bool		history;		/* pg_stat_wait_history is read */

@@ -129,8 +129,9 @@ send_failed(stmt_conn *sc)
 	return PQstatus(sc->conn) == CONNECTION_BAD ? SAMPLER_LOST : SAMPLER_ERROR;
 }
 
-sampler_status
-stmt_send(stmt_conn *sc, const char *stmt, const char *sql)
+/* Send stmt or sql with parameters p. */
+static sampler_status
+send_params(stmt_conn *sc, const char *stmt, const char *sql, const pqbin_params *p)
 {
 	if (sc->conn == NULL)
 	{
@@ -138,18 +139,38 @@ stmt_send(stmt_conn *sc, const char *stmt, const char *sql)
 		return SAMPLER_LOST;
 	}
 	sc->sent_ns = clock_now_ns();
-	if (!pqbin_send(sc->conn, &sc->param, stmt, sql))
+	if (!pqbin_send(sc->conn, p, stmt, sql))
 		return send_failed(sc);
 	return SAMPLER_OK;
 }
 
 sampler_status
-stmt_run(stmt_conn *sc, const char *stmt, const char *sql, PGresult **out)
+stmt_send(stmt_conn *sc, const char *stmt, const char *sql)
 {
-	sampler_status st = stmt_send(sc, stmt, sql);
+	return send_params(sc, stmt, sql, &sc->param);
+}
+
+/* Send and await. */
+static sampler_status
+run_params(stmt_conn *sc, const char *stmt, const char *sql, const pqbin_params *p,
+		   PGresult **out)
+{
+	sampler_status st = send_params(sc, stmt, sql, p);
 
 	*out = NULL;
 	return st == SAMPLER_OK ? stmt_await(sc, out) : st;
+}
+
+sampler_status
+stmt_run(stmt_conn *sc, const char *stmt, const char *sql, PGresult **out)
+{
+	return run_params(sc, stmt, sql, &sc->param, out);
+}
+
+sampler_status
+stmt_run_params(stmt_conn *sc, const char *stmt, const pqbin_params *p, PGresult **out)
+{
+	return run_params(sc, stmt, NULL, p, out);
 }
 
 PGresult *

@@ -59,6 +59,10 @@ sampler_status stmt_await(stmt_conn *sc, PGresult **out);
 /* stmt_send() and stmt_await(). */
 sampler_status stmt_run(stmt_conn *sc, const char *stmt, const char *sql, PGresult **out);
 
+/* stmt_run() of the prepared statement stmt with parameters p instead of sc->param. */
+sampler_status stmt_run_params(stmt_conn *sc, const char *stmt, const pqbin_params *p,
+							   PGresult **out);
+
 /* Run sql without parameters; NULL with *cause on error. */
 PGresult   *stmt_exec(stmt_conn *sc, const char *sql, char **cause);
 

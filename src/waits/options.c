@@ -422,8 +422,11 @@ options_query_omit(const waits_settings *s)
 	/*
 	 * The head blockers need backend_start (a head is its pid and start)
 	 * and leader_pid (a parallel query is one session) in every run: two
-	 * fixed-width columns.  Their user, database and application are shown
-	 * when the run reads them anyway.
+	 * fixed-width columns.  Their user, database and application are not
+	 * worth reading with every row of every sample: a run that does not
+	 * read them anyway looks up the sessions of lock chains apart, once
+	 * per new session and at most once a second (sampler_config.chain_idents,
+	 * the sampler's idents.h).
 	 */
 	unsigned	omit = SAMPLER_OMIT_DATID | SAMPLER_OMIT_USESYSID |
 		SAMPLER_OMIT_APPNAME | SAMPLER_OMIT_CLIENT_ADDR;
@@ -478,4 +481,5 @@ options_sampler_config(const waits_settings *s, sampler_config *cfg)
 	cfg->include_idle = s->include_idle;
 	cfg->query_text = s->query_text;
 	cfg->omit = options_query_omit(s);
+	cfg->chain_idents = true;
 }

@@ -83,7 +83,7 @@ report_heads_text(FILE *out, const report_info *ri)
 		fprintf(out, ": %.3f ± %.3f s blocked, %.3f s directly\n", c->samples * period,
 				wprof_error_s(c->samples, n, period), c->direct * period);
 		strbuf_reset(&sb);
-		/* user, database and application when the run read them */
+		/* user, database and application when known (read, or looked up: idents.h) */
 		if (c->usename != NULL || c->datname != NULL)
 			strbuf_printf(&sb, "%s@%s, ", c->usename ? c->usename : "?",
 						  c->datname ? c->datname : "?");

@@ -5,7 +5,9 @@
 # and a session that blocks nobody (one sleeping, one idle in a
 # transaction holding no lock anyone wants) is never listed.  The logs the
 # run wrote, raw and per interval, read back with --from-log give the same
-# head.  No rate, count of samples or duration is asserted: the bounds
+# head.  A run that does not read users and applications with its rows
+# (--json alone) still names the head and the chains' sessions: it looks
+# them up apart.  No rate, count of samples or duration is asserted: the bounds
 # come from the run's own ticks, which the script does not control.
 
 use strict;
@@ -23,6 +25,7 @@ my @conn = ('-h', $node->host, '-p', $node->port, '-d', 'postgres', '--source=ac
 my $dir = tempdir(CLEANUP => 1);
 
 $node->safe_psql('postgres', 'CREATE TABLE t1 (i int); CREATE TABLE t2 (i int)');
+my $user = $node->safe_psql('postgres', 'SELECT current_user');
 my ($a, $a_pid) = start_session($node, 'h_a');
 $a->query_safe('BEGIN; LOCK TABLE t1 IN ACCESS EXCLUSIVE MODE');
 my ($b, $b_pid) = start_session($node, 'h_b');
@@ -101,9 +104,21 @@ is($rc, 0, 'text run exits 0') or diag($err);
 like($out, qr/^head blockers: [\d.]+ s of blocked backend time/m, 'text: the head blockers section');
 like($out, qr/^  pid $a_pid \(started [^)]+\): [\d.]+ ± [\d.]+ s blocked, [\d.]+ s directly$/m,
 	'text: A with its blocked seconds and bound');
-# without --by app, --log or --top the run does not read application names: pids alone
-like($out, qr/^  $a_pid;$b_pid;$c_pid  [\d.]+ s$/m, 'text: a folded chain');
+# without --by app, --log or --top the run does not read application names
+# with its rows: the sessions of the chains are looked up apart
+like($out, qr/^  h_a $a_pid;h_b $b_pid;h_c $c_pid  [\d.]+ s$/m, 'text: a folded chain, named');
+like($out, qr/^      \Q$user\E\@postgres, h_a, /m, 'text: the head\'s user, database and application');
 unlike($out, qr/^  pid ($e_pid|$f_pid|$b_pid)\b/m, 'text: no other head');
+
+# the same with --json alone: the head's identity and the chains' names
+# come from the lookup, and a session that blocks nobody is still not listed
+($rc, $out, $err) = run_tool([ $bin, @conn, '-i', '50ms', '-T', SHORT_RUN, '--json' ]);
+is($rc, 0, '--json run exits 0') or diag($err);
+$j = decode_json($out);
+$h = check_heads('--json alone', $j, $j->{ticks});
+is($h->{application_name}, 'h_a', '--json alone: the head\'s application');
+is($h->{usename}, $user, '--json alone: the head\'s user');
+is($h->{datname}, 'postgres', '--json alone: the head\'s database');
 
 # the raw log read back recomputes the heads from the rows' blockers
 ($rc, $out, $err) = run_tool([ $bin, '--json', '--from-log', $raw ]);

@@ -1,7 +1,9 @@
 /*
  * check_waits_heads.c — head blockers from one sample's rows: chains,
  * loops that must end, parallel groups, blockers without a row, several
- * heads sharing a blocked session, and the folded chains.
+ * heads sharing a blocked session, and the folded chains; who a session
+ * is from the batch's side table when the run did not read it with the rows,
+ * and the lookup that fills it: bounded, and harmless when it fails.
  */
 #include "config.h"
 
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idents.h"
 #include "strpool.h"
 #include "unit.h"
 
@@ -276,6 +279,164 @@ START_TEST(frames_are_clean)
 }
 END_TEST
 
+/* An identity of the side table: pid, backend start (0: its row's), application, user. */
+typedef struct iident
+{
+	int32_t		pid;
+	int64_t		start;
+	const char *app;
+	const char *user;
+} iident;
+
+static const struct icase
+{
+	const char *name;
+	int			base;			/* the case of cases[] whose rows are read, without identities */
+	const char *row_app;		/* the first row's own application name; NULL: not read either */
+	iident		idents[4];		/* by pid; pid 0 ends */
+	const char *head_app;		/* the first head's, NULL none */
+	const char *head_user;
+	const char *chain;			/* a stack there must be */
+}			icases[] = {
+	{
+		"the run read no identities: the side table's show, a session without one is its pid",
+		0, NULL, {{1, 0, "appA", "alice"}, {2, 0, "appB", "bob"}, {3, 0, "appC", "carol"}},
+		"appA", "alice", "appA 1;appB 2;4"
+	},
+	{
+		"a value the row has wins over the side table's",
+		0, "own", {{1, 0, "appA", "alice"}, {2, 0, "appB", "bob"}},
+		"own", "alice", "own 1;appB 2;3"
+	},
+	{
+		"another session that had the pid (another backend start) is not the head",
+		0, NULL, {{1, 999, "appA", "alice"}, {2, 0, "appB", "bob"}},
+		NULL, NULL, "1;appB 2;3"
+	},
+	{
+		"a head without a row is found by its pid alone",
+		5, NULL, {{99, 5555, "app99", "dave"}},
+		"app99", "dave", "app99 99;2;3"
+	},
+};
+
+/* A head's user and application, and its chains' frames, fall back to the side table. */
+START_TEST(identities_from_side_table)
+{
+	const struct icase *c = &icases[_i];
+	heads_prof	h;
+	const heads_cell **v;
+	const heads_chain **ch;
+	int			n;
+	bool		found = false;
+
+	heads_init(&h);
+	fill(&cases[c->base]);
+	for (int i = 0; i < batch.nrows; i++)
+		batch.rows[i].application_name = batch.rows[i].usename = batch.rows[i].datname = NULL;
+	batch.rows[0].application_name = c->row_app ? strpool_intern(&pool, c->row_app) : NULL;
+	for (int k = 0; k < 4 && c->idents[k].pid != 0; k++)
+	{
+		const iident *d = &c->idents[k];
+		sample_ident id = {d->pid, d->start ? d->start : 1000 * (int64_t) d->pid,
+			strpool_intern(&pool, "db"), strpool_intern(&pool, d->user),
+		strpool_intern(&pool, d->app), strpool_intern(&pool, "client backend")};
+
+		sample_batch_add_ident(&batch, &id);
+	}
+	heads_add_batch(&h, &batch);
+	v = heads_sorted(&h, &n);
+	ck_assert_msg(n == 1, "%s: %d heads", c->name, n);
+	ck_assert_msg(c->head_app ? v[0]->appname && strcmp(v[0]->appname, c->head_app) == 0 :
+				  v[0]->appname == NULL, "%s: application %s", c->name,
+				  v[0]->appname ? v[0]->appname : "(none)");
+	ck_assert_msg(c->head_user ? v[0]->usename && strcmp(v[0]->usename, c->head_user) == 0 :
+				  v[0]->usename == NULL, "%s: user %s", c->name,
+				  v[0]->usename ? v[0]->usename : "(none)");
+	free(v);
+	ch = heads_chains_sorted(&h, &n);
+	for (int i = 0; i < n; i++)
+		found |= strcmp(ch[i]->stack, c->chain) == 0;
+	ck_assert_msg(found, "%s: no chain %s (first: %s)", c->name, c->chain,
+				  n > 0 ? ch[0]->stack : "-");
+	free(ch);
+	heads_free(&h);
+}
+END_TEST
+
+/* A later sample without the side table's identity keeps the head's. */
+START_TEST(identity_kept)
+{
+	heads_prof	h;
+	const heads_cell **v;
+	int			n;
+	sample_ident id = {1, 1000, NULL, strpool_intern(&pool, "alice"),
+	strpool_intern(&pool, "appA"), NULL};
+
+	heads_init(&h);
+	fill(&cases[1]);
+	batch.rows[0].application_name = batch.rows[0].usename = NULL;
+	sample_batch_add_ident(&batch, &id);
+	heads_add_batch(&h, &batch);
+	batch.nidents = 0;
+	heads_add_batch(&h, &batch);
+	v = heads_sorted(&h, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(v[0]->appname, "appA");
+	ck_assert_str_eq(v[0]->usename, "alice");
+	free(v);
+	heads_free(&h);
+}
+END_TEST
+
+static int	warnings;
+
+static void
+count_warning(void *arg, const char *warning)
+{
+	(void) arg;
+	ck_assert_ptr_nonnull(strstr(warning, "could not look up the sessions of lock chains"));
+	warnings++;
+}
+
+/*
+ * The lookup of a batch with lock waits: a failed statement (no server
+ * here) warns once, leaves the side table empty, and another batch right
+ * after (new blockers, a pile-up that changes) sends no second statement
+ * within IDENTS_INTERVAL_NS.  A batch without lock waits asks nothing.
+ */
+START_TEST(lookup_bounded)
+{
+	idents_cache ic;
+	names_cache nc = {0};
+	stmt_conn	sc = {0};
+	idents_ctx	ctx = {&sc, "pgtempo_idents", &pool, &nc, count_warning, NULL};
+	uint64_t	t0 = clock_now_ns();
+
+	warnings = 0;
+	idents_init(&ic);
+	fill(&cases[8]);
+	idents_fill(&ic, &ctx, &batch);
+	ck_assert_uint_eq(ic.statements, 0);
+	fill(&cases[0]);
+	idents_fill(&ic, &ctx, &batch);
+	ck_assert_uint_eq(ic.statements, 1);
+	ck_assert_int_eq(warnings, 1);
+	ck_assert_int_eq(batch.nidents, 0);
+	for (int i = 0; i < 5; i++)
+	{
+		fill(&cases[i % 2 ? 5 : 6]);
+		idents_fill(&ic, &ctx, &batch);
+	}
+	/* one a second at most: more only if this machine held the test up that long */
+	ck_assert_uint_le(ic.statements, 1 + (clock_now_ns() - t0) / IDENTS_INTERVAL_NS);
+	ck_assert_int_eq(warnings, 1);
+	idents_free(&ic);
+	names_free(&nc);
+	free(sc.last_error);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -286,6 +447,10 @@ main(void)
 	tcase_add_loop_test(tc, cases_heads, 0, (int) (sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, adds_up_and_resets);
 	tcase_add_test(tc, frames_are_clean);
+	tcase_add_loop_test(tc, identities_from_side_table, 0,
+						(int) (sizeof(icases) / sizeof(icases[0])));
+	tcase_add_test(tc, identity_kept);
+	tcase_add_test(tc, lookup_bounded);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
