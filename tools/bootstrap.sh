@@ -11,7 +11,8 @@
 # only when one is missing.  Runs without a terminal.  PostgreSQL refuses to
 # run as root: as root, the demo cluster runs as the system user pgtempo-test
 # (PGTEMPO_TEST_USER), the user `make check` uses too.  PG_BINDIR overrides the
-# PostgreSQL server bin directory.
+# PostgreSQL server bin directory; PGTEMPO_JOBS the jobs of the build's make
+# (default: the CPUs; CI builds its fresh clone with 16, as packagers may).
 
 set -eu
 
@@ -181,7 +182,7 @@ build() {
 	note "building"
 	./autogen.sh
 	./configure
-	make -j"$(nproc 2>/dev/null || echo 2)"
+	make -j"${PGTEMPO_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 }
 
 # ---------------------------------------------------------------- demo
@@ -366,8 +367,10 @@ build
 
 case $1 in
 check)
+	# in parallel: the unit suites' programs build and run side by side, and
+	# beside the TAP files (which tests/prove.sh runs several at a time)
 	note "running make check"
-	make check
+	make -j"$(nproc 2>/dev/null || echo 2)" check
 	;;
 demo)
 	demo

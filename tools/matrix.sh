@@ -448,7 +448,7 @@ run_release() {
 				case \$f in *_waits_*) [ -x ./pgtempo-waits ] || continue ;; esac
 				t=\"\$t \$f\"
 			 done
-			 make check RUN_TAP_TESTS=\"\$t\"" || :
+			 make -j\$(nproc) check RUN_TAP_TESTS=\"\$t\"" || :
 	else
 		step "$name" "tools/bootstrap.sh check (PostgreSQL $pg)" \
 			"cd /root/pgtempo && tools/bootstrap.sh check" || :
