@@ -123,15 +123,17 @@ gather(idents_cache *ic, const sample_batch *b, uint64_t now)
 	for (int i = 0; i < b->nrows; i++)
 	{
 		const sample_row *r = &b->rows[i];
-		const int32_t *blk = sample_blockers(b, r);
+		const int32_t *blk;
 
 		if (r->nblockers == 0)
 			continue;
+		blk = sample_blockers(b, r);
 		note(ic, sample_session_pid(r), now);
 		for (int k = 0; k < r->nblockers; k++)
 			note(ic, blk[k], now);
 	}
-	qsort(ic->pids, (size_t) ic->npids, sizeof(int32_t), cmp_pid);
+	if (ic->npids > 1)
+		qsort(ic->pids, (size_t) ic->npids, sizeof(int32_t), cmp_pid);
 	for (int i = 0; i < b->nrows; i++)
 	{
 		idents_entry *e = find(ic, b->rows[i].pid);
