@@ -514,6 +514,62 @@ START_TEST(test_number_span)
 }
 END_TEST
 
+/* jsonread_number (with its quick path for plain numbers) agrees with the tree parser. */
+static void
+assert_number_as_tree(const char *text)
+{
+	jsonread_value v;
+	char	   *cause = NULL;
+	jsonread_doc *doc = jsonread_parse(text, strlen(text), &cause);
+	bool		ok = jsonread_number(text, strlen(text), &v);
+
+	ck_assert_msg(ok == (doc != NULL && jsonread_root(doc)->type == JSONREAD_NUMBER), "%s", text);
+	if (doc != NULL && ok)
+	{
+		const jsonread_value *t = jsonread_root(doc);
+
+		ck_assert_msg(v.num == t->num && v.is_int == t->is_int && (!v.is_int || v.i == t->i),
+					  "%s: %.17g against %.17g", text, v.num, t->num);
+	}
+	jsonread_free(doc);
+	free(cause);
+}
+
+START_TEST(test_number_quick_path)
+{
+	static const char *const edges[] = {
+		"0", "0.5", "00", "01", ".5", "5.", "1.2.3", "-0", "0.0", "1.", "+1",
+		"123456789012345", "1234567890123456", "12345678901234.5", "1234567890123.45",
+		"0.000000000000001", "0.0000000000000001", "9007199254740993", "9007199254740993.5",
+		"0.1", "0.3", "4.35", "1000", "0.300", "999999999999999", "99999999999999.99",
+	};
+	unsigned	seed = 777;
+
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		assert_number_as_tree(edges[i]);
+	/* digits with a point somewhere (or none), 1 to 18 of them */
+	for (int i = 0; i < 20000; i++)
+	{
+		char		buf[32];
+		int			n,
+					dot;
+
+		seed = seed * 1103515245u + 12345u;
+		n = 1 + (int) ((seed >> 8) % 18);
+		dot = (int) ((seed >> 16) % (unsigned) (n + 1));
+		for (int k = 0, j = 0; k < n; k++)
+		{
+			seed = seed * 1103515245u + 12345u;
+			if (k == dot && k > 0)
+				buf[j++] = '.';
+			buf[j++] = (char) ('0' + (seed >> 12) % 10);
+			buf[j] = '\0';
+		}
+		assert_number_as_tree(buf);
+	}
+}
+END_TEST
+
 static Suite *
 jsonread_suite(void)
 {
@@ -530,6 +586,7 @@ jsonread_suite(void)
 	tc = tcase_create("numbers");
 	tcase_add_test(tc, test_number_round_trip);
 	tcase_add_loop_test(tc, test_numbers, 0, sizeof(number_cases) / sizeof(number_cases[0]));
+	tcase_add_test(tc, test_number_quick_path);
 	tcase_add_loop_test(tc, test_flat, 0, sizeof(flat_cases) / sizeof(flat_cases[0]));
 	tcase_add_test(tc, test_flat_max);
 	tcase_add_test(tc, test_flat_agrees);
