@@ -27,16 +27,6 @@ my $dir = tempdir(CLEANUP => 1);
 
 sub write_script { return write_file("$dir/$_[0]", $_[1]); }
 
-sub slurp
-{
-	my ($path) = @_;
-	open my $fh, '<', $path or return undef;
-	local $/;
-	my $t = <$fh>;
-	close $fh;
-	return $t;
-}
-
 sub parse_json
 {
 	my ($text, $what) = @_;
@@ -82,7 +72,7 @@ my $sleep = write_script('sleep.sql', "\\set d random(0, 3000)\nSELECT pg_sleep(
 	ok(!(grep { !/^\d+$/ } @lat), 'every logged transaction succeeded');
 	@lat = sort { $a <=> $b } @lat;
 
-	my $j = parse_json(slurp("$dir/pct.json") // '', 'percentiles run');
+	my $j = parse_json(slurp_text("$dir/pct.json") // '', 'percentiles run');
 	my $jl = $j->{results}{latency} || {};
 	my ($textline) = $out =~ /^latency percentiles: (.*)$/m;
 	my %text = ($textline // '') =~ /(p[\d.]+|max) = (\d+\.\d{3}) ms/g;
@@ -102,7 +92,7 @@ my $sleep = write_script('sleep.sql', "\\set d random(0, 3000)\nSELECT pg_sleep(
 	is($jl->{percentiles_ms}{max}, $jl->{max_ms}, 'max: the same in percentiles_ms');
 
 	# the histogram file: every processed transaction, the JSON's buckets
-	my @hl = split /\n/, slurp("$dir/pct.hist") // '';
+	my @hl = split /\n/, slurp_text("$dir/pct.hist") // '';
 	ok(!(grep { !/^\d+\.\d{3} \d+\.\d{3} [1-9]\d*$/ } @hl), 'histogram file: "low_us high_us count" lines');
 	is(sum(map { (split)[2] } @hl), 1000, 'histogram file: the counts sum to the processed count');
 	is($j->{results}{transactions}{processed}, 1000, 'JSON: processed');
@@ -131,7 +121,7 @@ my $sleep = write_script('sleep.sql', "\\set d random(0, 3000)\nSELECT pg_sleep(
 	my $off = 0;
 	for my $f ("$dir/pct.hist", "$dir/other.hist")
 	{
-		for (split /\n/, slurp($f) // '')
+		for (split /\n/, slurp_text($f) // '')
 		{
 			my ($lo, $hi) = split;
 			my ($lon, $hin) = (int($lo * 1000 + 0.5), int($hi * 1000 + 0.5));
@@ -249,7 +239,7 @@ my $jrun;
 	my ($code, $out) = run_tool([ $ours, '-n', '-f', "$a\@2", '-f', "$b\@1", '-t', 60, '-c', 2,
 			'-r', '--random-seed=7', "--json=$dir/multi.json", $db ]);
 	is($code, 0, 'several scripts: exit 0');
-	my $j = parse_json(slurp("$dir/multi.json") // '', 'several scripts');
+	my $j = parse_json(slurp_text("$dir/multi.json") // '', 'several scripts');
 	my $sc = $j->{results}{scripts} || [];
 	is(scalar @$sc, 2, 'two scripts in the JSON');
 	my @sections = split /^SQL script \d+: /m, $out;
@@ -285,7 +275,7 @@ my $jrun;
 	my $bad = write_script('bad.sql', "SELECT 1/0;\n");
 	my ($code, undef, $err) = run_tool([ $ours, '-n', '-f', $bad, '-t', 2, "--json=$dir/bad.json", $db ]);
 	is($code, 2, 'a client aborts: exit 2');
-	my $j = parse_json(slurp("$dir/bad.json") // '', 'abort');
+	my $j = parse_json(slurp_text("$dir/bad.json") // '', 'abort');
 	is($j->{exit_status}, 2, 'abort: exit_status 2 in the JSON');
 	is($j->{results}{transactions}{processed}, 0, 'abort: nothing processed');
 	is($j->{results}{latency}{average_ms}, undef, 'abort: no latency average');
@@ -299,7 +289,7 @@ my $jrun;
 	$h->finish;
 	my $rc = $h->full_result(0) >> 8;
 	is($rc, 130, 'SIGINT: exit 130');
-	$j = parse_json(slurp("$dir/int.json") // '', 'SIGINT');
+	$j = parse_json(slurp_text("$dir/int.json") // '', 'SIGINT');
 	is($j->{exit_status}, 130, 'SIGINT: exit_status 130');
 	is($j->{interrupted_by}, 'SIGINT', 'SIGINT: interrupted_by');
 	cmp_ok(scalar @{ $j->{progress} || [] }, '>=', 1, 'SIGINT: the progress series so far');

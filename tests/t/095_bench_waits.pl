@@ -29,16 +29,6 @@ my $hot = write_file("$dir/hot.sql",
 	"BEGIN;\nUPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;\n"
 	  . "SELECT pg_sleep(0.002);\nEND;\n");
 
-sub slurp
-{
-	my ($path) = @_;
-	open my $fh, '<', $path or return undef;
-	local $/;
-	my $t = <$fh>;
-	close $fh;
-	return $t;
-}
-
 # The section's rows: [type, event, samples, pct].
 sub wait_rows
 {
@@ -82,7 +72,7 @@ sub wait_rows
 	  or diag($err);
 	ok((grep { m{, top wait Lock/transactionid \d+%$} } @p), 'a top wait is Lock/transactionid');
 
-	my $j = eval { JSON::PP->new->decode(slurp("$dir/hot.json")) } || {};
+	my $j = eval { JSON::PP->new->decode(slurp_text("$dir/hot.json")) } || {};
 	my $w = $j->{waits};
 	ok(ref $w eq 'ARRAY' && @$w >= 1, 'JSON has a waits list') or diag(explain($j));
 	$w = [] unless ref $w eq 'ARRAY';
@@ -144,7 +134,7 @@ sub wait_rows
 	is($code, 0, 'without --waits: exit 0');
 	unlike($out, qr/wait events/, 'without --waits: no wait section');
 	unlike($err, qr/top wait/, 'without --waits: no top wait');
-	unlike(slurp("$dir/plain.json") // '', qr/"waits"|"top_wait"/, 'without --waits: no JSON waits');
+	unlike(slurp_text("$dir/plain.json") // '', qr/"waits"|"top_wait"/, 'without --waits: no JSON waits');
 }
 
 done_testing();
