@@ -18,11 +18,11 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "bench.h"
-#include "benchwaits.h"
-#include "init.h"
-#include "compare.h"
-#include "merge.h"
+#include "results/bench.h"
+#include "results/benchwaits.h"
+#include "run/init.h"
+#include "judge/compare.h"
+#include "judge/merge.h"
 #include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
@@ -30,10 +30,10 @@
 #include "pgtempo/metrics.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
-#include "report.h"
-#include "runner.h"
-#include "setup.h"
-#include "startat.h"
+#include "results/report.h"
+#include "run/runner.h"
+#include "run/setup.h"
+#include "run/startat.h"
 
 /* --help: merging and comparing runs, and the end. */
 static void

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
-#include "prng.h"
-#include "script.h"
-#include "vars.h"
+#include "lang/expr.h"
+#include "lang/prng.h"
+#include "lang/script.h"
+#include "lang/vars.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

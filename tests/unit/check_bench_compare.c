@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare_int.h"
+#include "judge/compare_int.h"
 #include "pgtempo/xalloc.h"
-#include "series.h"
+#include "results/series.h"
 #include "unit.h"
 
 START_TEST(fail_if_lists)

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jsonreport.h"
-#include "merge.h"
-#include "merge_int.h"
+#include "results/jsonreport.h"
+#include "judge/merge.h"
+#include "judge/merge_int.h"
 #include "pgtempo/xalloc.h"
-#include "report.h"
+#include "results/report.h"
 #include "svgcheck.h"
 #include "unit.h"
 

@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "report.h"
+#include "results/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "benchmetrics.h"
-#include "benchwaits.h"
-#include "jsonreport.h"
-#include "series.h"
+#include "results/benchmetrics.h"
+#include "results/benchwaits.h"
+#include "results/jsonreport.h"
+#include "results/series.h"
 #include "pgtempo/xalloc.h"
-#include "stats.h"
+#include "results/stats.h"
 #include "unit.h"
 
 /* The report of d for settings s and facts server, as a string (caller frees). */

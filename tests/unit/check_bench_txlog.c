@@ -9,7 +9,7 @@
  */
 #include "config.h"
 
-#include "txlog.h"
+#include "results/txlog.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "warmup.h"
+#include "results/warmup.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "expr.h"
+#include "lang/expr.h"
 #include "unit.h"
 
 /* Fresh variables as the reference run defined them with -D. */

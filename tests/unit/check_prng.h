@@ -4,7 +4,7 @@
 #ifndef PGTEMPO_TESTS_CHECK_PRNG_H
 #define PGTEMPO_TESTS_CHECK_PRNG_H
 
-#include "prng.h"
+#include "lang/prng.h"
 #include "unit.h"
 
 #define lengthof(a) (sizeof(a) / sizeof((a)[0]))

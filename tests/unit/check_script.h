@@ -5,7 +5,7 @@
 #ifndef PGTEMPO_TESTS_CHECK_SCRIPT_H
 #define PGTEMPO_TESTS_CHECK_SCRIPT_H
 
-#include "script.h"
+#include "lang/script.h"
 #include "unit.h"
 
 /* Parse text as "t.sql" with stderr caught; *err gets what was printed (caller frees). */

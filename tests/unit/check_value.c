@@ -8,8 +8,8 @@
  */
 #include "config.h"
 
-#include "value.h"
-#include "vars.h"
+#include "lang/value.h"
+#include "lang/vars.h"
 
 #include <float.h>
 #include <inttypes.h>

@@ -8,14 +8,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bench.h"
-#include "benchwaits.h"
+#include "results/bench.h"
+#include "results/benchwaits.h"
 #include "pgtempo/clock.h"
 #include "pgtempo/hist.h"
 #include "pgtempo/jsonread.h"
-#include "series.h"
-#include "stats.h"
-#include "warmup.h"
+#include "results/series.h"
+#include "results/stats.h"
+#include "results/warmup.h"
 
 /* One -P line of a host, the numbers that add up. */
 typedef struct merge_point

@@ -21,14 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "benchchart.h"
-#include "jsonreport.h"
+#include "results/benchchart.h"
+#include "results/jsonreport.h"
 #include "merge_int.h"
 #include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
-#include "report.h"
-#include "results.h"
+#include "results/report.h"
+#include "results/results.h"
 
 /*
  * The settings that make runs the same benchmark (the first

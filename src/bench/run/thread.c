@@ -29,6 +29,7 @@
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 #include "startat.h"
+#include "warmuprun.h"
 
 #define MAX_EVENTS 256
 

@@ -12,7 +12,7 @@
 
 #include "pgtempo/hist.h"
 #include "pgtempo/strbuf.h"
-#include "script.h"
+#include "lang/script.h"
 
 #define NBUCKETS (BENCHMETRICS_MAX_EXP - BENCHMETRICS_MIN_EXP + 2)
 

@@ -23,7 +23,7 @@
 #include "pgtempo/msg.h"
 #include "pgtempo/parse.h"
 #include "pgtempo/xalloc.h"
-#include "report.h"
+#include "results/report.h"
 
 /* Fields that differ between runs by design, not worth listing. */
 static const char *const not_listed[] = {"random_seed", "log_prefix", "percentiles"};

@@ -15,7 +15,6 @@
 #include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
-#include "stop.h"
 
 /*
  * An output file that could not be written after the run: the error, and

@@ -13,7 +13,7 @@
 #ifndef PGTEMPO_BENCH_COMPARE_H
 #define PGTEMPO_BENCH_COMPARE_H
 
-#include "bench.h"
+#include "results/bench.h"
 
 #define COMPARE_MAX_LIMITS 16
 

@@ -15,10 +15,10 @@
 
 #include <libpq-fe.h>
 
+#include "results/bench.h"
+
 /* -T: how long transactions in flight at the deadline may still take before they are cancelled */
 #define STOP_DEADLINE_GRACE_S 1
-/* how long backends get to answer a cancel request before their clients are abandoned */
-#define STOP_CANCEL_WAIT_S 1
 
 /* The first stop signal (0: none) and how many came (at most 2 counted). */
 extern volatile sig_atomic_t stop_signal;

@@ -31,8 +31,8 @@
 
 #include <stdbool.h>
 
-#include "bench.h"
-#include "results.h"
+#include "results/bench.h"
+#include "results/results.h"
 
 /*
  * Run the benchmark into *res (the report and the output files are

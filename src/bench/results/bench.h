@@ -9,9 +9,9 @@
 #include <stdint.h>
 
 #include "pgtempo/conn.h"
-#include "prng.h"
-#include "script.h"
-#include "vars.h"
+#include "lang/prng.h"
+#include "lang/script.h"
+#include "lang/vars.h"
 #include "warmup.h"
 
 typedef enum query_mode
@@ -70,6 +70,10 @@ typedef struct bench_settings
 	bool		agg_per_script; /* --aggregate-per-script: a line per script per interval */
 
 	/* latency distributions (beyond pgbench) */
+/* how long backends get to answer a cancel request before their clients are
+ * abandoned (run/stop.c waits it; the report names it) */
+#define STOP_CANCEL_WAIT_S 1
+
 #define BENCH_MAX_PERCENTILES 16
 	double		percentiles[BENCH_MAX_PERCENTILES];	/* --percentiles, 0 < p <= 100 */
 	int			npercentiles;	/* default: 50 90 99 99.9 */

@@ -21,7 +21,7 @@
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
-#include "report.h"
+#include "results/report.h"
 #include "runstate.h"
 #include "startat.h"
 #include "thread.h"

@@ -16,17 +16,17 @@
 
 #include <libpq-fe.h>
 
-#include "bench.h"
-#include "benchwaits.h"
-#include "exec.h"
+#include "results/bench.h"
+#include "results/benchwaits.h"
+#include "lang/exec.h"
 #include "pgtempo/clock.h"
 #include "pgtempo/hist.h"
 #include "pgtempo/strbuf.h"
 #include "setup.h"
-#include "stats.h"
+#include "results/stats.h"
 #include "stop.h"
-#include "txlog.h"
-#include "warmup.h"
+#include "results/txlog.h"
+#include "results/warmup.h"
 
 typedef enum cstate
 {

@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "exec.h"
-#include "prng.h"
-#include "vars.h"
+#include "lang/exec.h"
+#include "lang/prng.h"
+#include "lang/vars.h"
 
 /*
  * Seed the base sequence from spec: NULL or "time" (the clock), "rand"

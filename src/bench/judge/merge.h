@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 
-#include "bench.h"
+#include "results/bench.h"
 
 /*
  * Merge the reports in files[0..nfiles) and print the report; opts gives

@@ -9,13 +9,13 @@
  */
 #include "config.h"
 
-#include "bench.h"
+#include "results/bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "lang/exec.h"
 #include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"

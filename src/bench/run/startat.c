@@ -16,7 +16,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "jsonreport.h"
+#include "results/jsonreport.h"
 #include "pgtempo/msg.h"
 #include "stop.h"
 

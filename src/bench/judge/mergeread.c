@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonreport.h"
+#include "results/jsonreport.h"
 #include "pgtempo/xalloc.h"
 
 /* The reading of one document: its file and the first problem found. */
