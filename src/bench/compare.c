@@ -119,15 +119,20 @@ set_values(cmp *c, cmp_result *r)
 
 	for (int s = 0; s < 2; s++)
 	{
-		double		logsum = 0;
+		double	   *logs = xcalloc((size_t) c->side[s].n, sizeof(double));
+		double		mean,
+					variance;
 
 		v[s] = xcalloc((size_t) c->side[s].n, sizeof(double));
 		for (int i = 0; i < c->side[s].n; i++)
 		{
 			v[s][i] = cmp_run_value(&c->side[s].runs[i], r->scope, r->m);
-			logsum += log(v[s][i]);
+			logs[i] = log(v[s][i]);
 		}
-		*(s == 0 ? &r->base : &r->target) = exp(logsum / c->side[s].n);
+		/* the geometric mean */
+		infer_mean_var(logs, c->side[s].n, &mean, &variance);
+		*(s == 0 ? &r->base : &r->target) = exp(mean);
+		free(logs);
 	}
 	r->change = r->target / r->base - 1;
 	r->known = isfinite(r->change);
