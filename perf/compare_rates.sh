@@ -14,8 +14,11 @@
 #    "\sleep :d us" run with -D d=0 and -D d=200 (the same script, so
 #    the same benchmark), and tpcb-like with synchronous_commit on and
 #    off (PGOPTIONS).  Printed: how often the verdict has the right sign
-#    (tps worse and latency worse with the sleep; tps better with
+#    (tps lower and latency higher with the sleep; tps higher with
 #    synchronous_commit off) and how often the change itself does.
+#  - the gate: every comparison is made with --fail-if=$GATES (default
+#    tps:-0%,tps:+0%,tps:-5%,p99:+10%); printed: how often each limit,
+#    and any of them, trips on the A/A pairs and on the injected changes.
 #
 # usage: perf/compare_rates.sh [PAIRS [SECONDS [INJECTED]]]   (defaults 20, 10, 10)
 #        perf/compare_rates.sh --reports DIR [PAIRS [INJECTED]]
@@ -35,6 +38,7 @@ pairs=${1:-20}
 secs=${2:-10}
 injected=${3:-10}
 ours=${OURS:-$here/../pgtempo-bench}
+gates=${GATES:-tps:-0%,tps:+0%,tps:-5%,p99:+10%}
 [ -x "$ours" ] || { echo "perf/compare_rates.sh: error: $ours not found (build first)" >&2; exit 1; }
 
 # run NAME ARGS...: one run's --json report as $out/NAME.json
@@ -58,7 +62,7 @@ run_sync() {
 cmp() {
 	name=$1
 	shift
-	"$ours" --compare "$@" --json="$out/$name.cmp.json" >/dev/null 2>&1 || :
+	"$ours" --compare "$@" --fail-if="$gates" --json="$out/$name.cmp.json" >/dev/null 2>&1 || :
 }
 
 # the runs: A/A, then the injected changes, alternated
@@ -182,13 +186,30 @@ sl = load("sleep_*.cmp.json")
 sy = load("sync_*.cmp.json")
 print("injected changes: the verdict with the right sign (and the change's sign alone)")
 for label, docs, metric, want, sign in (
-        ("\\sleep 200us added, tps \"worse\"", sl, "tps", "worse", -1),
-        ("\\sleep 200us added, latency avg \"worse\"", sl, "avg", "worse", 1),
-        ("synchronous_commit off, tps \"better\"", sy, "tps", "better", 1),
-        ("synchronous_commit off, latency avg \"better\"", sy, "avg", "better", -1)):
+        ("\\sleep 200us added, tps \"lower\"", sl, "tps", "lower", -1),
+        ("\\sleep 200us added, latency avg \"higher\"", sl, "avg", "higher", 1),
+        ("synchronous_commit off, tps \"higher\"", sy, "tps", "higher", 1),
+        ("synchronous_commit off, latency avg \"lower\"", sy, "avg", "lower", -1)):
     show(label, *rate(docs, lambda r: r["verdict"] == want, metric))
     show("  its change has the right sign", *rate(docs, lambda r: r["change_pct"] * sign > 0, metric))
     show("  verdict with the wrong sign", *rate(docs, lambda r: r["verdict"] not in (want, "no difference shown"), metric))
+
+def gate_rates(label, docs):
+    print(f"the gate (--fail-if), {label}:")
+    if not docs:
+        return
+    limits = [g["limit"] for g in docs[0].get("fail_if", [])]
+    for i, lim in enumerate(limits):
+        checked = [d["fail_if"][i] for d in docs if d["fail_if"][i]["checked"]]
+        show(f"{lim} tripped", sum(g["tripped"] for g in checked), len(checked))
+    show("any limit tripped", sum(any(g["tripped"] for g in d["fail_if"]) for d in docs), len(docs))
+    fam = sorted({d["method"].get("family") for d in docs if "method" in d})
+    print(f"  (intervals at 95 % for a family of {fam} lines together)")
+
+gate_rates("A/A, one run per side", aa1)
+gate_rates("A/A, 3 against 3 runs", aa3)
+gate_rates("\\sleep 200us added", sl)
+gate_rates("synchronous_commit off", sy)
 EOF
 [ "${KEEP:-0}" = 1 ] && [ -z "$reports" ] && echo "reports kept in $out"
 exit 0

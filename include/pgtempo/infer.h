@@ -35,6 +35,17 @@ uint32_t	infer_rng_below(infer_rng *r, uint32_t n);
 /* The quantile p (0 < p < 1) of Student's t with df > 0 degrees of freedom. */
 double		infer_t_quantile(double p, double df);
 
+/* The mean and sample variance of v[0..n) (the variance NaN with fewer than 2 values). */
+void		infer_mean_var(const double *v, int n, double *mean, double *var);
+
+/*
+ * Welch-Satterthwaite's degrees of freedom of a sum of two squared
+ * standard errors qa and qb with dfa and dfb degrees of freedom each (an
+ * infinite df: a normal error, which adds nothing to the denominator);
+ * INFINITY when both are normal, dfa + dfb when qa + qb is 0.
+ */
+double		infer_welch_df(double qa, double dfa, double qb, double dfb);
+
 /*
  * The interval at level (0.95) of log(geometric mean of b / geometric
  * mean of a): Welch's t on the logarithms, so the change is a ratio and

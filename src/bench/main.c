@@ -45,8 +45,9 @@ usage_runs(void)
 		   "Comparing (is a change real or noise?):\n"
 		   "  --compare BASE.json...   the base runs' --json reports (one or several)\n"
 		   "  --to NEW.json...         the new runs' reports, compared with the base\n"
-		   "  --fail-if=LIST           exit status 3 when the 95%% interval of a change lies\n"
-		   "                           wholly beyond a limit, e.g. \"tps:-5%%,p99:+10%%\"\n\n"
+		   "  --fail-if=LIST           exit status 3 when the interval of a change lies\n"
+		   "                           wholly beyond a limit, e.g. \"tps:-5%%,p99:+10%%\"\n"
+		   "                           or \"tps<0.95x\"\n\n"
 		   "The first SIGINT or SIGTERM ends the run after the transactions in flight and\n"
 		   "prints the report (exit status 128 + the signal number).\n\n"
 		   "See 'man pgtempo-bench' for more information.\n");

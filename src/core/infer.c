@@ -122,24 +122,46 @@ infer_t_quantile(double p, double df)
 	return (lo + hi) / 2;
 }
 
-/* Mean and sample variance of log(v[0..n)); false if a value is not positive. */
-static bool
-log_moments(const double *v, int n, double *mean, double *var)
+void
+infer_mean_var(const double *v, int n, double *mean, double *var)
 {
 	double		s = 0,
 				ss = 0;
 
 	for (int i = 0; i < n; i++)
-	{
-		if (!(v[i] > 0) || !isfinite(v[i]))
-			return false;
-		s += log(v[i]);
-	}
-	*mean = s / n;
+		s += v[i];
+	*mean = n > 0 ? s / n : NAN;
 	for (int i = 0; i < n; i++)
-		ss += (log(v[i]) - *mean) * (log(v[i]) - *mean);
+		ss += (v[i] - *mean) * (v[i] - *mean);
 	*var = n > 1 ? ss / (n - 1) : NAN;
-	return true;
+}
+
+double
+infer_welch_df(double qa, double dfa, double qb, double dfb)
+{
+	double		den = (isfinite(dfa) ? qa * qa / dfa : 0) + (isfinite(dfb) ? qb * qb / dfb : 0);
+
+	if (!(qa + qb > 0))
+		return dfa + dfb;
+	return den > 0 ? (qa + qb) * (qa + qb) / den : INFINITY;
+}
+
+/* Mean and sample variance of log(v[0..n)); false if a value is not positive. */
+static bool
+log_moments(const double *v, int n, double *mean, double *var)
+{
+	double	   *lv = xmalloc(sizeof(double) * (size_t) (n > 0 ? n : 1));
+	bool		ok = true;
+
+	for (int i = 0; i < n && ok; i++)
+	{
+		ok = v[i] > 0 && isfinite(v[i]);
+		lv[i] = ok ? log(v[i]) : 0;
+	}
+	if (ok)
+		infer_mean_var(lv, n, mean, var);
+	free(lv);
+	return ok;
 }
 
 bool
@@ -171,8 +193,7 @@ infer_welch_log(const double *a, int na, const double *b, int nb, double level,
 					qb = vb / nb;
 
 		se = sqrt(qa + qb);
-		df = qa + qb > 0 ? (qa + qb) * (qa + qb) /
-			(qa * qa / (na - 1) + qb * qb / (nb - 1)) : (double) (na + nb - 2);
+		df = infer_welch_df(qa, na - 1, qb, nb - 1);
 	}
 	t = infer_t_quantile(0.5 + level / 2.0, df);
 	out->est = mb - ma;

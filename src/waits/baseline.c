@@ -502,13 +502,10 @@ baseline_add_table(baseline *b, const bl_table *t)
 bool
 baseline_limit_tripped(const waits_limit *l, const keydiff_row *r)
 {
-	double		v = r->change;
+	gate_change ch = gate_change_abs(true, r->base.mean, r->change - r->bound,
+									 r->change + r->bound);
 
-	if (!r->flagged)
-		return false;
-	if (l->pct)
-		v = r->base.mean > 0 ? r->pct : r->change > 0 ? INFINITY : r->change < 0 ? -INFINITY : 0;
-	return l->value >= 0 ? v > l->value : v < l->value;
+	return gate_trips(&l->lim, &ch);
 }
 
 /* ---------------------------------------------------------------- the run */
@@ -588,7 +585,7 @@ warn_unmatched(const baseline *b)
 	for (int l = 0; l < b->s->nfail_if; l++)
 		if (!b->matched[l])
 			msg_warning("--fail-if=%s: no event of either window matches \"%s\"",
-						b->s->fail_if[l].text, b->s->fail_if[l].type);
+						b->s->fail_if[l].lim.text, b->s->fail_if[l].type);
 }
 
 int

@@ -11,9 +11,10 @@
  * keys, the total and each --fail-if limit; a change within its bound is
  * "no difference shown".  The rows are sorted by the size of the change.
  *
- * --fail-if: a limit trips when the change of what it names (the sum of
- * the events it matches) is flagged and beyond the limit; then the exit
- * status is EXITCODE_LIMIT.
+ * --fail-if: a limit trips when the whole interval of the change of what
+ * it names (the sum of the events it matches: the change plus or minus its
+ * bound) lies beyond the limit (gate.h, the rule of pgtempo-bench
+ * --compare too); then the exit status is EXITCODE_LIMIT.
  */
 #ifndef PGTEMPO_WAITS_BASELINE_H
 #define PGTEMPO_WAITS_BASELINE_H

@@ -147,7 +147,7 @@ typedef struct baseline
 /* One more table to compare (its rows' estimates filled in); false if there are too many. */
 bool		baseline_add_table(baseline *b, const bl_table *t);
 
-/* Does the change r trip limit l: flagged, and beyond the limit (in its unit and direction)? */
+/* Does the change r trip limit l: its whole interval (change +- bound) beyond the limit (gate_trips)? */
 bool		baseline_limit_tripped(const waits_limit *l, const keydiff_row *r);
 
 /* The events' (--by keys') table: its key's columns, as the report's; the first of b's tables. */

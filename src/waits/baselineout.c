@@ -167,12 +167,11 @@ text_notes(FILE *out, const baseline *b)
 	{
 		const keydiff_row *r = &b->limits[l];
 
-		fprintf(out, "--fail-if=%s: %+.3f ± %.3f active sessions", b->s->fail_if[l].text,
+		fprintf(out, "--fail-if=%s: %+.3f ± %.3f active sessions", b->s->fail_if[l].lim.text,
 				r->change, r->bound);
 		if (isfinite(r->pct))
 			fprintf(out, " (%+.0f %%)", r->pct);
-		fprintf(out, ": %s\n", b->tripped[l] ? "the change is beyond the limit" :
-				!r->flagged ? "no difference shown" : "within the limit");
+		fprintf(out, ": %s\n", gate_outcome_word(true, b->tripped[l]));
 	}
 }
 
@@ -247,9 +246,9 @@ json_limits(json_writer *w, const baseline *b)
 		const waits_limit *lim = &b->s->fail_if[l];
 
 		json_object_begin(w);
-		json_kv_string(w, "limit", lim->text);
-		json_kv_string(w, "unit", lim->pct ? "pct" : "active_sessions");
-		json_kv_double(w, "value", lim->value);
+		json_kv_string(w, "limit", lim->lim.text);
+		json_kv_string(w, "unit", lim->lim.unit == GATE_UNIT_PCT ? "pct" : "active_sessions");
+		json_kv_double(w, "value", lim->lim.value);
 		json_kv_bool(w, "matched", b->matched[l]);
 		json_change(w, &b->limits[l]);
 		json_kv_bool(w, "tripped", b->tripped[l]);

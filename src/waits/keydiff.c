@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "pgtempo/gate.h"
 #include "pgtempo/infer.h"
 
 void
@@ -51,13 +52,12 @@ keydiff_bound(const keydiff_est *base, const keydiff_est *new, int family, doubl
 	double		qa = base->se * base->se,
 				qb = new->se * new->se;
 	double		df,
-				alpha = (1 - level) / (family > 0 ? family : 1);
+				alpha = 1 - gate_level(level, family);	/* Bonferroni */
 
 	if (!(qa + qb > 0))
 		return 0;
 	/* Welch-Satterthwaite; a side with a normal bound adds nothing to the sum below */
-	df = (qa + qb) * (qa + qb) / ((isfinite(base->df) ? qa * qa / base->df : 0) +
-								  (isfinite(new->df) ? qb * qb / new->df : 0));
+	df = infer_welch_df(qa, base->df, qb, new->df);
 	if (!isfinite(df) || df > 1e9)
 		df = 1e9;
 	return infer_t_quantile(1 - alpha / 2, df) * sqrt(qa + qb);
@@ -69,12 +69,14 @@ keydiff_judge(keydiff_row *rows, int n, int family, double level)
 	for (int i = 0; i < n; i++)
 	{
 		keydiff_row *r = &rows[i];
+		gate_change ch;
 
 		r->change = r->new.mean - r->base.mean;
 		r->pct = r->base.mean > 0 ? 100 * r->change / r->base.mean : NAN;
 		r->bound = keydiff_bound(&r->base, &r->new, family, level);
-		r->flagged = fabs(r->change) > r->bound && r->change != 0;
-		r->verdict = !r->flagged ? "no difference shown" : r->change > 0 ? "higher" : "lower";
+		ch = gate_change_abs(true, r->base.mean, r->change - r->bound, r->change + r->bound);
+		r->verdict = gate_verdict_word(gate_judge(&ch));
+		r->flagged = gate_judge(&ch) != GATE_NO_DIFFERENCE;
 	}
 }
 

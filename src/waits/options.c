@@ -266,14 +266,18 @@ options_parse_retain(const char *arg, waits_settings *s, char **cause)
 	return false;
 }
 
-/* The NAME of a --fail-if item: total, TYPE or EVENT, or TYPE:EVENT. */
+/* The NAME of a --fail-if item: total, TYPE or EVENT, or TYPE:EVENT (or TYPE/EVENT). */
 static bool
 parse_limit_name(const char *name, size_t len, waits_limit *l, const char **why)
 {
 	const char *colon = memchr(name, ':', len);
-	size_t		tlen = colon != NULL ? (size_t) (colon - name) : len;
-	size_t		elen = colon != NULL ? len - tlen - 1 : 0;
+	size_t		tlen,
+				elen;
 
+	if (colon == NULL)
+		colon = memchr(name, '/', len);
+	tlen = colon != NULL ? (size_t) (colon - name) : len;
+	elen = colon != NULL ? len - tlen - 1 : 0;
 	*why = "the name is total, a wait event type, a wait event, or TYPE:EVENT";
 	if (tlen == 0 || tlen >= sizeof(l->type) || elen >= sizeof(l->event) ||
 		(colon != NULL && elen == 0) || memchr(name, ',', len) != NULL ||
@@ -289,78 +293,41 @@ parse_limit_name(const char *name, size_t len, waits_limit *l, const char **why)
 	return true;
 }
 
-/* One NAME:LIMIT of --fail-if into *l; false with *why (static text) if it is not one. */
+/* The gate's check of a limit's name. */
 static bool
-parse_limit(const char *item, size_t len, waits_limit *l, const char **why)
+limit_name_ok(gate_limit *g, const char **why)
 {
-	const char *colon = NULL;
-	char		num[32];
-	char	   *end;
-	size_t		nlen,
-				vlen;
+	waits_limit l;
 
-	for (size_t i = 0; i < len; i++)
-		if (item[i] == ':')
-			colon = item + i;
-	*why = "each item is NAME:LIMIT";
-	if (colon == NULL || len >= sizeof(l->text))
-		return false;
-	memcpy(l->text, item, len);
-	l->text[len] = '\0';
-	nlen = (size_t) (colon - item);
-	vlen = len - nlen - 1;
-	*why = "the limit is a signed number of active sessions (+0.5) or a signed percentage (-10%)";
-	if (vlen == 0 || vlen >= sizeof(num) || (colon[1] != '+' && colon[1] != '-'))
-		return false;
-	memcpy(num, colon + 1, vlen);
-	num[vlen] = '\0';
-	l->pct = num[vlen - 1] == '%';
-	if (l->pct)
-		num[--vlen] = '\0';
-	l->value = strtod(num, &end);
-	if (vlen < 2 || end != num + vlen || !isfinite(l->value) || fabs(l->value) >= 1e6 ||
-		strchr(num, 'e') != NULL || strchr(num, 'E') != NULL)
-		return false;
-	*why = "a drop cannot be 100 % or more";
-	if (l->pct && l->value <= -100)
-		return false;
-	return parse_limit_name(item, nlen, l, why);
+	return parse_limit_name(g->name, strlen(g->name), &l, why);
 }
 
 bool
 options_parse_fail_if(const char *arg, waits_settings *s, char **cause)
 {
-	const char *p = arg;
-	const char *why = "it is empty";
-	bool		ok = *p != '\0';
+	static const gate_spec spec = {
+		"--fail-if", GATE_UNIT_NONE | GATE_UNIT_PCT, "Lock:+0.5,total:+50%",
+		"the limit is a signed number of active sessions (+0.5) or a signed percentage (-10%), "
+		"or a ratio after < or > (<0.95x)",
+		limit_name_ok
+	};
+	gate_limit	g[GATE_MAX_LIMITS];
+	const char *why;
+	int			n;
 
 	s->nfail_if = 0;
-	while (ok && *p != '\0')
+	if (!gate_parse(arg, &spec, g, &n, cause))
+		return false;
+	for (int i = 0; i < n; i++)
 	{
-		size_t		len = strcspn(p, ",");
+		waits_limit *l = &s->fail_if[i];
 
-		if (s->nfail_if == WAITS_MAX_LIMITS)
-		{
-			why = "at most 16 limits";
-			ok = false;
-			break;
-		}
-		memset(&s->fail_if[s->nfail_if], 0, sizeof(waits_limit));
-		ok = parse_limit(p, len, &s->fail_if[s->nfail_if], &why);
-		s->nfail_if += ok;
-		p += len;
-		if (ok && *p == ',' && *++p == '\0')
-		{
-			why = "an item is empty";
-			ok = false;
-		}
+		memset(l, 0, sizeof(*l));
+		l->lim = g[i];
+		parse_limit_name(g[i].name, strlen(g[i].name), l, &why);
 	}
-	if (ok)
-		return true;
-	s->nfail_if = 0;
-	*cause = xasprintf("invalid value \"%s\" for option --fail-if: %s, as in "
-					   "\"Lock:+0.5,total:+50%%\"", arg, why);
-	return false;
+	s->nfail_if = n;
+	return true;
 }
 
 /* --listen: "9187", "127.0.0.1:9187", "[::1]:9187", "0.0.0.0:9187". */

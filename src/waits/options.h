@@ -63,9 +63,10 @@ waits_log_format options_log_format_for(const char *path, waits_log_format asked
  */
 bool		options_parse_retain(const char *arg, waits_settings *s, char **cause);
 /*
- * --fail-if=LIST: NAME:LIMIT[,...] into fail_if; NAME is total, a wait
- * event type or event (one word: either), or TYPE:EVENT; LIMIT a signed
- * change in active sessions ("+0.5") or in % of the baseline ("+50%").
+ * --fail-if=LIST: the gate's grammar (gate.h) into fail_if; NAME is
+ * total, a wait event type or event (one word: either), or TYPE:EVENT
+ * (TYPE/EVENT); LIMIT a signed change in active sessions ("+0.5") or in %
+ * of the baseline ("+50%"), or after < or > (a ratio: "total>1.5x").
  */
 bool		options_parse_fail_if(const char *arg, waits_settings *s, char **cause);
 

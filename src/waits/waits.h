@@ -17,6 +17,7 @@
 #include "pgtempo/clock.h"
 #include "pgtempo/conn.h"
 #include "pgtempo/exitcode.h"	/* waits_run() and trace_run() return these */
+#include "pgtempo/gate.h"
 
 #include "budget.h"
 #include "sampler.h"
@@ -30,21 +31,19 @@ typedef enum waits_log_format
 	WAITS_LOG_JSONL
 } waits_log_format;
 
-#define WAITS_MAX_LIMITS 16
+#define WAITS_MAX_LIMITS GATE_MAX_LIMITS
 
 /*
  * A --fail-if limit (baseline.h): the change of what it names beyond
- * value (signed; active sessions, or % of the baseline's) trips it.
+ * lim.value (gate.h: active sessions, or % of the baseline's) trips it.
  */
 typedef struct waits_limit
 {
-	char		text[128];		/* as given, for messages */
+	gate_limit	lim;			/* as parsed: its text, direction, unit and value */
 	char		type[64];		/* TYPE, or TYPE of TYPE:EVENT; "" for total */
 	char		event[64];		/* EVENT of TYPE:EVENT; "" otherwise */
 	bool		total;			/* "total": every event */
 	bool		either;			/* one word: a type or an event of that name */
-	bool		pct;			/* value is in % of the baseline */
-	double		value;			/* +0.5: a rise of more than 0.5; -10 (pct): a drop of more than 10 % */
 } waits_limit;
 
 /* A list of strings given by repeating an option. */

@@ -1,8 +1,10 @@
 # --compare on short real runs: the per-interval series every --json
 # report carries; an A/A pair (identical runs) never trips a wide gate and
 # gets one of the three verdicts; a large injected change (\sleep 2 ms
-# before each SELECT 1, through -D on one script) is "worse" for tps and
-# latency, one run per side and three per side, and trips --fail-if; too
+# before each SELECT 1, through -D on one script) is "lower" for tps and
+# "higher" for latency, one run per side and three per side, and trips
+# --fail-if, however the limit is spelt (the gate's grammar, shared with
+# pgtempo-waits: tps:-10%, tps<-50%, tps<0.5x); too
 # short runs give "unknown"; then bad input: runs of different
 # benchmarks, a missing --to, an unreadable report, a bad --fail-if.
 # Verdicts are asserted, never a tps.
@@ -21,7 +23,7 @@ my $ours = pgtempo_bin('pgtempo-bench');
 my $node = new_cluster('bench_compare', conf => "max_connections = 50\n");
 my $db = $node->connstr('postgres');
 my $dir = tempdir(CLEANUP => 1);
-my $verdict_re = qr/^(better|worse|no difference shown)$/;
+my $verdict_re = qr/^(higher|lower|no difference shown)$/;
 
 sub json_of
 {
@@ -80,7 +82,7 @@ my ($code, $out, $err) = run_tool([ $ours, '--compare', "$dir/a1.json", '--to', 
 is($code, 0, 'A/A: a wide gate is not tripped') or diag($err);
 my $aa = json_of("$dir/aa.json");
 like(result($aa, $_)->{verdict}, $verdict_re, "A/A: $_ has a verdict") for qw(tps avg p50 p99);
-like($out, qr/^  tps\s+[\d.]+\s+[\d.]+\s+[-+][\d.]+ %\s+\[[-+][\d.]+ %, [-+][\d.]+ %\]\s+(better|worse|no difference shown)$/m,
+like($out, qr/^  tps\s+[\d.]+\s+[\d.]+\s+[-+][\d.]+ %\s+\[[-+][\d.]+ %, [-+][\d.]+ %\]\s+(higher|lower|no difference shown)$/m,
 	'A/A: the tps line');
 like($out, qr/cover only the noise within a run/, 'A/A: one run per side says what its intervals cover');
 is($aa->{method}{unit}, 'interval', 'A/A: JSON says the unit');
@@ -92,13 +94,25 @@ is(scalar(() = $svg =~ /<svg /g), 2, '--chart: the distributions are a nested ch
 	'--fail-if=tps:-10%', "--json=$dir/as.json" ]);
 is($code, 3, 'injected \sleep 2ms: --fail-if=tps:-10% exits 3') or diag($out, $err);
 my $as = json_of("$dir/as.json");
-is(result($as, 'tps')->{verdict}, 'worse', 'injected: tps worse');
-is(result($as, 'avg')->{verdict}, 'worse', 'injected: latency average worse');
-is(result($as, 'p50')->{verdict}, 'worse', 'injected: p50 worse');
+is(result($as, 'tps')->{verdict}, 'lower', 'injected: tps lower');
+is(result($as, 'avg')->{verdict}, 'higher', 'injected: latency average higher');
+is(result($as, 'p50')->{verdict}, 'higher', 'injected: p50 higher');
 ok($as->{fail_if}[0]{tripped}, 'injected: JSON says the gate tripped');
 like($out, qr/--fail-if=tps:-10%: the change is beyond the limit/, 'injected: the gate is named');
+like($out, qr/^95 % intervals for the \d+ lines together \(Bonferroni: each at [\d.]+ %\)\.$/m,
+	'injected: the family of the intervals is said');
 ($code) = run_tool([ $ours, '--compare', "$dir/a1.json", '--to', "$dir/s1.json", '--fail-if=tps:-99.9%' ]);
 is($code, 0, 'injected: a limit beyond the change is not tripped');
+# wide limits: an A/A pair of one run per side must not trip them on a busy host
+for my $spelling ('tps<-50%', 'tps:<-50%', 'tps<0.5x', 'latency:p50:>+100%', 'avg>2x')
+{
+	($code, $out) = run_tool([ $ours, '--compare', "$dir/a1.json", '--to', "$dir/s1.json", "--fail-if=$spelling" ]);
+	is($code, 3, "injected: --fail-if=$spelling exits 3");
+	($code) = run_tool([ $ours, '--compare', "$dir/a1.json", '--to', "$dir/a2.json", "--fail-if=$spelling" ]);
+	is($code, 0, "A/A: --fail-if=$spelling exits 0");
+}
+($code) = run_tool([ $ours, '--compare', "$dir/a1.json", '--to', "$dir/s1.json", '--fail-if=tps>-50%' ]);
+is($code, 0, 'injected: a limit the other way is not tripped');
 
 # ---------------------------------------------------------------- three runs per side, and too short runs
 
@@ -109,8 +123,8 @@ runs(map({ ("b$_" => [ @short, '-D', 'd=0' ], "n$_" => [ @short, '-D', 'd=2000' 
 	map("$dir/n$_.json", 1 .. 3), "--json=$dir/bn.json" ]);
 is($code, 0, '3 against 3: exit 0') or diag($err);
 my $bn = json_of("$dir/bn.json");
-is(result($bn, 'tps')->{verdict}, 'worse', '3 against 3: tps worse');
-is(result($bn, 'avg')->{verdict}, 'worse', '3 against 3: latency average worse');
+is(result($bn, 'tps')->{verdict}, 'lower', '3 against 3: tps lower');
+is(result($bn, 'avg')->{verdict}, 'higher', '3 against 3: latency average higher');
 is($bn->{method}{unit}, 'run', '3 against 3: the run is the unit');
 like($out, qr/the run is the unit/, '3 against 3: the method is printed');
 
@@ -139,7 +153,12 @@ is($code, 1, 'unreadable report: exit 1');
 like($err, qr/error: .*nothere\.json/, 'unreadable report: named');
 ($code, $out, $err) = run_tool([ $ours, '--compare', "$dir/b1.json", '--to', "$dir/b2.json", '--fail-if=tps:5%' ]);
 is($code, 1, 'a limit without its sign: exit 1');
-like($err, qr/invalid value "tps:5%" for option --fail-if/, 'a limit without its sign: said so');
+like($err, qr/error: invalid value "tps:5%" for option --fail-if: the limit is a signed change in % \(-5%\) or a ratio after < or > \(<0\.95x\), as in "tps:-5%,p99:\+10%"$/m,
+	'a limit without its sign: said so, in one line');
+($code, $out, $err) = run_tool([ $ours, '--compare', "$dir/b1.json", '--to', "$dir/b2.json", '--fail-if=Lock:+0.5' ]);
+is($code, 1, 'a waits limit: exit 1');
+like($err, qr/invalid value "Lock:\+0\.5" for option --fail-if: the limit is a signed change in %/,
+	'a waits limit: its unit is refused first');
 ($code, $out, $err) = run_tool([ $ours, '--compare', "$dir/b1.json", '--to', "$dir/b2.json", '--fail-if=p42:+5%' ]);
 is($code, 1, 'a limit on a percentile not compared: exit 1');
 like($err, qr/"p42" is not one of the metrics compared/, 'a percentile not compared: said so');

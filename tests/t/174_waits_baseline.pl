@@ -196,7 +196,10 @@ for my $c (
 	[ 'total:+50%', 3 ], [ 'Timeout:+0.1,Lock:+0.5', 3 ],
 	[ 'Lock:+1.5', 0 ],	# beyond the change: one session at most
 	[ 'Lock:-0.5', 0 ],	# a drop's limit, and it rose
-	[ 'Timeout:+0.1', 0 ], [ 'PgSleep:+1%', 0 ], [ 'IO:+0.1', 0 ])
+	[ 'Timeout:+0.1', 0 ], [ 'PgSleep:+1%', 0 ], [ 'IO:+0.1', 0 ],
+	# the gate's other spellings (pgtempo-bench --compare's too)
+	[ 'Lock>0.5', 3 ], [ 'Lock:relation:>+0.5', 3 ], [ 'Lock/relation>0.5', 3 ], [ 'total>1.5x', 3 ],
+	[ 'Lock>1.5', 0 ], [ 'Lock<-0.5', 0 ], [ 'total<0.5x', 0 ])
 {
 	my ($lrc, $l) = compare_json($quiet[0], $e0, "--fail-if=$c->[0]");
 	is($lrc, $c->[1], "--fail-if=$c->[0], episode against quiet: exit $c->[1]");
@@ -207,11 +210,14 @@ for my $c (
 	is($lrc, 3, '--fail-if=Lock:-0.5, quiet against the episode: exit 3');
 	($lrc) = compare($e0, $quiet[0], '--fail-if=Lock:+0.5');
 	is($lrc, 0, '--fail-if=Lock:+0.5, quiet against the episode: exit 0');
+	($lrc) = compare($e0, $quiet[0], '--fail-if=Lock<-0.5');
+	is($lrc, 3, '--fail-if=Lock<-0.5, quiet against the episode: exit 3');
 	for my $p ([ 0, 1 ], [ 2, 3 ], [ 1, 2 ])
 	{
-		($lrc, $l) = compare_json($quiet[ $p->[0] ], $quiet[ $p->[1] ], '--fail-if=total:+1%,Lock:+0.01,Timeout:-0.01');
+		($lrc, $l) = compare_json($quiet[ $p->[0] ], $quiet[ $p->[1] ],
+			'--fail-if=total:+1%,Lock:+0.01,Timeout:-0.01,total>1.01x,total:-0%,total:+0%');
 		is($lrc, 0, "--fail-if, quiet $p->[0] against quiet $p->[1]: exit 0");
-		is_deeply([ map { $_->{tripped} } @{ $l->{fail_if} } ], [ JSON::PP::false, JSON::PP::false, JSON::PP::false ],
+		is_deeply([ map { $_->{tripped} } @{ $l->{fail_if} } ], [ (JSON::PP::false) x 6 ],
 			"--fail-if, quiet $p->[0] against quiet $p->[1]: no limit tripped");
 	}
 	my ($text_rc, $t) = compare($quiet[0], $e0, '--fail-if=Lock:+0.5');
@@ -246,6 +252,8 @@ for my $c (
 	[ [ '--baseline-since=-1h' ], qr/need --from-log/ ],
 	[ [ '--from-log', $log, '--baseline-since=' . at($e0), '--fail-if=Lock' ],
 		qr/invalid value "Lock" for option --fail-if: each item is NAME:LIMIT/ ],
+	[ [ '--from-log', $log, '--baseline-since=' . at($e0), '--fail-if=Lock<10ms' ],
+		qr/error: invalid value "Lock<10ms" for option --fail-if: the limit is a signed number of active sessions \(\+0\.5\) or a signed percentage \(-10%\), or a ratio after < or > \(<0\.95x\), as in "Lock:\+0\.5,total:\+50%"$/m ],
 	# a baseline no run sampled: nothing to compare with, not a change
 	[ [ '--from-log', $log, window($e0, ''), '--baseline-since=-7d', '--fail-if=Lock:+0.5' ],
 		qr/error: the baseline window holds no samples of its files/ ])

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "judge/compare_int.h"
+#include "gate_cases.h"
 #include "pgtempo/xalloc.h"
 #include "results/series.h"
 #include "unit.h"
@@ -29,6 +30,9 @@ START_TEST(fail_if_lists)
 		{"p99.9:+0%", 1, 0}, {"tps:5%", 0, 0}, {"tps:-5", 0, 0}, {"tps-5%", 0, 0},
 		{"foo:-5%", 0, 0}, {"p100:+1%", 0, 0}, {"p0:+1%", 0, 0}, {"tps:-100%", 0, 0},
 		{"", 0, 0}, {"tps:-x%", 0, 0}, {"tps:-5%%", 0, 0}, {":-5%", 0, 0},
+		/* the gate's other spellings; waits' units are not bench's */
+		{"tps<-5%", 1, -5}, {"latency:p99:>+10%", 1, 10}, {"tps<0.95x", 1, -5}, {"tps:-0.5", 0, 0},
+		{"p99<10ms", 0, 0}, {"latency:tps:-5%", 0, 0}, {"total:+50%", 0, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -45,11 +49,37 @@ START_TEST(fail_if_lists)
 		if (ok)
 		{
 			ck_assert_int_eq(cs.nlimits, cases[i].n);
-			ck_assert_double_eq(cs.limits[0].limit_pct, cases[i].first);
+			ck_assert_double_eq_tol(cs.limits[0].value, cases[i].first, 1e-12);
 		}
 		else
 			ck_assert_msg(strstr(err, "invalid value") != NULL, "%s", err);
 		free(err);
+	}
+}
+END_TEST
+
+/* The cases both tools' judges decide alike (gate_cases.h), as an interval of a ratio. */
+START_TEST(shared_gate_cases)
+{
+	for (size_t i = 0; i < sizeof(gate_cases) / sizeof(gate_cases[0]); i++)
+	{
+		compare_settings cs;
+		cmp_metric	m = {CMP_TPS, 0, "tps", true};
+		cmp_result	r = {0};
+		char		list[64];
+
+		memset(&cs, 0, sizeof(cs));
+		snprintf(list, sizeof(list), "tps%s", gate_cases[i].limit);
+		ck_assert_msg(compare_parse_limits(&cs, list), "%s", list);
+		r.m = &m;
+		r.known = true;
+		r.base = gate_cases[i].base;
+		r.lo = gate_cases[i].lo_pct / 100;
+		r.hi = gate_cases[i].hi_pct / 100;
+		ck_assert_msg(cmp_limit_trips(&cs.limits[0], &r) == gate_cases[i].trips, "case %zu: %s", i,
+					  list);
+		r.known = false;
+		ck_assert(!cmp_limit_trips(&cs.limits[0], &r));
 	}
 }
 END_TEST
@@ -157,6 +187,8 @@ fake_cmp(cmp *c, merge_host *runs, cmp_result *res)
 	c->side[1].n = 1;
 	c->nscopes = 1;
 	c->nmetrics = 3;
+	c->family = 1;
+	c->level = GATE_LEVEL;
 	memcpy(c->metrics, metrics, sizeof(metrics));
 	c->results = res;
 	for (int m = 0; m < 3; m++)
@@ -206,7 +238,7 @@ START_TEST(bootstrap_finds_a_change)
 	cmpboot_scope(&c, 0);
 	ck_assert_msg(res[0].known && res[0].lo < 0.15 && 0.15 < res[0].hi + 0.02,
 				  "tps: [%f, %f]", res[0].lo, res[0].hi);
-	ck_assert_str_eq(res[0].verdict, "better");
+	ck_assert_str_eq(res[0].verdict, "higher");
 	/* correlated seconds: longer blocks than round(59^(1/3)) */
 	ck_assert(c.block_len > 4 && c.block_len <= 59 / 3);
 	ck_assert_int_eq(c.nintervals[0], 59);
@@ -268,6 +300,7 @@ compare_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, fail_if_lists);
+	tcase_add_test(tc, shared_gate_cases);
 	tcase_add_test(tc, series_text_round_trip);
 	tcase_add_test(tc, bootstrap_finds_a_change);
 	tcase_add_test(tc, bootstrap_aa_and_short);

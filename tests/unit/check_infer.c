@@ -38,6 +38,49 @@ START_TEST(t_quantiles)
 }
 END_TEST
 
+START_TEST(moments_and_welch_df)
+{
+	static const struct
+	{
+		double		qa,
+					dfa,
+					qb,
+					dfb;
+		double		want;
+	}			cases[] = {
+		/* (qa + qb)^2 / (qa^2 / dfa + qb^2 / dfb) */
+		{0.01 / 3, 2, 0.02 / 2, 1, 1.6842},
+		{1, 9, 1, 9, 18},
+		{1, 4, 0, 4, 4},
+		{1, INFINITY, 1, 9, 36},	/* a normal side adds nothing below */
+		{1, INFINITY, 1, INFINITY, INFINITY},
+		{0, 3, 0, 5, 8},			/* no spread: the pooled df */
+	};
+	double		v[] = {2, 4, 4, 4, 5, 5, 7, 9};
+	double		mean,
+				var;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		double		got = infer_welch_df(cases[i].qa, cases[i].dfa, cases[i].qb, cases[i].dfb);
+
+		if (isinf(cases[i].want))
+			ck_assert_msg(isinf(got), "case %zu: %g", i, got);
+		else
+			ck_assert_msg(fabs(got - cases[i].want) < 1e-4, "case %zu: %g, want %g", i, got,
+						  cases[i].want);
+	}
+	infer_mean_var(v, 8, &mean, &var);
+	ck_assert_double_eq_tol(mean, 5, 1e-12);
+	ck_assert_double_eq_tol(var, 32.0 / 7, 1e-12);
+	infer_mean_var(v, 1, &mean, &var);
+	ck_assert_double_eq(mean, 2);
+	ck_assert(isnan(var));
+	infer_mean_var(v, 0, &mean, &var);
+	ck_assert(isnan(mean) && isnan(var));
+}
+END_TEST
+
 START_TEST(welch_known_answer)
 {
 	/* logs of a: 0, 0.1, 0.2 (mean 0.1, var 0.01); of b: 0.3, 0.5 (mean 0.4, var 0.02) */
@@ -213,6 +256,7 @@ infer_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_quantiles);
+	tcase_add_test(tc, moments_and_welch_df);
 	tcase_add_test(tc, welch_known_answer);
 	tcase_add_test(tc, blocks_and_quantiles);
 	tcase_add_test(tc, block_bootstrap_coverage);

@@ -17,7 +17,9 @@
 #include "pgtempo/infer.h"
 
 #include "baseline_int.h"
+#include "gate_cases.h"
 #include "keydiff.h"
+#include "options.h"
 #include "unit.h"
 
 #define SLICES 180				/* an hour of 10 s profile lines, 2 lines a slice */
@@ -279,40 +281,74 @@ START_TEST(judge_and_sort)
 }
 END_TEST
 
-/* A limit trips when the change is flagged and beyond it, in its unit and direction. */
+/*
+ * A limit trips when the whole interval of the change (change +- bound)
+ * lies beyond it, in its unit and direction (the gate's rule, as
+ * pgtempo-bench --compare judges it).
+ */
 START_TEST(limit_trips)
 {
 	static const struct
 	{
-		double		value;
-		bool		pct;
+		const char *limit;
 		double		base,
-					change;
-		bool		flagged;
+					change,
+					bound;
 		bool		tripped;
 	}			cases[] = {
-		{0.5, false, 1.0, 0.6, true, true},
-		{0.5, false, 1.0, 0.6, false, false},	/* beyond the limit, within the noise */
-		{0.5, false, 1.0, 0.4, true, false},	/* real, but within the limit */
-		{0.5, false, 1.0, -0.6, true, false},	/* a drop does not pass a rise's limit */
-		{-0.5, false, 1.0, -0.6, true, true},
-		{50, true, 1.0, 0.6, true, true},	/* +60 % */
-		{50, true, 1.0, 0.4, true, false},
-		{-10, true, 1.0, -0.2, true, true},
-		{50, true, 0.0, 0.1, true, true},	/* from nothing: any rise is beyond a % */
-		{-10, true, 0.0, 0.1, true, false},
+		{"Lock:+0.5", 1.0, 0.6, 0.05, true},
+		{"Lock:+0.5", 1.0, 0.6, 0.2, false},	/* beyond the limit, but not its interval */
+		{"Lock:+0.5", 1.0, 0.6, 0.7, false},	/* within the noise */
+		{"Lock:+0.5", 1.0, 0.4, 0.1, false},	/* real, but within the limit */
+		{"Lock:+0.5", 1.0, -0.6, 0.1, false},	/* a drop does not pass a rise's limit */
+		{"Lock:-0.5", 1.0, -0.6, 0.05, true},
+		{"Lock<-0.5", 1.0, -0.6, 0.05, true},
+		{"total:+50%", 1.0, 0.6, 0.05, true},	/* +55 % at least */
+		{"total:+50%", 1.0, 0.6, 0.2, false},
+		{"total>1.5x", 1.0, 0.6, 0.05, true},
+		{"total:+50%", 1.0, 0.4, 0.1, false},
+		{"total:-10%", 1.0, -0.2, 0.05, true},
+		{"total:+50%", 0.0, 0.1, 0.05, true},	/* from nothing: any shown rise is beyond a % */
+		{"total:+50%", 0.0, 0.1, 0.2, false},
+		{"total:-10%", 0.0, 0.1, 0.05, false},
+		{"total:+0", 1.0, 0.1, 0.05, true},	/* a limit of 0: the verdict "higher" */
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 	{
-		waits_limit l = {.value = cases[i].value, .pct = cases[i].pct};
+		waits_settings s = WAITS_SETTINGS_INIT;
 		keydiff_row r = {0};
+		char	   *cause = NULL;
 
+		ck_assert_msg(options_parse_fail_if(cases[i].limit, &s, &cause), "%s", cause);
 		r.base.mean = cases[i].base;
 		r.new.mean = cases[i].base + cases[i].change;
 		keydiff_judge(&r, 1, 1, 0.95);
-		r.flagged = cases[i].flagged;
-		ck_assert_msg(baseline_limit_tripped(&l, &r) == cases[i].tripped, "case %zu", i);
+		r.bound = cases[i].bound;
+		ck_assert_msg(baseline_limit_tripped(&s.fail_if[0], &r) == cases[i].tripped, "case %zu", i);
+	}
+}
+END_TEST
+
+/* The cases both tools' judges decide alike (gate_cases.h), as a change and its bound. */
+START_TEST(shared_gate_cases)
+{
+	for (size_t i = 0; i < sizeof(gate_cases) / sizeof(gate_cases[0]); i++)
+	{
+		waits_settings s = WAITS_SETTINGS_INIT;
+		keydiff_row r = {0};
+		char	   *cause = NULL;
+		char		list[64];
+		double		base = gate_cases[i].base;
+
+		snprintf(list, sizeof(list), "total%s", gate_cases[i].limit);
+		ck_assert_msg(options_parse_fail_if(list, &s, &cause), "%s: %s", list, cause);
+		r.base.mean = base;
+		r.change = base * (gate_cases[i].lo_pct + gate_cases[i].hi_pct) / 200;
+		r.new.mean = base + r.change;
+		r.bound = base * (gate_cases[i].hi_pct - gate_cases[i].lo_pct) / 200;
+		ck_assert_msg(baseline_limit_tripped(&s.fail_if[0], &r) == gate_cases[i].trips,
+					  "case %zu: %s", i, list);
 	}
 }
 END_TEST
@@ -330,6 +366,7 @@ keydiff_suite(void)
 	tcase_add_test(tc, change_covered);
 	tcase_add_test(tc, judge_and_sort);
 	tcase_add_test(tc, limit_trips);
+	tcase_add_test(tc, shared_gate_cases);
 	suite_add_tcase(s, tc);
 	return s;
 }

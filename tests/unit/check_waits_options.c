@@ -98,8 +98,9 @@ END_TEST
 START_TEST(fail_if_lists)
 {
 #define FI_EXAMPLE ", as in \"Lock:+0.5,total:+50%\""
-#define FI_ITEM "each item is NAME:LIMIT" FI_EXAMPLE
-#define FI_LIMIT "the limit is a signed number of active sessions (+0.5) or a signed percentage (-10%)" FI_EXAMPLE
+#define FI_ITEM "each item is NAME:LIMIT or NAME<LIMIT" FI_EXAMPLE
+#define FI_LIMIT "the limit is a signed number of active sessions (+0.5) or a signed percentage (-10%), " \
+	"or a ratio after < or > (<0.95x)" FI_EXAMPLE
 #define FI_NAME "the name is total, a wait event type, a wait event, or TYPE:EVENT" FI_EXAMPLE
 	static const struct
 	{
@@ -119,10 +120,16 @@ START_TEST(fail_if_lists)
 		{"Lock:transactionid:+1", 1, "Lock", "transactionid", false, false, false, 1, NULL},
 		{"DataFileRead:-0.25", 1, "DataFileRead", "", false, true, false, -0.25, NULL},
 		{"IO:-10%", 1, "IO", "", false, true, true, -10, NULL},
+		/* the gate's other spellings */
+		{"Lock>0.5", 1, "Lock", "", false, true, false, 0.5, NULL},
+		{"Lock:transactionid:<-1", 1, "Lock", "transactionid", false, false, false, -1, NULL},
+		{"IO/DataFileRead>+0.25", 1, "IO", "DataFileRead", false, false, false, 0.25, NULL},
+		{"total>1.5x", 1, "total", "", true, false, true, 50, NULL},
+		{"Lock:+5ms", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
 		{"", 0, NULL, NULL, false, false, false, 0, "it is empty" FI_EXAMPLE},
 		{"Lock", 0, NULL, NULL, false, false, false, 0, FI_ITEM},
 		{"Lock:+0.5,", 0, NULL, NULL, false, false, false, 0, "an item is empty" FI_EXAMPLE},
-		{"Lock:+0.5,,total:+1", 0, NULL, NULL, false, false, false, 0, FI_ITEM},
+		{"Lock:+0.5,,total:+1", 0, NULL, NULL, false, false, false, 0, "an item is empty" FI_EXAMPLE},
 		{"Lock:0.5", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
 		{"Lock:+", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
 		{"Lock:", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
@@ -132,7 +139,7 @@ START_TEST(fail_if_lists)
 		{"Lock:+inf", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
 		{"total:-100%", 0, NULL, NULL, false, false, false, 0,
 		"a drop cannot be 100 % or more" FI_EXAMPLE},
-		{":+1", 0, NULL, NULL, false, false, false, 0, FI_NAME},
+		{":+1", 0, NULL, NULL, false, false, false, 0, FI_ITEM},
 		{"Lock::+1", 0, NULL, NULL, false, false, false, 0, FI_NAME},
 		{"a:b:c:+1", 0, NULL, NULL, false, false, false, 0, FI_NAME},
 	};
@@ -152,8 +159,8 @@ START_TEST(fail_if_lists)
 			ck_assert_str_eq(l->type, cases[i].type);
 			ck_assert_str_eq(l->event, cases[i].event);
 			ck_assert(l->total == cases[i].total && l->either == cases[i].either &&
-					  l->pct == cases[i].pct);
-			ck_assert_double_eq(l->value, cases[i].value);
+					  (l->lim.unit == GATE_UNIT_PCT) == cases[i].pct);
+			ck_assert_double_eq_tol(l->lim.value, cases[i].value, 1e-12);
 		}
 		else
 		{

@@ -20,6 +20,7 @@
 
 #include "compare_int.h"
 #include "pgtempo/exitcode.h"
+#include "pgtempo/gate.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/parse.h"
 #include "pgtempo/xalloc.h"
@@ -28,100 +29,44 @@
 /* Fields that differ between runs by design, not worth listing. */
 static const char *const not_listed[] = {"random_seed", "log_prefix", "percentiles"};
 
-/* "tps", "avg" or "pNN" into *l; false if it is none of them. */
+/*
+ * A --fail-if name: tps, avg or pNN (0 < NN < 100), or latency:avg or
+ * latency:pNN for the latter two; the "latency:" is dropped.
+ */
 static bool
-parse_metric(const char *name, size_t len, compare_limit *l)
+limit_name_ok(gate_limit *l, const char **why)
 {
 	char	   *end;
+	double		pct;
 
-	if (len == 0 || len >= sizeof(l->metric))
+	*why = "a metric is tps, avg, or a percentile p50, p99, p99.9, ... (or latency:avg, latency:p99, ...)";
+	if (strncmp(l->name, "latency:", 8) == 0 && strcmp(l->name + 8, "tps") != 0)
+		memmove(l->name, l->name + 8, strlen(l->name + 8) + 1);
+	if (strlen(l->name) >= sizeof(((cmp_metric *) NULL)->name))
 		return false;
-	memcpy(l->metric, name, len);
-	l->metric[len] = '\0';
-	if (strcmp(l->metric, "tps") == 0 || strcmp(l->metric, "avg") == 0)
+	if (strcmp(l->name, "tps") == 0 || strcmp(l->name, "avg") == 0)
 		return true;
-	if (l->metric[0] != 'p' || l->metric[1] < '0' || l->metric[1] > '9')
+	if (l->name[0] != 'p' || l->name[1] < '0' || l->name[1] > '9')
 		return false;
-	l->pct = strtod(l->metric + 1, &end);
-	return *end == '\0' && l->pct > 0 && l->pct < 100;
+	pct = strtod(l->name + 1, &end);
+	return *end == '\0' && pct > 0 && pct < 100;
 }
 
 bool
 compare_parse_limits(compare_settings *cs, const char *list)
 {
-	const char *p = list;
+	static const gate_spec spec = {
+		"--fail-if", GATE_UNIT_PCT, "tps:-5%,p99:+10%",
+		"the limit is a signed change in % (-5%) or a ratio after < or > (<0.95x)",
+		limit_name_ok
+	};
+	char	   *cause = NULL;
 
-	while (*p != '\0')
-	{
-		const char *comma = strchr(p, ',');
-		size_t		len = comma != NULL ? (size_t) (comma - p) : strlen(p);
-		const char *colon = memchr(p, ':', len);
-		compare_limit *l = &cs->limits[cs->nlimits];
-		char		num[32];
-		char	   *end;
-
-		if (cs->nlimits == COMPARE_MAX_LIMITS || colon == NULL ||
-			!parse_metric(p, (size_t) (colon - p), l) ||
-			(size_t) (p + len - colon - 1) >= sizeof(num))
-			goto bad;
-		memcpy(num, colon + 1, (size_t) (p + len - colon - 1));
-		num[p + len - colon - 1] = '\0';
-		if ((num[0] != '+' && num[0] != '-') || strchr(num, '%') != num + strlen(num) - 1)
-			goto bad;
-		l->limit_pct = strtod(num, &end);
-		if (end != num + strlen(num) - 1 || !isfinite(l->limit_pct) || fabs(l->limit_pct) >= 1e6 ||
-			(num[0] == '-' && l->limit_pct <= -100))
-			goto bad;
-		cs->nlimits++;
-		p += len + (comma != NULL);
-	}
-	if (cs->nlimits > 0)
+	if (gate_parse(list, &spec, cs->limits, &cs->nlimits, &cause))
 		return true;
-bad:
-	msg_error("invalid value \"%s\" for option --fail-if", list);
-	msg_detail("It is a list of METRIC:LIMIT, a metric (tps, avg, p50, p99, ...) and a signed change in %%, as in \"tps:-5%%,p99:+10%%\".");
+	msg_error("%s", cause);
+	free(cause);
 	return false;
-}
-
-const char *
-cmp_scope_name(const cmp *c, int scope)
-{
-	const merge_host *h = &c->side[0].runs[0];
-
-	if (scope == 0)
-		return "overall";
-	return h->s.scripts[scope - 1]->desc;
-}
-
-double
-cmp_run_value(const merge_host *h, int scope, const cmp_metric *m)
-{
-	const stats *st = scope == 0 ? &h->total : &h->scripts[scope - 1].st;
-	const hist *hh = scope == 0 ? h->h : h->scripts[scope - 1].h;
-
-	switch (m->kind)
-	{
-		case CMP_TPS:
-			return h->duration_s > 0 ? (double) st->cnt / h->duration_s : NAN;
-		case CMP_AVG:
-			return st->latency.count > 0 ? st->latency.sum / (double) st->latency.count : NAN;
-		case CMP_PCT:
-			return hh->total > 0 ? (double) hist_percentile(hh, m->pct) : NAN;
-	}
-	return NAN;
-}
-
-void
-cmp_set_verdict(cmp_result *r)
-{
-	if (!r->known)
-		r->verdict = "unknown";
-	else if (r->lo > 0)
-		r->verdict = r->m->higher_is_better ? "better" : "worse";
-	else if (r->hi < 0)
-		r->verdict = r->m->higher_is_better ? "worse" : "better";
-	else
-		r->verdict = "no difference shown";
 }
 
 /* The metrics: tps, the average, and the percentiles of --percentiles or of the first run. */
@@ -174,15 +119,20 @@ set_values(cmp *c, cmp_result *r)
 
 	for (int s = 0; s < 2; s++)
 	{
-		double		logsum = 0;
+		double	   *logs = xcalloc((size_t) c->side[s].n, sizeof(double));
+		double		mean,
+					variance;
 
 		v[s] = xcalloc((size_t) c->side[s].n, sizeof(double));
 		for (int i = 0; i < c->side[s].n; i++)
 		{
 			v[s][i] = cmp_run_value(&c->side[s].runs[i], r->scope, r->m);
-			logsum += log(v[s][i]);
+			logs[i] = log(v[s][i]);
 		}
-		*(s == 0 ? &r->base : &r->target) = exp(logsum / c->side[s].n);
+		/* the geometric mean */
+		infer_mean_var(logs, c->side[s].n, &mean, &variance);
+		*(s == 0 ? &r->base : &r->target) = exp(mean);
+		free(logs);
 	}
 	r->change = r->target / r->base - 1;
 	r->known = isfinite(r->change);
@@ -198,7 +148,7 @@ set_values(cmp *c, cmp_result *r)
 	}
 	if (c->by_runs && r->known)
 	{
-		r->known = infer_welch_log(v[0], c->side[0].n, v[1], c->side[1].n, CMP_LEVEL, &iv);
+		r->known = infer_welch_log(v[0], c->side[0].n, v[1], c->side[1].n, c->level, &iv);
 		r->lo = exp(iv.lo) - 1;
 		r->hi = exp(iv.hi) - 1;
 		if (!r->known)
@@ -214,6 +164,9 @@ static void
 compute(cmp *c)
 {
 	c->nscopes = c->side[0].runs[0].nscripts > 1 ? 1 + c->side[0].runs[0].nscripts : 1;
+	/* every line's interval is judged at once (the limits reuse them): one family */
+	c->family = c->nscopes * c->nmetrics;
+	c->level = gate_level(GATE_LEVEL, c->family);
 	c->results = xcalloc((size_t) (c->nscopes * c->nmetrics), sizeof(cmp_result));
 	for (int k = 0; k < c->nscopes; k++)
 	{
@@ -236,23 +189,22 @@ check_limits(cmp *c)
 {
 	for (int i = 0; i < c->cs->nlimits; i++)
 	{
-		const compare_limit *l = &c->cs->limits[i];
+		const gate_limit *l = &c->cs->limits[i];
 		const cmp_result *r = NULL;
 
 		for (int m = 0; m < c->nmetrics; m++)
-			if (strcmp(c->metrics[m].name, l->metric) == 0)
+			if (strcmp(c->metrics[m].name, l->name) == 0)
 				r = &c->results[m];
 		if (r == NULL)
 		{
-			msg_error("--fail-if: \"%s\" is not one of the metrics compared", l->metric);
+			msg_error("--fail-if: \"%s\" is not one of the metrics compared", l->name);
 			msg_hint("The percentiles compared are those of --percentiles, or of the base's first run.");
 			return false;
 		}
 		c->checked[i] = r->known;
-		c->tripped[i] = r->known && (l->limit_pct < 0 ? r->hi * 100 < l->limit_pct :
-									 r->lo * 100 > l->limit_pct);
+		c->tripped[i] = cmp_limit_trips(l, r);
 		if (!r->known)
-			msg_warning("--fail-if=%s:%+g%%: not checked: %s", l->metric, l->limit_pct, r->why);
+			msg_warning("--fail-if=%s: not checked: %s", l->text, r->why);
 	}
 	return true;
 }

@@ -5,7 +5,8 @@
  * Each side is one or several runs' --json reports (a run, or a --merge
  * of several hosts).  For tps, the latency average and each percentile,
  * overall and per script, the comparison gives the base and new values,
- * the change in %, its 95 % interval and a verdict.  With several runs
+ * the change in %, its interval (95 % for all the lines together) and a
+ * verdict (gate.h: one rule and one vocabulary with pgtempo-waits).  With several runs
  * per side the run is the unit (Welch's t on the logarithms); with one
  * run per side the interval comes from a block bootstrap over each run's
  * per-interval series, and covers the noise within a run only.
@@ -14,16 +15,7 @@
 #define PGTEMPO_BENCH_COMPARE_H
 
 #include "results/bench.h"
-
-#define COMPARE_MAX_LIMITS 16
-
-/* A --fail-if limit: the change of metric beyond limit_pct (signed) trips it. */
-typedef struct compare_limit
-{
-	char		metric[16];		/* "tps", "avg", "p99", ... */
-	double		pct;			/* for a percentile: which */
-	double		limit_pct;		/* -5: a drop of more than 5 %; +10: a rise of more than 10 % */
-} compare_limit;
+#include "pgtempo/gate.h"
 
 typedef struct compare_settings
 {
@@ -31,13 +23,14 @@ typedef struct compare_settings
 	int			nbase;
 	char	  **target;			/* --to: the new runs' reports */
 	int			ntarget;
-	compare_limit limits[COMPARE_MAX_LIMITS];	/* --fail-if */
+	gate_limit	limits[GATE_MAX_LIMITS];	/* --fail-if: name "tps", "avg", "p99", ... */
 	int			nlimits;
 } compare_settings;
 
 /*
- * Parse --fail-if's LIST ("tps:-5%,p99:+10%") into cs; false with the
- * error printed.
+ * Parse --fail-if's LIST ("tps:-5%,p99:+10%", the gate's grammar: names
+ * tps, avg, pNN or latency:avg, latency:pNN; changes in % or x) into cs;
+ * false with the error printed.
  */
 bool		compare_parse_limits(compare_settings *cs, const char *list);
 

@@ -1,7 +1,9 @@
 /*
  * compare_int.h — the comparison as compare.c computes it and
  * compareboot.c (the bootstrap) and compareout.c (text, JSON, chart)
- * use it.
+ * use it.  Calls go one way: compare.c calls the bootstrap and the
+ * outputs, and they (and compare.c) call compareval.c, which calls none
+ * of them.
  */
 #ifndef PGTEMPO_BENCH_COMPARE_INT_H
 #define PGTEMPO_BENCH_COMPARE_INT_H
@@ -13,7 +15,6 @@
 #include "merge_int.h"
 #include "pgtempo/infer.h"
 
-#define CMP_LEVEL 0.95
 #define CMP_RESAMPLES 2000
 #define CMP_SEED UINT64_C(0x70677465)	/* "pgte": the same input, the same interval */
 #define CMP_MIN_INTERVALS 20		/* a series shorter than this gives no interval */
@@ -49,7 +50,7 @@ typedef struct cmp_result
 	double		change;			/* target / base - 1 */
 	double		lo;				/* its interval */
 	double		hi;
-	const char *verdict;
+	const char *verdict;		/* gate_verdict_word's */
 } cmp_result;
 
 /* One side: its runs. */
@@ -82,24 +83,29 @@ typedef struct cmp
 	int			nintervals[2];	/* each side's intervals used */
 	cmp_diff   *diffs;
 	int			ndiffs;
-	bool		tripped[COMPARE_MAX_LIMITS];	/* --fail-if: passed */
-	bool		checked[COMPARE_MAX_LIMITS];	/* --fail-if: its interval was known */
+	int			family;			/* the intervals judged together: scopes x metrics */
+	double		level;			/* each one's: gate_level(GATE_LEVEL, family) */
+	bool		tripped[GATE_MAX_LIMITS];	/* --fail-if: passed */
+	bool		checked[GATE_MAX_LIMITS];	/* --fail-if: its interval was known */
 } cmp;
 
-/* The name of scope k: "overall" or the script's. */
+/* compareval.c: the name of scope k: "overall" or the script's. */
 const char *cmp_scope_name(const cmp *c, int scope);
 
-/* The value of metric m of run h (scope: 0 overall, 1 + i script i); NaN if none. */
+/* compareval.c: the value of metric m of run h (scope: 0 overall, 1 + i script i); NaN if none. */
 double		cmp_run_value(const merge_host *h, int scope, const cmp_metric *m);
+
+/* compareval.c: the verdict of r from its interval (gate_judge). */
+void		cmp_set_verdict(cmp_result *r);
+
+/* compareval.c: does r trip limit l: its whole interval beyond it (gate_trips)? */
+bool		cmp_limit_trips(const gate_limit *l, const cmp_result *r);
 
 /*
  * One run per side: the intervals of every result of scope from a block
  * bootstrap of the two runs' series (c->interval_s and the block set).
  */
 void		cmpboot_scope(cmp *c, int scope);
-
-/* The verdict of r from its interval. */
-void		cmp_set_verdict(cmp_result *r);
 
 /* The table on out, and the notes on what the intervals cover. */
 void		cmpout_print(FILE *out, const cmp *c);

@@ -249,20 +249,6 @@ run_resamples(cmp *c, bside *b, double **rep)
 	free(starts[1]);
 }
 
-/* The sample standard deviation of v[0..n). */
-static double
-stddev(const double *v, int n)
-{
-	double		sum = 0,
-				ss = 0;
-
-	for (int k = 0; k < n; k++)
-		sum += v[k];
-	for (int k = 0; k < n; k++)
-		ss += (v[k] - sum / n) * (v[k] - sum / n);
-	return n > 1 ? sqrt(ss / (n - 1)) : 0;
-}
-
 /*
  * The interval of each result of scope from the resampled log ratios:
  * the reported change plus or minus t times their standard deviation, t
@@ -297,9 +283,13 @@ set_intervals(cmp *c, int scope, bside *b, double **rep)
 		}
 		else
 		{
-			double		sd = stddev(rep[m], CMP_RESAMPLES);
-			double		t = infer_t_quantile((1 + CMP_LEVEL) / 2, nblocks - 1);
+			double		mean,
+						variance;
+			double		t = infer_t_quantile((1 + c->level) / 2, nblocks - 1);
+			double		sd;
 
+			infer_mean_var(rep[m], CMP_RESAMPLES, &mean, &variance);
+			sd = sqrt(variance);
 			r->lo = exp(est - t * sd) - 1;
 			r->hi = exp(est + t * sd) - 1;
 		}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compare_int.h"
+#include "pgtempo/gate.h"
 #include "pgtempo/json.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
@@ -71,19 +72,21 @@ print_diffs(FILE *out, const cmp *c)
 static void
 print_method(FILE *out, const cmp *c)
 {
+	fprintf(out, "95 %% intervals for the %d lines together (Bonferroni: each at %.4g %%).\n",
+			c->family, 100 * c->level);
 	if (c->by_runs)
 	{
-		fprintf(out, "95 %% intervals: the run is the unit (Welch's t on the logarithms of %d base and %d new runs' values);\n"
+		fprintf(out, "The intervals: the run is the unit (Welch's t on the logarithms of %d base and %d new runs' values);\n"
 				"base and new are the runs' geometric means.\n", c->side[0].n, c->side[1].n);
 		return;
 	}
 	if (c->block_len > 0 && c->group > 1)
-		fprintf(out, "95 %% intervals: block bootstrap over each run's %d and %d intervals of %d s, summed\n"
+		fprintf(out, "The intervals: block bootstrap over each run's %d and %d intervals of %d s, summed\n"
 				"into groups of %d (blocks of %d groups, %d resamples, fixed seed).\n",
 				c->nintervals[0], c->nintervals[1], c->interval_s, c->group, c->block_len,
 				CMP_RESAMPLES);
 	else if (c->block_len > 0)
-		fprintf(out, "95 %% intervals: block bootstrap over each run's %d and %d intervals of %d s\n"
+		fprintf(out, "The intervals: block bootstrap over each run's %d and %d intervals of %d s\n"
 				"(blocks of %d intervals, %d resamples, fixed seed).\n",
 				c->nintervals[0], c->nintervals[1], c->interval_s, c->block_len, CMP_RESAMPLES);
 	fprintf(out, "NOTE: with one run per side the intervals cover only the noise within a run; identical\n"
@@ -160,8 +163,8 @@ cmpout_print(FILE *out, const cmp *c)
 	print_unknowns(out, c);
 	for (int i = 0; i < c->cs->nlimits; i++)
 		if (c->tripped[i])
-			fprintf(out, "--fail-if=%s:%+g%%: the change is beyond the limit\n",
-					c->cs->limits[i].metric, c->cs->limits[i].limit_pct);
+			fprintf(out, "--fail-if=%s: %s\n", c->cs->limits[i].text,
+					gate_outcome_word(c->checked[i], c->tripped[i]));
 	fflush(out);
 }
 
@@ -235,7 +238,9 @@ json_inputs(json_writer *w, const cmp *c)
 	json_key(w, "method");
 	json_object_begin(w);
 	json_kv_string(w, "unit", c->by_runs ? "run" : "interval");
-	json_kv_double(w, "level", CMP_LEVEL);
+	json_kv_double(w, "level", GATE_LEVEL);
+	json_kv_int(w, "family", c->family);
+	json_kv_double(w, "level_each", c->level);
 	json_kv_string(w, "interval", c->by_runs ? "welch_t_log" : "block_bootstrap");
 	json_kv_bool(w, "covers_between_run_noise", c->by_runs);
 	json_kv_int_or_null(w, "interval_s", !c->by_runs && c->block_len > 0, c->interval_s);
@@ -269,8 +274,9 @@ cmpout_json(const char *path, const cmp *c, int exit_status, char **cause)
 	for (int i = 0; i < c->cs->nlimits; i++)
 	{
 		json_object_begin(&w);
-		json_kv_string(&w, "metric", c->cs->limits[i].metric);
-		json_kv_double(&w, "limit_pct", c->cs->limits[i].limit_pct);
+		json_kv_string(&w, "limit", c->cs->limits[i].text);
+		json_kv_string(&w, "metric", c->cs->limits[i].name);
+		json_kv_double(&w, "limit_pct", c->cs->limits[i].value);
 		json_kv_bool(&w, "checked", c->checked[i]);
 		json_kv_bool(&w, "tripped", c->tripped[i]);
 		json_object_end(&w);
