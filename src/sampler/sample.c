@@ -131,6 +131,11 @@ sample_classify(const char *state, const char *wait_event_type, bool hidden)
 	/* "The server process is idle", waiting in its main loop */
 	if (strcmp(wait_event_type, "Activity") == 0)
 		return SAMPLE_IDLE;
+	/* our own labels (sample_label's, in a log read back): no wait event type of PostgreSQL's */
+	if (strcmp(wait_event_type, SAMPLE_CPU_TYPE) == 0)
+		return SAMPLE_CPU;
+	if (strcmp(wait_event_type, SAMPLE_IDLE_TYPE) == 0)
+		return SAMPLE_IDLE;
 	return SAMPLE_WAIT;
 }
 
