@@ -362,7 +362,7 @@ fblockers(const histfield *f, int32_t *pids, int *n)
  * A boolean, or a JSON array of texts into rec's list (its count, an int,
  * right after the member): the types only the meta record has.
  */
-static bool
+static __attribute__((noinline)) bool
 decode_json_only(histread *h, const format_column *c, const histfield *f, void *p,
 				 histread_rec *rec)
 {
@@ -673,6 +673,9 @@ meta_done(histread *h, histread_rec *rec, const char *bad, char **cause)
 	return 1;
 }
 
+/* A meta record came before, of a version that has records of kind k (the common case, inline). */
+#define IN_ORDER(h, k) ((h)->seen_meta && (h)->log_version >= (k)->version)
+
 /* A record that needs a meta record before it, and a version that has it: -1 if not so. */
 static int
 in_order(histread *h, const format_kind *k, char **cause)
@@ -697,7 +700,7 @@ record(histread *h, format_reckind kind, histfield *f, int n, histread_rec *rec,
 	const format_kind *k = &format_kinds[kind];
 	const char *bad;
 
-	if (decoders[kind].after_meta && in_order(h, k, cause) < 0)
+	if (decoders[kind].after_meta && !IN_ORDER(h, k) && in_order(h, k, cause) < 0)
 		return -1;
 	bad = decoders[kind].decode(h, k, f, n, rec);
 	rec->kind = (histread_kind) kind;
@@ -788,7 +791,7 @@ record_row(histread *h, format_rowkind kind, histfield **c, histread_rec *rec, c
 {
 	const char *bad;
 
-	if (in_order(h, &format_kinds[kind], cause) < 0)
+	if (!IN_ORDER(h, &format_kinds[kind]) && in_order(h, &format_kinds[kind], cause) < 0)
 		return -1;
 	if ((bad = decode_row(h, kind, c, rec)) != NULL)
 		return fail_at(h, h->rec_line, cause, "a bad value in column \"%s\"", bad);
