@@ -27,6 +27,10 @@
 /* A record longer than this is not one of ours (query texts are cut at 1,000,000 characters). */
 #define HISTREAD_MAX_RECORD (16 << 20)
 #define HISTREAD_MAX_FIELDS 24
+/* every record's fields and its "type" fit, the widest kinds' too */
+_Static_assert((0 FORMAT_HEAD_FIELDS(FORMAT_COUNT_)) + 1 <= HISTREAD_MAX_FIELDS, "head fields");
+_Static_assert((0 FORMAT_META_FIELDS(FORMAT_COUNT_)) + 1 <= HISTREAD_MAX_FIELDS, "meta fields");
+_Static_assert(FORMAT_NHEALTH + 1 <= HISTREAD_MAX_FIELDS, "health fields");
 /* A file written this recently may end on a record still being written. */
 #define HISTREAD_WRITING_S 5
 
