@@ -36,6 +36,12 @@ void		utf8_append_escaped(strbuf *sb, const char *s, size_t n);
 void		utf8_append_printable(strbuf *sb, const char *s, size_t n);
 
 /*
+ * Append s[0..n) as one frame of a folded stack (flame graphs): printable
+ * as above, but ';' written as ':' and line breaks and tabs as a space.
+ */
+void		utf8_append_frame(strbuf *sb, const char *s, size_t n);
+
+/*
  * s (NULL as "") made printable in sb, which is reset first; returns sb's
  * text, valid until sb changes.  For printf arguments.
  */

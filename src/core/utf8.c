@@ -157,6 +157,30 @@ utf8_append_printable(strbuf *sb, const char *s, size_t n)
 	append_escaped(sb, s, n, true);
 }
 
+/*
+ * A folded stack's frame: ';' separates frames and a line break ends the
+ * stack, so ';' is written ':' and a line break or tab a space; the rest
+ * as utf8_append_printable writes it (other control characters, which the
+ * SVG cannot hold, and bytes that are not UTF-8 as \xNN).
+ */
+void
+utf8_append_frame(strbuf *sb, const char *s, size_t n)
+{
+	size_t		from = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		char		c = s[i];
+
+		if (c != ';' && c != '\n' && c != '\r' && c != '\t')
+			continue;
+		append_escaped(sb, s + from, i - from, true);
+		strbuf_putc(sb, c == ';' ? ':' : ' ');
+		from = i + 1;
+	}
+	append_escaped(sb, s + from, n - from, true);
+}
+
 const char *
 utf8_printable(strbuf *sb, const char *s)
 {

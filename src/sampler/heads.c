@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pgtempo/strbuf.h"
+#include "pgtempo/utf8.h"
 #include "pgtempo/xalloc.h"
 
 /* A session of the sample's lock graph. */
@@ -361,9 +362,7 @@ put_frame(strbuf *sb, const sample_batch *b, const hnode *n)
 	}
 	if (app != NULL && app[0] != '\0')
 	{
-		/* a frame may hold no ';' nor a line break */
-		for (const char *p = app; *p; p++)
-			strbuf_putc(sb, *p == ';' ? ',' : ((unsigned char) *p < 0x20 ? ' ' : *p));
+		utf8_append_frame(sb, app, strlen(app));
 		strbuf_putc(sb, ' ');
 	}
 	strbuf_printf(sb, "%" PRId32, n->pid);

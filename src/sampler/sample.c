@@ -122,15 +122,34 @@ sample_classify(const char *state, const char *wait_event_type, bool hidden)
 {
 	if (hidden)
 		return SAMPLE_HIDDEN;
-	if (state != NULL && strcmp(state, "idle") == 0)
-		return SAMPLE_IDLE;
-	if (sample_idle_in_transaction(state))
-		return SAMPLE_WAIT;
+	/* "idle", "idle in transaction", "idle in transaction (aborted)" */
+	if (state != NULL && state[0] == 'i')
+	{
+		if (strcmp(state, "idle") == 0)
+			return SAMPLE_IDLE;
+		if (sample_idle_in_transaction(state))
+			return SAMPLE_WAIT;
+	}
 	if (wait_event_type == NULL || wait_event_type[0] == '\0')
 		return SAMPLE_CPU;
-	/* "The server process is idle", waiting in its main loop */
-	if (strcmp(wait_event_type, "Activity") == 0)
-		return SAMPLE_IDLE;
+	/* the types that are no wait, by their first letter (the common waits pass on one test) */
+	switch (wait_event_type[0])
+	{
+		case 'A':
+			/* "The server process is idle", waiting in its main loop */
+			if (strcmp(wait_event_type, "Activity") == 0)
+				return SAMPLE_IDLE;
+			break;
+		case 'C':
+			/* our own labels (sample_label's, in a log read back): no type of PostgreSQL's */
+			if (strcmp(wait_event_type, SAMPLE_CPU_TYPE) == 0)
+				return SAMPLE_CPU;
+			break;
+		case 'I':
+			if (strcmp(wait_event_type, SAMPLE_IDLE_TYPE) == 0)
+				return SAMPLE_IDLE;
+			break;
+	}
 	return SAMPLE_WAIT;
 }
 

@@ -166,7 +166,8 @@ sample_blockers(const sample_batch *b, const sample_row *r)
  * type Activity) are idle; a session "idle in transaction" (or aborted)
  * waits for its client, holding locks and a snapshot, so it is a wait
  * (Client/ClientRead), never CPU; any other row with no wait event is on
- * CPU; a row we may not see is hidden.
+ * CPU; a row we may not see is hidden.  Our own labels, CPU and Idle (a
+ * log read back holds them), are classed as the rows they label.
  */
 sample_class sample_classify(const char *state, const char *wait_event_type, bool hidden);
 

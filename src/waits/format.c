@@ -6,6 +6,7 @@
 #include "format.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,33 +161,16 @@ format_copy_field(strbuf *sb, const char *s)
 	}
 }
 
-/*
- * A flame-graph frame cannot hold ';' (the separator) or a line break; other
- * control characters (an escape sequence, or a byte XML does not allow in
- * the SVG) are written as \xNN, as bytes that are not UTF-8 are.
- */
+/* A flame-graph frame: "-" for none, else as utf8_append_frame writes it. */
 void
 format_folded_frame(strbuf *sb, const char *s)
 {
-	strbuf		frame;
-
 	if (s == NULL || *s == '\0')
 	{
 		strbuf_putc(sb, '-');
 		return;
 	}
-	strbuf_init(&frame);
-	for (; *s; s++)
-	{
-		if (*s == ';')
-			strbuf_putc(&frame, ':');
-		else if (*s == '\n' || *s == '\r' || *s == '\t')
-			strbuf_putc(&frame, ' ');
-		else
-			strbuf_putc(&frame, *s);
-	}
-	utf8_append_printable(sb, frame.data, frame.len);
-	strbuf_free(&frame);
+	utf8_append_frame(sb, s, strlen(s));
 }
 
 /* The blocking pids in PostgreSQL's int4[] syntax, so the store can COPY them. */
@@ -214,7 +198,8 @@ format_blockers(strbuf *sb, const int32_t *pids, int n)
 #define STORE_OF(T, member) _Generic(((T *) 0)->member, \
 	int32_t: FORMAT_STORE_I32, uint32_t: FORMAT_STORE_U32, int64_t: FORMAT_STORE_I64, \
 	uint64_t: FORMAT_STORE_U64, double: FORMAT_STORE_DOUBLE, const char *: FORMAT_STORE_TEXT, \
-	char *: FORMAT_STORE_TEXT, const int32_t *: FORMAT_STORE_PIDS)
+	char *: FORMAT_STORE_TEXT, const int32_t *: FORMAT_STORE_PIDS, bool: FORMAT_STORE_BOOL, \
+	const char *const *: FORMAT_STORE_STRS)
 #define MOST_OF(T, member) _Generic(((T *) 0)->member, \
 	int32_t: INT32_MAX, uint32_t: UINT32_MAX, default: INT64_MAX)
 /* what a reader gives a column without a value: what the writer takes for none */
@@ -224,53 +209,101 @@ format_blockers(strbuf *sb, const int32_t *pids, int n)
 #define ABSENT_IF_NONNEG (-1)
 #define ABSENT_IF_MEASURED 0
 #define ABSENT_IF_NONNEG_OUT (-1)
+/* each type of the tables: its column type, its type in the store, whether a reader requires it */
+#define COLTYPE_TS FORMAT_COL_TS
+#define COLTYPE_INT FORMAT_COL_INT
+#define COLTYPE_INT4 FORMAT_COL_INT
+#define COLTYPE_TEXT FORMAT_COL_TEXT
+#define COLTYPE_PIDS FORMAT_COL_PIDS
+#define COLTYPE_NUM1 FORMAT_COL_NUM1
+#define COLTYPE_NUM2 FORMAT_COL_NUM2
+#define COLTYPE_NUM3 FORMAT_COL_NUM3
+#define COLTYPE_NUM6 FORMAT_COL_NUM6
+#define COLTYPE_BOOL FORMAT_COL_BOOL
+#define COLTYPE_STRS FORMAT_COL_STRS
+#define SQL_TS "timestamptz"
+#define SQL_INT "int8"
+#define SQL_INT4 "int4"
+#define SQL_TEXT "text"
+#define SQL_PIDS "int4[]"
+#define SQL_NUM1 "float8"
+#define SQL_NUM2 "float8"
+#define SQL_NUM3 "float8"
+#define SQL_NUM6 "float8"
+#define SQL_BOOL "bool"
+#define SQL_STRS "text[]"
 /* text and pids are never missing: none is a value of its own */
 #define REQUIRED_TS(when) FORMAT_COL_##when == FORMAT_COL_ALWAYS
 #define REQUIRED_INT(when) REQUIRED_TS(when)
+#define REQUIRED_INT4(when) REQUIRED_TS(when)
 #define REQUIRED_NUM1(when) REQUIRED_TS(when)
 #define REQUIRED_NUM2(when) REQUIRED_TS(when)
 #define REQUIRED_NUM3(when) REQUIRED_TS(when)
 #define REQUIRED_NUM6(when) REQUIRED_TS(when)
+#define REQUIRED_BOOL(when) REQUIRED_TS(when)
+#define REQUIRED_STRS(when) REQUIRED_TS(when)
 #define REQUIRED_TEXT(when) false
 #define REQUIRED_PIDS(when) false
-#define COLUMN_OF(T, name, type, member, when, least, also, read) \
-	{#name, sizeof(#name) - 1, FORMAT_COL_##type, FORMAT_COL_##when, STORE_OF(T, member), \
+#define COLUMN_OF(T, name, type, member, when, least, also, read, agg) \
+	{#name, sizeof(#name) - 1, COLTYPE_##type, FORMAT_COL_##when, STORE_OF(T, member), \
 	 offsetof(T, member), least, MOST_OF(T, member), ABSENT_##when, \
 	 (REQUIRED_##type(when)) && FORMAT_READ_##read != FORMAT_READ_NEWER, \
 	 FORMAT_ALSO_##also == FORMAT_ALSO_COPY, FORMAT_ALSO_##also == FORMAT_ALSO_REPORT, \
-	 FORMAT_READ_##read != FORMAT_READ_DERIVED},
-#define COLUMN(...) COLUMN_OF(format_row, __VA_ARGS__)
-#define HEALTH_FIELD(...) COLUMN_OF(sample_health, __VA_ARGS__)
-#define GAP_FIELD(...) COLUMN_OF(format_gap_rec, __VA_ARGS__)
-#define HEAD_FIELD(...) COLUMN_OF(format_head_rec, __VA_ARGS__)
+	 FORMAT_READ_##read != FORMAT_READ_DERIVED, SQL_##type, FORMAT_AGG_##agg},
+#define COLUMN(name, type, member, when, least, also, read) \
+	COLUMN_OF(format_row, name, type, member, when, least, also, read, NONE)
+#define HEALTH_FIELD(name, type, member, when, least, also, read, agg) \
+	COLUMN_OF(sample_health, name, type, member, when, least, also, read, agg)
+#define GAP_FIELD(name, type, member, when, least, also, read) \
+	COLUMN_OF(format_gap_rec, name, type, member, when, least, also, read, NONE)
+#define HEAD_FIELD(name, type, member, when, least, also, read) \
+	COLUMN_OF(format_head_rec, name, type, member, when, least, also, read, NONE)
+#define META_FIELD(name, type, member, when, least, also, read) \
+	COLUMN_OF(format_meta, name, type, member, when, least, also, read, NONE)
+#define DESCRIPTION_FIELD(name, type, member, when, least, also, read) \
+	COLUMN_OF(format_description, name, type, member, when, least, also, read, NONE)
+#define STORE_FIELD(name, type, member, when, least, also, read) \
+	COLUMN_OF(format_store_counts, name, type, member, when, least, also, read, NONE)
 #define NSAMPLE_COLS (0 FORMAT_SAMPLE_COLUMNS(FORMAT_COUNT_, FORMAT_COUNT_))
+
+/* a list of texts is read as its pointer and the count right after it */
+_Static_assert(offsetof(format_meta, nbackend_types) ==
+			   offsetof(format_meta, backend_types) + sizeof(const char *const *),
+			   "format_meta: nbackend_types right after backend_types");
 
 const format_column format_columns[FORMAT_NCOLUMNS] = {
 	FORMAT_SAMPLE_COLUMNS(COLUMN, COLUMN)
 	FORMAT_INTERVAL_COLUMNS(COLUMN, COLUMN)
 };
 
-const format_kind format_kinds[FORMAT_NROWKINDS] = {
-	[FORMAT_ROW_SAMPLE] = {"sample", FORMAT_CSV_SAMPLE_HEADER, format_columns, NSAMPLE_COLS},
-	[FORMAT_ROW_INTERVAL] = {"interval", FORMAT_CSV_INTERVAL_HEADER, format_columns + NSAMPLE_COLS,
-	FORMAT_NCOLUMNS - NSAMPLE_COLS},
-};
-
 static const format_column health_fields[] = {FORMAT_HEALTH_FIELDS(HEALTH_FIELD)};
 static const format_column gap_fields[] = {FORMAT_GAP_FIELDS(GAP_FIELD)};
-
-const format_kind format_health_kind = {"health", NULL, health_fields,
-(int) (sizeof(health_fields) / sizeof(health_fields[0]))};
-const format_kind format_gap_kind = {"gap", NULL, gap_fields,
-(int) (sizeof(gap_fields) / sizeof(gap_fields[0]))};
-
 static const format_column head_fields[] = {FORMAT_HEAD_FIELDS(HEAD_FIELD)};
 static const format_column chain_fields[] = {FORMAT_CHAIN_FIELDS(HEAD_FIELD)};
+static const format_column meta_fields[] = {FORMAT_META_FIELDS(META_FIELD)};
+static const format_column description_fields[] = {FORMAT_DESCRIPTION_FIELDS(DESCRIPTION_FIELD)};
+static const format_column store_fields[] = {FORMAT_STORE_FIELDS(STORE_FIELD)};
 
-const format_kind format_head_kind = {"head", NULL, head_fields,
-(int) (sizeof(head_fields) / sizeof(head_fields[0]))};
-const format_kind format_chain_kind = {"chain", NULL, chain_fields,
-(int) (sizeof(chain_fields) / sizeof(chain_fields[0]))};
+#define NFIELDS(a) ((int) (sizeof(a) / sizeof((a)[0])))
+#define KIND(name, csv, header, rest, cols, ncols, version) \
+	{name, sizeof(name) - 1, FORMAT_CSV_##csv, header, rest, cols, ncols, version}
+
+/* Every kind of record: name, CSV form, fields, the log format version that brought it. */
+const format_kind format_kinds[FORMAT_NRECKINDS] = {
+	[FORMAT_REC_SAMPLE] = KIND("sample", ROW, FORMAT_CSV_SAMPLE_HEADER, NULL,
+							   format_columns, NSAMPLE_COLS, 1),
+	[FORMAT_REC_INTERVAL] = KIND("interval", ROW, FORMAT_CSV_INTERVAL_HEADER, NULL,
+								 format_columns + NSAMPLE_COLS, FORMAT_NCOLUMNS - NSAMPLE_COLS, 1),
+	[FORMAT_REC_META] = KIND("meta", OBJECT, NULL, NULL, meta_fields, NFIELDS(meta_fields), 1),
+	[FORMAT_REC_HEALTH] = KIND("health", PAIRS, NULL, NULL, health_fields,
+							   NFIELDS(health_fields), 1),
+	[FORMAT_REC_GAP] = KIND("gap", PAIRS, NULL, "reason", gap_fields, NFIELDS(gap_fields), 1),
+	[FORMAT_REC_STORE] = KIND("store", PAIRS, NULL, NULL, store_fields, NFIELDS(store_fields), 1),
+	[FORMAT_REC_DESCRIPTION] = KIND("description", OBJECT, NULL, NULL, description_fields,
+									NFIELDS(description_fields), 2),
+	[FORMAT_REC_HEAD] = KIND("head", OBJECT, NULL, NULL, head_fields, NFIELDS(head_fields), 3),
+	[FORMAT_REC_CHAIN] = KIND("chain", OBJECT, NULL, NULL, chain_fields, NFIELDS(chain_fields), 3),
+};
 
 /* A number column's value. */
 static double
@@ -284,6 +317,43 @@ static const char *
 text_of(const format_column *c, const void *r)
 {
 	return *(const char *const *) ((const char *) r + c->offset);
+}
+
+/* A boolean column's value. */
+static bool
+bool_of(const format_column *c, const void *r)
+{
+	return *(const bool *) ((const char *) r + c->offset);
+}
+
+double
+format_column_number(const format_column *c, const void *r)
+{
+	if (c->store == FORMAT_STORE_DOUBLE)
+		return double_of(c, r);
+	if (c->store == FORMAT_STORE_U64)
+		return (double) (uint64_t) format_column_int(c, r);
+	return (double) format_column_int(c, r);
+}
+
+void
+format_column_set_number(const format_column *c, void *r, double v)
+{
+	if (c->store == FORMAT_STORE_DOUBLE)
+		*(double *) ((char *) r + c->offset) = v;
+	else if (c->store == FORMAT_STORE_U64)
+		format_column_set_int(c, r, (int64_t) (uint64_t) llround(v));
+	else
+		format_column_set_int(c, r, llround(v));
+}
+
+const format_column *
+format_kind_column(const format_kind *k, const char *name)
+{
+	for (int i = 0; i < k->ncols; i++)
+		if (strcmp(k->cols[i].name, name) == 0)
+			return &k->cols[i];
+	return NULL;
 }
 
 /* Whether column c of r (a format_row, or a record's struct) has a value. */
@@ -370,6 +440,12 @@ delimited_value(strbuf *sb, const row_style *st, const format_column *c, const v
 		case FORMAT_COL_NUM3:
 		case FORMAT_COL_NUM6:
 			strbuf_printf(sb, "%.*f", num_digits(c->type), double_of(c, r));
+			break;
+		case FORMAT_COL_BOOL:
+			strbuf_puts(sb, bool_of(c, r) ? "true" : "false");
+			break;
+		case FORMAT_COL_STRS:
+			/* only in JSON objects */
 			break;
 	}
 }
@@ -507,16 +583,6 @@ jsonl_begin(json_writer *w, strbuf *sb, const char *type)
 	json_kv_string(w, "type", type);
 }
 
-/* A timestamp member (ISO 8601 UTC). */
-static void
-kv_ts(json_writer *w, const char *key, int64_t us)
-{
-	char		ts[FORMAT_TS_LEN];
-
-	format_ts(ts, us);
-	json_kv_string(w, key, ts);
-}
-
 /* A column's value (it has one) as a JSON value. */
 static void
 json_value(json_writer *w, const format_column *c, const void *r)
@@ -550,6 +616,20 @@ json_value(json_writer *w, const format_column *c, const void *r)
 		case FORMAT_COL_NUM3:
 		case FORMAT_COL_NUM6:
 			json_double(w, double_of(c, r));
+			break;
+		case FORMAT_COL_BOOL:
+			json_bool(w, bool_of(c, r));
+			break;
+		case FORMAT_COL_STRS:
+			{
+				const char *const *v = *(const char *const *const *) ((const char *) r + c->offset);
+				int			n = *(const int *) ((const char *) r + c->offset + sizeof(v));
+
+				json_array_begin(w);
+				for (int j = 0; j < n; j++)
+					json_string(w, v[j]);
+				json_array_end(w);
+			}
 			break;
 	}
 }
@@ -702,75 +782,36 @@ format_gap_csv(strbuf *sb, const sample_gap *g)
 	kind_csv_comment(sb, &format_gap_kind, &r);
 }
 
-/* The meta record's object: the log format's version, then the run's description. */
-static void
-meta_object(strbuf *sb, const format_meta *m)
-{
-	json_writer w;
-
-	jsonl_begin(&w, sb, "meta");
-	json_kv_int(&w, "log_version", m->heads ? 3 : m->descriptions ? 2 : FORMAT_LOG_VERSION_MIN);
-	json_kv_string(&w, "tool", "pgtempo-waits " PACKAGE_VERSION);
-	kv_ts(&w, "run", m->run_us);
-	json_kv_string(&w, "source", m->source);
-	json_kv_string(&w, "server", m->server);
-	json_kv_string(&w, "server_version", m->server_version);
-	json_kv_double(&w, "interval_s", m->interval_s);
-	json_kv_double(&w, "period_s", m->period_s);
-	json_kv_bool(&w, "include_idle", m->include_idle);
-	json_kv_bool(&w, "measured", m->measured);
-	json_key(&w, "backend_types");
-	json_array_begin(&w);
-	for (int i = 0; i < m->nbackend_types; i++)
-		json_string(&w, m->backend_types[i]);
-	json_array_end(&w);
-	json_kv_bool(&w, "backend_types_given", m->backend_types_given);
-	json_object_end(&w);
-	strbuf_putc(sb, '\n');
-}
-
-/* The meta record as a JSON line. */
+/* The meta record as a JSON line: the log format's version, who wrote it, then the run's description. */
 void
 format_meta_jsonl(strbuf *sb, const format_meta *m)
 {
-	meta_object(sb, m);
+	format_record(sb, true, FORMAT_REC_META, m);
 }
 
 /* The meta record as a CSV comment line: one JSON object, which holds any text on one line. */
 void
 format_meta_csv(strbuf *sb, const format_meta *m)
 {
-	strbuf_puts(sb, "# meta ");
-	meta_object(sb, m);
-}
-
-/* The description record's object. */
-static void
-description_object(strbuf *sb, const char *type, const char *event, const char *desc)
-{
-	json_writer w;
-
-	jsonl_begin(&w, sb, "description");
-	json_kv_string(&w, "wait_event_type", type);
-	json_kv_string(&w, "wait_event", event);
-	json_kv_string(&w, "description", desc);
-	json_object_end(&w);
-	strbuf_putc(sb, '\n');
+	format_record(sb, false, FORMAT_REC_META, m);
 }
 
 /* A wait event's description as a JSON line. */
 void
 format_description_jsonl(strbuf *sb, const char *type, const char *event, const char *desc)
 {
-	description_object(sb, type, event, desc);
+	format_description d = {type, event, desc};
+
+	format_record(sb, true, FORMAT_REC_DESCRIPTION, &d);
 }
 
 /* A wait event's description as a CSV comment line: a JSON object, as the meta record. */
 void
 format_description_csv(strbuf *sb, const char *type, const char *event, const char *desc)
 {
-	strbuf_puts(sb, "# description ");
-	description_object(sb, type, event, desc);
+	format_description d = {type, event, desc};
+
+	format_record(sb, false, FORMAT_REC_DESCRIPTION, &d);
 }
 
 void
@@ -832,24 +873,60 @@ format_heads_records(strbuf *sb, bool jsonl, const format_interval *iv, const he
 void
 format_store_jsonl(strbuf *sb, const format_store_counts *c)
 {
-	json_writer w;
-
-	jsonl_begin(&w, sb, "store");
-	json_kv_uint(&w, "rows_stored", c->stored);
-	json_kv_uint(&w, "rows_rejected", c->rejected);
-	json_kv_uint(&w, "rows_dropped", c->dropped);
-	json_kv_uint(&w, "rows_unsent", c->unsent);
-	json_object_end(&w);
-	strbuf_putc(sb, '\n');
+	format_record(sb, true, FORMAT_REC_STORE, c);
 }
 
 /* The store's row counts as a CSV comment line. */
 void
 format_store_csv(strbuf *sb, const format_store_counts *c)
 {
-	strbuf_printf(sb, "# store rows_stored=%" PRIu64 " rows_rejected=%" PRIu64
-				  " rows_dropped=%" PRIu64 " rows_unsent=%" PRIu64 "\n",
-				  c->stored, c->rejected, c->dropped, c->unsent);
+	format_record(sb, false, FORMAT_REC_STORE, c);
+}
+
+/*
+ * Any record but a row, as its kind is written: the meta record says who
+ * wrote it and the oldest log format version that holds the file's records.
+ */
+void
+format_record(strbuf *sb, bool jsonl, format_reckind kind, const void *r)
+{
+	const format_kind *k = &format_kinds[kind];
+	format_meta m;
+
+	if (kind == FORMAT_REC_META)
+	{
+		m = *(const format_meta *) r;
+		m.log_version = m.heads ? format_kinds[FORMAT_REC_HEAD].version :
+			m.descriptions ? format_kinds[FORMAT_REC_DESCRIPTION].version : FORMAT_LOG_VERSION_MIN;
+		m.tool = "pgtempo-waits";
+		m.version = PACKAGE_VERSION;
+		r = &m;
+	}
+	if (jsonl || k->csv == FORMAT_CSV_OBJECT)
+		kind_object_line(sb, jsonl, k, r);
+	else
+		kind_csv_comment(sb, k, r);
+}
+
+/* The store's table of a kind: its label, then its COPY columns, NOT NULL where required. */
+void
+format_kind_ddl(strbuf *sb, const format_kind *k, const char *table)
+{
+	strbuf_printf(sb, "CREATE TABLE IF NOT EXISTS %s (\n    %-16s %-11s NOT NULL", table,
+				  "server", "text");
+	for (int i = 0; i < k->ncols; i++)
+	{
+		const format_column *c = &k->cols[i];
+
+		if (!c->copy)
+			continue;
+		if (c->type != FORMAT_COL_TEXT && c->type != FORMAT_COL_PIDS &&
+			c->when == FORMAT_COL_ALWAYS)
+			strbuf_printf(sb, ",\n    %-16s %-11s NOT NULL", c->name, c->sql);
+		else
+			strbuf_printf(sb, ",\n    %-16s %s", c->name, c->sql);
+	}
+	strbuf_puts(sb, "\n)");
 }
 
 /* One folded stack: database, backend type, event type, event, query id. */

@@ -30,9 +30,11 @@
  * A kind's rows hold its columns in this order.  For each column:
  *
  *   name    in the CSV header, as the JSON member, in the store's table
- *   type    TS a timestamp (format_ts), INT an integer, TEXT text (NULL
- *           is absent), PIDS the blocking pids, NUM1/2/3/6 a number with
- *           1, 2, 3 or 6 decimals in CSV and COPY (JSON writes it shortest)
+ *   type    TS a timestamp (format_ts), INT an integer (int8 in the
+ *           store), INT4 one (int4 in the store), TEXT text (NULL is
+ *           absent), PIDS the blocking pids, NUM1/2/3/6 a number with 1,
+ *           2, 3 or 6 decimals in CSV and COPY (JSON writes it shortest);
+ *           BOOL and STRS (a counted list of texts) only in JSON objects
  *   member  where a format_row holds it
  *   when    when it has a value: ALWAYS (a reader requires it), IF_KNOWN
  *           (not INT64_MIN), IF_NONZERO, IF_NONNEG, IF_MEASURED (the
@@ -46,19 +48,21 @@
  *
  * F is the first column of a kind (no separator before it), X the others.
  * The columns both kinds have are written once, in the lists of shared ones.
+ * The store's tables (store.h) are made of the COPY columns: NOT NULL
+ * where a reader requires a value.
  */
 #define FORMAT_SAMPLE_COLUMNS(F, X) \
 	F(ts,               TS,   ts_us,                  ALWAYS,      0,         COPY, READ) \
-	X(pid,              INT,  row.pid,                ALWAYS,      1,         COPY, READ) \
+	X(pid,              INT4, row.pid,                ALWAYS,      1,         COPY, READ) \
 	X(backend_start,    TS,   row.backend_start_us,   IF_KNOWN,    INT64_MIN, COPY, READ) \
 	FORMAT_BACKEND_TYPE_COLUMN(X) \
 	FORMAT_WHO_COLUMNS(X) \
 	X(client_addr,      TEXT, row.client_addr,        ALWAYS,      0,         COPY, READ) \
 	X(state,            TEXT, row.state,              ALWAYS,      0,         COPY, READ) \
 	FORMAT_EVENT_COLUMNS(X) \
-	X(leader_pid,       INT,  row.leader_pid,         IF_NONZERO,  0,         COPY, READ) \
+	X(leader_pid,       INT4, row.leader_pid,         IF_NONZERO,  0,         COPY, READ) \
 	X(blockers,         PIDS, blockers,               ALWAYS,      0,         COPY, READ) \
-	FORMAT_SAMPLES_COLUMN(X) \
+	X(samples,          INT4, row.samples,            ALWAYS,      1,         COPY, READ) \
 	X(wait_time_us,     INT,  row.wait_time_us,       IF_NONNEG,   -1,        COPY, READ) \
 	X(query,            TEXT, row.query,              ALWAYS,      0,         COPY, READ)
 #define FORMAT_INTERVAL_COLUMNS(F, X) \
@@ -68,12 +72,12 @@
 	FORMAT_WHO_COLUMNS(X) \
 	FORMAT_BACKEND_TYPE_COLUMN(X) \
 	FORMAT_EVENT_COLUMNS(X) \
-	FORMAT_SAMPLES_COLUMN(X) \
+	X(samples,          INT,  row.samples,            ALWAYS,      1,         COPY, READ) \
 	X(pct,              NUM2, pct,                    ALWAYS,      0,         LOGONLY, DERIVED) \
 	X(est_seconds,      NUM6, est_seconds,            ALWAYS,      0,         COPY, DERIVED) \
 	X(measured_seconds, NUM6, measured_seconds,       IF_MEASURED, 0,         COPY, READ) \
 	X(measured_count,   INT,  row.measured_count,     IF_MEASURED, 0,         COPY, READ)
-/* The columns both kinds have: the backend's, its wait event and its count of samples. */
+/* The columns both kinds have: the backend's and its wait event. */
 #define FORMAT_BACKEND_TYPE_COLUMN(X) \
 	X(backend_type,     TEXT, row.backend_type,       ALWAYS,      0,         COPY, READ)
 #define FORMAT_WHO_COLUMNS(X) \
@@ -84,8 +88,6 @@
 	X(wait_event_type,  TEXT, row.wait_event_type,    ALWAYS,      0,         COPY, READ) \
 	X(wait_event,       TEXT, row.wait_event,         ALWAYS,      0,         COPY, READ) \
 	X(query_id,         INT,  row.query_id,           IF_NONZERO,  INT64_MIN, COPY, READ)
-#define FORMAT_SAMPLES_COLUMN(X) \
-	X(samples,          INT,  row.samples,            ALWAYS,      1,         COPY, READ)
 
 /*
  * The fields of the health and gap records, written down once the same
@@ -94,27 +96,31 @@
  * no null: it leaves out a field without a value, and writes the fields
  * always there first, then those written when known, then free text,
  * which runs to the end of the line.  member is a sample_health's, and a
- * format_gap_rec's.
+ * format_gap_rec's.  A health field is also marked by what it counts, so
+ * that a window of records (fromlog.c) and the metrics treat it right:
+ * COUNTER a count since the run started (a window takes the difference),
+ * GAUGE a value now (a window takes the latest), MAXIMUM the largest so
+ * far (a window takes the largest), TIME the record's time.
  */
 #define FORMAT_HEALTH_FIELDS(X) \
-	X(ts,                        TS,   ts_us,                     ALWAYS,        0,  LOGONLY, READ) \
-	X(samples,                   INT,  samples,                   ALWAYS,        0,  REPORT,  READ) \
-	X(elapsed_s,                 NUM3, elapsed_s,                 ALWAYS, INT64_MIN, REPORT,  READ) \
-	X(rate_hz,                   NUM2, rate_hz,                   ALWAYS, INT64_MIN, REPORT,  READ) \
-	X(missed_ticks,              INT,  missed,                    ALWAYS,        0,  REPORT,  READ) \
-	X(gap_ticks,                 INT,  gap_ticks,                 ALWAYS,        0,  REPORT,  READ) \
-	X(failed_samples,            INT,  failed,                    ALWAYS,        0,  REPORT,  READ) \
-	X(latency_p50_ms,            NUM3, p50_ms,                    ALWAYS, INT64_MIN, REPORT,  READ) \
-	X(latency_p99_ms,            NUM3, p99_ms,                    ALWAYS, INT64_MIN, REPORT,  READ) \
-	X(latency_max_ms,            NUM3, max_ms,                    ALWAYS, INT64_MIN, REPORT,  READ) \
-	X(gaps,                      INT,  ngaps,                     ALWAYS,        0,  LOGONLY, READ) \
-	X(gap_seconds,               NUM3, gap_s,                     ALWAYS, INT64_MIN, LOGONLY, READ) \
-	X(hidden_rows,               INT,  hidden,                    ALWAYS,        0,  REPORT,  READ) \
-	X(cpu_us_per_sample,         NUM1, cpu_us_per_sample,         IF_NONNEG_OUT, -1, REPORT,  READ) \
-	X(backend_cpu_us_per_sample, NUM1, backend_cpu_us_per_sample, IF_NONNEG_OUT, -1, REPORT,  READ) \
-	X(interval_s,                NUM6, interval_s,                ALWAYS, INT64_MIN, LOGONLY, NEWER) \
-	X(cost_us_per_sample,        NUM1, cost_us_per_sample,        IF_NONNEG,     -1, LOGONLY, READ) \
-	X(backends,                  INT,  backends,                  IF_NONNEG,     -1, LOGONLY, READ)
+	X(ts,                        TS,   ts_us,                     ALWAYS,        0,  LOGONLY, READ, TIME) \
+	X(samples,                   INT,  samples,                   ALWAYS,        0,  REPORT,  READ, COUNTER) \
+	X(elapsed_s,                 NUM3, elapsed_s,                 ALWAYS, INT64_MIN, REPORT,  READ, COUNTER) \
+	X(rate_hz,                   NUM2, rate_hz,                   ALWAYS, INT64_MIN, REPORT,  READ, GAUGE) \
+	X(missed_ticks,              INT,  missed,                    ALWAYS,        0,  REPORT,  READ, COUNTER) \
+	X(gap_ticks,                 INT,  gap_ticks,                 ALWAYS,        0,  REPORT,  READ, COUNTER) \
+	X(failed_samples,            INT,  failed,                    ALWAYS,        0,  REPORT,  READ, COUNTER) \
+	X(latency_p50_ms,            NUM3, p50_ms,                    ALWAYS, INT64_MIN, REPORT,  READ, GAUGE) \
+	X(latency_p99_ms,            NUM3, p99_ms,                    ALWAYS, INT64_MIN, REPORT,  READ, GAUGE) \
+	X(latency_max_ms,            NUM3, max_ms,                    ALWAYS, INT64_MIN, REPORT,  READ, MAXIMUM) \
+	X(gaps,                      INT,  ngaps,                     ALWAYS,        0,  LOGONLY, READ, COUNTER) \
+	X(gap_seconds,               NUM3, gap_s,                     ALWAYS, INT64_MIN, LOGONLY, READ, COUNTER) \
+	X(hidden_rows,               INT,  hidden,                    ALWAYS,        0,  REPORT,  READ, COUNTER) \
+	X(cpu_us_per_sample,         NUM1, cpu_us_per_sample,         IF_NONNEG_OUT, -1, REPORT,  READ, GAUGE) \
+	X(backend_cpu_us_per_sample, NUM1, backend_cpu_us_per_sample, IF_NONNEG_OUT, -1, REPORT,  READ, GAUGE) \
+	X(interval_s,                NUM6, interval_s,                ALWAYS, INT64_MIN, LOGONLY, NEWER, GAUGE) \
+	X(cost_us_per_sample,        NUM1, cost_us_per_sample,        IF_NONNEG,     -1, LOGONLY, READ, GAUGE) \
+	X(backends,                  INT,  backends,                  IF_NONNEG,     -1, LOGONLY, READ, GAUGE)
 #define FORMAT_GAP_FIELDS(X) \
 	X(start,                     TS,   gap.start_us,              ALWAYS,        0,  LOGONLY, READ) \
 	X(end,                       TS,   gap.end_us,                IF_NONZERO,    0,  LOGONLY, READ) \
@@ -132,12 +138,12 @@
  */
 #define FORMAT_HEAD_FIELDS(X) \
 	FORMAT_HEAD_INTERVAL_FIELDS(X) \
-	X(pid,                       INT,  c.pid,                     ALWAYS,        1,  COPY,    READ) \
+	X(pid,                       INT4, c.pid,                     ALWAYS,        1,  COPY,    READ) \
 	X(backend_start,             TS,   c.backend_start_us,        IF_KNOWN, INT64_MIN, COPY,  READ) \
 	X(samples,                   NUM3, c.samples,                 ALWAYS,        0,  COPY,    READ) \
 	X(direct_samples,            NUM3, c.direct,                  ALWAYS,        0,  COPY,    READ) \
 	X(est_seconds,               NUM6, est_seconds,               ALWAYS,        0,  COPY,    DERIVED) \
-	X(cycle,                     INT,  cycle,                     IF_NONZERO,    0,  COPY,    READ) \
+	X(cycle,                     INT4, cycle,                     IF_NONZERO,    0,  COPY,    READ) \
 	X(datname,                   TEXT, c.datname,                 ALWAYS,        0,  COPY,    READ) \
 	X(usename,                   TEXT, c.usename,                 ALWAYS,        0,  COPY,    READ) \
 	X(application_name,          TEXT, c.appname,                 ALWAYS,        0,  COPY,    READ) \
@@ -157,6 +163,39 @@
 #define FORMAT_HEAD_INTERVAL_FIELDS(X) \
 	X(interval_start,            TS,   start_us,                  ALWAYS,        0,  COPY,    READ) \
 	X(interval_end,              TS,   end_us,                    ALWAYS,        0,  COPY,    READ)
+
+/*
+ * The fields of the meta, description and store records, the same way:
+ * the meta record's and the description's as one JSON object (a JSON
+ * line, or a CSV comment line "# meta {...}"), the store's like health's.
+ * member is a format_meta's, a format_description's and a
+ * format_store_counts'.  A meta record of log format 1 to 3 written before
+ * "version" came says both in "tool" ("pgtempo-waits 0.1.0"): a reader
+ * splits it.
+ */
+#define FORMAT_META_FIELDS(X) \
+	X(log_version,               INT4, log_version,               ALWAYS,        0,  LOGONLY, READ) \
+	X(tool,                      TEXT, tool,                      ALWAYS,        0,  LOGONLY, READ) \
+	X(version,                   TEXT, version,                   ALWAYS,        0,  LOGONLY, NEWER) \
+	X(run,                       TS,   run_us,                    ALWAYS,        0,  LOGONLY, READ) \
+	X(source,                    TEXT, source,                    ALWAYS,        0,  LOGONLY, READ) \
+	X(server,                    TEXT, server,                    ALWAYS,        0,  LOGONLY, READ) \
+	X(server_version,            TEXT, server_version,            ALWAYS,        0,  LOGONLY, READ) \
+	X(interval_s,                NUM6, interval_s,                ALWAYS,        0,  LOGONLY, READ) \
+	X(period_s,                  NUM6, period_s,                  ALWAYS,        0,  LOGONLY, READ) \
+	X(include_idle,              BOOL, include_idle,              ALWAYS,        0,  LOGONLY, READ) \
+	X(measured,                  BOOL, measured,                  ALWAYS,        0,  LOGONLY, READ) \
+	X(backend_types,             STRS, backend_types,             ALWAYS,        0,  LOGONLY, READ) \
+	X(backend_types_given,       BOOL, backend_types_given,       ALWAYS,        0,  LOGONLY, READ)
+#define FORMAT_DESCRIPTION_FIELDS(X) \
+	X(wait_event_type,           TEXT, wait_event_type,           ALWAYS,        0,  LOGONLY, READ) \
+	X(wait_event,                TEXT, wait_event,                ALWAYS,        0,  LOGONLY, READ) \
+	X(description,               TEXT, description,               ALWAYS,        0,  LOGONLY, READ)
+#define FORMAT_STORE_FIELDS(X) \
+	X(rows_stored,               INT,  stored,                    ALWAYS,        0,  LOGONLY, READ) \
+	X(rows_rejected,             INT,  rejected,                  ALWAYS,        0,  LOGONLY, READ) \
+	X(rows_dropped,              INT,  dropped,                   ALWAYS,        0,  LOGONLY, READ) \
+	X(rows_unsent,               INT,  unsent,                    ALWAYS,        0,  LOGONLY, READ)
 
 /* The header lines of CSV logs (without the newline): raw rows, and --log-interval's. */
 #define FORMAT_HDR_FIRST_(name, ...) #name
@@ -179,6 +218,40 @@ typedef enum format_rowkind
 	FORMAT_NROWKINDS
 } format_rowkind;
 
+/* Every kind of record a log holds: the rows' first, then the others (format_kinds). */
+typedef enum format_reckind
+{
+	FORMAT_REC_SAMPLE = FORMAT_ROW_SAMPLE,
+	FORMAT_REC_INTERVAL = FORMAT_ROW_INTERVAL,
+	FORMAT_REC_META,
+	FORMAT_REC_HEALTH,
+	FORMAT_REC_GAP,
+	FORMAT_REC_STORE,
+	FORMAT_REC_DESCRIPTION,
+	FORMAT_REC_HEAD,
+	FORMAT_REC_CHAIN,
+	FORMAT_NRECKINDS
+} format_reckind;
+
+/* How a kind of record is written in a CSV log. */
+typedef enum format_csvform
+{
+	FORMAT_CSV_ROW,				/* a line under the kind's header */
+	FORMAT_CSV_PAIRS,			/* a comment line of key=value pairs: "# health ts=..." */
+	FORMAT_CSV_OBJECT			/* a comment line holding the JSON object: "# meta {...}" */
+} format_csvform;
+
+/* What a health field counts (FORMAT_HEALTH_FIELDS); NONE in the other tables. */
+typedef enum format_colagg
+{
+	FORMAT_AGG_NONE,
+	FORMAT_AGG_TIME,
+	FORMAT_AGG_COUNTER,
+	FORMAT_AGG_GAUGE,
+	FORMAT_AGG_MAXIMUM
+} format_colagg;
+
+/* A column's type; those after FORMAT_COL_NUM6 are only in JSON objects (the meta record). */
 typedef enum format_coltype
 {
 	FORMAT_COL_TS,
@@ -188,7 +261,9 @@ typedef enum format_coltype
 	FORMAT_COL_NUM1,
 	FORMAT_COL_NUM2,
 	FORMAT_COL_NUM3,
-	FORMAT_COL_NUM6
+	FORMAT_COL_NUM6,
+	FORMAT_COL_BOOL,
+	FORMAT_COL_STRS
 } format_coltype;
 
 typedef enum format_colwhen
@@ -210,7 +285,9 @@ typedef enum format_colstore
 	FORMAT_STORE_U64,
 	FORMAT_STORE_DOUBLE,
 	FORMAT_STORE_TEXT,
-	FORMAT_STORE_PIDS
+	FORMAT_STORE_PIDS,
+	FORMAT_STORE_BOOL,
+	FORMAT_STORE_STRS			/* a const char *const * and its count, an int, right after it */
 } format_colstore;
 
 /* One row of a log, whatever its format: what the writers write and the reader fills. */
@@ -243,15 +320,25 @@ typedef struct format_column
 	bool		copy;			/* in the store's COPY rows */
 	bool		report;			/* in the --json report's health object */
 	bool		read;			/* a reader reads it back */
+	const char *sql;			/* its type in the store's table */
+	format_colagg agg;			/* a health field's: what it counts */
 } format_column;
 
-/* A kind's columns in order (a record's fields). */
+/*
+ * A kind of record: its name, how a CSV log holds it, its fields in order,
+ * and the log format version that brought it.  The reader (histread.c)
+ * decodes each kind by its own table of decoders, in this order.
+ */
 typedef struct format_kind
 {
-	const char *name;			/* the JSON record type */
-	const char *csv_header;		/* NULL: a CSV comment record ("# health ...") */
+	const char *name;			/* the JSON record type, and a CSV comment's first word */
+	size_t		namelen;
+	format_csvform csv;
+	const char *csv_header;		/* FORMAT_CSV_ROW: the CSV file's header */
+	const char *rest;			/* FORMAT_CSV_PAIRS: the field whose text runs to the end */
 	const format_column *cols;
 	int			ncols;
+	int			version;		/* the oldest log format version that has it */
 } format_kind;
 
 /* The columns of both kinds, one after the other: a column's index here tells it from any other. */
@@ -259,7 +346,8 @@ typedef struct format_kind
 #define FORMAT_NCOLUMNS (0 FORMAT_SAMPLE_COLUMNS(FORMAT_COUNT_, FORMAT_COUNT_) \
 						 FORMAT_INTERVAL_COLUMNS(FORMAT_COUNT_, FORMAT_COUNT_))
 extern const format_column format_columns[FORMAT_NCOLUMNS];
-extern const format_kind format_kinds[FORMAT_NROWKINDS];
+/* Every kind of record, by format_reckind (a format_rowkind is one too). */
+extern const format_kind format_kinds[FORMAT_NRECKINDS];
 
 /* A gap record's fields: the gap, and its length (-1 while open). */
 typedef struct format_gap_rec
@@ -283,12 +371,38 @@ typedef struct format_head_rec
 	const char *stack;			/* a chain's */
 } format_head_rec;
 
-/* The health and gap records' fields. */
-extern const format_kind format_health_kind;
-extern const format_kind format_gap_kind;
-/* The head and chain records' fields. */
-extern const format_kind format_head_kind;
-extern const format_kind format_chain_kind;
+/* The health, gap, head and chain records' kinds. */
+#define format_health_kind (format_kinds[FORMAT_REC_HEALTH])
+/* A health field's index in its kind's columns: FORMAT_HEALTH_samples, ... */
+#define FORMAT_HEALTH_INDEX_(name, ...) FORMAT_HEALTH_##name,
+enum
+{
+	FORMAT_HEALTH_FIELDS(FORMAT_HEALTH_INDEX_)
+	FORMAT_NHEALTH
+};
+#define format_gap_kind (format_kinds[FORMAT_REC_GAP])
+#define format_head_kind (format_kinds[FORMAT_REC_HEAD])
+#define format_chain_kind (format_kinds[FORMAT_REC_CHAIN])
+
+/* A description record's fields. */
+typedef struct format_description
+{
+	const char *wait_event_type;
+	const char *wait_event;
+	const char *description;
+} format_description;
+
+/*
+ * A record of any kind but the rows (r its struct: a format_meta, a
+ * sample_health, ...): a JSON line, or the CSV comment line of its kind.
+ */
+void		format_record(strbuf *sb, bool jsonl, format_reckind kind, const void *r);
+
+/*
+ * The store's CREATE TABLE of a kind's COPY columns, after its "server"
+ * label column, named table (store.h).
+ */
+void		format_kind_ddl(strbuf *sb, const format_kind *k, const char *table);
 
 /* An integer or timestamp column's value in r (a format_row, or a record's struct), whatever the width of its member. */
 static inline int64_t
@@ -324,6 +438,13 @@ format_column_set_int(const format_column *c, void *r, int64_t v)
 	else
 		*(uint64_t *) p = (uint64_t) v;
 }
+
+/* A number, integer or timestamp column's value in r as a double. */
+double		format_column_number(const format_column *c, const void *r);
+/* Set such a column's member of r to v (rounded for an integer). */
+void		format_column_set_number(const format_column *c, void *r, double v);
+/* The column of k named name, or NULL. */
+const format_column *format_kind_column(const format_kind *k, const char *name);
 
 /* Does column c of row r have a value (else it is written null, empty or \N)? */
 bool		format_has_value(const format_column *c, const void *r);
@@ -433,6 +554,9 @@ void		format_gap_members(json_writer *w, const sample_gap *g);
 /* What a log's rows mean: the run that wrote them (a meta record heads every file). */
 typedef struct format_meta
 {
+	int32_t		log_version;	/* set by the writer: the oldest that holds the file's records */
+	const char *tool;			/* set by the writer: "pgtempo-waits" */
+	const char *version;		/* set by the writer: PACKAGE_VERSION */
 	int64_t		run_us;			/* when the run connected: tells runs apart */
 	const char *source;			/* as the report's heading says it */
 	const char *server;
@@ -442,7 +566,7 @@ typedef struct format_meta
 	bool		include_idle;
 	bool		measured;		/* the source measures wait time */
 	const char *const *backend_types;	/* counted; none: every type */
-	int			nbackend_types;
+	int			nbackend_types;	/* right after backend_types (FORMAT_STORE_STRS) */
 	bool		backend_types_given;
 	bool		descriptions;	/* the file may hold description records (version 2) */
 	bool		heads;			/* ... and head and chain records (version 3) */

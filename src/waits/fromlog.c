@@ -25,28 +25,18 @@
 #include "strpool.h"
 #include "wprof.h"
 
-/* The counts of a health record, as numbers to interpolate. */
-enum
-{
-	PT_SAMPLES, PT_MISSED, PT_FAILED, PT_GAP_TICKS, PT_HIDDEN, PT_ELAPSED, PT_N
-};
-
 /*
- * A health record at ts: its counts since the run started as numbers to
- * interpolate, and what a window takes from its latest record (a week of
- * a service's files has a hundred thousand: only what is used is kept).
+ * A health record at ts: its fields (format.h's table) as numbers.  A
+ * window takes each as its table marks it: the difference of a counter
+ * (since the run started, interpolated between records), the latest
+ * gauge, the largest maximum.
  */
 typedef struct fl_point
 {
 	uint64_t	ts_us;
-	double		v[PT_N];
-	double		p50_ms,
-				p99_ms,
-				max_ms,
-				rate_hz,
-				cpu_us_per_sample,
-				backend_cpu_us_per_sample;
+	double		v[FORMAT_NHEALTH];
 } fl_point;
+
 
 /* A run that wrote to the files: its meta record and its health records. */
 typedef struct fl_run
@@ -164,18 +154,8 @@ add_health(fromlog *f, const sample_health *h)
 		r->pts[0].ts_us = h->ts_us - (uint64_t) llround(h->elapsed_s * 1e6);
 		r->npts = 1;
 	}
-	p.v[PT_SAMPLES] = (double) h->samples;
-	p.v[PT_MISSED] = (double) h->missed;
-	p.v[PT_FAILED] = (double) h->failed;
-	p.v[PT_GAP_TICKS] = (double) h->gap_ticks;
-	p.v[PT_HIDDEN] = (double) h->hidden;
-	p.v[PT_ELAPSED] = h->elapsed_s;
-	p.p50_ms = h->p50_ms;
-	p.p99_ms = h->p99_ms;
-	p.max_ms = h->max_ms;
-	p.rate_hz = h->rate_hz;
-	p.cpu_us_per_sample = h->cpu_us_per_sample;
-	p.backend_cpu_us_per_sample = h->backend_cpu_us_per_sample;
+	for (int k = 0; k < FORMAT_NHEALTH; k++)
+		p.v[k] = format_column_number(&format_health_kind.cols[k], h);
 	r->pts[r->npts++] = p;
 }
 
@@ -188,7 +168,11 @@ cmp_point(const void *a, const void *b)
 
 	if (x->ts_us != y->ts_us)
 		return x->ts_us < y->ts_us ? -1 : 1;
-	return x->v[PT_SAMPLES] < y->v[PT_SAMPLES] ? -1 : x->v[PT_SAMPLES] > y->v[PT_SAMPLES];
+	{
+		int			k = FORMAT_HEALTH_samples;
+
+		return x->v[k] < y->v[k] ? -1 : x->v[k] > y->v[k];
+	}
 }
 
 /*
@@ -203,25 +187,26 @@ counts_at(const fl_run *r, uint64_t t, double *v)
 
 	if (t <= r->pts[0].ts_us)
 	{
-		memset(v, 0, sizeof(double) * PT_N);
+		memset(v, 0, sizeof(double) * FORMAT_NHEALTH);
 		return;
 	}
 	if (t >= last->ts_us)
 	{
 		uint64_t	to = t < r->last_row_us ? t : r->last_row_us;
 		double		span = (double) (last->ts_us - r->pts[0].ts_us);
+		int			samples = FORMAT_HEALTH_samples;
 
-		memcpy(v, last->v, sizeof(double) * PT_N);
+		memcpy(v, last->v, sizeof(double) * FORMAT_NHEALTH);
 		if (to > last->ts_us && span > 0)
 		{
-			v[PT_SAMPLES] += last->v[PT_SAMPLES] * (double) (to - last->ts_us) / span;
-			v[PT_ELAPSED] += (double) (to - last->ts_us) / 1e6;
+			v[samples] += last->v[samples] * (double) (to - last->ts_us) / span;
+			v[FORMAT_HEALTH_elapsed_s] += (double) (to - last->ts_us) / 1e6;
 		}
 		return;
 	}
 	while (r->pts[i].ts_us < t)
 		i++;
-	for (int k = 0; k < PT_N; k++)
+	for (int k = 0; k < FORMAT_NHEALTH; k++)
 	{
 		const fl_point *a = &r->pts[i - 1],
 				   *b = &r->pts[i];
@@ -246,24 +231,30 @@ line_counts(const fl_run *r, uint64_t first_end, uint64_t b, double *va, double 
 
 	while (i + 1 < r->npts && r->pts[i + 1].ts_us < first_end)
 		i++;
-	memcpy(va, r->pts[i].v, sizeof(double) * PT_N);
+	memcpy(va, r->pts[i].v, sizeof(double) * FORMAT_NHEALTH);
 	for (i = 1; i < r->npts; i++)
 		if (r->pts[i].ts_us >= b)
 		{
-			memcpy(vb, r->pts[i].v, sizeof(double) * PT_N);
+			memcpy(vb, r->pts[i].v, sizeof(double) * FORMAT_NHEALTH);
 			return;
 		}
 	counts_at(r, b, vb);
 }
 
-/* The sampler's health over the window, summed over the runs. */
+/*
+ * The sampler's health over the window, summed over the runs: each field
+ * as format.h's table marks it (counters summed, the latest gauges, the
+ * largest maxima), then what the fields mean: the rate is the window's,
+ * the gaps are the gap records'.
+ */
 static void
 window_health(fromlog *f, sample_health *h)
 {
 	uint64_t	a = f->s->since_us < 0 ? 0 : (uint64_t) f->s->since_us;
 	uint64_t	b = f->s->until_us == INT64_MAX ? UINT64_MAX : (uint64_t) f->s->until_us;
-
-	double		sum[PT_N] = {0};
+	const format_kind *k = &format_health_kind;
+	double		sum[FORMAT_NHEALTH] = {0};
+	double		most[FORMAT_NHEALTH] = {0};
 	const fl_point *latest = NULL;
 	bool		whole = f->nruns == 1;
 	bool		lines = false;
@@ -279,8 +270,8 @@ window_health(fromlog *f, sample_health *h)
 	for (int i = 0; i < f->nruns; i++)
 	{
 		fl_run	   *r = &f->runs[i];
-		double		va[PT_N],
-					vb[PT_N];
+		double		va[FORMAT_NHEALTH],
+					vb[FORMAT_NHEALTH];
 
 		if (r->npts == 0)
 			continue;
@@ -291,43 +282,38 @@ window_health(fromlog *f, sample_health *h)
 			counts_at(r, a, va);
 			counts_at(r, b, vb);
 		}
-		for (int k = 0; k < PT_N; k++)
-			sum[k] += vb[k] - va[k];
+		for (int c = 0; c < FORMAT_NHEALTH; c++)
+			sum[c] += vb[c] - va[c];
 		whole = whole && a <= r->pts[0].ts_us && b >= r->pts[r->npts - 1].ts_us &&
 			r->last_row_us <= r->pts[r->npts - 1].ts_us;
 		for (int j = 1; j < r->npts; j++)
 			if (r->pts[j].ts_us > a && r->pts[j - 1].ts_us < b)
 			{
 				latest = &r->pts[j];
-				if (latest->max_ms > h->max_ms)
-					h->max_ms = latest->max_ms;
+				for (int c = 0; c < FORMAT_NHEALTH; c++)
+					if (latest->v[c] > most[c])
+						most[c] = latest->v[c];
 			}
 	}
-	h->samples = (uint64_t) llround(sum[PT_SAMPLES]);
-	h->missed = (uint64_t) llround(sum[PT_MISSED]);
-	h->failed = (uint64_t) llround(sum[PT_FAILED]);
-	h->gap_ticks = (uint64_t) llround(sum[PT_GAP_TICKS]);
-	h->hidden = (uint64_t) llround(sum[PT_HIDDEN]);
-	h->elapsed_s = sum[PT_ELAPSED];
-	h->rate_hz = h->elapsed_s > 0 ? (double) h->samples / h->elapsed_s : 0;
-	if (latest != NULL)
+	for (int c = 0; c < FORMAT_NHEALTH; c++)
 	{
-		/* the run's latencies so far: the closest the files come to the window's */
-		h->p50_ms = latest->p50_ms;
-		h->p99_ms = latest->p99_ms;
-		if (whole)
-			h->rate_hz = latest->rate_hz;
+		const format_column *col = &k->cols[c];
+
+		if (col->agg == FORMAT_AGG_COUNTER)
+			format_column_set_number(col, h, sum[c]);
+		else if (col->agg == FORMAT_AGG_MAXIMUM)
+			format_column_set_number(col, h, most[c]);
+		else if (col->agg == FORMAT_AGG_GAUGE)
+			/* the run's value so far: the closest the files come to the window's */
+			format_column_set_number(col, h, latest != NULL ? latest->v[c] : (double) col->absent);
 	}
+	h->rate_hz = h->elapsed_s > 0 ? (double) h->samples / h->elapsed_s : 0;
+	if (latest != NULL && whole)
+		h->rate_hz = latest->v[FORMAT_HEALTH_rate_hz];
 	h->ngaps = f->ngaps;
+	h->gap_s = 0;
 	for (int i = 0; i < f->ngaps; i++)
 		h->gap_s += (double) (f->gaps[i].end_us - f->gaps[i].start_us) / 1e6;
-	h->cpu_us_per_sample = h->backend_cpu_us_per_sample = -1;
-	if (latest != NULL)
-	{
-		/* the run's cost per sample so far */
-		h->cpu_us_per_sample = latest->cpu_us_per_sample;
-		h->backend_cpu_us_per_sample = latest->backend_cpu_us_per_sample;
-	}
 	/* a raw row's time is a sample's: where rows were every tick, they count them exactly */
 	if (f->win_ticks > h->samples)
 		h->samples = f->win_ticks;
@@ -551,7 +537,8 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 			add_gap(f, &rec->gap);
 			break;
 		case HISTREAD_DESCRIPTION:
-			evdesc_set(&f->descs, rec->desc_type, rec->desc_event, rec->desc);
+			evdesc_set(&f->descs, rec->desc.wait_event_type, rec->desc.wait_event,
+					   rec->desc.description);
 			break;
 		case HISTREAD_HEAD:
 		case HISTREAD_CHAIN:
@@ -884,17 +871,18 @@ double
 fromlog_ticks(const fromlog *f, uint64_t a, uint64_t b)
 {
 	double		sum = 0;
+	int			samples = FORMAT_HEALTH_samples;
 
 	for (int i = 0; i < f->nruns; i++)
 	{
-		double		va[PT_N],
-					vb[PT_N];
+		double		va[FORMAT_NHEALTH],
+					vb[FORMAT_NHEALTH];
 
 		if (f->runs[i].npts == 0)
 			continue;
 		counts_at(&f->runs[i], a, va);
 		counts_at(&f->runs[i], b, vb);
-		sum += vb[PT_SAMPLES] - va[PT_SAMPLES];
+		sum += vb[samples] - va[samples];
 	}
 	return sum;
 }

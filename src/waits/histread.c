@@ -27,6 +27,10 @@
 /* A record longer than this is not one of ours (query texts are cut at 1,000,000 characters). */
 #define HISTREAD_MAX_RECORD (16 << 20)
 #define HISTREAD_MAX_FIELDS 24
+/* every record's fields and its "type" fit, the widest kinds' too */
+_Static_assert((0 FORMAT_HEAD_FIELDS(FORMAT_COUNT_)) + 1 <= HISTREAD_MAX_FIELDS, "head fields");
+_Static_assert((0 FORMAT_META_FIELDS(FORMAT_COUNT_)) + 1 <= HISTREAD_MAX_FIELDS, "meta fields");
+_Static_assert(FORMAT_NHEALTH + 1 <= HISTREAD_MAX_FIELDS, "health fields");
 /* A file written this recently may end on a record still being written. */
 #define HISTREAD_WRITING_S 5
 
@@ -358,17 +362,29 @@ fblockers(const histfield *f, int32_t *pids, int *n)
 	return rc == 0;
 }
 
-/* The class of a logged row: every row in a log was counted. */
-static sample_class
-logged_class(const sample_row *r)
+/*
+ * A boolean, or a JSON array of texts into rec's list (its count, an int,
+ * right after the member): the types only the meta record has.
+ */
+static __attribute__((noinline)) bool
+decode_json_only(histread *h, const format_column *c, const histfield *f, void *p,
+				 histread_rec *rec)
 {
-	if (r->wait_event_type != NULL && strcmp(r->wait_event_type, SAMPLE_CPU_TYPE) == 0)
-		return SAMPLE_CPU;
-	if ((r->state != NULL && strcmp(r->state, "idle") == 0) ||
-		(r->wait_event_type != NULL && (strcmp(r->wait_event_type, SAMPLE_IDLE_TYPE) == 0 ||
-										strcmp(r->wait_event_type, "Activity") == 0)))
-		return SAMPLE_IDLE;
-	return SAMPLE_WAIT;
+	histfield	s;
+	int		   *n = (int *) ((char *) p + sizeof(const char *const *));
+	int			rc;
+
+	if (c->type == FORMAT_COL_BOOL)
+		return fbool(f, (bool *) p);
+	if (f == NULL || f->t != '[')
+		return false;
+	*(const char *const **) p = rec->backend_types;
+	*n = 0;
+	for (const char *q = f->v + 1; (rc = jsonread_item(&q, f->v + f->vlen - 1, &s)) != 0;)
+		if (rc < 0 || s.t != 's' || *n == HISTREAD_MAX_BACKEND_TYPES ||
+			!fstr(h, -1, &s, &rec->backend_types[(*n)++]))
+			return false;
+	return true;
 }
 
 /*
@@ -404,6 +420,8 @@ decode_column(histread *h, const format_column *c, int slot, const histfield *f,
 		fr->blockers = rec->blockers;
 		return fblockers(f, rec->blockers, &fr->row.nblockers);
 	}
+	if (c->type > FORMAT_COL_NUM6)
+		return decode_json_only(h, c, f, p, rec);
 	/* a number */
 	if (!fdouble(f, (double) c->absent, &d) || d < (double) c->least)
 		return false;
@@ -441,7 +459,8 @@ decode_row(histread *h, format_rowkind kind, histfield **c, histread_rec *rec)
 	rec->start_us = (uint64_t) fr.start_us;
 	rec->ticks = (uint64_t) fr.ticks;
 	rec->row = fr.row;
-	rec->row.cls = logged_class(&rec->row);
+	/* every row in a log was counted: the sampler's classes, by its labels */
+	rec->row.cls = sample_classify(rec->row.state, rec->row.wait_event_type, false);
 	return NULL;
 }
 
@@ -486,151 +505,12 @@ decode_fields(histread *h, const format_kind *k, histfield *f, int n, void *r,
 	return NULL;
 }
 
-/* A health record's fields; a bad one's name, or NULL. */
-static const char *
-decode_health(histread *h, histfield *f, int n, histread_rec *rec)
-{
-	const char *bad;
-
-	memset(&rec->health, 0, sizeof(rec->health));
-	bad = decode_fields(h, &format_health_kind, f, n, &rec->health, rec);
-	rec->ts_us = rec->health.ts_us;
-	return bad;
-}
-
-/* A gap record's fields; a bad one's name, or NULL. */
-static const char *
-decode_gap(histread *h, histfield *f, int n, histread_rec *rec)
-{
-	format_gap_rec g;
-	const char *bad;
-
-	memset(&g, 0, sizeof(g));
-	if ((bad = decode_fields(h, &format_gap_kind, f, n, &g, rec)) != NULL)
-		return bad;
-	if (g.gap.end_us != 0 && g.gap.end_us < g.gap.start_us)
-		return format_gap_kind.cols[1].name;
-	rec->gap = g.gap;
-	return NULL;
-}
-
-/* The meta record's members; a bad one's name, or NULL. */
-static const char *
-decode_meta(histread *h, histfield *f, int n, histread_rec *rec)
-{
-	histread_meta *m = &rec->meta;
-	format_meta *r = &m->run;
-	histfield	   *bt = histfield_get(f, n, "backend_types");
-	histfield	s;
-	int64_t		v;
-	int			rc;
-
-	memset(m, 0, sizeof(*m));
-	if (!fint(histfield_get(f, n, "log_version"), -1, &v) || v < 0 || v > INT32_MAX)
-		return "log_version";
-	m->log_version = (int) v;
-	if (!fstr(h, -1, histfield_get(f, n, "tool"), &m->tool) || m->tool == NULL)
-		return "tool";
-	if (m->log_version < FORMAT_LOG_VERSION_MIN || m->log_version > FORMAT_LOG_VERSION)
-		return NULL;			/* the caller says which version it is */
-	r->descriptions = m->log_version >= 2;
-	if (!fts(h, -1, histfield_get(f, n, "run"), -1, &r->run_us) || r->run_us < 0)
-		return "run";
-	if (!fstr(h, -1, histfield_get(f, n, "source"), &r->source) ||
-		!fstr(h, -1, histfield_get(f, n, "server"), &r->server) ||
-		!fstr(h, -1, histfield_get(f, n, "server_version"), &r->server_version))
-		return "source, server or server_version";
-	if (!fdouble(histfield_get(f, n, "interval_s"), -1, &r->interval_s) || r->interval_s <= 0)
-		return "interval_s";
-	if (!fdouble(histfield_get(f, n, "period_s"), -1, &r->period_s) || r->period_s <= 0)
-		return "period_s";
-	if (!fbool(histfield_get(f, n, "include_idle"), &r->include_idle) ||
-		!fbool(histfield_get(f, n, "measured"), &r->measured) ||
-		!fbool(histfield_get(f, n, "backend_types_given"), &r->backend_types_given))
-		return "include_idle, measured or backend_types_given";
-	if (bt == NULL || bt->t != '[')
-		return "backend_types";
-	r->backend_types = rec->backend_types;
-	/* the array's strings */
-	for (const char *p = bt->v + 1; (rc = jsonread_item(&p, bt->v + bt->vlen - 1, &s)) != 0;)
-		if (rc < 0 || s.t != 's' || r->nbackend_types == HISTREAD_MAX_BACKEND_TYPES ||
-			!fstr(h, -1, &s, &rec->backend_types[r->nbackend_types++]))
-			return "backend_types";
-	return NULL;
-}
-
-/* ---------------------------------------------------------------- records */
-
-/* The meta record's checks: this version's, and before the rows. */
-static int
-meta_done(histread *h, histread_rec *rec, const char *bad, char **cause)
-{
-	if (bad != NULL)
-		return fail_at(h, h->rec_line, cause, "a meta record with a bad \"%s\"", bad);
-	if (rec->meta.log_version < FORMAT_LOG_VERSION_MIN ||
-		rec->meta.log_version > FORMAT_LOG_VERSION)
-		return fail_at(h, h->rec_line, cause, "written by %s in log format version %d; this "
-					   "pgtempo-waits (%s) reads versions %d to %d", rec->meta.tool,
-					   rec->meta.log_version, PACKAGE_VERSION, FORMAT_LOG_VERSION_MIN,
-					   FORMAT_LOG_VERSION);
-	rec->kind = HISTREAD_META;
-	h->seen_meta = true;
-	h->log_version = rec->meta.log_version;
-	return 1;
-}
-
-/* A description record's members: the event and its text, all there. */
-static int
-description_record(histread *h, histfield *f, int n, histread_rec *rec, char **cause)
-{
-	if (!h->seen_meta || h->log_version < 2)
-		return fail_at(h, h->rec_line, cause, "a description record %s",
-					   h->seen_meta ? "in a file of log format version 1, which has none" :
-					   "before any meta record");
-	if (!fstr(h, -1, histfield_get(f, n, "wait_event_type"), &rec->desc_type) ||
-		!fstr(h, -1, histfield_get(f, n, "wait_event"), &rec->desc_event) ||
-		!fstr(h, -1, histfield_get(f, n, "description"), &rec->desc) ||
-		rec->desc_type == NULL || rec->desc_event == NULL || rec->desc == NULL)
-		return fail_at(h, h->rec_line, cause, "a description record without its "
-					   "\"wait_event_type\", \"wait_event\" or \"description\"");
-	rec->kind = HISTREAD_DESCRIPTION;
-	return 1;
-}
-
-/* A head or chain record (log format 3): its fields as the table says. */
-static int
-head_record(histread *h, histfield *f, int n, bool chain, histread_rec *rec, char **cause)
-{
-	const format_kind *k = chain ? &format_chain_kind : &format_head_kind;
-	const char *bad;
-
-	if (!h->seen_meta || h->log_version < 3)
-		return fail_at(h, h->rec_line, cause, "a %s record %s", k->name,
-					   h->seen_meta ? "in a file of log format version 1 or 2, which has none" :
-					   "before any meta record");
-	memset(&rec->head, 0, sizeof(rec->head));
-	if ((bad = decode_fields(h, k, f, n, &rec->head, rec)) != NULL)
-		return fail_at(h, h->rec_line, cause, "a %s record with a bad \"%s\"", k->name, bad);
-	if (rec->head.end_us < rec->head.start_us || (chain && rec->head.stack == NULL))
-		return fail_at(h, h->rec_line, cause, "a bad %s record", k->name);
-	rec->kind = chain ? HISTREAD_CHAIN : HISTREAD_HEAD;
-	return 1;
-}
-
-/* A row's checks: decoded, and a meta record before it. */
-static int
-row_done(histread *h, histread_rec *rec, histread_kind kind, const char *bad, char **cause)
-{
-	if (!h->seen_meta)
-		return fail_at(h, h->rec_line, cause, "a row before any meta record: the file was "
-					   "written by a pgtempo-waits older than log format version %d (which "
-					   "does not say how it sampled), or its beginning is missing",
-					   FORMAT_LOG_VERSION);
-	if (bad != NULL)
-		return fail_at(h, h->rec_line, cause, "a bad value in column \"%s\"", bad);
-	rec->kind = kind;
-	return 1;
-}
+/*
+ * The decoders of the kinds of records: a record's fields (JSON members,
+ * or a CSV comment's) into rec; the name of a bad field, or NULL.
+ */
+typedef const char *(*decode_fn) (histread *h, const format_kind *k, histfield *f, int n,
+								  histread_rec *rec);
 
 /* The member named key (klen bytes): where format.c writes it (at), else wherever it is. */
 static histfield *
@@ -644,16 +524,220 @@ member(histfield *f, int n, int at, const char *key, size_t klen)
 	return NULL;
 }
 
+/* A row as a JSON line: each member where format.c writes it, after "type", else wherever it is. */
+static const char *
+decode_json_row(histread *h, const format_kind *k, histfield *f, int n, histread_rec *rec)
+{
+	histfield  *c[FORMAT_NCOLUMNS];
+
+	for (int i = 0; i < k->ncols; i++)
+		c[i] = member(f, n, i + 1, k->cols[i].name, k->cols[i].namelen);
+	return decode_row(h, k == &format_kinds[FORMAT_REC_SAMPLE] ? FORMAT_ROW_SAMPLE :
+					  FORMAT_ROW_INTERVAL, c, rec);
+}
+
+/*
+ * The meta record: who wrote it and in which version first (the caller
+ * refuses other versions), then the run.  Before "version" came, "tool"
+ * said both ("pgtempo-waits 0.1.0"): it is split.
+ */
+static const char *
+decode_meta(histread *h, const format_kind *k, histfield *f, int n, histread_rec *rec)
+{
+	format_meta *r = &rec->meta.run;
+	const char *bad;
+	const char *sp;
+
+	memset(&rec->meta, 0, sizeof(rec->meta));
+	bad = decode_fields(h, k, f, n, r, rec);
+	rec->meta.log_version = r->log_version;
+	if (r->version == NULL && r->tool != NULL && (sp = strchr(r->tool, ' ')) != NULL)
+	{
+		r->version = strpool_intern(h->pool, sp + 1);
+		r->tool = strpool_intern_n(h->pool, r->tool, (size_t) (sp - r->tool));
+	}
+	if (bad == k->cols[0].name)
+		return bad;
+	if (r->tool == NULL)
+		return "tool";
+	if (r->log_version < FORMAT_LOG_VERSION_MIN || r->log_version > FORMAT_LOG_VERSION)
+		return NULL;			/* the caller says which version it is */
+	if (bad != NULL)
+		return bad;
+	if (r->interval_s <= 0)
+		return "interval_s";
+	if (r->period_s <= 0)
+		return "period_s";
+	r->descriptions = r->log_version >= format_kinds[FORMAT_REC_DESCRIPTION].version;
+	return NULL;
+}
+
+/* A health record's fields. */
+static const char *
+decode_health(histread *h, const format_kind *k, histfield *f, int n, histread_rec *rec)
+{
+	const char *bad;
+
+	memset(&rec->health, 0, sizeof(rec->health));
+	bad = decode_fields(h, k, f, n, &rec->health, rec);
+	rec->ts_us = rec->health.ts_us;
+	return bad;
+}
+
+/* A gap record's fields: it ends after it starts, if it ended. */
+static const char *
+decode_gap(histread *h, const format_kind *k, histfield *f, int n, histread_rec *rec)
+{
+	format_gap_rec g;
+	const char *bad;
+
+	memset(&g, 0, sizeof(g));
+	if ((bad = decode_fields(h, k, f, n, &g, rec)) != NULL)
+		return bad;
+	if (g.gap.end_us != 0 && g.gap.end_us < g.gap.start_us)
+		return k->cols[1].name;
+	rec->gap = g.gap;
+	return NULL;
+}
+
+/* The store's counts. */
+static const char *
+decode_store(histread *h, const format_kind *k, histfield *f, int n, histread_rec *rec)
+{
+	memset(&rec->store, 0, sizeof(rec->store));
+	return decode_fields(h, k, f, n, &rec->store, rec);
+}
+
+/* A description record: the event and its text, all there. */
+static const char *
+decode_description(histread *h, const format_kind *k, histfield *f, int n, histread_rec *rec)
+{
+	const char *bad;
+
+	memset(&rec->desc, 0, sizeof(rec->desc));
+	if ((bad = decode_fields(h, k, f, n, &rec->desc, rec)) != NULL)
+		return bad;
+	for (int i = 0; i < k->ncols; i++)
+		if (*(const char **) ((char *) &rec->desc + k->cols[i].offset) == NULL)
+			return k->cols[i].name;
+	return NULL;
+}
+
+/* A head or chain record: its interval in order, a chain's stack there. */
+static const char *
+decode_head(histread *h, const format_kind *k, histfield *f, int n, histread_rec *rec)
+{
+	const char *bad;
+
+	memset(&rec->head, 0, sizeof(rec->head));
+	if ((bad = decode_fields(h, k, f, n, &rec->head, rec)) != NULL)
+		return bad;
+	if (rec->head.end_us < rec->head.start_us)
+		return "interval_end";
+	if (k == &format_chain_kind && rec->head.stack == NULL)
+		return "stack";
+	return NULL;
+}
+
+/* The decoder of each kind of record (format_kinds), and whether a meta record must come first. */
+static const struct
+{
+	decode_fn	decode;
+	bool		after_meta;
+}			decoders[FORMAT_NRECKINDS] = {
+	[FORMAT_REC_SAMPLE] = {decode_json_row, true},
+	[FORMAT_REC_INTERVAL] = {decode_json_row, true},
+	[FORMAT_REC_META] = {decode_meta, false},
+	[FORMAT_REC_HEALTH] = {decode_health, false},
+	[FORMAT_REC_GAP] = {decode_gap, false},
+	[FORMAT_REC_STORE] = {decode_store, false},
+	[FORMAT_REC_DESCRIPTION] = {decode_description, true},
+	[FORMAT_REC_HEAD] = {decode_head, true},
+	[FORMAT_REC_CHAIN] = {decode_head, true},
+};
+
+/* ---------------------------------------------------------------- records */
+
+/* The meta record's checks: this version's, and before the rows. */
+static int
+meta_done(histread *h, histread_rec *rec, const char *bad, char **cause)
+{
+	const format_meta *m = &rec->meta.run;
+
+	if (bad != NULL)
+		return fail_at(h, h->rec_line, cause, "a meta record with a bad \"%s\"", bad);
+	if (m->log_version < FORMAT_LOG_VERSION_MIN || m->log_version > FORMAT_LOG_VERSION)
+		return fail_at(h, h->rec_line, cause, "written by %s%s%s in log format version %d; this "
+					   "pgtempo-waits (%s) reads versions %d to %d", m->tool,
+					   m->version != NULL ? " " : "", m->version != NULL ? m->version : "",
+					   m->log_version, PACKAGE_VERSION, FORMAT_LOG_VERSION_MIN,
+					   FORMAT_LOG_VERSION);
+	h->seen_meta = true;
+	h->log_version = m->log_version;
+	return 1;
+}
+
+/* A meta record came before, of a version that has records of kind k (the common case, inline). */
+#define IN_ORDER(h, k) ((h)->seen_meta && (h)->log_version >= (k)->version)
+
+/* A record that needs a meta record before it, and a version that has it: -1 if not so. */
+static int
+in_order(histread *h, const format_kind *k, char **cause)
+{
+	if (!h->seen_meta && k->csv == FORMAT_CSV_ROW)
+		return fail_at(h, h->rec_line, cause, "a row before any meta record: the file was "
+					   "written by a pgtempo-waits older than log format version %d (which "
+					   "does not say how it sampled), or its beginning is missing",
+					   FORMAT_LOG_VERSION);
+	if (!h->seen_meta)
+		return fail_at(h, h->rec_line, cause, "a %s record before any meta record", k->name);
+	if (h->log_version < k->version)
+		return fail_at(h, h->rec_line, cause, "a %s record in a file of log format version "
+					   "%d, which has none", k->name, h->log_version);
+	return 0;
+}
+
+/* A record of any kind from its fields: the one dispatch of the JSON and the CSV comment records. */
+static int
+record(histread *h, format_reckind kind, histfield *f, int n, histread_rec *rec, char **cause)
+{
+	const format_kind *k = &format_kinds[kind];
+	const char *bad;
+
+	if (decoders[kind].after_meta && !IN_ORDER(h, k) && in_order(h, k, cause) < 0)
+		return -1;
+	bad = decoders[kind].decode(h, k, f, n, rec);
+	rec->kind = (histread_kind) kind;
+	if (kind == FORMAT_REC_META)
+		return meta_done(h, rec, bad, cause);
+	if (bad != NULL && k->csv == FORMAT_CSV_ROW)
+		return fail_at(h, h->rec_line, cause, "a bad value in column \"%s\"", bad);
+	if (bad != NULL)
+		return fail_at(h, h->rec_line, cause, "a %s record with a bad \"%s\"", k->name, bad);
+	return 1;
+}
+
+/* The kind of record named name (len bytes; comment: of a CSV comment line), or -1. */
+static int
+kind_named(const char *name, size_t len, bool comment)
+{
+	for (int i = 0; i < FORMAT_NRECKINDS; i++)
+		if (format_kinds[i].namelen == len && memcmp(format_kinds[i].name, name, len) == 0 &&
+			!(comment && format_kinds[i].csv == FORMAT_CSV_ROW))
+			return i;
+	return -1;
+}
+
 /* A JSON record of any type. */
 static int
 json_record(histread *h, char *text, histread_rec *rec, char **cause)
 {
-	histfield		f[HISTREAD_MAX_FIELDS];
-	histfield	   *c[HISTREAD_MAX_FIELDS];
-	histfield	   *type;
+	histfield	f[HISTREAD_MAX_FIELDS];
+	histfield  *type;
 	char	   *why = NULL;
 	int			n,
-				rc;
+				rc,
+				kind;
 
 	if (!jsonread_flat(text, strlen(text), f, HISTREAD_MAX_FIELDS, &n, &why))
 	{
@@ -663,99 +747,60 @@ json_record(histread *h, char *text, histread_rec *rec, char **cause)
 	}
 	if ((type = histfield_get(f, n, "type")) == NULL || type->t != 's')
 		return fail_at(h, h->rec_line, cause, "not a JSON record of pgtempo-waits");
-#define IS(t) (type->vlen == strlen(t) && memcmp(type->v, t, type->vlen) == 0)
-	if (IS("meta"))
-		return meta_done(h, rec, decode_meta(h, f, n, rec), cause);
-	for (int kind = 0; kind < FORMAT_NROWKINDS; kind++)
-	{
-		const format_kind *k = &format_kinds[kind];
-
-		if (!IS(k->name))
-			continue;
-		/* each member where format.c writes it, after "type", else wherever it is */
-		for (int i = 0; i < k->ncols; i++)
-			c[i] = member(f, n, i + 1, k->cols[i].name, k->cols[i].namelen);
-		return row_done(h, rec, kind == FORMAT_ROW_SAMPLE ? HISTREAD_SAMPLE : HISTREAD_INTERVAL,
-						decode_row(h, kind, c, rec), cause);
-	}
-	if (IS("health") || IS("gap"))
-	{
-		const char *bad = IS("health") ? decode_health(h, f, n, rec) : decode_gap(h, f, n, rec);
-
-		if (bad != NULL)
-			return fail_at(h, h->rec_line, cause, "a %.*s record with a bad \"%s\"",
-						   (int) type->vlen, type->v, bad);
-		rec->kind = IS("health") ? HISTREAD_HEALTH : HISTREAD_GAP;
-		return 1;
-	}
-	if (IS("store"))
-	{
-		rec->kind = HISTREAD_STORE;
-		return 1;
-	}
-	if (IS("description"))
-		return description_record(h, f, n, rec, cause);
-	if (IS("head") || IS("chain"))
-		return head_record(h, f, n, IS("chain"), rec, cause);
-#undef IS
-	return fail_at(h, h->rec_line, cause, "a record of unknown type \"%.*s\"",
-				   (int) type->vlen, type->v);
+	if ((kind = kind_named(type->v, type->vlen, false)) < 0)
+		return fail_at(h, h->rec_line, cause, "a record of unknown type \"%.*s\"",
+					   (int) type->vlen, type->v);
+	return record(h, (format_reckind) kind, f, n, rec, cause);
 }
 
-/* A CSV comment record: meta, description, health, gap or store. */
+/* A CSV comment record, "# KIND ...": its JSON object, or its key=value pairs. */
 static int
 csv_comment(histread *h, char *text, histread_rec *rec, char **cause)
 {
-	histfield		f[HISTREAD_MAX_FIELDS];
-	int			n;
+	histfield	f[HISTREAD_MAX_FIELDS];
+	const format_kind *k;
+	char	   *body;
+	size_t		len = strcspn(text + 2, " ");
+	int			n,
+				kind = -1;
+
+	if (text[1] == ' ' && text[2 + len] == ' ')
+		kind = kind_named(text + 2, len, true);
+	if (kind < 0)
+	{
+		strbuf		names;
+
+		strbuf_init(&names);
+		for (int i = 0; i < FORMAT_NRECKINDS; i++)
+			if (format_kinds[i].csv != FORMAT_CSV_ROW)
+				strbuf_printf(&names, "%s%s", names.len > 0 ? ", " : "", format_kinds[i].name);
+		n = fail_at(h, h->rec_line, cause, "an unknown comment record: not one of this "
+					"version's (%s)", names.data);
+		strbuf_free(&names);
+		return n;
+	}
+	k = &format_kinds[kind];
+	body = text + 2 + len + 1;
+	if (k->csv == FORMAT_CSV_OBJECT &&
+		(*body != '{' || !jsonread_flat(body, strlen(body), f, HISTREAD_MAX_FIELDS, &n, NULL)))
+		return fail_at(h, h->rec_line, cause, "a %s record that is not a JSON object", k->name);
+	if (k->csv == FORMAT_CSV_PAIRS && !histfield_pairs(body, k->rest, f, HISTREAD_MAX_FIELDS, &n))
+		return fail_at(h, h->rec_line, cause, "a bad %s record", k->name);
+	return record(h, (format_reckind) kind, f, n, rec, cause);
+}
+
+/* A row from its columns' fields (c[i] the kind's column i): the checks of record(). */
+static int
+record_row(histread *h, format_rowkind kind, histfield **c, histread_rec *rec, char **cause)
+{
 	const char *bad;
 
-	if (strncmp(text, "# meta {", 8) == 0)
-	{
-		if (!jsonread_flat(text + 7, strlen(text + 7), f, HISTREAD_MAX_FIELDS, &n, NULL))
-			return fail_at(h, h->rec_line, cause, "a meta record that is not a JSON object");
-		return meta_done(h, rec, decode_meta(h, f, n, rec), cause);
-	}
-	if (strncmp(text, "# description {", 15) == 0)
-	{
-		if (!jsonread_flat(text + 14, strlen(text + 14), f, HISTREAD_MAX_FIELDS, &n, NULL))
-			return fail_at(h, h->rec_line, cause, "a description record that is not a JSON "
-						   "object");
-		return description_record(h, f, n, rec, cause);
-	}
-	if (strncmp(text, "# head {", 8) == 0 || strncmp(text, "# chain {", 9) == 0)
-	{
-		bool		chain = text[2] == 'c';
-		const char *obj = text + (chain ? 8 : 7);
-
-		if (!jsonread_flat(obj, strlen(obj), f, HISTREAD_MAX_FIELDS, &n, NULL))
-			return fail_at(h, h->rec_line, cause, "a %s record that is not a JSON object",
-						   chain ? "chain" : "head");
-		return head_record(h, f, n, chain, rec, cause);
-	}
-	if (strncmp(text, "# store ", 8) == 0)
-	{
-		rec->kind = HISTREAD_STORE;
-		return 1;
-	}
-	if (strncmp(text, "# health ", 9) == 0)
-	{
-		if (!histfield_pairs(text + 9, NULL, f, HISTREAD_MAX_FIELDS, &n) ||
-			(bad = decode_health(h, f, n, rec)) != NULL)
-			return fail_at(h, h->rec_line, cause, "a bad health record");
-		rec->kind = HISTREAD_HEALTH;
-		return 1;
-	}
-	if (strncmp(text, "# gap ", 6) == 0)
-	{
-		if (!histfield_pairs(text + 6, "reason", f, HISTREAD_MAX_FIELDS, &n) ||
-			(bad = decode_gap(h, f, n, rec)) != NULL)
-			return fail_at(h, h->rec_line, cause, "a bad gap record");
-		rec->kind = HISTREAD_GAP;
-		return 1;
-	}
-	return fail_at(h, h->rec_line, cause, "an unknown comment record: not one of this "
-				   "version's (meta, description, head, chain, health, gap, store)");
+	if (!IN_ORDER(h, &format_kinds[kind]) && in_order(h, &format_kinds[kind], cause) < 0)
+		return -1;
+	if ((bad = decode_row(h, kind, c, rec)) != NULL)
+		return fail_at(h, h->rec_line, cause, "a bad value in column \"%s\"", bad);
+	rec->kind = (histread_kind) kind;
+	return 1;
 }
 
 /* A CSV row of the file's kind: its fields in the order of the header. */
@@ -774,8 +819,7 @@ csv_row(histread *h, char *text, histread_rec *rec, char **cause)
 		return fail_at(h, h->rec_line, cause, "%d fields where the header has %d", n, want);
 	for (int i = 0; i < n; i++)
 		c[i] = &f[i];
-	return row_done(h, rec, kind == FORMAT_ROW_SAMPLE ? HISTREAD_SAMPLE : HISTREAD_INTERVAL,
-					decode_row(h, kind, c, rec), cause);
+	return record_row(h, kind, c, rec, cause);
 }
 
 /* The first line says what the file is; 1 if it is a record to read, 0 a header. */

@@ -32,17 +32,18 @@
 #include "sample.h"
 #include "strpool.h"
 
+/* A record's kind: format.h's kinds of records (format_kinds), by the same numbers. */
 typedef enum histread_kind
 {
-	HISTREAD_META,
-	HISTREAD_SAMPLE,			/* a raw row: ts_us, row, blockers */
-	HISTREAD_INTERVAL,			/* a profile line: start_us, end_us, ticks, row (no pid) */
-	HISTREAD_HEALTH,
-	HISTREAD_GAP,
-	HISTREAD_STORE,				/* --store's counts: nothing to report */
-	HISTREAD_DESCRIPTION,		/* a wait event's description (log format 2) */
-	HISTREAD_HEAD,				/* an interval's head blocker (log format 3) */
-	HISTREAD_CHAIN				/* one of its chains (log format 3) */
+	HISTREAD_SAMPLE = FORMAT_REC_SAMPLE,	/* a raw row: ts_us, row, blockers */
+	HISTREAD_INTERVAL = FORMAT_REC_INTERVAL,	/* a profile line: start_us, end_us, ticks, row (no pid) */
+	HISTREAD_META = FORMAT_REC_META,
+	HISTREAD_HEALTH = FORMAT_REC_HEALTH,
+	HISTREAD_GAP = FORMAT_REC_GAP,
+	HISTREAD_STORE = FORMAT_REC_STORE,	/* --store's counts: nothing to report */
+	HISTREAD_DESCRIPTION = FORMAT_REC_DESCRIPTION,	/* a wait event's description (log format 2) */
+	HISTREAD_HEAD = FORMAT_REC_HEAD,	/* an interval's head blocker (log format 3) */
+	HISTREAD_CHAIN = FORMAT_REC_CHAIN	/* one of its chains (log format 3) */
 } histread_kind;
 
 /* How the file is written. */
@@ -58,11 +59,13 @@ typedef enum histread_format
 /* Interned texts remembered per column (a power of 2) */
 #define HISTREAD_SEEN 16
 
-/* The meta record: who wrote it, and the run it describes as format_meta_* wrote it. */
+/*
+ * The meta record: the run it describes as format_meta_* wrote it, with
+ * who wrote it (run.tool and run.version, interned like every string here).
+ */
 typedef struct histread_meta
 {
 	int			log_version;
-	const char *tool;			/* interned, like every string here */
 	format_meta run;			/* its backend_types: the record's, valid until the next */
 } histread_meta;
 
@@ -79,10 +82,8 @@ typedef struct histread_rec
 	const char *backend_types[HISTREAD_MAX_BACKEND_TYPES];	/* meta.run's */
 	sample_health health;
 	sample_gap	gap;			/* reason interned */
-	/* a description record's event and its description, interned */
-	const char *desc_type;
-	const char *desc_event;
-	const char *desc;
+	format_description desc;	/* a description record's event and its text, interned */
+	format_store_counts store;	/* a store record's counts */
 	format_head_rec head;		/* a head or chain record's fields, strings interned */
 } histread_rec;
 

@@ -517,16 +517,12 @@ json_heading(json_writer *w, const report_info *ri)
 	json_kv_double(w, "interval_s", ri->src.interval_s);
 	json_kv_double(w, "period_s", ri->src.period_s);
 	json_kv_bool(w, "include_idle", ri->s->include_idle);
+	/* as the log's meta record has it: none, every type */
 	json_key(w, "backend_types");
-	if (ri->s->backend_types.n == 0)
-		json_string(w, "all");
-	else
-	{
-		json_array_begin(w);
-		for (int i = 0; i < ri->s->backend_types.n; i++)
-			json_string(w, ri->s->backend_types.v[i]);
-		json_array_end(w);
-	}
+	json_array_begin(w);
+	for (int i = 0; i < ri->s->backend_types.n; i++)
+		json_string(w, ri->s->backend_types.v[i]);
+	json_array_end(w);
 	json_kv_bool(w, "backend_types_default", !ri->s->backend_types_given &&
 				 ri->s->backend_types.n > 0);
 	json_kv_bool(w, "gave_up", ri->gave_up);

@@ -134,7 +134,7 @@ json_head(json_writer *w, const heads_cell *c, uint64_t n, double period)
 	json_kv_double(w, "samples", c->samples);
 	json_kv_double(w, "est_seconds", c->samples * period);
 	json_kv_double(w, "error_seconds", wprof_error_s(c->samples, n, period));
-	json_kv_double(w, "direct_seconds", c->direct * period);
+	json_kv_double(w, "direct_samples", c->direct);
 	json_kv_bool(w, "seen", c->seen);
 	json_kv_bool(w, "cycle", c->cycle);
 	json_kv_string(w, "datname", c->datname);

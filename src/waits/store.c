@@ -146,20 +146,24 @@ prepare_one(store *st, const char *table, const char *ddl, const char *columns,
 	return ok;
 }
 
-/* The rows' table and the batches' marks. */
+/* The rows' table, made of the columns of format.h's kind of its rows, and the batches' marks. */
 static bool
 prepare_table(store *st, uint64_t deadline_ns, char **cause)
 {
-	if (st->heads ?
-		!prepare_one(st, STORE_HEADS_TABLE, STORE_HEADS_DDL, STORE_HEADS_COLUMNS,
-					 deadline_ns, cause) :
-		st->intervals ?
-		!prepare_one(st, STORE_PROFILE_TABLE, STORE_PROFILE_DDL, STORE_PROFILE_COLUMNS,
-					 deadline_ns, cause) :
-		!prepare_one(st, STORE_SAMPLES_TABLE, STORE_SAMPLES_DDL, STORE_SAMPLES_COLUMNS,
-					 deadline_ns, cause))
-		return false;
-	return st->conn != NULL &&
+	format_reckind kind = st->heads ? FORMAT_REC_HEAD :
+		st->intervals ? FORMAT_REC_INTERVAL : FORMAT_REC_SAMPLE;
+	const char *table = st->heads ? STORE_HEADS_TABLE :
+		st->intervals ? STORE_PROFILE_TABLE : STORE_SAMPLES_TABLE;
+	strbuf		ddl;
+	bool		ok;
+
+	strbuf_init(&ddl);
+	format_kind_ddl(&ddl, &format_kinds[kind], table);
+	ok = prepare_one(st, table, ddl.data, st->heads ? STORE_HEADS_COLUMNS :
+					 st->intervals ? STORE_PROFILE_COLUMNS : STORE_SAMPLES_COLUMNS,
+					 deadline_ns, cause);
+	strbuf_free(&ddl);
+	return ok && st->conn != NULL &&
 		prepare_one(st, STORE_BATCHES_TABLE, STORE_BATCHES_DDL, STORE_BATCHES_COLUMNS,
 					deadline_ns, cause);
 }

@@ -30,7 +30,7 @@
  * row lock on the run's row tells whether the first one committed (the
  * copy is then abandoned) or not: a batch is never stored twice.
  *
- * Their columns are in STORE_SAMPLES_DDL / STORE_PROFILE_DDL and the man
+ * Their columns are format.h's COPY columns (format_kind_ddl) and the man
  * page.  On a distributed database (Citus), distribute them by "server".
  */
 #ifndef PGTEMPO_WAITS_STORE_H
@@ -65,69 +65,12 @@
 #define STORE_HEADS_COLUMNS FORMAT_COPY_HEAD_COLUMNS
 #define STORE_BATCHES_COLUMNS "run, server, seq, updated"
 
-#define STORE_SAMPLES_DDL \
-	"CREATE TABLE IF NOT EXISTS " STORE_SAMPLES_TABLE " (\n" \
-	"    server           text        NOT NULL,\n" \
-	"    ts               timestamptz NOT NULL,\n" \
-	"    pid              int4        NOT NULL,\n" \
-	"    backend_start    timestamptz,\n" \
-	"    backend_type     text,\n" \
-	"    datname          text,\n" \
-	"    usename          text,\n" \
-	"    application_name text,\n" \
-	"    client_addr      text,\n" \
-	"    state            text,\n" \
-	"    wait_event_type  text,\n" \
-	"    wait_event       text,\n" \
-	"    query_id         int8,\n" \
-	"    leader_pid       int4,\n" \
-	"    blockers         int4[],\n" \
-	"    samples          int4        NOT NULL,\n" \
-	"    wait_time_us     int8,\n" \
-	"    query            text\n" \
-	")"
-#define STORE_PROFILE_DDL \
-	"CREATE TABLE IF NOT EXISTS " STORE_PROFILE_TABLE " (\n" \
-	"    server           text        NOT NULL,\n" \
-	"    interval_start   timestamptz NOT NULL,\n" \
-	"    interval_end     timestamptz NOT NULL,\n" \
-	"    ticks            int8        NOT NULL,\n" \
-	"    datname          text,\n" \
-	"    usename          text,\n" \
-	"    application_name text,\n" \
-	"    backend_type     text,\n" \
-	"    wait_event_type  text,\n" \
-	"    wait_event       text,\n" \
-	"    query_id         int8,\n" \
-	"    samples          int8        NOT NULL,\n" \
-	"    est_seconds      float8      NOT NULL,\n" \
-	"    measured_seconds float8,\n" \
-	"    measured_count   int8\n" \
-	")"
-/* created by a store of this version in a store database of any: the other tables stay */
-#define STORE_HEADS_DDL \
-	"CREATE TABLE IF NOT EXISTS " STORE_HEADS_TABLE " (\n" \
-	"    server           text        NOT NULL,\n" \
-	"    interval_start   timestamptz NOT NULL,\n" \
-	"    interval_end     timestamptz NOT NULL,\n" \
-	"    pid              int4        NOT NULL,\n" \
-	"    backend_start    timestamptz,\n" \
-	"    samples          float8      NOT NULL,\n" \
-	"    direct_samples   float8      NOT NULL,\n" \
-	"    est_seconds      float8      NOT NULL,\n" \
-	"    cycle            int4,\n" \
-	"    datname          text,\n" \
-	"    usename          text,\n" \
-	"    application_name text,\n" \
-	"    backend_type     text,\n" \
-	"    state            text,\n" \
-	"    wait_event_type  text,\n" \
-	"    wait_event       text,\n" \
-	"    query_id         int8,\n" \
-	"    xact_start       timestamptz,\n" \
-	"    last_seen        timestamptz,\n" \
-	"    query            text\n" \
-	")"
+/*
+ * The rows' tables are made of their COPY columns (format_kind_ddl): the
+ * samples table of the sample kind's, the profile table of the interval
+ * kind's, the heads table (created by a store of this version in a store
+ * database of any: the other tables stay) of the head kind's.
+ */
 #define STORE_BATCHES_DDL \
 	"CREATE TABLE IF NOT EXISTS " STORE_BATCHES_TABLE " (\n" \
 	"    run              text        PRIMARY KEY,\n" \

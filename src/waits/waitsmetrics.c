@@ -11,6 +11,8 @@
 #include "pgtempo/metrics.h"
 #include "pgtempo/xalloc.h"
 
+#include "format.h"
+
 /* An address of its own: a head blockers' series is told from an event's by it. */
 const char	wmetrics_head_key[] = "head blockers";
 
@@ -223,39 +225,55 @@ add_events(metrics *mx, const wmetrics_view *v)
 	}
 }
 
+/*
+ * The health fields (format.h's table) the metrics show, in this order: a
+ * counter field is a counter, any other a gauge, as the table marks it.
+ */
+static const struct
+{
+	const char *field;
+	const char *metric;
+	const char *help;
+	double		per;			/* the field's units in the metric's one */
+	bool		latency;		/* only once a sample's latency is known */
+}			health_metrics[] = {
+	{"samples", "pgtempo_waits_samples_total", "Samples taken.", 1, false},
+	{"failed_samples", "pgtempo_waits_failed_samples_total",
+	"Samples whose statement failed.", 1, false},
+	{"missed_ticks", "pgtempo_waits_missed_ticks_total",
+	"Ticks of the schedule missed because a sample ran late.", 1, false},
+	{"gap_ticks", "pgtempo_waits_gap_ticks_total",
+	"Ticks of the schedule lost while the connection was down.", 1, false},
+	{"gaps", "pgtempo_waits_gaps_total", "Connections lost.", 1, false},
+	{"gap_seconds", "pgtempo_waits_gap_seconds_total",
+	"Time without a connection to the server.", 1, false},
+	{"hidden_rows", "pgtempo_waits_hidden_rows_total",
+	"Rows the sampler may not see (insufficient privilege).", 1, false},
+	{"interval_s", "pgtempo_waits_interval_seconds",
+	"Time between samples now (the cost budget may lengthen it).", 1, false},
+	{"latency_p50_ms", "pgtempo_waits_sample_latency_p50_seconds",
+	"Median time a sample's statement takes.", 1e3, true},
+	{"latency_p99_ms", "pgtempo_waits_sample_latency_p99_seconds",
+	"99th percentile of the time a sample's statement takes.", 1e3, true},
+	{"latency_max_ms", "pgtempo_waits_sample_latency_max_seconds",
+	"Longest time a sample's statement took.", 1e3, true},
+};
+
 /* The sampler's health: what it took, missed and lost. */
 static void
 add_health(metrics *mx, const sample_health *h)
 {
-	metrics_counter(mx, "pgtempo_waits_samples_total", "Samples taken.", NULL,
-					(double) h->samples);
-	metrics_counter(mx, "pgtempo_waits_failed_samples_total",
-					"Samples whose statement failed.", NULL, (double) h->failed);
-	metrics_counter(mx, "pgtempo_waits_missed_ticks_total",
-					"Ticks of the schedule missed because a sample ran late.", NULL,
-					(double) h->missed);
-	metrics_counter(mx, "pgtempo_waits_gap_ticks_total",
-					"Ticks of the schedule lost while the connection was down.", NULL,
-					(double) h->gap_ticks);
-	metrics_counter(mx, "pgtempo_waits_gaps_total", "Connections lost.", NULL,
-					(double) h->ngaps);
-	metrics_counter(mx, "pgtempo_waits_gap_seconds_total",
-					"Time without a connection to the server.", NULL, h->gap_s);
-	metrics_counter(mx, "pgtempo_waits_hidden_rows_total",
-					"Rows the sampler may not see (insufficient privilege).", NULL,
-					(double) h->hidden);
-	metrics_gauge(mx, "pgtempo_waits_interval_seconds",
-				  "Time between samples now (the cost budget may lengthen it).", NULL,
-				  h->interval_s);
-	if (h->max_ms > 0)
+	for (size_t i = 0; i < sizeof(health_metrics) / sizeof(health_metrics[0]); i++)
 	{
-		metrics_gauge(mx, "pgtempo_waits_sample_latency_p50_seconds",
-					  "Median time a sample's statement takes.", NULL, h->p50_ms / 1e3);
-		metrics_gauge(mx, "pgtempo_waits_sample_latency_p99_seconds",
-					  "99th percentile of the time a sample's statement takes.", NULL,
-					  h->p99_ms / 1e3);
-		metrics_gauge(mx, "pgtempo_waits_sample_latency_max_seconds",
-					  "Longest time a sample's statement took.", NULL, h->max_ms / 1e3);
+		const format_column *c = format_kind_column(&format_health_kind, health_metrics[i].field);
+		double		v = format_column_number(c, h) / health_metrics[i].per;
+
+		if (health_metrics[i].latency && !(h->max_ms > 0))
+			continue;
+		if (c->agg == FORMAT_AGG_COUNTER)
+			metrics_counter(mx, health_metrics[i].metric, health_metrics[i].help, NULL, v);
+		else
+			metrics_gauge(mx, health_metrics[i].metric, health_metrics[i].help, NULL, v);
 	}
 }
 

@@ -303,8 +303,8 @@ START_TEST(meta)
 		.server = "/tmp:5432", .server_version = "15.2", .interval_s = 0.01, .period_s = 0.01,
 		.measured = true, .backend_types = types, .nbackend_types = 2,
 	};
-	const char *want = "{\"type\":\"meta\",\"log_version\":1,\"tool\":\"pgtempo-waits "
-		PACKAGE_VERSION "\",\"run\":\"2023-11-14T22:13:20.000000Z\",\"source\":"
+	const char *want = "{\"type\":\"meta\",\"log_version\":1,\"tool\":\"pgtempo-waits\","
+		"\"version\":\"" PACKAGE_VERSION "\",\"run\":\"2023-11-14T22:13:20.000000Z\",\"source\":"
 		"\"pg_stat_activity\",\"server\":\"/tmp:5432\",\"server_version\":\"15.2\","
 		"\"interval_s\":0.01,\"period_s\":0.01,\"include_idle\":false,\"measured\":true,"
 		"\"backend_types\":[\"client backend\",\"walsender\"],\"backend_types_given\":false}\n";
@@ -446,6 +446,124 @@ START_TEST(folded)
 	k.query_id = 0;
 	format_folded_line(&sb, &k, 1);
 	ck_assert_str_eq(sb.data, "-;autovacuum:worker;Lock;relation;- 1\n");
+	/* one frame escaper (utf8_append_frame, heads.c's too): controls, bytes not UTF-8 */
+	strbuf_reset(&sb);
+	k.datname = "a;b\r\n\tc\x1b\x7f\xc3(\xe2\x82\xac";
+	format_folded_line(&sb, &k, 1);
+	ck_assert_str_eq(sb.data, "a:b   c\\x1b\\x7f\\xc3(\xe2\x82\xac;autovacuum:worker;Lock;"
+					 "relation;- 1\n");
+}
+END_TEST
+
+/*
+ * The store's tables are made of the COPY columns: the very statements
+ * the store sent when they were written out by hand.
+ */
+START_TEST(store_ddl)
+{
+	static const struct
+	{
+		format_reckind kind;
+		const char *ddl;
+	}			cases[] = {
+		{FORMAT_REC_SAMPLE,
+			"CREATE TABLE IF NOT EXISTS t (\n"
+			"    server           text        NOT NULL,\n"
+			"    ts               timestamptz NOT NULL,\n"
+			"    pid              int4        NOT NULL,\n"
+			"    backend_start    timestamptz,\n"
+			"    backend_type     text,\n"
+			"    datname          text,\n"
+			"    usename          text,\n"
+			"    application_name text,\n"
+			"    client_addr      text,\n"
+			"    state            text,\n"
+			"    wait_event_type  text,\n"
+			"    wait_event       text,\n"
+			"    query_id         int8,\n"
+			"    leader_pid       int4,\n"
+			"    blockers         int4[],\n"
+			"    samples          int4        NOT NULL,\n"
+			"    wait_time_us     int8,\n"
+			"    query            text\n"
+		")"},
+		{FORMAT_REC_INTERVAL,
+			"CREATE TABLE IF NOT EXISTS t (\n"
+			"    server           text        NOT NULL,\n"
+			"    interval_start   timestamptz NOT NULL,\n"
+			"    interval_end     timestamptz NOT NULL,\n"
+			"    ticks            int8        NOT NULL,\n"
+			"    datname          text,\n"
+			"    usename          text,\n"
+			"    application_name text,\n"
+			"    backend_type     text,\n"
+			"    wait_event_type  text,\n"
+			"    wait_event       text,\n"
+			"    query_id         int8,\n"
+			"    samples          int8        NOT NULL,\n"
+			"    est_seconds      float8      NOT NULL,\n"
+			"    measured_seconds float8,\n"
+			"    measured_count   int8\n"
+		")"},
+		{FORMAT_REC_HEAD,
+			"CREATE TABLE IF NOT EXISTS t (\n"
+			"    server           text        NOT NULL,\n"
+			"    interval_start   timestamptz NOT NULL,\n"
+			"    interval_end     timestamptz NOT NULL,\n"
+			"    pid              int4        NOT NULL,\n"
+			"    backend_start    timestamptz,\n"
+			"    samples          float8      NOT NULL,\n"
+			"    direct_samples   float8      NOT NULL,\n"
+			"    est_seconds      float8      NOT NULL,\n"
+			"    cycle            int4,\n"
+			"    datname          text,\n"
+			"    usename          text,\n"
+			"    application_name text,\n"
+			"    backend_type     text,\n"
+			"    state            text,\n"
+			"    wait_event_type  text,\n"
+			"    wait_event       text,\n"
+			"    query_id         int8,\n"
+			"    xact_start       timestamptz,\n"
+			"    last_seen        timestamptz,\n"
+			"    query            text\n"
+		")"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		strbuf_reset(&sb);
+		format_kind_ddl(&sb, &format_kinds[cases[i].kind], "t");
+		ck_assert_str_eq(sb.data, cases[i].ddl);
+	}
+}
+END_TEST
+
+/* Every kind of record once in the table: names apart, a version each, rows' headers. */
+START_TEST(record_kinds)
+{
+	for (int i = 0; i < FORMAT_NRECKINDS; i++)
+	{
+		const format_kind *k = &format_kinds[i];
+
+		ck_assert_uint_eq(strlen(k->name), k->namelen);
+		ck_assert(k->version >= FORMAT_LOG_VERSION_MIN && k->version <= FORMAT_LOG_VERSION);
+		ck_assert(k->ncols > 0);
+		ck_assert((k->csv == FORMAT_CSV_ROW) == (k->csv_header != NULL));
+		ck_assert((k->csv == FORMAT_CSV_ROW) == (i < FORMAT_NROWKINDS));
+		for (int j = 0; j < i; j++)
+			ck_assert_str_ne(format_kinds[j].name, k->name);
+	}
+	/* the health fields say what they count; the other tables say nothing */
+	for (int i = 0; i < format_health_kind.ncols; i++)
+		ck_assert(format_health_kind.cols[i].agg != FORMAT_AGG_NONE);
+	ck_assert(format_health_kind.cols[0].agg == FORMAT_AGG_TIME);
+	ck_assert_int_eq(format_health_kind.ncols, FORMAT_NHEALTH);
+	ck_assert_str_eq(format_health_kind.cols[FORMAT_HEALTH_samples].name, "samples");
+	ck_assert(format_health_kind.cols[FORMAT_HEALTH_latency_max_ms].agg == FORMAT_AGG_MAXIMUM);
+	ck_assert(format_health_kind.cols[FORMAT_HEALTH_latency_p50_ms].agg == FORMAT_AGG_GAUGE);
+	ck_assert(format_health_kind.cols[FORMAT_HEALTH_missed_ticks].agg == FORMAT_AGG_COUNTER);
+	ck_assert(format_kinds[FORMAT_REC_META].cols[0].agg == FORMAT_AGG_NONE);
 }
 END_TEST
 
@@ -468,6 +586,8 @@ main(void)
 	tcase_add_test(tc, meta);
 	tcase_add_test(tc, description);
 	tcase_add_test(tc, folded);
+	tcase_add_test(tc, store_ddl);
+	tcase_add_test(tc, record_kinds);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -269,11 +269,12 @@ START_TEST(frames_are_clean)
 
 	heads_init(&h);
 	fill(&cases[1]);
-	batch.rows[0].application_name = strpool_intern(&pool, "x;y\nz");
+	/* the folded stacks' frame escaper (utf8_append_frame): ';', controls, bytes not UTF-8 */
+	batch.rows[0].application_name = strpool_intern(&pool, "x;y\nz\x1b\xff\xc3\xa9");
 	heads_add_batch(&h, &batch);
 	ch = heads_chains_sorted(&h, &n);
 	ck_assert_int_eq(n, 1);
-	ck_assert_str_eq(ch[0]->stack, "x,y z 1;b 2");
+	ck_assert_str_eq(ch[0]->stack, "x:y z\\x1b\\xff\xc3\xa9 1;b 2");
 	free(ch);
 	heads_free(&h);
 }

@@ -67,7 +67,7 @@ read_all(const char *text, size_t len, strpool *pool, char *kinds, size_t cap,
 	ck_assert(histread_open(&h, path, pool, cause));
 	while ((rc = histread_next(&h, &rec, cause)) > 0 && n + 1 < cap)
 	{
-		kinds[n++] = "MSIHGTD"[rec.kind];
+		kinds[n++] = "SIMHGTDEC"[rec.kind];
 		if (rec.kind == HISTREAD_SAMPLE || rec.kind == HISTREAD_INTERVAL)
 			*last = rec;
 	}
@@ -91,6 +91,45 @@ read_all(const char *text, size_t len, strpool *pool, char *kinds, size_t cap,
 	"\"relation\",\"description\":\"Waiting to acquire a lock on a relation\"}\n"
 #define ROW_CSV "2026-11-26T10:00:01.000000Z,42,2026-11-26T09:00:00.000000Z,client backend,db,u," \
 	"psql,,active,Lock,relation,7,,\"{10,11}\",1,,select 1\n"
+
+/*
+ * The meta record before "version" came said both in "tool": read as the
+ * new one, tool and version apart; a tool with no version has none.
+ */
+START_TEST(old_meta)
+{
+	static const char *const texts[] = {
+		FORMAT_CSV_SAMPLE_HEADER "\n" META_CSV,
+		META2_JSON,
+		"{\"type\":\"meta\",\"log_version\":1,\"tool\":\"pgtempo-waits\",\"version\":\"0.1.0\","
+		"\"run\":\"2026-11-26T10:00:00.000000Z\",\"source\":\"s\",\"server\":\"h\","
+		"\"server_version\":\"15\",\"interval_s\":0.01,\"period_s\":0.01,"
+		"\"include_idle\":false,\"measured\":false,\"backend_types\":[],"
+		"\"backend_types_given\":false}\n",
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+	{
+		strpool		pool;
+		histread	h;
+		histread_rec rec;
+		char	   *cause = NULL;
+		char	   *path = temp_file(texts[i], strlen(texts[i]));
+
+		strpool_init(&pool);
+		ck_assert(histread_open(&h, path, &pool, &cause));
+		ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
+		ck_assert_int_eq(rec.kind, HISTREAD_META);
+		ck_assert_str_eq(rec.meta.run.tool, "pgtempo-waits");
+		ck_assert_str_eq(rec.meta.run.version, "0.1.0");
+		ck_assert_int_eq(rec.meta.run.nbackend_types, i < 2 ? 1 : 0);
+		histread_close(&h);
+		unlink(path);
+		free(path);
+		strpool_free(&pool);
+	}
+}
+END_TEST
 
 /* Files that are not whole logs of this version: the error and its line. */
 START_TEST(bad_files)
@@ -121,10 +160,10 @@ START_TEST(bad_files)
 		{"description first", DESC_JSON META2_JSON, "", ":1: a description record before any "
 		 "meta record"},
 		{"description cut", META2_JSON "{\"type\":\"description\",\"wait_event_type\":\"Lock\","
-		 "\"description\":\"d\"}\n", "M", ":2: a description record without its"},
+		 "\"description\":\"d\"}\n", "M", ":2: a description record with a bad \"wait_event\""},
 		{"description empty", META2_JSON "{\"type\":\"description\",\"wait_event_type\":\"Lock\","
 		 "\"wait_event\":\"relation\",\"description\":\"\"}\n", "M", ":2: a description record "
-		 "without its"},
+		 "with a bad \"description\""},
 		{"description csv", FORMAT_CSV_SAMPLE_HEADER "\n# meta " META2_JSON
 		 "# description {\"type\":\n", "M", ":3: a description record that is not a JSON object"},
 		{"no meta", FORMAT_CSV_SAMPLE_HEADER "\n" ROW_CSV, "", ":2: a row before any meta record"},
@@ -141,7 +180,7 @@ START_TEST(bad_files)
 		{"unknown comment", FORMAT_CSV_SAMPLE_HEADER "\n# what is this\n", "",
 		 ":2: an unknown comment record"},
 		{"bad health", FORMAT_CSV_SAMPLE_HEADER "\n" META_CSV "# health ts=x\n", "M",
-		 ":3: a bad health record"},
+		 ":3: a health record with a bad \"ts\""},
 		{"empty line", FORMAT_CSV_SAMPLE_HEADER "\n" META_CSV "\n", "M", ":3: an empty line"},
 		{"json type", "{\"type\":\"what\"}\n", "", ":1: a record of unknown type \"what\""},
 		{"json broken", "{\"type\":\"sample\",\n", "", ":1: not a JSON record"},
@@ -332,15 +371,17 @@ START_TEST(round_trip)
 		ck_assert(rec.meta.run.interval_s == 0.01 && rec.meta.run.period_s == 0.01);
 		ck_assert_int_eq(rec.meta.log_version, described ? 2 : 1);
 		ck_assert(rec.meta.run.descriptions == described);
+		ck_assert_str_eq(rec.meta.run.tool, "pgtempo-waits");
+		ck_assert_str_eq(rec.meta.run.version, PACKAGE_VERSION);
 		if (described)
 		{
 			ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
 			ck_assert_int_eq(rec.kind, HISTREAD_DESCRIPTION);
-			ck_assert_str_eq(rec.desc_type, "Lock");
-			ck_assert_str_eq(rec.desc_event, "relation");
-			ck_assert_str_eq(rec.desc, ODD_DESC);
+			ck_assert_str_eq(rec.desc.wait_event_type, "Lock");
+			ck_assert_str_eq(rec.desc.wait_event, "relation");
+			ck_assert_str_eq(rec.desc.description, ODD_DESC);
 			/* interned, as the rows' names: the table looks them up as the report will */
-			ck_assert_ptr_eq(rec.desc_event, strpool_intern(&pool, "relation"));
+			ck_assert_ptr_eq(rec.desc.wait_event, strpool_intern(&pool, "relation"));
 		}
 		ck_assert_int_eq(histread_next(&h, &rec, &cause), 1);
 		ck_assert_int_eq(rec.kind, intervals ? HISTREAD_INTERVAL : HISTREAD_SAMPLE);
@@ -477,6 +518,7 @@ main(void)
 
 	setenv("TZ", "UTC", 1);
 	tcase_add_test(tc, bad_files);
+	tcase_add_test(tc, old_meta);
 	tcase_add_test(tc, being_written);
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, descriptions);

@@ -197,7 +197,8 @@ static const char want_hostile[] =
  * hidden and it heads 205.  N = 5 backend samples (the hidden row is not
  * one): 201's 2 stand for 0.020 s ± 1.96 × 0.01 × sqrt(2 × (1 − 2/5)),
  * 206's and 299's 1 for 0.010 s ± 0.018 (ties by pid).  Chains at 0.010 s
- * each, ties in text order; a control character in a frame is a space.
+ * each, ties in text order; a control character in a frame is \xNN, as
+ * in every folded stack (utf8_append_frame).
  */
 static const char want_heads[] =
 	"\nhead blockers: 0.040 s of blocked backend time (directly and through chains)\n"
@@ -211,8 +212,8 @@ static const char want_heads[] =
 	"chains (folded: head;blocked;blocked by that):\n"
 	"  206;web 205  0.010 s\n"
 	"  299;web 204  0.010 s\n"
-	"  batch  201;web 202  0.010 s\n"
-	"  batch  201;web 202;web 203  0.010 s\n";
+	"  batch\\x1b 201;web 202  0.010 s\n"
+	"  batch\\x1b 201;web 202;web 203  0.010 s\n";
 
 START_TEST(head_blockers)
 {

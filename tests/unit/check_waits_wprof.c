@@ -102,6 +102,12 @@ START_TEST(classify_table)
 		{NULL, NULL, false, SAMPLE_CPU},	/* a background worker at work */
 		{NULL, NULL, true, SAMPLE_HIDDEN},
 		{"active", "Lock", true, SAMPLE_HIDDEN},
+		/* our own labels, as a log read back holds them: the class they label */
+		{"active", SAMPLE_CPU_TYPE, false, SAMPLE_CPU},
+		{NULL, SAMPLE_CPU_TYPE, false, SAMPLE_CPU},
+		{"active", SAMPLE_IDLE_TYPE, false, SAMPLE_IDLE},
+		{NULL, SAMPLE_IDLE_TYPE, false, SAMPLE_IDLE},
+		{NULL, SAMPLE_CLIENT_TYPE, false, SAMPLE_WAIT},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
