@@ -269,9 +269,9 @@ wprof_add(wprof *p, const sample_batch *b, const sample_row *r)
 }
 
 void
-wprof_add_heads(wprof *p, const sample_batch *b)
+wprof_add_heads(wprof *p, const heads_graph *g)
 {
-	heads_add_batch(&p->heads, b);
+	heads_add_graph(&p->heads, g);
 }
 
 /* Any query id among the counted rows? */
