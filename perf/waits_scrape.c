@@ -57,7 +57,7 @@ main(int argc, char **argv)
 	m.live.server_version = "17.2";
 	m.live.source = "pg_stat_activity";
 	m.live.started = true;
-	wmetrics_count(&m, m.live.server, &b, false, 0.01, 0);
+	wmetrics_count(&m, m.live.server, &b, NULL, false, 0.01, 0);
 	wmetrics_publish(&m, true);
 	/* a scrape's own work: render what was published */
 	{
@@ -86,7 +86,7 @@ main(int argc, char **argv)
 	{
 		/* a second of samples at 100 Hz, published once */
 		for (int k = 0; k < 100; k++)
-			wmetrics_count(&m, m.live.server, &b, false, 0.01, 0);
+			wmetrics_count(&m, m.live.server, &b, NULL, false, 0.01, 0);
 		m.live.h.samples += 100;
 		wmetrics_publish(&m, false);
 		sleep(1);

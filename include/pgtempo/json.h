@@ -12,6 +12,7 @@
 #define PGTEMPO_JSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pgtempo/strbuf.h"
@@ -50,5 +51,26 @@ void		json_kv_bool(json_writer *w, const char *key, bool v);
 /* key + value, or key + null where the value is not known (!known) */
 void		json_kv_int_or_null(json_writer *w, const char *key, bool known, int64_t v);
 void		json_kv_double_or_null(json_writer *w, const char *key, bool known, double v);
+
+/*
+ * Members written from a struct's fields, a table of them in order:
+ *   static const json_field f[] = {{"time_s", JSON_FIELD_DOUBLE, offsetof(point, elapsed_s)}};
+ *   json_kv_fields(w, &p, f, sizeof(f) / sizeof(f[0]));
+ */
+typedef enum json_field_type
+{
+	JSON_FIELD_DOUBLE,			/* double, as json_kv_double */
+	JSON_FIELD_INT64,			/* int64_t, as json_kv_int */
+	JSON_FIELD_BOOL				/* bool, as json_kv_bool */
+} json_field_type;
+
+typedef struct json_field
+{
+	const char *key;
+	json_field_type type;
+	size_t		offset;			/* offsetof the field in its struct */
+} json_field;
+
+void		json_kv_fields(json_writer *w, const void *base, const json_field *fields, size_t n);
 
 #endif

@@ -24,10 +24,12 @@ bool		parse_double(const char *s, const char *optname, double min, double max,
 						 double *out, char **cause);
 
 /*
- * A duration: a number (integer or decimal) with an optional unit
- * us, ms, s, min or h; default_unit applies when there is none.  The
- * result is in nanoseconds and must lie in [min_ns, max_ns]; the range
- * message is written in the default unit.
+ * A duration: a number (integer or decimal, in decimal digits only: not
+ * "0x1h" nor "1e3s") with an optional unit us, ms, s, min, h or d;
+ * default_unit applies when there is none, and with a NULL default_unit
+ * the unit must be given.  The result is in nanoseconds and must lie in
+ * [min_ns, max_ns]; the range message is written in the default unit
+ * (without one, a value out of range is an invalid value).
  */
 bool		parse_duration_ns(const char *s, const char *optname, const char *default_unit,
 							  int64_t min_ns, int64_t max_ns, int64_t *out, char **cause);

@@ -304,3 +304,26 @@ json_kv_##type##_or_null(json_writer *w, const char *key, bool known, ctype v) \
 
 JSON_KV_OR_NULL(int, int64_t)
 JSON_KV_OR_NULL(double, double)
+
+/* Each field of the table, read from base by its offset and type. */
+void
+json_kv_fields(json_writer *w, const void *base, const json_field *fields, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		const char *at = (const char *) base + fields[i].offset;
+
+		switch (fields[i].type)
+		{
+			case JSON_FIELD_DOUBLE:
+				json_kv_double(w, fields[i].key, *(const double *) (const void *) at);
+				break;
+			case JSON_FIELD_INT64:
+				json_kv_int(w, fields[i].key, *(const int64_t *) (const void *) at);
+				break;
+			case JSON_FIELD_BOOL:
+				json_kv_bool(w, fields[i].key, *(const bool *) at);
+				break;
+		}
+	}
+}

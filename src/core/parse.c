@@ -19,33 +19,44 @@
 #include <string.h>
 #include <time.h>
 
-#include "pgtempo/clock.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
-/* Duration units: one unit is mult * 10^exp nanoseconds. */
+/*
+ * Duration units: one unit is mult * 10^exp nanoseconds.  The one table
+ * for reading a duration (read) and for writing a range in whole units
+ * (text: duration_text says "168 h" rather than "7 d", and "ns" only when
+ * nothing larger divides).  Largest first.
+ */
 typedef struct duration_unit
 {
 	const char *name;
 	int64_t		mult;
 	int			exp;
+	bool		read;
+	bool		text;
 } duration_unit;
 
 static const duration_unit duration_units[] = {
-	{"us", 1, 3},
-	{"ms", 1, 6},
-	{"s", 1, 9},
-	{"min", 60, 9},
-	{"h", 3600, 9},
+	{"d", 86400, 9, true, false},
+	{"h", 3600, 9, true, true},
+	{"min", 60, 9, true, true},
+	{"s", 1, 9, true, true},
+	{"ms", 1, 6, true, true},
+	{"us", 1, 3, true, true},
+	{"ns", 1, 0, false, true},
 };
+
+#define NUNITS (sizeof(duration_units) / sizeof(duration_units[0]))
 
 /*
  * Digits of the fraction below the nanosecond that are looked at for
- * rounding.  Ignoring the rest shifts a value by less than 1e-11 ns.
+ * rounding: mult * 10^13 stays inside int64_t for a day.  Ignoring the
+ * rest shifts a value by less than 1e-8 ns.
  */
-#define ROUND_DIGITS 15
+#define ROUND_DIGITS 13
 
-/* Nanoseconds in one unit; at most 3.6e12, so exact in int64_t and double. */
+/* Nanoseconds in one unit; at most 8.64e13, so exact in int64_t and double. */
 static int64_t
 unit_ns(const duration_unit *u)
 {
@@ -133,13 +144,13 @@ parse_double(const char *s, const char *optname, double min, double max,
 	return true;
 }
 
-/* Find a unit by name; len is the length of name, which need not be NUL-terminated. */
+/* Find a unit that is read by name; len is the length of name, which need not be NUL-terminated. */
 static const duration_unit *
 find_unit(const char *name, size_t len)
 {
-	for (size_t i = 0; i < sizeof(duration_units) / sizeof(duration_units[0]); i++)
+	for (size_t i = 0; i < NUNITS; i++)
 	{
-		if (strlen(duration_units[i].name) == len &&
+		if (duration_units[i].read && strlen(duration_units[i].name) == len &&
 			memcmp(duration_units[i].name, name, len) == 0)
 			return &duration_units[i];
 	}
@@ -194,8 +205,8 @@ parse_duration_ns(const char *s, const char *optname, const char *default_unit,
 	int64_t		rounded;
 	int64_t		v;
 
-	defunit = find_unit(default_unit, strlen(default_unit));
-	if (defunit == NULL)
+	defunit = default_unit != NULL ? find_unit(default_unit, strlen(default_unit)) : NULL;
+	if (default_unit != NULL && defunit == NULL)
 	{
 		/* the caller's mistake, not the user's */
 		msg_error("parse_duration_ns: unknown default unit \"%s\"", default_unit);
@@ -228,7 +239,9 @@ parse_duration_ns(const char *s, const char *optname, const char *default_unit,
 		return invalid_value(s, optname, cause);
 	if (unitlen == 0)
 		unit = defunit;
-	else if ((unit = find_unit(unitname, unitlen)) == NULL)
+	else
+		unit = find_unit(unitname, unitlen);
+	if (unit == NULL)
 		return invalid_value(s, optname, cause);
 
 	/* whole: the integer digits and the first exp fraction digits, in steps of mult ns */
@@ -245,7 +258,7 @@ parse_duration_ns(const char *s, const char *optname, const char *default_unit,
 		rest = rest * 10 + (fracdigits[i] - '0');
 		scale *= 10;
 	}
-	/* mult * rest < 3600 * 10^15, well inside int64_t */
+	/* mult * rest < 86400 * 10^13, well inside int64_t */
 	rounded = (unit->mult * rest + scale / 2) / scale;
 
 	if (whole > (INT64_MAX - rounded) / unit->mult)
@@ -256,6 +269,9 @@ parse_duration_ns(const char *s, const char *optname, const char *default_unit,
 
 	if (v < min_ns || v > max_ns)
 	{
+		/* with no default unit there is none to say the range in */
+		if (defunit == NULL)
+			return invalid_value(s, optname, cause);
 		if (cause != NULL)
 			*cause = xasprintf("%s must be in range %g..%g", optname,
 							   (double) min_ns / unit_ns(defunit),
@@ -289,21 +305,16 @@ parse_getopt_error(int c, char *const argv[])
 static void
 duration_text(char *buf, size_t len, int64_t ns)
 {
-	static const struct
+	for (size_t i = 0; i < NUNITS; i++)
 	{
-		int64_t		ns;
-		const char *name;
-	}			units[] = {
-		{3600 * NS_PER_S, "h"}, {60 * NS_PER_S, "min"}, {NS_PER_S, "s"},
-		{NS_PER_MS, "ms"}, {NS_PER_US, "us"}, {1, "ns"},
-	};
+		const duration_unit *u = &duration_units[i];
 
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (ns % units[i].ns == 0 || units[i].ns == 1)
+		if (u->text && (ns % unit_ns(u) == 0 || i == NUNITS - 1))
 		{
-			snprintf(buf, len, "%lld %s", (long long) (ns / units[i].ns), units[i].name);
+			snprintf(buf, len, "%lld %s", (long long) (ns / unit_ns(u)), u->name);
 			return;
 		}
+	}
 }
 
 /* A duration option: false with the message reported; a range error names its units. */

@@ -36,6 +36,18 @@ typedef struct hpid
 	int			node;
 } hpid;
 
+/* One head of a blocked row: its share of the row's samples, and the chain. */
+typedef struct hshare
+{
+	int			row;			/* the blocked row */
+	int			node;			/* the head */
+	double		share;
+	bool		first;			/* the row's first head: the row counts as blocked */
+	bool		direct;			/* the row waits on it directly */
+	bool		cycle;
+	size_t		stack;			/* the folded chain, at stacks.data + stack */
+} hshare;
+
 typedef struct heads_work
 {
 	hash_table	pids;			/* hpid: a session's pid (or a worker's) to its node */
@@ -49,7 +61,10 @@ typedef struct heads_work
 	int		   *found;
 	int			queue_cap;
 	uint32_t	stamp;
-	strbuf		sb;
+	hshare	   *shares;			/* each blocked row's heads, in the order counted */
+	int			nshares,
+				shares_cap;
+	strbuf		stacks;			/* their chains, each ending in a NUL */
 } heads_work;
 
 /* ---------------------------------------------------------------- tables */
@@ -105,16 +120,7 @@ heads_free(heads_prof *h)
 	clear(h);
 	hash_table_free(&h->cells);
 	hash_table_free(&h->chains);
-	if (h->w != NULL)
-	{
-		hash_table_free(&h->w->pids);
-		free(h->w->nodes);
-		free(h->w->edges);
-		free(h->w->queue);
-		free(h->w->found);
-		strbuf_free(&h->w->sb);
-		free(h->w);
-	}
+	heads_graph_free(&h->g);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -402,42 +408,111 @@ describe(heads_cell *c, const sample_batch *b, const hnode *x)
 		heads_set_query(c, r->query);
 }
 
-/* Count blocked row i to its heads and chains. */
+/* The heads of blocked row i, their shares and chains, onto w->shares. */
 static void
-attribute(heads_prof *h, const sample_batch *b, int i)
+row_heads(heads_work *w, const sample_batch *b, int i)
 {
-	heads_work *w = h->w;
 	const sample_row *r = &b->rows[i];
 	int			start = node_of(w, sample_session_pid(r));
 	bool		cycle;
-	int			n;
-	double		share;
+	int			n = find_heads(w, b, r, start, &cycle);
 
-	n = find_heads(w, b, r, start, &cycle);
-	if (n == 0)
-		return;					/* blocked by its own parallel group only */
-	share = (double) r->samples / n;
-	h->blocked += r->samples;
+	/* n == 0: blocked by its own parallel group only */
 	for (int k = 0; k < n; k++)
 	{
-		const hnode *x = &w->nodes[w->found[k]];
-		heads_cell *c = heads_get(h, x->pid,
-								  x->row >= 0 ? b->rows[x->row].backend_start_us : INT64_MIN);
+		hshare	   *s;
 
-		c->samples += share;
-		if (x->parent == start)
-			c->direct += share;
-		c->cycle |= cycle;
-		describe(c, b, x);
+		if (w->nshares == w->shares_cap)
+		{
+			w->shares_cap = w->shares_cap ? 2 * w->shares_cap : 16;
+			w->shares = xrealloc(w->shares, (size_t) w->shares_cap * sizeof(hshare));
+		}
+		s = &w->shares[w->nshares++];
+		s->row = i;
+		s->node = w->found[k];
+		s->share = (double) r->samples / n;
+		s->first = k == 0;
+		s->direct = w->nodes[s->node].parent == start;
+		s->cycle = cycle;
+		s->stack = w->stacks.len;
 		/* the chain: the head first, then each session that waits for the one before */
-		strbuf_reset(&w->sb);
 		for (int y = w->found[k]; y >= 0; y = w->nodes[y].parent)
 		{
 			if (y != w->found[k])
-				strbuf_putc(&w->sb, ';');
-			put_frame(&w->sb, b, &w->nodes[y]);
+				strbuf_putc(&w->stacks, ';');
+			put_frame(&w->stacks, b, &w->nodes[y]);
 		}
-		heads_add_chain(h, w->sb.data, share);
+		strbuf_putc(&w->stacks, '\0');
+	}
+}
+
+void
+heads_graph_init(heads_graph *g)
+{
+	memset(g, 0, sizeof(*g));
+}
+
+void
+heads_graph_free(heads_graph *g)
+{
+	if (g->w != NULL)
+	{
+		hash_table_free(&g->w->pids);
+		free(g->w->nodes);
+		free(g->w->edges);
+		free(g->w->queue);
+		free(g->w->found);
+		free(g->w->shares);
+		strbuf_free(&g->w->stacks);
+		free(g->w);
+	}
+	memset(g, 0, sizeof(*g));
+}
+
+void
+heads_graph_build(heads_graph *g, const sample_batch *b)
+{
+	heads_work *w = g->w;
+
+	g->b = b;
+	g->builds++;
+	if (w != NULL)
+		w->nshares = 0;
+	if (b->nblockers == 0)
+		return;
+	if (w == NULL)
+	{
+		w = g->w = xcalloc(1, sizeof(heads_work));
+		hash_table_init(&w->pids, sizeof(hpid), 64);
+		strbuf_init(&w->stacks);
+	}
+	strbuf_reset(&w->stacks);
+	build_graph(w, b);
+	for (int i = 0; i < b->nrows; i++)
+		if (blocked_row(&b->rows[i]))
+			row_heads(w, b, i);
+}
+
+void
+heads_add_graph(heads_prof *h, const heads_graph *g)
+{
+	const sample_batch *b = g->b;
+
+	for (int i = 0; g->w != NULL && i < g->w->nshares; i++)
+	{
+		const hshare *s = &g->w->shares[i];
+		const hnode *x = &g->w->nodes[s->node];
+		heads_cell *c = heads_get(h, x->pid,
+								  x->row >= 0 ? b->rows[x->row].backend_start_us : INT64_MIN);
+
+		if (s->first)
+			h->blocked += b->rows[s->row].samples;
+		c->samples += s->share;
+		if (s->direct)
+			c->direct += s->share;
+		c->cycle |= s->cycle;
+		describe(c, b, x);
+		heads_add_chain(h, g->w->stacks.data + s->stack, s->share);
 	}
 }
 
@@ -446,16 +521,8 @@ heads_add_batch(heads_prof *h, const sample_batch *b)
 {
 	if (b->nblockers == 0)
 		return;
-	if (h->w == NULL)
-	{
-		h->w = xcalloc(1, sizeof(heads_work));
-		hash_table_init(&h->w->pids, sizeof(hpid), 64);
-		strbuf_init(&h->w->sb);
-	}
-	build_graph(h->w, b);
-	for (int i = 0; i < b->nrows; i++)
-		if (blocked_row(&b->rows[i]))
-			attribute(h, b, i);
+	heads_graph_build(&h->g, b);
+	heads_add_graph(h, &h->g);
 }
 
 /* ---------------------------------------------------------------- sorted */

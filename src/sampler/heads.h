@@ -71,15 +71,38 @@ typedef struct heads_chain
 	double		samples;
 } heads_chain;
 
-struct heads_work;
+/*
+ * One sample's lock graph and the heads and chain of each of its blocked
+ * rows: built once per batch (heads_graph_build) and counted into as many
+ * profiles as want it (heads_add_graph), the run's and every output's.
+ */
+typedef struct heads_graph
+{
+	const sample_batch *b;		/* the batch it was built from, until the next build */
+	struct heads_work *w;		/* the graph, and each blocked row's heads */
+	uint64_t	builds;			/* how many times it was built: once per batch */
+} heads_graph;
 
 typedef struct heads_prof
 {
 	hash_table	cells;			/* heads_cell by pid and backend start */
 	hash_table	chains;			/* heads_chain by stack */
 	double		blocked;		/* blocked backend-samples (each once) */
-	struct heads_work *w;		/* scratch of heads_add_batch */
+	heads_graph g;				/* heads_add_batch's own */
 } heads_prof;
+
+void		heads_graph_init(heads_graph *g);
+void		heads_graph_free(heads_graph *g);
+
+/*
+ * The lock graph of batch b and the heads of its blocked rows, into g
+ * (which keeps b until the next build).  Costs nothing when no row has a
+ * blocker.
+ */
+void		heads_graph_build(heads_graph *g, const sample_batch *b);
+
+/* Count the blocked rows of g's batch to their heads and chains. */
+void		heads_add_graph(heads_prof *h, const heads_graph *g);
 
 void		heads_init(heads_prof *h);
 void		heads_free(heads_prof *h);
@@ -87,8 +110,8 @@ void		heads_free(heads_prof *h);
 void		heads_reset(heads_prof *h);
 
 /*
- * Count the blocked rows of one sample to their heads and chains.  Costs
- * nothing when no row has a blocker.
+ * Count the blocked rows of one sample to their heads and chains: its
+ * graph built for h alone (heads_graph_build, then heads_add_graph).
  */
 void		heads_add_batch(heads_prof *h, const sample_batch *b);
 

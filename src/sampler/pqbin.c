@@ -1,6 +1,6 @@
 /*
- * pqbin.c — the reader this build uses, and statements' parameters in
- * PostgreSQL's binary formats.
+ * pqbin.c — what both readers share (a value stored as its C type), and
+ * statements' parameters in PostgreSQL's binary formats.
  */
 #include "config.h"
 
@@ -16,12 +16,6 @@
 #define TEXTOID			25
 #define INT4ARRAYOID	1007
 #define TEXTARRAYOID	1009
-
-#ifdef HAVE_LIBPQTYPES
-const pqbin_ops *const pqbin = &pqbin_pqtypes;
-#else
-const pqbin_ops *const pqbin = &pqbin_libpq;
-#endif
 
 /* A scalar's value, as the C type of its type. */
 void

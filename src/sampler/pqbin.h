@@ -99,39 +99,47 @@ extern const pqbin_ops pqbin_libpq;
 extern const pqbin_ops pqbin_pqtypes;
 #endif
 
-/* The reader of this build. */
-extern const pqbin_ops *const pqbin;
+/*
+ * The reader of this build, chosen here above both readers (config.h says
+ * which is built) so that neither they nor pqbin.c name the other.
+ */
+#ifdef HAVE_LIBPQTYPES
+#define pqbin (&pqbin_pqtypes)
+#else
+#define pqbin (&pqbin_libpq)
+#endif
 
-/* A scalar column of a type, read by reader rd into its C type (get). */
-static inline bool
-pqbin_get_int4(const pqbin_ops *rd, const PGresult *res, int row, int col, int32_t *out)
-{
-	return rd->get(res, row, col, PQBIN_INT4, out);
+/*
+ * A reader's ops: the functions named PREFIX_setup_send ... PREFIX_error
+ * of its file, and its get() named scalar.
+ */
+#define PQBIN_OPS(libname, prefix) { \
+	.name = libname, \
+	.setup_send = prefix##_setup_send, \
+	.setup_result = prefix##_setup_result, \
+	.get = scalar, \
+	.get_int4_array = prefix##_int4_array, \
+	.get_core = prefix##_core, \
+	.error = prefix##_error, \
 }
 
-static inline bool
-pqbin_get_int8(const pqbin_ops *rd, const PGresult *res, int row, int col, int64_t *out)
-{
-	return rd->get(res, row, col, PQBIN_INT8, out);
+/*
+ * A scalar column of a type, read by reader rd into its C type (get):
+ * pqbin_get_int4, pqbin_get_int8, pqbin_get_bool, pqbin_get_oid and
+ * pqbin_get_text, each typed so that the compiler checks out.
+ */
+#define PQBIN_GETTER(suffix, ctype, type) \
+static inline bool \
+pqbin_get_##suffix(const pqbin_ops *rd, const PGresult *res, int row, int col, ctype *out) \
+{ \
+	return rd->get(res, row, col, type, out); \
 }
 
-static inline bool
-pqbin_get_bool(const pqbin_ops *rd, const PGresult *res, int row, int col, bool *out)
-{
-	return rd->get(res, row, col, PQBIN_BOOL, out);
-}
-
-static inline bool
-pqbin_get_oid(const pqbin_ops *rd, const PGresult *res, int row, int col, uint32_t *out)
-{
-	return rd->get(res, row, col, PQBIN_OID, out);
-}
-
-static inline bool
-pqbin_get_text(const pqbin_ops *rd, const PGresult *res, int row, int col, const char **out)
-{
-	return rd->get(res, row, col, PQBIN_TEXT, out);
-}
+PQBIN_GETTER(int4, int32_t, PQBIN_INT4)
+PQBIN_GETTER(int8, int64_t, PQBIN_INT8)
+PQBIN_GETTER(bool, bool, PQBIN_BOOL)
+PQBIN_GETTER(oid, uint32_t, PQBIN_OID)
+PQBIN_GETTER(text, const char *, PQBIN_TEXT)
 
 #define PQBIN_MAX_PARAMS	8
 

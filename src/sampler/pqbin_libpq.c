@@ -273,12 +273,4 @@ lp_setup_result(PGconn *conn, PGresult *res, const char *error, char **cause)
 	return true;
 }
 
-const pqbin_ops pqbin_libpq = {
-	.name = "libpq",
-	.setup_send = lp_setup_send,
-	.setup_result = lp_setup_result,
-	.get = scalar,
-	.get_int4_array = lp_int4_array,
-	.get_core = lp_core,
-	.error = lp_error,
-};
+const pqbin_ops pqbin_libpq = PQBIN_OPS("libpq", lp);

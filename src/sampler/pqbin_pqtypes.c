@@ -225,12 +225,4 @@ pt_core(const PGresult *res, int row, pqbin_core *o)
 	return true;
 }
 
-const pqbin_ops pqbin_pqtypes = {
-	.name = "libpqtypes",
-	.setup_send = pt_setup_send,
-	.setup_result = pt_setup_result,
-	.get = scalar,
-	.get_int4_array = pt_int4_array,
-	.get_core = pt_core,
-	.error = pt_error,
-};
+const pqbin_ops pqbin_pqtypes = PQBIN_OPS("libpqtypes", pt);

@@ -170,11 +170,11 @@ query_filters(strbuf *sb, const query_caps *c, const query_opts *o, const char *
 		strbuf_printf(sb, " AND (%s = ANY ($%d::text[]) OR %s IS NULL",
 					  backend_type_expr(c), p.backend_types, backend_type_expr(c));
 		/* "background worker": the types PostgreSQL does not set (our constants, no input) */
-		if (o->backend_type_other)
+		if (o->backend_type_other != NULL)
 		{
 			strbuf_printf(sb, " OR %s <> ALL (ARRAY[", backend_type_expr(c));
-			for (int i = 0; sampler_backend_types[i] != NULL; i++)
-				strbuf_printf(sb, "%s'%s'", i > 0 ? ", " : "", sampler_backend_types[i]);
+			for (int i = 0; o->backend_type_other[i] != NULL; i++)
+				strbuf_printf(sb, "%s'%s'", i > 0 ? ", " : "", o->backend_type_other[i]);
 			strbuf_puts(sb, "])");
 		}
 		strbuf_puts(sb, ")");

@@ -46,7 +46,8 @@ typedef struct query_opts
 	bool		users;			/* on user names */
 	bool		apps;			/* on application names */
 	bool		backend_types;	/* on backend types */
-	bool		backend_type_other; /* ... or a type PostgreSQL does not set itself */
+	/* ... or a type PostgreSQL does not set itself: none of these (NULL-terminated; NULL: no) */
+	const char *const *backend_type_other;
 	bool		include_idle;	/* keep idle backends */
 	bool		query_text;		/* return the query text */
 	unsigned	omit;			/* SAMPLER_OMIT_*: columns returned as NULL */

@@ -115,7 +115,7 @@ typedef struct sample_health
 	double		gap_s;			/* total time in gaps */
 	double		cpu_us_per_sample;	/* our own CPU time; < 0 unknown */
 	double		backend_cpu_us_per_sample;	/* our server backend's; < 0 unknown */
-	/* the cost budget (budget.h): the rate chosen, what a sample costs, at how many backends */
+	/* the cost budget (waits/budget.h): the rate chosen, what a sample costs, at how many backends */
 	double		interval_s;		/* between samples now */
 	double		cost_us_per_sample;	/* our backend's CPU per sample, last window; < 0 unknown */
 	int			backends;		/* on the server, last counted; < 0 unknown */

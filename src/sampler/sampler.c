@@ -101,7 +101,7 @@ set_opts(sampler *sm)
 	sm->opts.backend_types = s->backend_types.n > 0;
 	for (int i = 0; i < s->backend_types.n; i++)
 		if (strcmp(s->backend_types.v[i], SAMPLER_OTHER_BACKEND_TYPE) == 0)
-			sm->opts.backend_type_other = true;
+			sm->opts.backend_type_other = sampler_backend_types;
 	sm->opts.omit = s->omit;
 	sm->opts.include_idle = s->include_idle;
 	sm->opts.query_text = s->query_text > 0;

@@ -8,8 +8,7 @@
  * per connection, the filters bound as parameters, the rows read in
  * binary.  How is the library's business (sampler_int.h and the headers
  * it includes); a tool sees this header, the sample model (sample.h),
- * the profile (wprof.h), the cost budget (budget.h) and the string pool
- * (strpool.h).
+ * the profile (wprof.h) and the string pool (strpool.h).
  *
  * The library prints nothing: a warning goes to the tool's callback
  * (sampler_config.warn), an error back through a cause.

@@ -229,16 +229,12 @@ wprof_add(wprof *p, const sample_batch *b, const sample_row *r)
 		p->idle += r->samples;
 		return;
 	}
-	memset(&k, 0, sizeof(k));
-	k.datname = r->datname;
-	k.usename = r->usename;
-	k.appname = r->application_name;
-	k.backend_type = r->backend_type;
-	k.type = r->wait_event_type;
-	k.event = r->wait_event;
-	k.query_id = r->query_id;
-	k.backend_start_us = r->backend_start_us;
-	k.pid = r->pid;
+	/* the fine key: who, where, what; no blocker (sub 0) */
+	k = (wprof_key) {
+		.datname = r->datname, .usename = r->usename, .appname = r->application_name,
+		.backend_type = r->backend_type, .type = r->wait_event_type, .event = r->wait_event,
+		.query_id = r->query_id, .backend_start_us = r->backend_start_us, .pid = r->pid
+	};
 	c = table_get(&p->main, &k);
 	c->samples += r->samples;
 	c->measured_us += r->measured_us;
@@ -269,9 +265,9 @@ wprof_add(wprof *p, const sample_batch *b, const sample_row *r)
 }
 
 void
-wprof_add_heads(wprof *p, const sample_batch *b)
+wprof_add_heads(wprof *p, const heads_graph *g)
 {
-	heads_add_batch(&p->heads, b);
+	heads_add_graph(&p->heads, g);
 }
 
 /* Any query id among the counted rows? */

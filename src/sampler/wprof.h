@@ -140,8 +140,11 @@ void		wprof_add_duration(wprof *p, const char *type, const char *event, uint64_t
 
 /* Count a row of a batch (idle and hidden rows only in the totals). */
 void		wprof_add(wprof *p, const sample_batch *b, const sample_row *r);
-/* Count a whole sample's blocked rows to their head blockers (once per sample, with its rows). */
-void		wprof_add_heads(wprof *p, const sample_batch *b);
+/*
+ * Count a whole sample's blocked rows to their head blockers (once per
+ * sample, with its rows), from its lock graph built once (heads.h).
+ */
+void		wprof_add_heads(wprof *p, const heads_graph *g);
 
 /*
  * Group the profile by the given dimensions, largest groups first (ties

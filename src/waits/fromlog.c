@@ -60,6 +60,7 @@ struct fromlog
 	wprof		prof;			/* the window's profile */
 	sink_list	out;			/* --chart, --folded */
 	sample_batch batch;			/* rows of one timestamp */
+	heads_graph graph;			/* its lock graph: built once, for all */
 	bool		batch_open;
 	bool		batch_interval;	/* of profile lines: not one tick */
 	uint64_t	next_sec_ns;	/* the chart's next second */
@@ -369,8 +370,9 @@ flush_batch(fromlog *f)
 		f->win_ticks++;
 	for (int i = 0; i < b->nrows; i++)
 		wprof_add(&f->prof, b, &b->rows[i]);
-	wprof_add_heads(&f->prof, b);
-	sinks_rows(&f->out, b, true);
+	heads_graph_build(&f->graph, b);
+	wprof_add_heads(&f->prof, &f->graph);
+	sinks_rows(&f->out, b, &f->graph, true);
 	f->batch_open = false;
 }
 
@@ -797,6 +799,7 @@ free_fromlog(fromlog *f)
 	evdesc_free(&f->descs);
 	sinks_free(&f->out);
 	sample_batch_free(&f->batch);
+	heads_graph_free(&f->graph);
 	wprof_free(&f->prof);
 	strpool_free(&f->own_pool);
 }
@@ -856,6 +859,7 @@ fromlog_read(const waits_settings *s, char *const *files, int nfiles, strpool *p
 	evdesc_init(&f->descs);
 	wprof_init(&f->prof, true);
 	sample_batch_init(&f->batch);
+	heads_graph_init(&f->graph);
 	f->row_fn = fn;
 	f->row_arg = arg;
 	if (read_all(f, files, nfiles, "compared", "compares", all_read))

@@ -75,8 +75,8 @@ usage(void)
 		   "      --store-interval=SECONDS  store a profile per interval instead of raw rows\n"
 		   "      --store-label=TEXT     the \"server\" column of stored rows (default host:port)\n"
 		   "      --log-retain=LIMIT     delete the --log pattern's older files: past an age\n"
-		   "                             (units min, h, d) or a total size (kB, MB, GB, TB);\n"
-		   "                             give it twice for both\n"
+		   "                             (units s, min, h, d) or a total size (kB, MB, GB,\n"
+		   "                             TB); give it twice for both\n"
 		   "\nReports from history files (instead of sampling, no server connection):\n"
 		   "      --from-log FILE...     report from these --log files (csv or jsonl, raw\n"
 		   "                             rows or --log-interval profiles); every argument\n"
@@ -338,32 +338,17 @@ handle_baseline_time(const opt_def *def, void *ctx, const char *arg)
 	int64_t    *shift = def->field == offsetof(waits_settings, baseline_since_us) ?
 		&((waits_settings *) ctx)->baseline_since_shift_us :
 		&((waits_settings *) ctx)->baseline_until_shift_us;
-	char	   *cause = NULL;
-	char	   *num;
-	size_t		n = strlen(arg);
 	int64_t		ns;
-	bool		ok;
 
 	if (arg[0] != '-')
 		return handle_time(def, ctx, arg);
-	num = xstrdup(arg + 1);
-	/* days are the shift a week's comparison wants; durations stop at hours */
-	if (n > 2 && n < 8 && arg[n - 1] == 'd' && strspn(num, "0123456789") == n - 2)
-	{
-		ns = (int64_t) strtol(num, NULL, 10) * 86400 * (int64_t) NS_PER_S;
-		ok = ns <= 3650 * 86400 * (int64_t) NS_PER_S;
-	}
-	else
-		ok = parse_duration_ns(num, def->label, "s", (int64_t) NS_PER_S, 3650 * 86400 * (int64_t) NS_PER_S, &ns, &cause);
-	free(num);
-	if (!ok || ns <= 0)
-	{
-		free(cause);
+	/* a second to ten years, in seconds without a unit */
+	if (!parse_duration_ns(arg + 1, def->label, "s", (int64_t) NS_PER_S,
+						   3650 * 86400 * (int64_t) NS_PER_S, &ns, NULL))
 		return opt_fail(xasprintf("invalid value \"%s\" for option %s: must be a time as "
 								  "--since takes it, or -SHIFT before %s (-7d, -24h, -90min)",
 								  arg, def->label, shift == &((waits_settings *) ctx)->baseline_since_shift_us ?
 								  "--since" : "--until"));
-	}
 	*shift = ns / 1000;
 	return OPT_OK;
 }

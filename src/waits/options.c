@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/clock.h"
 #include "pgtempo/parse.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
@@ -224,7 +225,10 @@ options_log_format_for(const char *path, waits_log_format asked)
 	return WAITS_LOG_CSV;
 }
 
-/* --log-retain: "7d", "36h", "90min", or "10GB", "500MB". */
+/*
+ * --log-retain: an age as every duration is read (parse.h) but with its
+ * unit, "7d", "36h", "90min"; or a size, "10GB", "500 MB".
+ */
 bool
 options_parse_retain(const char *arg, waits_settings *s, char **cause)
 {
@@ -232,38 +236,49 @@ options_parse_retain(const char *arg, waits_settings *s, char **cause)
 	{
 		const char *unit;
 		double		factor;
-		bool		size;
-	}			units[] = {
-		{"min", 60e9, false}, {"h", 3600e9, false}, {"d", 86400e9, false},
-		{"kB", 1024.0, true}, {"MB", 1048576.0, true}, {"GB", 1073741824.0, true},
-		{"TB", 1099511627776.0, true},
+	}			sizes[] = {
+		{"kB", 1024.0}, {"MB", 1048576.0}, {"GB", 1073741824.0}, {"TB", 1099511627776.0},
 	};
-	char	   *end;
-	double		v = strtod(arg, &end);
+	size_t		n = strlen(arg);
+	const char *what = "age";
+	int64_t    *out = &s->log_retain_ns;
+	int64_t		v = 0;
+	bool		ok = false;
 
-	while (*end == ' ')
-		end++;
-	for (size_t i = 0; end != arg && i < sizeof(units) / sizeof(units[0]); i++)
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 	{
-		int64_t    *out = units[i].size ? &s->log_retain_bytes : &s->log_retain_ns;
+		size_t		m = strlen(sizes[i].unit);
+		char	   *num;
+		double		d;
 
-		if (strcmp(end, units[i].unit) != 0)
+		if (n < m || strcmp(arg + n - m, sizes[i].unit) != 0)
 			continue;
-		/* at least a second or a byte: less would read as no limit */
-		if (!(v * units[i].factor >= (units[i].size ? 1.0 : 1e9)) || v * units[i].factor >= 9.2e18)
-			break;
-		if (*out != 0)
-		{
-			*cause = xasprintf("option --log-retain gives the %s twice", units[i].size ?
-							   "size" : "age");
-			return false;
-		}
-		*out = (int64_t) (v * units[i].factor);
-		return true;
+		what = "size";
+		out = &s->log_retain_bytes;
+		num = xstrndup(arg, n - m);
+		/* at least a byte: less would read as no limit */
+		ok = parse_double(num, "--log-retain", 0, 9.2e18, &d, NULL) &&
+			d * sizes[i].factor >= 1.0 && d * sizes[i].factor < 9.2e18;
+		v = ok ? (int64_t) (d * sizes[i].factor) : 0;
+		free(num);
+		break;
 	}
-	*cause = xasprintf("invalid value \"%s\" for option --log-retain: must be an age with a "
-					   "unit (min, h, d) or a size with a unit (kB, MB, GB, TB)", arg);
-	return false;
+	/* at least a second */
+	if (out == &s->log_retain_ns)
+		ok = parse_duration_ns(arg, "--log-retain", NULL, NS_PER_S, INT64_MAX, &v, NULL);
+	if (!ok)
+	{
+		*cause = xasprintf("invalid value \"%s\" for option --log-retain: must be an age with a "
+						   "unit (s, min, h, d) or a size with a unit (kB, MB, GB, TB)", arg);
+		return false;
+	}
+	if (*out != 0)
+	{
+		*cause = xasprintf("option --log-retain gives the %s twice", what);
+		return false;
+	}
+	*out = v;
+	return true;
 }
 
 /* The NAME of a --fail-if item: total, TYPE or EVENT, or TYPE:EVENT (or TYPE/EVENT). */

@@ -76,16 +76,20 @@ report_cost_text(FILE *out, const report_cost *c)
 void
 report_cost_json(json_writer *w, const report_cost *c)
 {
+	static const json_field fields[] = {
+		{"budget_share", JSON_FIELD_DOUBLE, offsetof(report_cost, share)},
+		{"measured", JSON_FIELD_BOOL, offsetof(report_cost, measured)},
+		{"user_interval", JSON_FIELD_BOOL, offsetof(report_cost, user_interval)},
+		{"known_pids", JSON_FIELD_BOOL, offsetof(report_cost, known_pids)},
+		{"pids_each", JSON_FIELD_BOOL, offsetof(report_cost, pids_each)},
+		{"requested_interval_s", JSON_FIELD_DOUBLE, offsetof(report_cost, want_interval_s)},
+		{"interval_s", JSON_FIELD_DOUBLE, offsetof(report_cost, interval_s)},
+		{"max_interval_s", JSON_FIELD_DOUBLE, offsetof(report_cost, max_interval_s)},
+	};
+
 	json_key(w, "cost");
 	json_object_begin(w);
-	json_kv_double(w, "budget_share", c->share);
-	json_kv_bool(w, "measured", c->measured);
-	json_kv_bool(w, "user_interval", c->user_interval);
-	json_kv_bool(w, "known_pids", c->known_pids);
-	json_kv_bool(w, "pids_each", c->pids_each);
-	json_kv_double(w, "requested_interval_s", c->want_interval_s);
-	json_kv_double(w, "interval_s", c->interval_s);
-	json_kv_double(w, "max_interval_s", c->max_interval_s);
+	json_kv_fields(w, c, fields, sizeof(fields) / sizeof(fields[0]));
 	/* what was not measured (< 0) is null */
 	json_kv_double_or_null(w, "cost_us_per_sample", c->cost_us >= 0, c->cost_us);
 	json_kv_double_or_null(w, "max_cost_us_per_sample", c->max_cost_us >= 0, c->max_cost_us);

@@ -61,7 +61,7 @@ sinks_start(sink_list *l, uint64_t t0_ns, uint64_t t0_us, bool measured)
 
 /* Count the rows in every sink's profile; a tick also goes out raw. */
 void
-sinks_rows(sink_list *l, const sample_batch *b, bool tick)
+sinks_rows(sink_list *l, const sample_batch *b, const heads_graph *g, bool tick)
 {
 	for (int i = 0; i < l->n; i++)
 	{
@@ -71,11 +71,12 @@ sinks_rows(sink_list *l, const sample_batch *b, bool tick)
 		{
 			for (int j = 0; j < b->nrows; j++)
 				wprof_add(&k->prof, b, &b->rows[j]);
-			wprof_add_heads(&k->prof, b);
+			wprof_add_heads(&k->prof, g);
 		}
 	}
 	if (!tick)
 		return;
+	l->run.graph = g;
 	for (int i = 0; i < l->n; i++)
 	{
 		sink	   *k = l->v[i];
@@ -84,6 +85,7 @@ sinks_rows(sink_list *l, const sample_batch *b, bool tick)
 		if (k->ops->batch != NULL)
 			k->ops->batch(k, b);
 	}
+	l->run.graph = NULL;
 }
 
 /* Hand the interval that ends at end_us to the sink, and start the next. */

@@ -82,6 +82,8 @@ typedef struct sink_run
 	format_store_counts stored;
 	/* an output failed that the run cannot go on without (the trace's): it ends */
 	bool		failed;
+	/* during batch: the lock graph of the batch, built once for every sink */
+	const heads_graph *graph;
 } sink_run;
 
 typedef struct sink sink;
@@ -143,8 +145,12 @@ void		sinks_init(sink_list *l, const waits_settings *s, strpool *pool, const wpr
 bool		sinks_open(sink_list *l, sink_open_stage stage, char **cause);
 /* Sampling starts at monotonic t0_ns, wall clock t0_us: the intervals begin. */
 void		sinks_start(sink_list *l, uint64_t t0_ns, uint64_t t0_us, bool measured);
-/* Count the rows of a batch; tick: it is a sample (raw rows are written). */
-void		sinks_rows(sink_list *l, const sample_batch *b, bool tick);
+/*
+ * Count the rows of a batch, and its heads from g, its lock graph built
+ * once for the run and every sink (heads_graph_build); tick: it is a
+ * sample (raw rows are written).
+ */
+void		sinks_rows(sink_list *l, const sample_batch *b, const heads_graph *g, bool tick);
 /* Once a second: end the intervals that are due, then each sink's second. */
 void		sinks_second(sink_list *l, uint64_t now_ns, uint64_t now_us, bool reopen);
 void		sinks_gap(sink_list *l, const sample_gap *g);

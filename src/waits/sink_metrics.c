@@ -107,7 +107,7 @@ msink_batch(sink *k, const sample_batch *b)
 	sink_run   *run = k->run;
 
 	/* pg_wait_sampling's rows are its own samples, each standing for its period: no missed ticks */
-	wmetrics_count(&x->m, run->src.server, b, run->s->include_idle, run->src.period_s,
+	wmetrics_count(&x->m, run->src.server, b, run->graph, run->s->include_idle, run->src.period_s,
 				   run->in_server ? 0 : *run->missed);
 }
 

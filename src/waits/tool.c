@@ -84,6 +84,7 @@ typedef struct run_state
 	wprof		run;			/* the whole run */
 	sink_list	out;			/* every output */
 	sample_batch batch;
+	heads_graph graph;			/* the batch's lock graph: built once, for all */
 	ticker		sc;
 	uint64_t	retry_at;		/* connection lost: when to try again */
 	uint64_t	backoff;		/* and after that, how long to wait */
@@ -201,10 +202,11 @@ consume(run_state *r, const sample_batch *b, bool tick)
 			r->app_seen[k] |= row->application_name == r->match_apps[k];
 		wprof_add(&r->run, b, row);
 	}
-	wprof_add_heads(&r->run, b);
+	heads_graph_build(&r->graph, b);
+	wprof_add_heads(&r->run, &r->graph);
 	if (tick)
 		wprof_tick(&r->run, b->ts_us);
-	sinks_rows(&r->out, b, tick);
+	sinks_rows(&r->out, b, &r->graph, tick);
 }
 
 static void
@@ -765,6 +767,7 @@ free_state(run_state *r)
 {
 	sampler_close(r->sm);
 	wprof_free(&r->run);
+	heads_graph_free(&r->graph);
 	sinks_free(&r->out);
 	sample_batch_free(&r->batch);
 	for (int i = 0; i < r->ngaps; i++)
@@ -817,6 +820,7 @@ waits_run(const waits_settings *s)
 	install_signals(true);
 	strpool_init(&r.pool);
 	wprof_init(&r.run, s->include_idle);
+	heads_graph_init(&r.graph);
 	sinks_init(&r.out, s, &r.pool, &r.run);
 	r.out.run.health = sink_health;
 	r.out.run.health_arg = &r;

@@ -88,7 +88,8 @@ series_of(wmetrics *m, const char *const key[4])
  * do unless a row waits on a lock with a blocker.
  */
 static void
-count_heads(wmetrics *m, const char *server, const sample_batch *b, double stands)
+count_heads(wmetrics *m, const char *server, const sample_batch *b, const heads_graph *g,
+			double stands)
 {
 	const heads_cell **v;
 	int			n;
@@ -96,7 +97,10 @@ count_heads(wmetrics *m, const char *server, const sample_batch *b, double stand
 	if (b->nblockers == 0)
 		return;
 	heads_reset(&m->heads);
-	heads_add_batch(&m->heads, b);
+	if (g != NULL)
+		heads_add_graph(&m->heads, g);
+	else
+		heads_add_batch(&m->heads, b);
 	v = heads_sorted(&m->heads, &n);
 	for (int i = 0; i < n; i++)
 	{
@@ -109,8 +113,8 @@ count_heads(wmetrics *m, const char *server, const sample_batch *b, double stand
 
 /* Count a sample's rows as wprof_add counts them: not the hidden, not the idle unless asked. */
 void
-wmetrics_count(wmetrics *m, const char *server, const sample_batch *b, bool include_idle,
-			   double period_s, uint64_t missed)
+wmetrics_count(wmetrics *m, const char *server, const sample_batch *b, const heads_graph *g,
+			   bool include_idle, double period_s, uint64_t missed)
 {
 	/* a sample after missed ticks stands for them too (the report scales its period the same way) */
 	double		stands = period_s * (double) (1 + (missed > m->missed ? missed - m->missed : 0));
@@ -132,7 +136,7 @@ wmetrics_count(wmetrics *m, const char *server, const sample_batch *b, bool incl
 		sr->samples += r->samples;
 		sr->active_s += (double) r->samples * stands;
 	}
-	count_heads(m, server, b, stands);
+	count_heads(m, server, b, g, stands);
 }
 
 /* dst becomes a copy of src (dst's array is reused). */

@@ -79,10 +79,13 @@ void		wmetrics_free(wmetrics *m);
 /*
  * Count the rows of one sample: each counted row adds its samples, and
  * period_s times them (and times the ticks missed since the last sample,
- * missed being the total so far) to its series.
+ * missed being the total so far) to its series.  The head blockers come
+ * from g, the sample's lock graph built once for every output (NULL:
+ * built here).
  */
 void		wmetrics_count(wmetrics *m, const char *server, const sample_batch *b,
-						   bool include_idle, double period_s, uint64_t missed);
+						   const heads_graph *g, bool include_idle, double period_s,
+						   uint64_t missed);
 
 /*
  * Publish the sampler's copy to the endpoint if the lock is free now; wait

@@ -191,6 +191,45 @@ START_TEST(test_appends_to_buffer)
 }
 END_TEST
 
+/* A table of fields writes each as its json_kv_* would, in the table's order. */
+START_TEST(test_fields)
+{
+	static const struct
+	{
+		int64_t		n;
+		bool		flag;
+		double		x;
+	}			v = {-7, true, 0.25};
+	static const json_field f[] = {
+		{"x", JSON_FIELD_DOUBLE, offsetof(__typeof__(v), x)},
+		{"n", JSON_FIELD_INT64, offsetof(__typeof__(v), n)},
+		{"flag", JSON_FIELD_BOOL, offsetof(__typeof__(v), flag)},
+		{"n2", JSON_FIELD_INT64, offsetof(__typeof__(v), n)},
+	};
+	strbuf		a,
+				b;
+	json_writer w;
+
+	strbuf_init(&a);
+	strbuf_init(&b);
+	json_init(&w, &a, false);
+	json_object_begin(&w);
+	json_kv_fields(&w, &v, f, sizeof(f) / sizeof(f[0]));
+	json_object_end(&w);
+	json_init(&w, &b, false);
+	json_object_begin(&w);
+	json_kv_double(&w, "x", v.x);
+	json_kv_int(&w, "n", v.n);
+	json_kv_bool(&w, "flag", v.flag);
+	json_kv_int(&w, "n2", v.n);
+	json_object_end(&w);
+	ck_assert_str_eq(a.data, "{\"x\":0.25,\"n\":-7,\"flag\":true,\"n2\":-7}");
+	ck_assert_str_eq(a.data, b.data);
+	strbuf_free(&a);
+	strbuf_free(&b);
+}
+END_TEST
+
 static const struct
 {
 	const char *in;
@@ -385,6 +424,7 @@ json_suite(void)
 	tc = tcase_create("structure");
 	tcase_add_loop_test(tc, test_documents, 0, sizeof(doc_cases) / sizeof(doc_cases[0]));
 	tcase_add_test(tc, test_appends_to_buffer);
+	tcase_add_test(tc, test_fields);
 	tcase_add_test(tc, test_max_depth);
 	tcase_add_loop_test(tc, test_misuse_aborts, 0, sizeof(abort_cases) / sizeof(abort_cases[0]));
 	suite_add_tcase(s, tc);

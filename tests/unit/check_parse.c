@@ -195,6 +195,18 @@ static const struct
 	{"-0", "s", 0, INT64_MAX, 0, NULL},
 	{"-5ms", "s", -10 * S, INT64_MAX, -5 * MS, NULL},
 	{"-1.5us", "us", -10 * S, INT64_MAX, -1500, NULL},
+	/* days: the shift a week's comparison wants, and --log-retain's ages */
+	{"7d", "s", 0, INT64_MAX, 7 * 86400 * S, NULL},
+	{"1.5d", "s", 0, INT64_MAX, 129600 * S, NULL},
+	{"3650 d", "s", 0, INT64_MAX, 3650 * 86400 * S, NULL},
+	{"0.00000000000001d", "s", 0, INT64_MAX, 1, NULL},
+	{"106751.99116730064d", "s", 0, INT64_MAX, INT64_C(9223372036854775296), NULL},
+	{"106752d", "s", 0, INT64_MAX, 0, "invalid value \"106752d\" for option -T/--time"},
+	/* no default unit: the unit must be given, and a range error is an invalid value */
+	{"90min", NULL, S, INT64_MAX, 5400 * S, NULL},
+	{"90", NULL, S, INT64_MAX, 0, "invalid value \"90\" for option -T/--time"},
+	{"0.5s", NULL, S, INT64_MAX, 0, "invalid value \"0.5s\" for option -T/--time"},
+	{"-1d", NULL, S, INT64_MAX, 0, "invalid value \"-1d\" for option -T/--time"},
 	/* rounding to the nearest nanosecond, halves away from zero */
 	{"1.0000004ms", "s", 0, INT64_MAX, MS, NULL},
 	{"1.0000005ms", "s", 0, INT64_MAX, MS + 1, NULL},
@@ -226,6 +238,12 @@ static const struct
 	{"10 ms x", "s", 0, INT64_MAX, 0, "invalid value \"10 ms x\" for option -T/--time"},
 	{"- 5s", "s", -10 * S, INT64_MAX, 0, "invalid value \"- 5s\" for option -T/--time"},
 	{"0x10", "s", 0, INT64_MAX, 0, "invalid value \"0x10\" for option -T/--time"},
+	{"0x1h", "s", 0, INT64_MAX, 0, "invalid value \"0x1h\" for option -T/--time"},
+	{"0x1d", NULL, 0, INT64_MAX, 0, "invalid value \"0x1d\" for option -T/--time"},
+	{"1e1d", "s", 0, INT64_MAX, 0, "invalid value \"1e1d\" for option -T/--time"},
+	{"infd", "s", 0, INT64_MAX, 0, "invalid value \"infd\" for option -T/--time"},
+	{"7days", "s", 0, INT64_MAX, 0, "invalid value \"7days\" for option -T/--time"},
+	{"7D", "s", 0, INT64_MAX, 0, "invalid value \"7D\" for option -T/--time"},
 	/* out of range: the message speaks the default unit */
 	{"-5ms", "s", 0, INT64_MAX, 0, "-T/--time must be in range 0..9.22337e+09"},
 	{"0", "s", S, 100 * S, 0, "-T/--time must be in range 1..100"},

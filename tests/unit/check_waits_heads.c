@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "idents.h"
+#include "sink.h"
 #include "strpool.h"
 #include "unit.h"
 
@@ -438,6 +439,81 @@ START_TEST(lookup_bounded)
 }
 END_TEST
 
+/* Two profiles hold the same heads, chains and blocked samples, exactly. */
+static void
+same_heads(const heads_prof *a, const heads_prof *b)
+{
+	const heads_cell **va,
+			  **vb;
+	const heads_chain **ca,
+			  **cb;
+	int			na,
+				nb;
+
+	ck_assert(a->blocked == b->blocked);
+	va = heads_sorted(a, &na);
+	vb = heads_sorted(b, &nb);
+	ck_assert_int_eq(na, nb);
+	for (int i = 0; i < na; i++)
+		ck_assert(va[i]->pid == vb[i]->pid && va[i]->samples == vb[i]->samples &&
+				  va[i]->direct == vb[i]->direct && va[i]->cycle == vb[i]->cycle &&
+				  va[i]->seen == vb[i]->seen && va[i]->appname == vb[i]->appname &&
+				  va[i]->last_us == vb[i]->last_us);
+	free(va);
+	free(vb);
+	ca = heads_chains_sorted(a, &na);
+	cb = heads_chains_sorted(b, &nb);
+	ck_assert_int_eq(na, nb);
+	for (int i = 0; i < na; i++)
+		ck_assert(strcmp(ca[i]->stack, cb[i]->stack) == 0 && ca[i]->samples == cb[i]->samples);
+	free(ca);
+	free(cb);
+}
+
+/* Count into a sink's profile only (the sinks' raw calls are not wanted). */
+static const sink_ops counting_ops = {0};
+
+/*
+ * One lock graph per batch, for every profile: the graph built once and
+ * counted into the run's profile and two sinks' (sinks_rows) gives each
+ * exactly what a graph of its own (heads_add_batch) gives, twice over
+ * (the second batch rebuilds the graph in place), and is built once per
+ * batch.
+ */
+START_TEST(graph_once_per_batch)
+{
+	waits_settings st = WAITS_SETTINGS_INIT;
+	wprof		run,
+				own;
+	sink_list	l;
+	heads_graph g;
+
+	wprof_init(&run, false);
+	wprof_init(&own, false);
+	sinks_init(&l, &st, &pool, &run);
+	sink_new(&l, &counting_ops, sizeof(sink))->counts_rows = true;
+	sink_new(&l, &counting_ops, sizeof(sink))->counts_rows = true;
+	heads_graph_init(&g);
+	for (int pass = 0; pass < 2; pass++)
+	{
+		fill(&cases[_i]);
+		heads_graph_build(&g, &batch);
+		wprof_add_heads(&run, &g);
+		sinks_rows(&l, &batch, &g, false);
+		heads_add_batch(&own.heads, &batch);
+		ck_assert_uint_eq(g.builds, (uint64_t) pass + 1);
+		same_heads(&run.heads, &own.heads);
+		for (int k = 0; k < l.n; k++)
+			same_heads(&l.v[k]->prof.heads, &own.heads);
+	}
+	ck_assert(cases[_i].blocked == 0 || own.heads.blocked > 0);
+	heads_graph_free(&g);
+	sinks_free(&l);
+	wprof_free(&run);
+	wprof_free(&own);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -451,6 +527,7 @@ main(void)
 	tcase_add_loop_test(tc, identities_from_side_table, 0,
 						(int) (sizeof(icases) / sizeof(icases[0])));
 	tcase_add_test(tc, identity_kept);
+	tcase_add_loop_test(tc, graph_once_per_batch, 0, (int) (sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, lookup_bounded);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

@@ -97,8 +97,8 @@ START_TEST(counts)
 	wmetrics_init(&m);
 	sample_batch_init(&b);
 	fill_batch(&b, rows, (int) (sizeof(rows) / sizeof(rows[0])));
-	wmetrics_count(&m, server, &b, false, 0.01, 0);
-	wmetrics_count(&m, server, &b, false, 0.01, 3);
+	wmetrics_count(&m, server, &b, NULL, false, 0.01, 0);
+	wmetrics_count(&m, server, &b, NULL, false, 0.01, 3);
 	ck_assert_int_eq(m.live.n, 4);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 	{
@@ -110,10 +110,10 @@ START_TEST(counts)
 		ck_assert_double_eq_tol(s->active_s, want[i].active_s, 1e-12);
 	}
 	/* the missed ticks were counted once: the next sample stands for one tick again */
-	wmetrics_count(&m, server, &b, false, 0.01, 3);
+	wmetrics_count(&m, server, &b, NULL, false, 0.01, 3);
 	ck_assert_double_eq_tol(find(&m.live, timeout, sleep_ev, client)->active_s, 0.12, 1e-12);
 	/* with --include-idle, the idle row is a series too */
-	wmetrics_count(&m, server, &b, true, 0.01, 3);
+	wmetrics_count(&m, server, &b, NULL, true, 0.01, 3);
 	ck_assert_int_eq(m.live.n, 5);
 	sample_batch_free(&b);
 	wmetrics_free(&m);
@@ -167,8 +167,8 @@ START_TEST(heads)
 		if (rows[i].blocker != 0)
 			sample_batch_add_blocker(&b, rows[i].blocker);
 	}
-	wmetrics_count(&m, server, &b, false, 0.01, 0);
-	wmetrics_count(&m, server, &b, false, 0.01, 1);	/* a missed tick: 20 ms */
+	wmetrics_count(&m, server, &b, NULL, false, 0.01, 0);
+	wmetrics_count(&m, server, &b, NULL, false, 0.01, 1);	/* a missed tick: 20 ms */
 	h = find(&m.live, wmetrics_head_key, wmetrics_head_key, client);
 	ck_assert_ptr_nonnull(h);
 	ck_assert_double_eq_tol(h->active_s, 2 * 0.01 + 2 * 0.02, 1e-12);
@@ -202,7 +202,7 @@ START_TEST(publish)
 	strbuf_init(&out);
 	ck_assert_int_eq(wmetrics_render_published(&m, false, &out), LISTEN_NOT_READY);
 	fill_batch(&b, rows, 1);
-	wmetrics_count(&m, server, &b, false, 0.01, 0);
+	wmetrics_count(&m, server, &b, NULL, false, 0.01, 0);
 	m.live.started = true;
 	m.live.h.samples = 1;
 	pthread_mutex_lock(&m.lock);
@@ -212,7 +212,7 @@ START_TEST(publish)
 	ck_assert(wmetrics_publish(&m, false));
 	ck_assert_int_eq(m.pub.n, 1);
 	/* the published copy is the sampler's at that moment, not later counts */
-	wmetrics_count(&m, server, &b, false, 0.01, 0);
+	wmetrics_count(&m, server, &b, NULL, false, 0.01, 0);
 	ck_assert_uint_eq(m.pub.v[0].samples, 1);
 	ck_assert_int_eq(wmetrics_render_published(&m, false, &out), LISTEN_SERVED);
 	ck_assert_ptr_nonnull(strstr(out.data, "pgtempo_waits_backend_samples_total{server=\"db:5432\","

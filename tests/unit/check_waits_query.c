@@ -294,7 +294,7 @@ START_TEST(name_filters)
 	{
 		query_opts	o = all_opts;
 
-		o.backend_type_other = true;
+		o.backend_type_other = sampler_backend_types;
 		sql = build_with(source_activity_sql, 150000, &o);
 		ck_assert(has(sql, "AND (a.backend_type = ANY ($5::text[]) OR a.backend_type IS NULL"
 					  " OR a.backend_type <> ALL "

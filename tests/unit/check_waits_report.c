@@ -235,7 +235,14 @@ START_TEST(head_blockers)
 	sample_finish_row(h, &pool, 170000, NULL, NULL, true);
 	for (int i = 0; i < batch.nrows; i++)
 		wprof_add(&prof, &batch, &batch.rows[i]);
-	wprof_add_heads(&prof, &batch);
+	{
+		heads_graph g;
+
+		heads_graph_init(&g);
+		heads_graph_build(&g, &batch);
+		wprof_add_heads(&prof, &g);
+		heads_graph_free(&g);
+	}
 	got = render(ev, 1);
 	sec = strstr(got, "\nhead blockers:");
 	ck_assert_msg(sec != NULL, "no head blockers section:\n%s", got);

@@ -52,6 +52,17 @@ json_sums(json_writer *w, const stats_simple *ss)
 	json_kv_double_or_null(w, "max_ns", ss->count > 0, ss->max);
 }
 
+/* The counts of a stats after "failed", as they are. */
+static const json_field stats_counts[] = {
+	{"serialization_failures", JSON_FIELD_INT64, offsetof(stats, serialization_failures)},
+	{"deadlock_failures", JSON_FIELD_INT64, offsetof(stats, deadlock_failures)},
+	{"other_failures", JSON_FIELD_INT64, offsetof(stats, other_failures)},
+	{"skipped", JSON_FIELD_INT64, offsetof(stats, skipped)},
+	{"late", JSON_FIELD_INT64, offsetof(stats, late)},
+	{"retried", JSON_FIELD_INT64, offsetof(stats, retried)},
+	{"retries", JSON_FIELD_INT64, offsetof(stats, retries)},
+};
+
 /* The counts of a stats (totals or one script); expected is -t's target or -1. */
 static void
 json_transactions(json_writer *w, const stats *st, int64_t expected)
@@ -64,13 +75,7 @@ json_transactions(json_writer *w, const stats *st, int64_t expected)
 	json_kv_int(w, "processed", st->cnt);
 	json_kv_int_or_null(w, "expected", expected >= 0, expected);
 	json_kv_int(w, "failed", failures);
-	json_kv_int(w, "serialization_failures", st->serialization_failures);
-	json_kv_int(w, "deadlock_failures", st->deadlock_failures);
-	json_kv_int(w, "other_failures", st->other_failures);
-	json_kv_int(w, "skipped", st->skipped);
-	json_kv_int(w, "late", st->late);
-	json_kv_int(w, "retried", st->retried);
-	json_kv_int(w, "retries", st->retries);
+	json_kv_fields(w, st, stats_counts, sizeof(stats_counts) / sizeof(stats_counts[0]));
 	json_object_end(w);
 }
 
@@ -295,6 +300,23 @@ json_results(json_writer *w, const bench_settings *s, const report_data *d)
 	json_object_end(w);
 }
 
+/* The members of a progress line before "lag_ms", and after it. */
+static const json_field progress_times[] = {
+	{"time_s", JSON_FIELD_DOUBLE, offsetof(report_progress_point, elapsed_s)},
+	{"epoch_s", JSON_FIELD_DOUBLE, offsetof(report_progress_point, epoch_s)},
+	{"interval_s", JSON_FIELD_DOUBLE, offsetof(report_progress_point, interval_s)},
+	{"transactions", JSON_FIELD_INT64, offsetof(report_progress_point, transactions)},
+	{"tps", JSON_FIELD_DOUBLE, offsetof(report_progress_point, tps)},
+	{"latency_ms", JSON_FIELD_DOUBLE, offsetof(report_progress_point, latency_ms)},
+	{"stddev_ms", JSON_FIELD_DOUBLE, offsetof(report_progress_point, stddev_ms)},
+};
+static const json_field progress_counts[] = {
+	{"failed", JSON_FIELD_INT64, offsetof(report_progress_point, failed)},
+	{"skipped", JSON_FIELD_INT64, offsetof(report_progress_point, skipped)},
+	{"retried", JSON_FIELD_INT64, offsetof(report_progress_point, retried)},
+	{"retries", JSON_FIELD_INT64, offsetof(report_progress_point, retries)},
+};
+
 static void
 json_progress(json_writer *w, const bench_settings *s, const jsonreport_run *run)
 {
@@ -313,18 +335,9 @@ json_progress(json_writer *w, const bench_settings *s, const jsonreport_run *run
 		const report_progress_point *p = &run->progress[k];
 
 		json_object_begin(w);
-		json_kv_double(w, "time_s", p->elapsed_s);
-		json_kv_double(w, "epoch_s", p->epoch_s);
-		json_kv_double(w, "interval_s", p->interval_s);
-		json_kv_int(w, "transactions", p->transactions);
-		json_kv_double(w, "tps", p->tps);
-		json_kv_double(w, "latency_ms", p->latency_ms);
-		json_kv_double(w, "stddev_ms", p->stddev_ms);
+		json_kv_fields(w, p, progress_times, sizeof(progress_times) / sizeof(progress_times[0]));
 		json_kv_double_or_null(w, "lag_ms", s->rate > 0, p->lag_ms);
-		json_kv_int(w, "failed", p->failed);
-		json_kv_int(w, "skipped", p->skipped);
-		json_kv_int(w, "retried", p->retried);
-		json_kv_int(w, "retries", p->retries);
+		json_kv_fields(w, p, progress_counts, sizeof(progress_counts) / sizeof(progress_counts[0]));
 		json_key(w, "percentiles_ms");
 		if (p->has_percentiles)
 		{

@@ -16,8 +16,8 @@
  * shows it would fit with room to spare.  With an interval the user
  * chose, the budget only says what the rate costs.
  */
-#ifndef PGTEMPO_SAMPLER_BUDGET_H
-#define PGTEMPO_SAMPLER_BUDGET_H
+#ifndef PGTEMPO_WAITS_BUDGET_H
+#define PGTEMPO_WAITS_BUDGET_H
 
 #include <stdbool.h>
 #include <stdint.h>
