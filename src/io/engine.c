@@ -1,0 +1,306 @@
+/*
+ * engine.c — the request loop and its watchdog (see engine.h).
+ *
+ * The loop runs in the calling thread; a request's time is two clock reads
+ * around the system calls, and nothing else.  The lock is taken between
+ * requests only, so the watchdog can always take it: it finds the loop
+ * either between requests (then it sets stop and wakes the pause) or in a
+ * request (then it reports through on_cut and ends the process).
+ */
+#include "config.h"
+
+#include "engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pgtempo/clock.h"
+#include "pgtempo/signals.h"
+#include "pgtempo/xalloc.h"
+
+typedef struct engine
+{
+	pthread_mutex_t mu;
+	pthread_cond_t cv;			/* the pause between requests */
+	bool		in_request;
+	bool		stop;
+	int			signo;
+	bool		deadline_hit;
+	uint64_t	deadline_abs;	/* 0: none */
+	io_on_cut	on_cut;
+	void	   *ctx;
+} engine;
+
+void		(*io_engine_request_hook) (void) = NULL;
+
+uint64_t
+io_engine_random(uint64_t *state)
+{
+	uint64_t	z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* An absolute CLOCK_MONOTONIC time in ns as a timespec. */
+static struct timespec
+to_timespec(uint64_t ns)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t) (ns / NS_PER_S);
+	ts.tv_nsec = (long) (ns % NS_PER_S);
+	return ts;
+}
+
+/* How long a request in flight at a stop may take before the run is cut. */
+#define CUT_GRACE_NS (100 * NS_PER_MS)
+
+/*
+ * The engine's stop: between requests, wake the loop; in a request, give
+ * it CUT_GRACE_NS, and if it has not returned by then (a device that does
+ * not answer), report now and end the process.  Called with the lock.
+ */
+static void
+stop_locked(engine *e, int signo)
+{
+	uint64_t	until = clock_now_ns() + CUT_GRACE_NS;
+	struct timespec ts = to_timespec(until);
+
+	e->stop = true;
+	e->signo = signo;
+	e->deadline_hit = signo == 0;
+	pthread_cond_broadcast(&e->cv);
+	while (e->in_request && clock_now_ns() < until)
+		pthread_cond_timedwait(&e->cv, &e->mu, &ts);
+	if (e->in_request)
+		exit(e->on_cut(e->ctx, signo, clock_now_ns()));
+}
+
+/*
+ * The watchdog: waits for a stop signal or the deadline.  Cancelled by the
+ * loop when the run ends; never cancelled while it holds the lock.
+ */
+static void *
+watchdog(void *arg)
+{
+	engine	   *e = arg;
+	sigset_t	set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	for (;;)
+	{
+		int			signo;
+		uint64_t	now = clock_now_ns();
+
+		if (e->deadline_abs != 0 && now >= e->deadline_abs)
+			signo = 0;
+		else
+		{
+			uint64_t	wait = e->deadline_abs != 0 ? e->deadline_abs - now : 3600 * NS_PER_S;
+			struct timespec ts = {(time_t) (wait / NS_PER_S), (long) (wait % NS_PER_S)};
+
+			signo = sigtimedwait(&set, NULL, &ts);
+			if (signo < 0)
+				continue;		/* the timeout (EAGAIN) or EINTR: look again */
+		}
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		pthread_mutex_lock(&e->mu);
+		if (!e->stop)
+			stop_locked(e, signo);
+		pthread_mutex_unlock(&e->mu);
+		if (signo == 0)
+			return NULL;
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	}
+}
+
+/* The offset of request i (0-based) in the working set. */
+static uint64_t
+next_offset(const io_plan *p, uint64_t i, uint64_t *rng)
+{
+	uint64_t	slots = p->span / p->size;
+
+	if (slots == 0)
+		slots = 1;
+	if (p->linear)
+		return p->offset + (i % slots) * p->size;
+	return p->offset + (io_engine_random(rng) % slots) * p->size;
+}
+
+/* One request: its time in *time_ns, the bytes done in *done; 0 or errno. */
+static int
+do_request(const io_plan *p, bool write, void *buf, uint64_t off, uint64_t *time_ns,
+		   uint64_t *done)
+{
+	struct iovec iov = {buf, p->size};
+	uint64_t	t0,
+				t1;
+	ssize_t		n;
+
+	if (!write && p->drop_cache)
+		posix_fadvise(p->fd, (off_t) off, (off_t) p->size, POSIX_FADV_DONTNEED);
+	if (io_engine_request_hook != NULL)
+		io_engine_request_hook();
+	t0 = clock_now_ns();
+	if (p->rwf_flags != 0)
+		n = write ? pwritev2(p->fd, &iov, 1, (off_t) off, p->rwf_flags)
+			: preadv2(p->fd, &iov, 1, (off_t) off, p->rwf_flags);
+	else
+		n = write ? pwrite(p->fd, buf, p->size, (off_t) off)
+			: pread(p->fd, buf, p->size, (off_t) off);
+	if (n >= 0 && write && p->sync_writes && fdatasync(p->fd) != 0)
+		n = -1;
+	t1 = clock_now_ns();
+	*time_ns = t1 - t0;
+	*done = n > 0 ? (uint64_t) n : 0;
+	return n < 0 ? errno : 0;
+}
+
+/* Pause until the absolute time next_ns or a stop; false on a stop. */
+static bool
+pause_until(engine *e, uint64_t next_ns)
+{
+	struct timespec ts = to_timespec(next_ns);
+	bool		go;
+
+	pthread_mutex_lock(&e->mu);
+	while (!e->stop && clock_now_ns() < next_ns)
+		pthread_cond_timedwait(&e->cv, &e->mu, &ts);
+	go = !e->stop;
+	pthread_mutex_unlock(&e->mu);
+	return go;
+}
+
+/* The loop proper: requests until the plan, a stop or an error ends it. */
+static void
+loop(engine *e, const io_plan *p, void *buf, io_on_request on_request, io_outcome *out)
+{
+	uint64_t	rng = p->seed;
+	uint64_t	planned = out->start_ns;
+
+	for (uint64_t i = 0; p->count == 0 || i < p->count; i++)
+	{
+		io_request r;
+		int			err;
+		bool		go;
+
+		memset(&r, 0, sizeof(r));
+		r.index = i + 1;
+		r.write = p->op == IO_OP_WRITE || (p->op == IO_OP_PINGPONG && i % 2 == 0);
+		r.offset = next_offset(p, i, &rng);
+		r.burst_start = p->burst > 0 && i > 0 && i % p->burst == 0;
+		pthread_mutex_lock(&e->mu);
+		go = !e->stop;
+		e->in_request = go;
+		pthread_mutex_unlock(&e->mu);
+		if (!go)
+			break;
+		r.start_ns = clock_now_ns();
+		err = do_request(p, r.write, buf, r.offset, &r.time_ns, &r.bytes);
+		out->end_ns = clock_now_ns();
+		pthread_mutex_lock(&e->mu);
+		e->in_request = false;
+		pthread_cond_broadcast(&e->cv);	/* a watchdog may wait for it */
+		if (err != 0 || r.bytes != p->size)
+		{
+			out->end = IO_END_ERROR;
+			out->errnum = err;
+			out->write = r.write;
+			out->bytes = r.bytes;
+			pthread_mutex_unlock(&e->mu);
+			return;
+		}
+		/* a request that returned counts, a stop meanwhile or not */
+		go = on_request(e->ctx, &r) && !e->stop;
+		pthread_mutex_unlock(&e->mu);
+		if (!go)
+		{
+			if (e->stop)
+				break;
+			out->end = IO_END_STOPPED;
+			return;
+		}
+		if (p->count != 0 && i + 1 >= p->count)
+			break;
+		/* the next start: at once within a burst, else one interval on */
+		if (p->burst == 0 || (i + 1) % p->burst == 0)
+		{
+			planned += p->interval_ns;
+			if (planned < out->end_ns)
+				planned = out->end_ns;
+		}
+		else
+			planned = out->end_ns;
+		if (e->deadline_abs != 0 && planned >= e->deadline_abs)
+		{
+			out->end = IO_END_DEADLINE;
+			return;
+		}
+		if (planned > out->end_ns && !pause_until(e, planned))
+			break;
+	}
+	pthread_mutex_lock(&e->mu);
+	if (e->stop)
+		out->end = e->deadline_hit ? IO_END_DEADLINE : IO_END_SIGNAL;
+	out->signo = e->signo;
+	pthread_mutex_unlock(&e->mu);
+}
+
+void
+io_engine_run(const io_plan *p, io_on_request on_request, io_on_cut on_cut, void *ctx,
+			  io_outcome *out)
+{
+	engine		e;
+	pthread_condattr_t ca;
+	pthread_t	dog;
+	void	   *buf;
+
+	memset(out, 0, sizeof(*out));
+	memset(&e, 0, sizeof(e));
+	pthread_mutex_init(&e.mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	e.on_cut = on_cut;
+	e.ctx = ctx;
+	if (posix_memalign(&buf, p->align > 0 ? p->align : 4096, p->size) != 0)
+		buf = NULL;
+	if (buf == NULL)
+		xmalloc(SIZE_MAX);		/* the one out-of-memory path */
+	/* a pattern that no layer below can compress away */
+	for (uint64_t i = 0, s = p->seed ^ 0x5eed; i < p->size / 8; i++)
+		((uint64_t *) buf)[i] = io_engine_random(&s);
+
+	/* the stop signals go to the watchdog alone */
+	signals_block_stop(NULL);
+	out->start_ns = out->end_ns = clock_now_ns();
+	if (p->deadline_ns != 0)
+		e.deadline_abs = out->start_ns + p->deadline_ns;
+	out->end = IO_END_COUNT;
+	pthread_create(&dog, NULL, watchdog, &e);
+	loop(&e, p, buf, on_request, out);
+	pthread_mutex_lock(&e.mu);
+	e.stop = true;				/* from now on the watchdog has nothing to cut */
+	pthread_mutex_unlock(&e.mu);
+	pthread_cancel(dog);
+	pthread_join(dog, NULL);
+	/*
+	 * The stop signals stay blocked: one that comes now waits, harmless,
+	 * until the caller has reported and ended.
+	 */
+	pthread_cond_destroy(&e.cv);
+	pthread_mutex_destroy(&e.mu);
+	free(buf);
+}
