@@ -138,80 +138,73 @@ next_offset(const io_plan *p, uint64_t i, uint64_t *rng)
 	return p->offset + (io_engine_random(rng) % slots) * p->size;
 }
 
-/* One request: its time in *time_ns, the bytes done in *done; 0 or errno. */
+/* One request, r's kind and offset given: its start, time and bytes done in r; 0 or errno. */
 static int
-do_request(const io_plan *p, bool write, void *buf, uint64_t off, uint64_t *time_ns,
-		   uint64_t *done)
+do_request(const io_plan *p, void *buf, io_request *r)
 {
 	struct iovec iov = {buf, p->size};
-	uint64_t	t0,
-				t1;
+	uint64_t	t1;
 	ssize_t		n;
 
-	if (!write && p->drop_cache)
-		posix_fadvise(p->fd, (off_t) off, (off_t) p->size, POSIX_FADV_DONTNEED);
+	if (!r->write && p->drop_cache)
+		posix_fadvise(p->fd, (off_t) r->offset, (off_t) p->size, POSIX_FADV_DONTNEED);
 	if (io_engine_request_hook != NULL)
 		io_engine_request_hook();
-	t0 = clock_now_ns();
+	r->start_ns = clock_now_ns();
 	if (p->rwf_flags != 0)
-		n = write ? pwritev2(p->fd, &iov, 1, (off_t) off, p->rwf_flags)
-			: preadv2(p->fd, &iov, 1, (off_t) off, p->rwf_flags);
+		n = r->write ? pwritev2(p->fd, &iov, 1, (off_t) r->offset, p->rwf_flags)
+			: preadv2(p->fd, &iov, 1, (off_t) r->offset, p->rwf_flags);
 	else
-		n = write ? pwrite(p->fd, buf, p->size, (off_t) off)
-			: pread(p->fd, buf, p->size, (off_t) off);
-	if (n >= 0 && write && p->sync_writes && fdatasync(p->fd) != 0)
+		n = r->write ? pwrite(p->fd, buf, p->size, (off_t) r->offset)
+			: pread(p->fd, buf, p->size, (off_t) r->offset);
+	if (n >= 0 && r->write && p->sync_writes && fdatasync(p->fd) != 0)
 		n = -1;
 	t1 = clock_now_ns();
-	*time_ns = t1 - t0;
-	*done = n > 0 ? (uint64_t) n : 0;
+	r->time_ns = t1 - r->start_ns;
+	r->bytes = n > 0 ? (uint64_t) n : 0;
 	return n < 0 ? errno : 0;
 }
 
-/* Pause until the absolute time next_ns or a stop; false on a stop. */
-static bool
-pause_until(engine *e, uint64_t next_ns)
+/* Pause, with the lock, until the absolute time next_ns or a stop. */
+static void
+pause_locked(engine *e, uint64_t next_ns)
 {
 	struct timespec ts = to_timespec(next_ns);
-	bool		go;
 
-	pthread_mutex_lock(&e->mu);
 	while (!e->stop && clock_now_ns() < next_ns)
 		pthread_cond_timedwait(&e->cv, &e->mu, &ts);
-	go = !e->stop;
-	pthread_mutex_unlock(&e->mu);
-	return go;
 }
 
-/* The loop proper: requests until the plan, a stop or an error ends it. */
+/*
+ * The loop proper: requests until the plan, a stop or an error ends it.
+ * The lock is held but while a request is in the kernel (and while the
+ * loop pauses), so each request takes it once.
+ */
 static void
 loop(engine *e, const io_plan *p, void *buf, io_on_request on_request, io_outcome *out)
 {
 	uint64_t	rng = p->seed;
 	uint64_t	planned = out->start_ns;
 
-	for (uint64_t i = 0; p->count == 0 || i < p->count; i++)
+	pthread_mutex_lock(&e->mu);
+	for (uint64_t i = 0; (p->count == 0 || i < p->count) && !e->stop; i++)
 	{
 		io_request r;
 		int			err;
-		bool		go;
+		uint64_t	end;
 
-		memset(&r, 0, sizeof(r));
 		r.index = i + 1;
 		r.write = p->op == IO_OP_WRITE || (p->op == IO_OP_PINGPONG && i % 2 == 0);
 		r.offset = next_offset(p, i, &rng);
 		r.burst_start = p->burst > 0 && i > 0 && i % p->burst == 0;
-		pthread_mutex_lock(&e->mu);
-		go = !e->stop;
-		e->in_request = go;
+		e->in_request = true;
 		pthread_mutex_unlock(&e->mu);
-		if (!go)
-			break;
-		r.start_ns = clock_now_ns();
-		err = do_request(p, r.write, buf, r.offset, &r.time_ns, &r.bytes);
-		out->end_ns = clock_now_ns();
+		err = do_request(p, buf, &r);
 		pthread_mutex_lock(&e->mu);
 		e->in_request = false;
 		pthread_cond_broadcast(&e->cv);	/* a watchdog may wait for it */
+		end = r.start_ns + r.time_ns;
+		out->end_ns = end;
 		if (err != 0 || r.bytes != p->size)
 		{
 			out->end = IO_END_ERROR;
@@ -222,35 +215,32 @@ loop(engine *e, const io_plan *p, void *buf, io_on_request on_request, io_outcom
 			return;
 		}
 		/* a request that returned counts, a stop meanwhile or not */
-		go = on_request(e->ctx, &r) && !e->stop;
-		pthread_mutex_unlock(&e->mu);
-		if (!go)
+		if (!on_request(e->ctx, &r))
 		{
-			if (e->stop)
-				break;
 			out->end = IO_END_STOPPED;
+			pthread_mutex_unlock(&e->mu);
 			return;
 		}
-		if (p->count != 0 && i + 1 >= p->count)
+		if (e->stop || (p->count != 0 && i + 1 >= p->count))
 			break;
 		/* the next start: at once within a burst, else one interval on */
 		if (p->burst == 0 || (i + 1) % p->burst == 0)
 		{
 			planned += p->interval_ns;
-			if (planned < out->end_ns)
-				planned = out->end_ns;
+			if (planned < end)
+				planned = end;
 		}
 		else
-			planned = out->end_ns;
+			planned = end;
 		if (e->deadline_abs != 0 && planned >= e->deadline_abs)
 		{
 			out->end = IO_END_DEADLINE;
+			pthread_mutex_unlock(&e->mu);
 			return;
 		}
-		if (planned > out->end_ns && !pause_until(e, planned))
-			break;
+		if (planned > end)
+			pause_locked(e, planned);
 	}
-	pthread_mutex_lock(&e->mu);
 	if (e->stop)
 		out->end = e->deadline_hit ? IO_END_DEADLINE : IO_END_SIGNAL;
 	out->signo = e->signo;

@@ -56,7 +56,8 @@ void
 io_stats_add(io_stats *st, uint64_t time_ns, uint64_t bytes, uint64_t end_ns, bool valid)
 {
 	window_add(&st->run, time_ns, bytes, end_ns, valid);
-	window_add(&st->period, time_ns, bytes, end_ns, valid);
+	if (st->periods)
+		window_add(&st->period, time_ns, bytes, end_ns, valid);
 	if (valid)
 		hlog2_record(&st->log2, time_ns);
 }

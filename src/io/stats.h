@@ -29,6 +29,7 @@ typedef struct io_stats
 	hlog2		log2;			/* the run's valid times, ns */
 	uint64_t	too_fast;
 	uint64_t	too_slow;
+	bool		periods;		/* -p/-P: keep the period window too */
 } io_stats;
 
 /* The figures ioping derives from a window. */

@@ -172,8 +172,9 @@ open_work_file(io_target *t, const io_settings *s, uint64_t len, char **cause)
 		free(path);
 		return IO_TARGET_PREPARATION;
 	}
-	/* no read-ahead: a request reads its own pages only, as ioping's */
-	posix_fadvise(t->fd, 0, (off_t) len, POSIX_FADV_RANDOM);
+	/* no read-ahead: a request reads its own pages only, as ioping's (-C: no matter) */
+	if (!s->cached)
+		posix_fadvise(t->fd, 0, (off_t) len, POSIX_FADV_RANDOM);
 	free(path);
 	return 0;
 }
@@ -299,7 +300,8 @@ io_target_open(io_target *t, const io_settings *s, char **cause)
 		*cause = xasprintf("failed to open \"%s\": %s", t->path, strerror(errno));
 		return IO_TARGET_PREPARATION;
 	}
-	posix_fadvise(t->fd, (off_t) t->work_offset, (off_t) t->work_size, POSIX_FADV_RANDOM);
+	if (!s->cached)
+		posix_fadvise(t->fd, (off_t) t->work_offset, (off_t) t->work_size, POSIX_FADV_RANDOM);
 	return 0;
 }
 
