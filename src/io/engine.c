@@ -17,6 +17,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/aio_abi.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +38,7 @@ typedef struct engine
 	uint64_t	deadline_abs;	/* 0: none */
 	io_on_cut	on_cut;
 	void	   *ctx;
+	aio_context_t aio;			/* -A: the context, 0 when none */
 } engine;
 
 void		(*io_engine_request_hook) (void) = NULL;
@@ -138,9 +141,35 @@ next_offset(const io_plan *p, uint64_t i, uint64_t *rng)
 	return p->offset + (io_engine_random(rng) % slots) * p->size;
 }
 
+/*
+ * Linux AIO (glibc has no wrappers for it): submit one request and wait for
+ * its completion; what it did (>= 0) or -errno.
+ */
+static ssize_t
+aio_request(aio_context_t ctx, const io_plan *p, void *buf, const io_request *r)
+{
+	struct iocb cb;
+	struct iocb *cbs[1] = {&cb};
+	struct io_event ev;
+
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_fildes = (uint32_t) p->fd;
+	cb.aio_lio_opcode = r->write ? IOCB_CMD_PWRITE : IOCB_CMD_PREAD;
+	cb.aio_buf = (uint64_t) (uintptr_t) buf;
+	cb.aio_nbytes = p->size;
+	cb.aio_offset = (int64_t) r->offset;
+	cb.aio_rw_flags = p->rwf_flags;
+	if (syscall(SYS_io_submit, ctx, 1L, cbs) != 1)
+		return -errno;
+	while (syscall(SYS_io_getevents, ctx, 1L, 1L, &ev, NULL) != 1)
+		if (errno != EINTR)
+			return -errno;
+	return (ssize_t) ev.res;
+}
+
 /* One request, r's kind and offset given: its start, time and bytes done in r; 0 or errno. */
 static int
-do_request(const io_plan *p, void *buf, io_request *r)
+do_request(const engine *e, const io_plan *p, void *buf, io_request *r)
 {
 	struct iovec iov = {buf, p->size};
 	uint64_t	t1;
@@ -151,7 +180,16 @@ do_request(const io_plan *p, void *buf, io_request *r)
 	if (io_engine_request_hook != NULL)
 		io_engine_request_hook();
 	r->start_ns = clock_now_ns();
-	if (p->rwf_flags != 0)
+	if (p->async)
+	{
+		n = aio_request(e->aio, p, buf, r);
+		if (n < 0)
+		{
+			errno = (int) -n;
+			n = -1;
+		}
+	}
+	else if (p->rwf_flags != 0)
 		n = r->write ? pwritev2(p->fd, &iov, 1, (off_t) r->offset, p->rwf_flags)
 			: preadv2(p->fd, &iov, 1, (off_t) r->offset, p->rwf_flags);
 	else
@@ -199,7 +237,7 @@ loop(engine *e, const io_plan *p, void *buf, io_on_request on_request, io_outcom
 		r.burst_start = p->burst > 0 && i > 0 && i % p->burst == 0;
 		e->in_request = true;
 		pthread_mutex_unlock(&e->mu);
-		err = do_request(p, buf, &r);
+		err = do_request(e, p, buf, &r);
 		pthread_mutex_lock(&e->mu);
 		e->in_request = false;
 		pthread_cond_broadcast(&e->cv);	/* a watchdog may wait for it */
@@ -273,6 +311,13 @@ io_engine_run(const io_plan *p, io_on_request on_request, io_on_cut on_cut, void
 	for (uint64_t i = 0, s = p->seed ^ 0x5eed; i < p->size / 8; i++)
 		((uint64_t *) buf)[i] = io_engine_random(&s);
 
+	if (p->async && syscall(SYS_io_setup, 1L, &e.aio) != 0)
+	{
+		out->end = IO_END_ERROR;
+		out->errnum = errno;
+		free(buf);
+		return;
+	}
 	/* the stop signals go to the watchdog alone */
 	signals_block_stop(NULL);
 	out->start_ns = out->end_ns = clock_now_ns();
@@ -290,6 +335,8 @@ io_engine_run(const io_plan *p, io_on_request on_request, io_on_cut on_cut, void
 	 * The stop signals stay blocked: one that comes now waits, harmless,
 	 * until the caller has reported and ended.
 	 */
+	if (e.aio != 0)
+		syscall(SYS_io_destroy, e.aio);
 	pthread_cond_destroy(&e.cv);
 	pthread_mutex_destroy(&e.mu);
 	free(buf);

@@ -38,6 +38,7 @@ typedef struct io_plan
 	bool		drop_cache;		/* POSIX_FADV_DONTNEED before each read (untimed) */
 	bool		sync_writes;	/* fdatasync after each write (timed) */
 	int			rwf_flags;		/* preadv2/pwritev2 flags: RWF_NOWAIT, RWF_HIPRI */
+	bool		async;			/* Linux AIO: io_submit, then io_getevents (timed) */
 	size_t		align;			/* buffer alignment (direct I/O) */
 	uint64_t	count;			/* 0: no limit */
 	uint64_t	interval_ns;	/* between starts (or bursts) */
@@ -85,7 +86,10 @@ typedef bool (*io_on_request) (void *ctx, const io_request *r);
  */
 typedef int (*io_on_cut) (void *ctx, int signo, uint64_t now_ns);
 
-/* Run the plan; the outcome says why it ended. */
+/*
+ * Run the plan; the outcome says why it ended.  With async, an AIO context
+ * that cannot be set up ends it at once as IO_END_ERROR with its errno.
+ */
 void		io_engine_run(const io_plan *p, io_on_request on_request, io_on_cut on_cut,
 						  void *ctx, io_outcome *out);
 

@@ -29,7 +29,7 @@ usage(void)
 		   "lines, and adds the distribution, JSON and metrics.\n\n", msg_progname());
 	printf("Usage:\n  %s [OPTION]... DIRECTORY|FILE|DEVICE\n\n", msg_progname());
 	printf("ioping's options (long forms take one dash or two):\n"
-		   "  -A, --async             asynchronous I/O (not supported yet: an error)\n"
+		   "  -A, --async             asynchronous I/O (Linux AIO: io_submit)\n"
 		   "  -C, --cached            cached I/O (no cache drop before reads, no fdatasync)\n"
 		   "  -D, --direct            direct I/O (O_DIRECT)\n"
 		   "  -G, --read-write        read-write ping-pong\n"
@@ -267,12 +267,6 @@ ioping_json_form(int argc, char **argv)
 static bool
 settle(io_settings *s)
 {
-	if (s->async)
-	{
-		msg_error("option -A/--async is not supported by this build: asynchronous I/O "
-				  "(io_submit) is not implemented");
-		return false;
-	}
 	if (s->rapid)
 	{
 		s->quiet = true;

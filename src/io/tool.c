@@ -169,6 +169,7 @@ make_plan(io_run *run)
 	if (s->hipri)
 		p->rwf_flags |= RWF_HIPRI;
 #endif
+	p->async = s->async;
 	p->align = 4096;
 	p->count = s->count;
 	p->interval_ns = (uint64_t) s->interval_ns;
@@ -210,7 +211,9 @@ io_tool_run(const io_settings *s)
 	switch (out.end)
 	{
 		case IO_END_ERROR:
-			if (out.errnum != 0)
+			if (s->async && out.start_ns == 0)
+				msg_error("asynchronous I/O (-A) could not be set up: %s", strerror(out.errnum));
+			else if (out.errnum != 0)
 				msg_error("%s failed: %s", out.write ? "write" : "read", strerror(out.errnum));
 			else
 				msg_error("request returned less than expected: %llu",

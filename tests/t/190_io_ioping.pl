@@ -114,7 +114,11 @@ my @cases = (
 	[ 'seed',               [qw(-c 2 -i 0 -e 5 -C)] ],
 	[ 'deadline',           [qw(-w 0.1 -i 0.02 -q)] ],
 	[ 'rapid',              [qw(-R -w 0.2 -C)] ],
-	[ 'rate and speed',     [qw(-c 2 -i 0 -r 1k -l 100m)] ],);
+	[ 'rate and speed',     [qw(-c 2 -i 0 -r 1k -l 100m)] ],
+	[ 'async',              [qw(-c 3 -i 0 -A)] ],
+	[ 'async direct writes', [qw(-c 3 -i 0 -A -W -D)] ],
+	[ 'nowait cached',      [qw(-c 2 -i 0 -N -C)] ],
+	[ 'hipri',              [qw(-c 2 -i 0 -H -C)] ],);
 
 differential(@$_) for @cases;
 differential('ioping JSON', [qw(-c 2 -i 0 -J)], $target, json => 1);
@@ -157,9 +161,12 @@ for my $case (@bad)
 	is($rc, $ref_rc, "$name: exit status $ref_rc, as ioping's");
 }
 
-my ($rc, $out, $err) = run_tool([ $bin, qw(-c 1 -A), $target ]);
-is($rc, 1, '-A: exit 1');
-like($err, qr/option -A\/--async is not supported/, '-A: an error naming it');
+# a work file the size limit stops half-way: ioping's preparation error, the file gone
+my ($rc, $out, $err) = run_tool(
+	[ 'sh', '-c', 'ulimit -f 256; trap "" XFSZ; exec "$0" "$@"', $bin, qw(-c 1 -S 1m), $target ]);
+is($rc, 2, 'work file cut short: exit 2');
+like($err, qr/^pgtempo-io: error: preparation write failed: File too large$/m,
+	'work file cut short: the error');
 
 # ---------------------------------------------------------------- safety
 
