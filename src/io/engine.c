@@ -231,6 +231,7 @@ loop(engine *e, const io_plan *p, void *buf, io_on_request on_request, io_outcom
 		int			err;
 		uint64_t	end;
 
+		memset(&r, 0, sizeof(r));
 		r.index = i + 1;
 		r.write = p->op == IO_OP_WRITE || (p->op == IO_OP_PINGPONG && i % 2 == 0);
 		r.offset = next_offset(p, i, &rng);
@@ -243,7 +244,11 @@ loop(engine *e, const io_plan *p, void *buf, io_on_request on_request, io_outcom
 		pthread_cond_broadcast(&e->cv);	/* a watchdog may wait for it */
 		end = r.start_ns + r.time_ns;
 		out->end_ns = end;
-		if (err != 0 || r.bytes != p->size)
+		/* -N: "would block" is an answer, not a failure */
+		r.eagain = err == EAGAIN && (p->rwf_flags & RWF_NOWAIT) != 0;
+		if (r.eagain)
+			err = 0;
+		if (err != 0 || (r.bytes != p->size && !r.eagain))
 		{
 			out->end = IO_END_ERROR;
 			out->errnum = err;

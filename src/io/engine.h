@@ -55,6 +55,7 @@ typedef struct io_request
 	uint64_t	start_ns;		/* clock_now_ns() */
 	uint64_t	time_ns;		/* the request's time */
 	bool		burst_start;	/* the first of a burst after the first burst */
+	bool		eagain;			/* RWF_NOWAIT: the kernel would have waited (bytes 0) */
 } io_request;
 
 typedef enum io_end

@@ -110,7 +110,7 @@ handle_noted(const opt_def *def, void *ctx, const char *arg)
 	if (st != OPT_OK)
 		return st;
 	if (def->letter == 's')
-		s->size_set = true;
+		s->size_set = s->size != 0;	/* -s 0: the default, as ioping takes it */
 	else if (def->letter == 'i')
 		s->interval_set = true;
 	else
@@ -275,8 +275,8 @@ settle(io_settings *s)
 		if (!s->deadline_set)
 			s->deadline_ns = 3 * (int64_t) NS_PER_S;
 	}
-	if (s->linear && !s->size_set)
-		s->size = 256 * 1024;
+	if (!s->size_set)
+		s->size = s->linear ? 256 * 1024 : 4096;
 	if (s->batch || s->json)
 		s->quiet = true;
 	if (s->nowait && !s->cached && !s->direct)

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "pgtempo/clock.h"
 #include "pgtempo/exitcode.h"
@@ -43,6 +44,8 @@ classify(const io_run *run, const io_request *r, bool *valid)
 	const hist *h = run->st.run.valid;
 
 	*valid = false;
+	if (r->eagain)
+		return "EAGAIN";
 	if (r->index <= s->warmup)
 		return "warmup";
 	if (r->time_ns < (uint64_t) s->min_time_ns)
@@ -83,11 +86,16 @@ on_request(void *ctx, const io_request *r)
 	const char *tag = classify(run, r, &valid);
 	uint64_t	end = r->start_ns + r->time_ns;
 
-	if (!valid && strcmp(tag, "too fast") == 0)
-		run->st.too_fast++;
-	else if (!valid && strcmp(tag, "too slow") == 0)
-		run->st.too_slow++;
-	io_stats_add(&run->st, r->time_ns, r->bytes, end, valid);
+	if (r->eagain)
+		run->st.run.end_ns = run->st.period.end_ns = end;	/* time passes, nothing counts */
+	else
+	{
+		if (!valid && strcmp(tag, "too fast") == 0)
+			run->st.too_fast++;
+		else if (!valid && strcmp(tag, "too slow") == 0)
+			run->st.too_slow++;
+		io_stats_add(&run->st, r->time_ns, r->bytes, end, valid);
+	}
 	if (!s->quiet)
 	{
 		if (r->burst_start)
@@ -111,13 +119,14 @@ print_closing(io_run *run)
 
 	if (s->json)
 		return;					/* --json: the document instead */
-	if (s->batch)
-		report_raw(&run->rep, &run->st.run);
-	else if (s->ioping_json)
+	if (s->ioping_json)
 	{
+		/* -J wins over -B, as in ioping */
 		report_json_stat(&run->rep, &run->st.run);
 		report_json_end(&run->rep);
 	}
+	else if (s->batch)
+		report_raw(&run->rep, &run->st.run);
 	else if (!(s->quiet && (s->print_count > 0 || s->print_interval_ns > 0)))
 		report_statistics(&run->rep, &run->st, run->plan.op);
 }
@@ -161,14 +170,10 @@ make_plan(io_run *run)
 	p->seed = s->seed != 0 ? s->seed : clock_wall_us() ^ clock_now_ns();
 	p->drop_cache = !s->cached && !s->direct;
 	p->sync_writes = !s->cached;
-#ifdef RWF_NOWAIT
 	if (s->nowait)
 		p->rwf_flags |= RWF_NOWAIT;
-#endif
-#ifdef RWF_HIPRI
 	if (s->hipri)
 		p->rwf_flags |= RWF_HIPRI;
-#endif
 	p->async = s->async;
 	p->align = 4096;
 	p->count = s->count;

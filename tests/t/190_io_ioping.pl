@@ -33,6 +33,8 @@ my $size_re = qr/(\d+(?:\.\d+)?) (B|KiB|MiB|GiB|TiB)\b/;
 sub masked
 {
 	my ($text) = @_;
+	# a message: ioping's words after its prefix, ours after the suite's
+	$text =~ s/^(?:ioping|pgtempo-io: (?:error|warning)): /<PROG>: /mg;
 	$text =~ s/^[A-Z][a-z][a-z] \d\d \d\d:\d\d:\d\d /<TIME> /mg;
 	$text =~ s/ \((?:fast|slow)\)$//mg;
 	$text =~ s/$time_re/<T>/g;
@@ -118,10 +120,16 @@ my @cases = (
 	[ 'async',              [qw(-c 3 -i 0 -A)] ],
 	[ 'async direct writes', [qw(-c 3 -i 0 -A -W -D)] ],
 	[ 'nowait cached',      [qw(-c 2 -i 0 -N -C)] ],
+	# one request: a later one may find its page read in by an earlier one's
+	[ 'nowait, EAGAIN',     [qw(-c 1 -N)] ],
+	[ 'size 0 is the default', [qw(-c 2 -i 0 -s 0)] ],
 	[ 'hipri',              [qw(-c 2 -i 0 -H -C)] ],);
 
 differential(@$_) for @cases;
 differential('ioping JSON', [qw(-c 2 -i 0 -J)], $target, json => 1);
+differential('JSON periods', [qw(-c 4 -i 0 -p 2 -J)], $target, json => 1);
+differential('JSON over -B', [qw(-c 3 -i 0 -B -J)], $target, json => 1);
+differential('JSON EAGAIN', [qw(-c 1 -N -J)], $target, json => 1);
 differential('a file',      [qw(-c 3 -i 0)],    $file);
 differential('file offset', [qw(-c 2 -i 0 -s 100k -S 1m -o 1020k -q)], $file);
 
