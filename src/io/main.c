@@ -67,7 +67,9 @@ usage(void)
 		   "                          times (UNIT us, the default, or ns) and percentiles\n"
 		   "      --json[=FILE]       one JSON document (percentiles, histogram): on\n"
 		   "                          standard output instead of ioping's text, or to FILE\n"
-		   "      --metrics=FILE      the results as Prometheus metrics (textfile: *.prom)\n\n"
+		   "      --metrics=FILE      the results as Prometheus metrics (textfile: *.prom)\n"
+		   "      --chart=FILE        an SVG chart: request times over the run (mean and\n"
+		   "                          slowest), requests per second, the distribution\n\n"
 		   "SIZE: bytes, or with sector, k/kb/KiB, page, m/mb/MiB, g/gb/GiB, t/tb/TiB.\n"
 		   "TIME: seconds, or with ns, us, ms, s, m/min, h/hour.  COUNT: with k, m, g, t.\n\n"
 		   "Exit status: 0 if all went well (also at -w's deadline), 1 on a usage error,\n"
@@ -160,18 +162,17 @@ handle_json(const opt_def *def, void *ctx, const char *arg)
 	return OPT_OK;
 }
 
-/* --metrics=FILE: a file; standard output carries the report. */
+/* --metrics=FILE, --chart=FILE: a file; standard output carries the report. */
 static opt_status
-handle_metrics(const opt_def *def, void *ctx, const char *arg)
+handle_file(const opt_def *def, void *ctx, const char *arg)
 {
-	(void) def;
 	if (strcmp(arg, "-") == 0 || arg[0] == '\0')
 	{
-		msg_error("invalid value \"%s\" for option --metrics: must be a file name "
-				  "(standard output carries the report)", arg);
+		msg_error("invalid value \"%s\" for option --%s: must be a file name "
+				  "(standard output carries the report)", arg, def->name);
 		return OPT_ERROR;
 	}
-	((io_settings *) ctx)->metrics_path = arg;
+	*(const char **) ((char *) ctx + def->field) = arg;
 	return OPT_OK;
 }
 
@@ -242,7 +243,8 @@ static const opt_def options[] = {
 	{"help", 'h', no_argument, handle_help},
 	{"version", 'v', no_argument, opt_version, .label = VERSION_LINE},
 	{"json", 0, optional_argument, handle_json},
-	{"metrics", 0, required_argument, handle_metrics},
+	{"metrics", 0, required_argument, handle_file, F(metrics_path)},
+	{"chart", 0, required_argument, handle_file, F(chart_path)},
 	{"histogram", 0, optional_argument, handle_histogram},
 };
 

@@ -57,6 +57,7 @@ typedef struct io_settings
 	bool		json;			/* --json: the document on stdout */
 	const char *json_path;		/* --json=FILE: beside the report */
 	const char *metrics_path;	/* --metrics=FILE */
+	const char *chart_path;		/* --chart=FILE */
 	int			histogram;		/* --histogram: 0 none, 1 us, 2 ns */
 } io_settings;
 

@@ -36,6 +36,56 @@ io_stats_free(io_stats *st)
 {
 	free(st->run.valid);
 	free(st->period.valid);
+	free(st->timeline);
+}
+
+void
+io_stats_keep_timeline(io_stats *st)
+{
+	st->timeline = calloc(1, sizeof(*st->timeline));
+	if (st->timeline == NULL)
+		abort();
+	st->timeline->start_ns = st->run.start_ns;
+	st->timeline->width_ns = IO_TIMELINE_FIRST_WIDTH_NS;
+}
+
+/* Halve the number of bins: each pair merged, the width doubled. */
+static void
+timeline_merge(io_timeline *tl)
+{
+	int			n = (tl->nbins + 1) / 2;
+
+	for (int i = 0; i < n; i++)
+	{
+		io_bin		a = tl->bins[2 * i];
+		io_bin		b = 2 * i + 1 < tl->nbins ? tl->bins[2 * i + 1] : (io_bin) {0, 0, 0};
+
+		tl->bins[i].count = a.count + b.count;
+		tl->bins[i].sum_ns = a.sum_ns + b.sum_ns;
+		tl->bins[i].max_ns = a.max_ns > b.max_ns ? a.max_ns : b.max_ns;
+	}
+	memset(&tl->bins[n], 0, sizeof(io_bin) * (size_t) (IO_TIMELINE_BINS - n));
+	tl->nbins = n;
+	tl->width_ns *= 2;
+}
+
+/* A valid request that ended at end_ns. */
+static void
+timeline_add(io_timeline *tl, uint64_t time_ns, uint64_t end_ns)
+{
+	uint64_t	at = end_ns > tl->start_ns ? end_ns - tl->start_ns : 0;
+	uint64_t	i;
+	io_bin	   *b;
+
+	while ((i = at / tl->width_ns) >= IO_TIMELINE_BINS)
+		timeline_merge(tl);
+	b = &tl->bins[i];
+	b->count++;
+	b->sum_ns += (double) time_ns;
+	if (time_ns > b->max_ns)
+		b->max_ns = time_ns;
+	if ((int) i + 1 > tl->nbins)
+		tl->nbins = (int) i + 1;
 }
 
 /* Count one request in a window. */
@@ -59,7 +109,11 @@ io_stats_add(io_stats *st, uint64_t time_ns, uint64_t bytes, uint64_t end_ns, bo
 	if (st->periods)
 		window_add(&st->period, time_ns, bytes, end_ns, valid);
 	if (valid)
+	{
 		hlog2_record(&st->log2, time_ns);
+		if (st->timeline != NULL)
+			timeline_add(st->timeline, time_ns, end_ns);
+	}
 }
 
 void

@@ -22,6 +22,29 @@ typedef struct io_window
 	uint64_t	end_ns;
 } io_window;
 
+/*
+ * The valid requests over time, for --chart: at most IO_TIMELINE_BINS bins
+ * of one width, which doubles (neighbours merged) when a request falls past
+ * the last, so memory stays fixed however long the run.
+ */
+#define IO_TIMELINE_BINS 600
+#define IO_TIMELINE_FIRST_WIDTH_NS (100 * UINT64_C(1000000))
+
+typedef struct io_bin
+{
+	uint64_t	count;
+	double		sum_ns;
+	uint64_t	max_ns;
+} io_bin;
+
+typedef struct io_timeline
+{
+	uint64_t	start_ns;
+	uint64_t	width_ns;
+	int			nbins;			/* bins in use */
+	io_bin		bins[IO_TIMELINE_BINS];
+} io_timeline;
+
 typedef struct io_stats
 {
 	io_window	run;
@@ -30,6 +53,7 @@ typedef struct io_stats
 	uint64_t	too_fast;
 	uint64_t	too_slow;
 	bool		periods;		/* -p/-P: keep the period window too */
+	io_timeline *timeline;		/* --chart: NULL when not asked for */
 } io_stats;
 
 /* The figures ioping derives from a window. */
@@ -56,6 +80,8 @@ void		io_stats_free(io_stats *st);
 /* A request of bytes taking time_ns, ending at end_ns; valid: counted in the statistics. */
 void		io_stats_add(io_stats *st, uint64_t time_ns, uint64_t bytes, uint64_t end_ns,
 						 bool valid);
+/* Keep the timeline (--chart) from now on. */
+void		io_stats_keep_timeline(io_stats *st);
 /* Begin a new period at now_ns. */
 void		io_stats_new_period(io_stats *st, uint64_t now_ns);
 void		io_stats_figures(const io_window *w, io_figures *f);

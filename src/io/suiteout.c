@@ -16,6 +16,7 @@
 #include "pgtempo/strbuf.h"
 #include "pgtempo/table.h"
 
+#include "iochart.h"
 #include "iofmt.h"
 
 static const struct
@@ -220,7 +221,8 @@ suiteout_check(const io_settings *s)
 	char	   *cause = NULL;
 
 	if ((s->metrics_path != NULL && !metrics_check_path(s->metrics_path, &cause)) ||
-		(s->json_path != NULL && !strbuf_check_writable(s->json_path, &cause)))
+		(s->json_path != NULL && !strbuf_check_writable(s->json_path, &cause)) ||
+		(s->chart_path != NULL && !strbuf_check_writable(s->chart_path, &cause)))
 	{
 		msg_error("%s", cause);
 		free(cause);
@@ -255,5 +257,20 @@ suiteout_write(const io_settings *s, const io_target *t, const io_stats *st)
 	}
 	if (s->metrics_path != NULL && !write_metrics(s, t, st))
 		ok = false;
+	if (s->chart_path != NULL && st->timeline != NULL)
+	{
+		strbuf		sb;
+		char	   *cause = NULL;
+
+		strbuf_init(&sb);
+		iochart_render(s, t, st, &sb);
+		if (!strbuf_write_file(s->chart_path, sb.data, sb.len, &cause))
+		{
+			msg_error("%s", cause);
+			free(cause);
+			ok = false;
+		}
+		strbuf_free(&sb);
+	}
 	return ok;
 }

@@ -5,6 +5,7 @@
  *   --json[=FILE]        one JSON document (stdout, instead of ioping's
  *                        text; or FILE, beside it)
  *   --metrics=FILE       the Prometheus textfile
+ *   --chart=FILE         an SVG: request times over the run and their distribution
  * All come from the run's histogram: memory does not grow with requests.
  */
 #ifndef PGTEMPO_IO_SUITEOUT_H

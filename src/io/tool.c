@@ -211,6 +211,8 @@ io_tool_run(const io_settings *s)
 	make_plan(&run);
 	io_stats_init(&run.st, clock_now_ns());
 	run.st.periods = s->print_count > 0 || s->print_interval_ns > 0;
+	if (s->chart_path != NULL)
+		io_stats_keep_timeline(&run.st);
 	io_engine_run(&run.plan, on_request, on_cut, &run, &out);
 	run.st.run.start_ns = out.start_ns;
 	switch (out.end)

@@ -259,4 +259,27 @@ like($metrics, qr/^pgtempo_io_request_duration_seconds_count\{[^}]*\} 3$/m,
 is($rc, 1, '--metrics into a missing directory: exit 1 before the run');
 is($out, '', '... and no request');
 
+my $svg = "$dir/io.svg";
+($rc, $out, $err) = run_tool([ $bin, qw(-c 30 -i 0 -C -q), "--chart=$svg", $target ]);
+is($rc, 0, '--chart: exit 0');
+my $chart = slurp_text($svg) // '';
+like($chart, qr/^<\?xml[^>]*>\s*<svg /s, '--chart: an SVG document');
+like($chart, qr/>Request time</, '--chart: the request time panel');
+like($chart, qr/>Distribution of the request times/, '--chart: the distribution panel');
+# one bar per log2 bucket from the fastest to the slowest, each with its count
+my $bars = 0;
+my $counted = 0;
+while ($chart =~ /<title>&lt; [^<]*: (\d+)<\/title><\/rect>/g) { $bars++; $counted += $1; }
+ok($bars >= 1, '--chart: bars drawn');
+is($counted, 29, '--chart: the bars hold the 29 counted requests');
+SKIP:
+{
+	my $xmllint = `sh -c 'command -v xmllint'`;
+	chomp $xmllint;
+	skip 'xmllint is not installed (Debian package libxml2-utils)', 1 unless $xmllint;
+	is(system($xmllint, '--noout', $svg), 0, '--chart: well-formed XML');
+}
+($rc, $out, $err) = run_tool([ $bin, qw(-c 1), "--chart=$dir/missing/io.svg", $target ]);
+is($rc, 1, '--chart into a missing directory: exit 1 before the run');
+
 done_testing();
