@@ -12,6 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <getopt.h>
+
+#include "pgtempo/opt.h"
+
 #include "engine.h"
 #include "iofmt.h"
 #include "ioparse.h"
@@ -225,6 +229,71 @@ START_TEST(engine_short_read)
 }
 END_TEST
 
+/* The timeline keeps every request when its bins merge, and its width doubles. */
+START_TEST(timeline_merges)
+{
+	io_stats	st;
+	uint64_t	total = 0,
+				max = 0;
+
+	io_stats_init(&st, 0);
+	io_stats_keep_timeline(&st);
+	/* one request every 0.05 s for 100 s: 2000 requests, 1000 bins of 0.1 s needed */
+	for (uint64_t i = 0; i < 2000; i++)
+		io_stats_add(&st, 1000 + i, 4096, i * 50000000, true);
+	ck_assert_uint_eq(st.timeline->width_ns, 2 * IO_TIMELINE_FIRST_WIDTH_NS);
+	ck_assert_int_le(st.timeline->nbins, IO_TIMELINE_BINS);
+	for (int i = 0; i < st.timeline->nbins; i++)
+	{
+		total += st.timeline->bins[i].count;
+		if (st.timeline->bins[i].max_ns > max)
+			max = st.timeline->bins[i].max_ns;
+	}
+	ck_assert_uint_eq(total, 2000);
+	ck_assert_uint_eq(max, 2999);
+	ck_assert_uint_eq(st.timeline->bins[0].count, 4);	/* 0, 0.05, 0.1, 0.15 s */
+	io_stats_free(&st);
+}
+END_TEST
+
+/* opt_parser's long_only: ioping's "-count 5" is "--count 5"; "-c" stays a letter. */
+static opt_status
+take_count(const opt_def *def, void *ctx, const char *arg)
+{
+	(void) def;
+	*(int *) ctx = atoi(arg);
+	return OPT_OK;
+}
+
+static void
+no_usage(void)
+{
+}
+
+START_TEST(long_only_forms)
+{
+	static const opt_def defs[] = {
+		{"count", 'c', required_argument, take_count},
+		{"cached", 'C', no_argument, take_count},
+	};
+	static const opt_parser p = {defs, OPT_COUNT(defs), no_usage, false, true};
+	char	   *argv1[] = {"t", "-count", "5", NULL};
+	char	   *argv2[] = {"t", "--count=6", NULL};
+	char	   *argv3[] = {"t", "-c", "7", NULL};
+	int			n = 0;
+
+	optind = 0;
+	ck_assert_int_eq(opt_parse(&p, 3, argv1, &n, NULL), OPT_OK);
+	ck_assert_int_eq(n, 5);
+	optind = 0;
+	ck_assert_int_eq(opt_parse(&p, 2, argv2, &n, NULL), OPT_OK);
+	ck_assert_int_eq(n, 6);
+	optind = 0;
+	ck_assert_int_eq(opt_parse(&p, 3, argv3, &n, NULL), OPT_OK);
+	ck_assert_int_eq(n, 7);
+}
+END_TEST
+
 /* A request that never returns. */
 static void
 hang(void)
@@ -294,6 +363,8 @@ io_suite(void)
 	tcase_add_test(tc, engine_linear);
 	tcase_add_test(tc, engine_short_read);
 	tcase_add_test(tc, deadline_holds);
+	tcase_add_test(tc, timeline_merges);
+	tcase_add_test(tc, long_only_forms);
 	suite_add_tcase(s, tc);
 	return s;
 }
