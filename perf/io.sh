@@ -5,6 +5,8 @@
 # Runs the three alternately, RUNS times each, and prints the medians of
 #   timed:  the mean request time each reports (ns; the -B line's avg), and
 #   wall:   real time per request (ns; the -B line's load time / requests),
+#   median: the median request time (ns; ours from --json's p50, ioping
+#           has none), which a busy machine's preemptions move least,
 # with the ratios ours / floor (the target is <= 1.05) and ioping / floor.
 #
 # usage: perf/io.sh [RUNS [COUNT]]    (defaults 7 and 200000)
@@ -37,18 +39,19 @@ echo "runs: $runs x $count requests each, alternating"
 i=0
 while [ "$i" -lt "$runs" ]; do
 	"$tmp/io_floor" "$tmp/data" "$count" >>"$tmp/floor"
-	"$ours" -C -i 0 -q -B -c "$count" "$tmp/data" | raw >>"$tmp/ours"
+	"$ours" -C -i 0 -c "$count" --json=$tmp/ours.json -B "$tmp/data" | raw | tr '\n' ' ' >>"$tmp/ours"
+	json_field "$tmp/ours.json" latency_ns.percentiles.p50 >>"$tmp/ours"
 	[ -n "$ioping" ] && "$ioping" -C -i 0 -q -B -c "$count" "$tmp/data" | raw >>"$tmp/ioping"
 	i=$((i + 1))
 done
 
 col() { cut -d' ' -f"$1" "$2" | median; }
-for what in timed wall; do
-	n=1; [ "$what" = wall ] && n=2
+for what in timed wall median; do
+	case $what in timed) n=1 ;; wall) n=2 ;; median) n=3 ;; esac
 	f=$(col $n "$tmp/floor")
 	o=$(col $n "$tmp/ours")
 	printf '%-6s floor %8s ns   pgtempo-io %8s ns (x %s)' "$what:" "$f" "$o" "$(ratio "$o" "$f")"
-	if [ -n "$ioping" ]; then
+	if [ -n "$ioping" ] && [ "$what" != median ]; then
 		p=$(col $n "$tmp/ioping")
 		printf '   ioping %8s ns (x %s)' "$p" "$(ratio "$p" "$f")"
 	fi
