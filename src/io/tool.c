@@ -34,6 +34,7 @@ typedef struct io_run
 	io_plan		plan;
 	io_stats	st;
 	io_report	rep;
+	uint64_t	next_period_ns;	/* -P: the next line is due then */
 } io_run;
 
 /* ioping's tag of a request, and whether it counts in the statistics. */
@@ -102,10 +103,15 @@ on_request(void *ctx, const io_request *r)
 			report_burst(&run->rep);
 		report_request(&run->rep, r, tag, !valid);
 	}
-	if ((s->print_count > 0 && run->st.period.valid->total >= s->print_count) ||
-		(s->print_interval_ns > 0 &&
-		 end - run->st.period.start_ns >= (uint64_t) s->print_interval_ns))
+	if (s->print_count > 0 && run->st.period.valid->total >= s->print_count)
 		end_period(run, end);
+	else if (s->print_interval_ns > 0 && end >= run->next_period_ns)
+	{
+		/* on ioping's schedule: every -P from the start, whatever the requests' times */
+		while (run->next_period_ns <= end)
+			run->next_period_ns += (uint64_t) s->print_interval_ns;
+		end_period(run, end);
+	}
 	if (!s->quiet || s->print_count > 0 || s->print_interval_ns > 0)
 		fflush(run->rep.out);
 	return true;
@@ -197,6 +203,8 @@ io_tool_run(const io_settings *s)
 
 	memset(&run, 0, sizeof(run));
 	run.s = s;
+	/* -P counts from here, the work file's preparation included, as ioping does */
+	run.next_period_ns = clock_now_ns() + (uint64_t) s->print_interval_ns;
 	if (!suiteout_check(s))
 		return EXITCODE_ERROR;
 	if ((rc = io_target_open(&run.t, s, &cause)) != 0)
