@@ -24,8 +24,12 @@
 #include "suiteout.h"
 #include "target.h"
 
-/* A valid request is "fast" or "slow" against the mean of this many before it. */
-#define MARK_AFTER 5
+/*
+ * From the MARK_FROM-th valid request on, one is "fast" below half the mean
+ * of the valid ones (itself included) and "slow" above twice it: ioping's
+ * rule, found by running it under a clock that gives set request times.
+ */
+#define MARK_FROM 6
 
 typedef struct io_run
 {
@@ -54,9 +58,9 @@ classify(const io_run *run, const io_request *r, bool *valid)
 	if (s->max_time_ns > 0 && r->time_ns > (uint64_t) s->max_time_ns)
 		return "too slow";
 	*valid = true;
-	if (h->total >= MARK_AFTER)
+	if (h->total + 1 >= MARK_FROM)
 	{
-		double		mean = hist_mean(h);
+		double		mean = (h->sum + (double) r->time_ns) / (double) (h->total + 1);
 
 		if ((double) r->time_ns < mean / 2)
 			return "fast";
