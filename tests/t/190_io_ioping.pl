@@ -125,7 +125,17 @@ my @cases = (
 	[ 'size 0 is the default', [qw(-c 2 -i 0 -s 0)] ],
 	[ 'hipri',              [qw(-c 2 -i 0 -H -C)] ],);
 
-differential(@$_) for @cases;
+# O_DIRECT where the test directory's file system has it (not tmpfs)
+my ($direct_rc) = run_tool([ $bin, qw(-c 1 -D -q), $target ]);
+for my $case (@cases)
+{
+  SKIP:
+	{
+		skip "no direct I/O in $target's file system", 4
+		  if $direct_rc != 0 && grep { $_ eq '-D' } @{ $case->[1] };
+		differential(@$case);
+	}
+}
 differential('ioping JSON', [qw(-c 2 -i 0 -J)], $target, json => 1);
 differential('JSON periods', [qw(-c 4 -i 0 -p 2 -J)], $target, json => 1);
 differential('JSON over -B', [qw(-c 3 -i 0 -B -J)], $target, json => 1);
