@@ -12,6 +12,7 @@ use Digest::MD5;
 use File::Temp qw(tempdir);
 use IPC::Run;
 use JSON::PP;
+use PgTempo::Metrics;
 use PgTempo::Test;
 use Test::More;
 
@@ -202,6 +203,21 @@ like($err, qr/^pgtempo-io: error: preparation write failed: File too large$/m,
 
 # ---------------------------------------------------------------- safety
 
+# a disk that fills up while the work file is made: ioping's preparation
+# error, and the directory holds what it held before, untouched
+SKIP:
+{
+	skip 'no small file system can be mounted here (user namespaces)', 4
+	  unless mkdir("$dir/probe") && small_disk_allowed("$dir/probe");
+	my ($rc, $out, $err) =
+	  run_on_full_disk("$dir/full", "$dir/full-after", 'old', [ $bin, qw(-c 1 -S 1m), "$dir/full" ]);
+	is($rc, 2, 'full disk: exit 2');
+	like($err, qr/^pgtempo-io: error: preparation write failed: No space left on device$/m,
+		'full disk: the error');
+	is_deeply([ dir_entries("$dir/full-after") ], ['old'], 'full disk: no work file left');
+	is(slurp_text("$dir/full-after/old"), "# old and complete\n", 'full disk: nothing else touched');
+}
+
 opendir(my $dh, $target) or die;
 my @left = grep { !/^\.\.?$/ } readdir $dh;
 closedir $dh;
@@ -279,6 +295,9 @@ my $metrics = slurp_text($prom) // '';
 like($metrics, qr/^pgtempo_io_requests_total\{[^}]*\} 3$/m, '--metrics: 3 counted requests');
 like($metrics, qr/^pgtempo_io_request_duration_seconds_count\{[^}]*\} 3$/m,
 	'--metrics: the histogram');
+promtool_ok($prom, 'pgtempo-io --metrics');
+is(check_histogram(parse_metrics($metrics), 'pgtempo_io_request_duration_seconds', '--metrics'), 3,
+	'--metrics: a well-formed histogram of the 3 requests');
 ($rc, $out, $err) = run_tool([ $bin, qw(-c 1 --metrics=/nonexistent/x.prom), $target ]);
 is($rc, 1, '--metrics into a missing directory: exit 1 before the run');
 is($out, '', '... and no request');
