@@ -36,7 +36,7 @@
 set -u
 
 me=prove.sh
-binaries="pg_test_timing pgtempo-bench pgtempo-waits tests/chart_demo"
+binaries="pg_test_timing pgtempo-bench pgtempo-waits pgtempo-io tests/chart_demo"
 
 # Print an error and exit with failure; the tests never pass silently.
 die() {

@@ -316,6 +316,12 @@ demo() {
 	show ./pg_test_timing -d 1
 	show ./pg_test_timing -d 1 --histogram=ns --clock=all
 
+	# ioping's lines on the cluster's directory, then its distribution
+	if [ -x ./pgtempo-io ]; then
+		show ./pgtempo-io -c 5 -i 0.1 "$demo_tmp"
+		show ./pgtempo-io -C -c 50 -i 0 -q --histogram "$demo_tmp"
+	fi
+
 	if [ -x ./pgtempo-bench ]; then
 		show ./pgtempo-bench -i -s 1
 		show ./pgtempo-bench -c 4 -j 2 -T 5

@@ -46,6 +46,7 @@ typedef struct opt_parser
 	size_t		ndefs;
 	void		(*usage) (void);	/* --help */
 	bool		hint_on_error;	/* a handler's error too ends with "Try ... --help" */
+	bool		long_only;		/* getopt_long_only(): "-count" is "--count" (ioping's) */
 } opt_parser;
 
 /* The number of elements of a table. */

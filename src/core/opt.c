@@ -89,7 +89,9 @@ opt_parse(const opt_parser *p, int argc, char **argv, void *ctx, unsigned *seen)
 		return OPT_EXIT_OK;
 	build_getopt_tables(p, &longs, &shorts);
 	opterr = 0;
-	while (st == OPT_OK && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1)
+	while (st == OPT_OK &&
+		   (c = p->long_only ? getopt_long_only(argc, argv, shorts, longs, NULL)
+			: getopt_long(argc, argv, shorts, longs, NULL)) != -1)
 	{
 		const opt_def *d = c == '?' || c == ':' ? NULL : find_def(p, c);
 

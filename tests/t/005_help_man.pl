@@ -12,7 +12,8 @@ use Test::More;
 my %tools = (
 	'pg_test_timing' => 'man/pg_test_timing.1.in',
 	'pgtempo-bench'  => 'man/pgtempo-bench.1.in',
-	'pgtempo-waits'  => 'man/pgtempo-waits.1.in',);
+	'pgtempo-waits'  => 'man/pgtempo-waits.1.in',
+	'pgtempo-io'     => 'man/pgtempo-io.1.in',);
 
 # The options of --help: long ones anywhere, short ones where a line
 # starts with one ("  -c, --client=NUM", "  -i  ...").

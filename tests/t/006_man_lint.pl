@@ -15,7 +15,7 @@ use File::Spec;
 use PgTempo::Test;
 use Test::More;
 
-my @pages = qw(pg_test_timing.1 pgtempo-bench.1 pgtempo-waits.1);
+my @pages = qw(pg_test_timing.1 pgtempo-bench.1 pgtempo-waits.1 pgtempo-io.1);
 my @sections =
   ('NAME', 'SYNOPSIS', 'DESCRIPTION', 'OPTIONS', 'EXIT STATUS', 'ENVIRONMENT',
 	'FILES', 'EXAMPLES', 'SEE ALSO');
