@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "outputs.h"
 #include "judge/compare.h"
 #include "judge/merge.h"
 #include "pgtempo/exitcode.h"
@@ -120,8 +121,10 @@ usage(void)
 		   "                           meta-commands and print each SQL command\n"
 		   "  --exit-on-abort          exit when any client is aborted\n"
 		   "  --failures-detailed      report the failures grouped by basic types\n"
+		   "  --json                   write the report as one JSON document to stdout\n"
+		   "                           (the text report then goes to stderr)\n"
 		   "  --json=FILE              also write the report as one JSON document to FILE\n"
-		   "                           (\"-\": stdout; the text report then goes to stderr)\n"
+		   "                           (\"-\": as --json)\n"
 		   "  --latency-histogram=FILE write the final latency histogram to FILE\n"
 		   "                           (\"low_us high_us count\" lines, mergeable)\n"
 		   "  --log-prefix=PREFIX      name of the -l log files (default: \"pgbench_log\")\n"
@@ -163,27 +166,26 @@ handle_fail_if(const opt_def *def, void *ctx, const char *arg)
 	return compare_parse_limits(&cl->cmp, arg) ? OPT_OK : OPT_ERROR;
 }
 
-#define S(f)	offsetof(cmdline, s.f)
-
+/* and the options of --compare's outputs (outputs.c), put in before --help */
 static const opt_def compare_options[] = {
-	{"json", 0, required_argument, opt_string, S(json_path)},
-	{"chart", 0, required_argument, opt_string, S(chart_path)},
 	{"percentiles", 0, required_argument, options_percentiles},
 	{"fail-if", 0, required_argument, handle_fail_if},
 	{"help", '?', no_argument, NULL},
 };
-static const opt_parser compare_parser = {compare_options, OPT_COUNT(compare_options), usage, true};
 
-#undef S
-
-/* Whether an option of compare_options takes the next argument as its value. */
+/*
+ * Whether option arg of p takes the next argument, next, as its value (an
+ * output's option whose value may be left out takes one that is not an
+ * option, as handle_output does).
+ */
 static bool
-compare_takes_value(const char *arg)
+compare_takes_value(const opt_parser *p, const char *arg, const char *next)
 {
-	for (size_t i = 0; i < OPT_COUNT(compare_options); i++)
-		if (compare_options[i].has_arg == required_argument && strncmp(arg, "--", 2) == 0 &&
-			strcmp(arg + 2, compare_options[i].name) == 0)
-			return true;
+	for (size_t i = 0; i < p->ndefs; i++)
+		if (p->defs[i].has_arg != no_argument && strncmp(arg, "--", 2) == 0 &&
+			strcmp(arg + 2, p->defs[i].name) == 0)
+			return next != NULL && (p->defs[i].has_arg == required_argument ||
+									next[0] != '-' || strcmp(next, "-") == 0);
 	return false;
 }
 
@@ -197,8 +199,12 @@ parse_compare_arguments(int argc, char **argv, cmdline *cl)
 	char	  **opts = xcalloc((size_t) argc + 1, sizeof(char *));
 	int			nopts = 0,
 				side = -1;
+	opt_parser	parser = {NULL, 0, usage, true};
+	opt_def    *defs = options_with_outputs(compare_options, OPT_COUNT(compare_options),
+											OUTPUT_COMPARE, 0, &cl->s, &parser.ndefs);
 	opt_status	st;
 
+	parser.defs = defs;
 	cl->compare_mode = true;
 	cl->cmp.base = xcalloc((size_t) argc, sizeof(char *));
 	cl->cmp.target = xcalloc((size_t) argc, sizeof(char *));
@@ -210,7 +216,7 @@ parse_compare_arguments(int argc, char **argv, cmdline *cl)
 		else if (argv[i][0] == '-' && argv[i][1] != '\0')
 		{
 			opts[nopts++] = argv[i];
-			if (compare_takes_value(argv[i]) && i + 1 < argc)
+			if (compare_takes_value(&parser, argv[i], argv[i + 1]))
 				opts[nopts++] = argv[++i];
 		}
 		else if (side == 0)
@@ -220,7 +226,9 @@ parse_compare_arguments(int argc, char **argv, cmdline *cl)
 		else
 			opts[nopts++] = argv[i];
 	}
-	st = opt_parse(&compare_parser, nopts, opts, cl, NULL);
+	cl->argc = nopts;
+	cl->argv = opts;
+	st = opt_parse(&parser, nopts, opts, cl, NULL);
 	if (st == OPT_OK && (optind < nopts || cl->cmp.nbase == 0 || cl->cmp.ntarget == 0))
 	{
 		if (optind < nopts)
@@ -231,12 +239,10 @@ parse_compare_arguments(int argc, char **argv, cmdline *cl)
 		msg_hint("Try \"%s --help\" for more information.", msg_progname());
 		st = OPT_ERROR;
 	}
-	if (st == OPT_OK && report_stdout_outputs(&cl->s) > 1)
-	{
-		msg_error("only one of --json and --chart can write to standard output");
+	if (st == OPT_OK && !output_stdout_ok(&cl->s, OUTPUT_COMPARE))
 		st = OPT_ERROR;
-	}
 	free(opts);
+	free(defs);
 	return st;
 }
 
@@ -274,37 +280,6 @@ command_line_text(int argc, char **argv)
 	return text;
 }
 
-/*
- * The report files are written after the run: prove now that they can be,
- * so that a bad path fails in the first second and not after the run.
- * (The -l logs are opened for real by the runner before it connects.)
- */
-static bool
-check_output_paths(const bench_settings *s)
-{
-	const char *paths[] = {s->json_path, s->hist_path, s->chart_path};
-	bool		ok = true;
-	char	   *cause = NULL;
-
-	for (int i = 0; i < 3; i++)
-	{
-		if (paths[i] != NULL && !strbuf_check_writable(paths[i], &cause))
-		{
-			msg_error("%s", cause);
-			free(cause);
-			ok = false;
-		}
-	}
-	/* the metrics file also needs its temporary file beside it */
-	if (s->metrics_path != NULL && !metrics_check_path(s->metrics_path, &cause))
-	{
-		msg_error("%s", cause);
-		free(cause);
-		ok = false;
-	}
-	return ok;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -324,6 +299,8 @@ main(int argc, char **argv)
 
 	msg_set_progname(argv[0]);
 	settings->defines = vars_new();
+	settings->outputs = outputs_table;
+	settings->noutputs = outputs_count;
 	switch (!options_asks(argc, argv, "--merge") && options_asks(argc, argv, "--compare") ?
 			parse_compare_arguments(argc, argv, &cl) : options_parse(argc, argv, &cl, usage))
 	{
@@ -339,16 +316,18 @@ main(int argc, char **argv)
 	settings->conn.application_name = msg_progname();
 	settings->command_line = command_line_text(argc, argv);
 	if (cl.compare_mode)
-		status = check_output_paths(settings) ? compare_run(settings, &cl.cmp) : EXITCODE_ERROR;
+		status = output_check_paths(settings, OUTPUT_COMPARE) ? compare_run(settings, &cl.cmp) :
+			EXITCODE_ERROR;
 	else if (cl.merge_mode)
-		status = check_output_paths(settings) ?
+		status = output_check_paths(settings, OUTPUT_MERGE) ?
 			merge_run(settings, cl.allow_partial, argv + optind, argc - optind) :
 			EXITCODE_ERROR;
 	else if (cl.init_mode)
 		status = init_run(&cl.init, &settings->conn);
 	else if (settings->dry_run)
 		status = dryrun_run(settings);
-	else if (!check_output_paths(settings))
+	/* the files are written after the run: a bad path fails now, not after it */
+	else if (!output_check_paths(settings, OUTPUT_RUN))
 		status = EXITCODE_ERROR;
 	else
 	{

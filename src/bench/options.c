@@ -239,9 +239,7 @@ check_log_options(bench_settings *s)
 		msg_error("--aggregate-per-script is allowed only with --aggregate-interval");
 	else if (s->progress_percentiles && s->progress == 0)
 		msg_error("--progress-percentiles is allowed only under --progress");
-	else if (report_stdout_outputs(s) > 1)
-		msg_error("only one of --json, --latency-histogram, --chart and --metrics can write to standard output");
-	else
+	else if (output_stdout_ok(s, OUTPUT_RUN))
 	{
 		if (s->log_prefix == NULL)
 			s->log_prefix = "pgbench_log";
@@ -544,10 +542,6 @@ static const opt_def options[] = {
 	{"aggregate-per-script", 0, no_argument, opt_true, S(agg_per_script), .flags = BENCH_ONLY},
 	{"percentiles", 0, required_argument, options_percentiles, .flags = BENCH_ONLY},
 	{"progress-percentiles", 0, no_argument, opt_true, S(progress_percentiles), .flags = BENCH_ONLY},
-	{"json", 0, required_argument, opt_string, S(json_path), .flags = BENCH_ONLY},
-	{"chart", 0, required_argument, opt_string, S(chart_path), .flags = BENCH_ONLY},
-	{"latency-histogram", 0, required_argument, opt_string, S(hist_path), .flags = BENCH_ONLY},
-	{"metrics", 0, required_argument, opt_string, S(metrics_path), .flags = BENCH_ONLY},
 	{"foreign-keys", 0, no_argument, opt_true, I(foreign_keys), .flags = INIT_ONLY},
 	{"random-seed", 0, required_argument, handle_random_seed, .flags = BENCH_ONLY},
 	{"show-script", 0, required_argument, handle_show_script},
@@ -573,9 +567,6 @@ static const opt_def options[] = {
 static const opt_def merge_options[] = {
 	{"merge", 0, no_argument, opt_true, offsetof(cmdline, merge_mode)},
 	{"allow-partial", 0, no_argument, opt_true, offsetof(cmdline, allow_partial)},
-	{"json", 0, required_argument, opt_string, S(json_path)},
-	{"chart", 0, required_argument, opt_string, S(chart_path)},
-	{"latency-histogram", 0, required_argument, opt_string, S(hist_path)},
 	{"percentiles", 0, required_argument, options_percentiles},
 	{"help", '?', no_argument, NULL},
 };
@@ -650,13 +641,61 @@ check_bench_settings(bench_settings *s)
 	return true;
 }
 
+/*
+ * An output's option: its path, or the table's bare one when it comes
+ * without (--json); "--json FILE" still names a file, as when the option
+ * required a value.
+ */
+static opt_status
+handle_output(const opt_def *def, void *ctx, const char *arg)
+{
+	cmdline    *cl = ctx;
+
+	if (arg == NULL && optind < cl->argc &&
+		(cl->argv[optind][0] != '-' || strcmp(cl->argv[optind], "-") == 0))
+		arg = cl->argv[optind++];
+	*(const char **) ((char *) ctx + def->field) = arg != NULL ? arg : def->label;
+	return OPT_OK;
+}
+
+opt_def *
+options_with_outputs(const opt_def *own, size_t n, output_mode mode, unsigned flags,
+					 const bench_settings *s, size_t *count)
+{
+	opt_def    *v = xcalloc(n + (size_t) s->noutputs, sizeof(opt_def));
+	size_t		k = 0;
+
+	for (size_t i = 0; i + 1 < n; i++)
+		v[k++] = own[i];
+	for (int i = 0; i < s->noutputs; i++)
+	{
+		const output_def *d = &s->outputs[i];
+
+		if (!output_in_mode(d, mode))
+			continue;
+		v[k] = (opt_def) {
+			d->option, 0, d->bare != NULL ? optional_argument : required_argument, handle_output,
+			offsetof(cmdline, s) + d->field, .label = d->bare, .flags = flags
+		};
+		k++;
+	}
+	v[k++] = own[n - 1];
+	*count = k;
+	return v;
+}
+
 /* --merge's command line: the output options, then the reports. */
 static opt_status
 parse_merge_arguments(int argc, char **argv, cmdline *cl, void (*usage) (void))
 {
-	const opt_parser merge_parser = {merge_options, OPT_COUNT(merge_options), usage, true};
-	opt_status	st = opt_parse(&merge_parser, argc, argv, cl, NULL);
+	opt_parser	merge_parser = {NULL, 0, usage, true};
+	opt_def    *defs = options_with_outputs(merge_options, OPT_COUNT(merge_options), OUTPUT_MERGE, 0,
+											&cl->s, &merge_parser.ndefs);
+	opt_status	st;
 
+	merge_parser.defs = defs;
+	st = opt_parse(&merge_parser, argc, argv, cl, NULL);
+	free(defs);
 	if (st != OPT_OK)
 		return st;
 	if (optind >= argc)
@@ -665,12 +704,7 @@ parse_merge_arguments(int argc, char **argv, cmdline *cl, void (*usage) (void))
 		msg_hint("Try \"%s --help\" for more information.", msg_progname());
 		return OPT_ERROR;
 	}
-	if (report_stdout_outputs(&cl->s) > 1)
-	{
-		msg_error("only one of --json, --latency-histogram and --chart can write to standard output");
-		return OPT_ERROR;
-	}
-	return OPT_OK;
+	return output_stdout_ok(&cl->s, OUTPUT_MERGE) ? OPT_OK : OPT_ERROR;
 }
 
 bool
@@ -682,17 +716,14 @@ options_asks(int argc, char **argv, const char *option)
 	return false;
 }
 
-opt_status
-options_parse(int argc, char **argv, cmdline *cl, void (*usage) (void))
+/* A run's or -i's command line, with the parser of their options. */
+static opt_status
+parse_run_arguments(const opt_parser *p, int argc, char **argv, cmdline *cl)
 {
-	/* a bad value is not followed by the --help hint, as in pgbench */
-	const opt_parser parser = {options, OPT_COUNT(options), usage, false};
 	unsigned	seen = 0;
 	opt_status	st;
 
-	if (options_asks(argc, argv, "--merge"))
-		return parse_merge_arguments(argc, argv, cl, usage);
-	if (opt_help_first(&parser, argc, argv))
+	if (opt_help_first(p, argc, argv))
 		return OPT_EXIT_OK;
 	if (argc > 1 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0))
 	{
@@ -703,7 +734,7 @@ options_parse(int argc, char **argv, cmdline *cl, void (*usage) (void))
 	/* pgbench seeds from the environment first; --random-seed reseeds */
 	if (!setup_random_seed_env(&cl->s))
 		return OPT_ERROR;
-	if ((st = opt_parse(&parser, argc, argv, cl, &seen)) != OPT_OK)
+	if ((st = opt_parse(p, argc, argv, cl, &seen)) != OPT_OK)
 		return st;
 	if (!finish_scripts(cl, &seen))
 		return OPT_ERROR;
@@ -735,3 +766,22 @@ options_parse(int argc, char **argv, cmdline *cl, void (*usage) (void))
 	return check_bench_settings(&cl->s) ? OPT_OK : OPT_ERROR;
 }
 
+opt_status
+options_parse(int argc, char **argv, cmdline *cl, void (*usage) (void))
+{
+	/* a bad value is not followed by the --help hint, as in pgbench */
+	opt_parser	parser = {NULL, 0, usage, false};
+	opt_def    *defs;
+	opt_status	st;
+
+	cl->argc = argc;
+	cl->argv = argv;
+	if (options_asks(argc, argv, "--merge"))
+		return parse_merge_arguments(argc, argv, cl, usage);
+	defs = options_with_outputs(options, OPT_COUNT(options), OUTPUT_RUN, BENCH_ONLY, &cl->s,
+								&parser.ndefs);
+	parser.defs = defs;
+	st = parse_run_arguments(&parser, argc, argv, cl);
+	free(defs);
+	return st;
+}

@@ -14,6 +14,7 @@
 #define PGTEMPO_BENCH_COMPARE_H
 
 #include "results/bench.h"
+#include "results/output.h"
 
 #define COMPARE_MAX_LIMITS 16
 
@@ -45,8 +46,13 @@ bool		compare_parse_limits(compare_settings *cs, const char *list);
  * Compare and print the table; opts gives --json, --chart and
  * --percentiles.  Returns the exit status: 0; 1 for input that cannot be
  * compared (unreadable, not the same benchmark) or an output not
- * written; 3 when a --fail-if limit is passed.
+ * written; 3 when a --fail-if limit is passed (an output not written
+ * then says so, output.h's rule).
  */
 int			compare_run(const bench_settings *opts, const compare_settings *cs);
+
+/* --compare's writers of the table of outputs (output.h; data: the comparison). */
+bool		compare_write_json(const output_ctx *c, const char *path, char **cause);
+bool		compare_write_chart(const output_ctx *c, const char *path, char **cause);
 
 #endif
