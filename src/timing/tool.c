@@ -14,6 +14,7 @@
 #include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/signals.h"
+#include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
 #include "report.h"
@@ -109,6 +110,27 @@ run_cross_cpu(timing_results *r, uint64_t duration_ns)
 	}
 }
 
+/* --json=FILE: the JSON document, whole or not at all; a file not written is output lost. */
+static void
+write_json_file(timing_results *r)
+{
+	strbuf		out;
+	char	   *cause = NULL;
+
+	if (r->settings->json_path == NULL)
+		return;
+	strbuf_init(&out);
+	report_json(&out, r);
+	if (!strbuf_write_file(r->settings->json_path, out.data, out.len, &cause))
+	{
+		msg_error("%s", cause);
+		free(cause);
+		if (r->exit_status == EXITCODE_OK)
+			r->exit_status = EXITCODE_ERROR;
+	}
+	strbuf_free(&out);
+}
+
 /*
  * --metrics: the file, written last (its verdict and exit status are the
  * run's); a file that could not be written is output lost, as stdout's.
@@ -155,6 +177,7 @@ finish(timing_results *r)
 		msg_error("Detected clock going backwards across CPUs.");
 	if (!msg_flush_stdout() && r->exit_status == EXITCODE_OK)
 		r->exit_status = EXITCODE_ERROR;
+	write_json_file(r);
 	write_metrics(r);
 }
 
@@ -180,7 +203,8 @@ tool_run(const timing_settings *s)
 	memset(&r, 0, sizeof(r));
 	r.settings = s;
 	/* a file that cannot be written is found out now, not after the passes */
-	if (s->metrics_path != NULL && !metrics_check_path(s->metrics_path, &cause))
+	if ((s->json_path != NULL && !strbuf_check_writable(s->json_path, &cause)) ||
+		(s->metrics_path != NULL && !metrics_check_path(s->metrics_path, &cause)))
 	{
 		msg_error("%s", cause);
 		free(cause);
