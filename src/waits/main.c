@@ -204,20 +204,6 @@ handle_duration(const opt_def *def, void *ctx, const char *arg)
 	return parse_duration_opt(arg, def->label, def->unit, def->min, def->max, out) ? OPT_OK : OPT_ERROR;
 }
 
-/* --json: the JSON report on stdout (also --json=-); --json=FILE: in FILE too. */
-static opt_status
-handle_json(const opt_def *def, void *ctx, const char *arg)
-{
-	waits_settings *s = ctx;
-
-	(void) def;
-	if (arg == NULL || strcmp(arg, "-") == 0)
-		s->json = true;
-	else
-		s->json_path = arg;
-	return OPT_OK;
-}
-
 /* --blockers, --query-text=N: a count in [min, max] of def->unit. */
 static opt_status
 handle_count(const opt_def *def, void *ctx, const char *arg)
@@ -277,11 +263,9 @@ static const struct
 	{"log-format", options_parse_log_format},
 	{"log-retain", options_parse_retain},
 	{"fail-if", options_parse_fail_if},
-	{"trace", options_parse_trace_pids},
-	{"listen", options_parse_listen},
 };
 
-/* --source, --pid, --backend-type, --by, --log-format, --log-retain, --fail-if, --trace, --listen. */
+/* --source, --pid, --backend-type, --by, --log-format, --log-retain, --fail-if. */
 static opt_status
 handle_parsed(const opt_def *def, void *ctx, const char *arg)
 {
@@ -402,19 +386,11 @@ static const opt_def options[] = {
 	{"backend-type", 0, required_argument, handle_parsed},
 	{"by", 0, required_argument, handle_parsed},
 	{"blockers", 0, required_argument, handle_count, F(blockers), 0, 100, "--blockers", "pids"},
-	{"json", 0, optional_argument, handle_json},
-	{"log", 0, required_argument, opt_strdup, F(log_path)},
 	{"log-format", 0, required_argument, handle_parsed, .flags = FORMAT_GIVEN},
 	{"log-interval", 0, required_argument, handle_duration, F(log_interval_ns), NS_S, 86400 * NS_S, "--log-interval", "s"},
-	{"folded", 0, required_argument, opt_strdup, F(folded_path)},
-	{"chart", 0, required_argument, opt_strdup, F(chart_path)},
-	{"top", 0, no_argument, opt_true, F(top)},
-	{"store", 0, required_argument, opt_strdup, F(store)},
 	{"store-interval", 0, required_argument, handle_duration, F(store_interval_ns), NS_S, 86400 * NS_S, "--store-interval", "s"},
 	{"store-label", 0, required_argument, opt_strdup, F(store_label)},
 	{"log-retain", 0, required_argument, handle_parsed},
-	{"metrics", 0, required_argument, opt_strdup, F(metrics_path)},
-	{"listen", 0, required_argument, handle_parsed},
 	{"from-log", 0, required_argument, handle_from_log, .flags = FROM_LOG_GIVEN},
 	{"since", 0, required_argument, handle_time, F(since_us), .label = "--since", .flags = WINDOW_GIVEN},
 	{"until", 0, required_argument, handle_time, F(until_us), .label = "--until", .flags = WINDOW_GIVEN},
@@ -423,7 +399,6 @@ static const opt_def options[] = {
 	{"baseline-since", 0, required_argument, handle_baseline_time, F(baseline_since_us), .label = "--baseline-since", .flags = BASELINE_GIVEN},
 	{"baseline-until", 0, required_argument, handle_baseline_time, F(baseline_until_us), .label = "--baseline-until", .flags = BASELINE_GIVEN},
 	{"fail-if", 0, required_argument, handle_parsed},
-	{"trace", 0, required_argument, handle_parsed},
 	{"trace-file", 0, required_argument, opt_strdup, F(trace_path)},
 	{"dbname", 'd', required_argument, opt_conn, F(conn)},
 	{"host", 'h', required_argument, opt_conn, F(conn)},
@@ -435,8 +410,6 @@ static const opt_def options[] = {
 	{"help", '?', no_argument, NULL},
 };
 
-/* The table, --help, and: every usage error ends with the --help hint. */
-static const opt_parser parser = {options, OPT_COUNT(options), usage, true};
 
 #undef F
 #undef NS_S
@@ -596,10 +569,16 @@ check_settings(waits_settings *s, bool format_given, unsigned seen)
 static opt_status
 parse_arguments(int argc, char **argv, waits_settings *s)
 {
+	/* every usage error ends with the --help hint */
+	opt_parser	parser = {NULL, 0, usage, true};
+	opt_def    *defs = sinkset_options(options, OPT_COUNT(options), &parser.ndefs);
 	unsigned	seen = 0;
 	opt_status	st;
 
-	if ((st = opt_parse(&parser, argc, argv, s, &seen)) != OPT_OK)
+	parser.defs = defs;
+	st = opt_parse(&parser, argc, argv, s, &seen);
+	free(defs);
+	if (st != OPT_OK)
 		return st;
 	s->interval_given = (seen & INTERVAL_GIVEN) != 0;
 	/* --from-log FILE...: every argument is a file (a shell's glob) */

@@ -6,7 +6,22 @@
 
 #include "sink_json.h"
 
+#include <string.h>
+
 #include "pgtempo/strbuf.h"
+
+opt_status
+sink_json_option(const opt_def *def, void *ctx, const char *arg)
+{
+	waits_settings *s = ctx;
+
+	(void) def;
+	if (arg == NULL || strcmp(arg, "-") == 0)
+		s->json = true;
+	else
+		s->json_path = arg;
+	return OPT_OK;
+}
 
 static bool
 json_open(sink *k, sink_open_stage stage, char **cause)

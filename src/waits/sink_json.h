@@ -7,7 +7,11 @@
 #ifndef PGTEMPO_WAITS_SINK_JSON_H
 #define PGTEMPO_WAITS_SINK_JSON_H
 
+#include "pgtempo/opt.h"
 #include "sink.h"
+
+/* The option: --json (also --json=-) the report on stdout; --json=FILE in FILE too. */
+opt_status	sink_json_option(const opt_def *def, void *ctx, const char *arg);
 
 /* --json=FILE: its path checked before connecting. */
 void		sink_json_add(sink_list *l);

@@ -6,9 +6,14 @@
 
 #include "sinkset.h"
 
+#include <getopt.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "pgtempo/msg.h"
+#include "pgtempo/xalloc.h"
+
+#include "options.h"
 
 #include "sink_files.h"
 #include "sink_json.h"
@@ -35,7 +40,13 @@ typedef struct sinkset_entry
 	sinkset_kind kind;
 	unsigned	not_with;		/* SINKSET_NOT_* */
 	void		(*add) (sink_list *l);	/* NULL: another entry's sink, or the report's */
+	/* its option for main.c's table (handle NULL: another entry's) */
+	int			has_arg;
+	opt_handler handle;
+	options_parse_fn parse;		/* handle is parsed(): the value's parser (options.h) */
 } sinkset_entry;
+
+static opt_status parsed(const opt_def *def, void *ctx, const char *arg);
 
 #define F(f)	offsetof(waits_settings, f)
 #define ALL_BUT	(SINKSET_NOT_TRACE | SINKSET_NOT_FROM_LOG)
@@ -49,19 +60,20 @@ typedef struct sinkset_entry
  * stop.
  */
 static const sinkset_entry entries[] = {
-	{"--top", F(top), KIND_FLAG, ALL_BUT, sink_live_add},
-	{"--store", F(store), KIND_TEXT, ALL_BUT, sink_store_add},
-	{"--log", F(log_path), KIND_FILE, ALL_BUT, sink_log_add},
+	{"--top", F(top), KIND_FLAG, ALL_BUT, sink_live_add, no_argument, opt_true},
+	{"--store", F(store), KIND_TEXT, ALL_BUT, sink_store_add, required_argument, opt_strdup},
+	{"--log", F(log_path), KIND_FILE, ALL_BUT, sink_log_add, required_argument, opt_strdup},
 	/* the report writes the JSON; the sink checks --json=FILE's path */
-	{"--json", F(json), KIND_FLAG, SINKSET_NOT_TRACE, NULL},
+	{"--json", F(json), KIND_FLAG, SINKSET_NOT_TRACE, NULL, optional_argument, sink_json_option},
 	{"--json", F(json_path), KIND_FILE, SINKSET_NOT_TRACE, sink_json_add},
-	{"--folded", F(folded_path), KIND_FILE, SINKSET_NOT_TRACE, sink_folded_add},
-	{"--chart", F(chart_path), KIND_FILE, SINKSET_NOT_TRACE, sink_chart_add},
-	{"--metrics", F(metrics_path), KIND_FILE, ALL_BUT, sink_metrics_add},
+	{"--folded", F(folded_path), KIND_FILE, SINKSET_NOT_TRACE, sink_folded_add, required_argument, opt_strdup},
+	{"--chart", F(chart_path), KIND_FILE, SINKSET_NOT_TRACE, sink_chart_add, required_argument, opt_strdup},
+	{"--metrics", F(metrics_path), KIND_FILE, ALL_BUT, sink_metrics_add, required_argument, opt_strdup},
 	/* served by the metrics sink, so the two show the same counters */
-	{"--listen", F(listen_port), KIND_PORT, ALL_BUT, NULL},
+	{"--listen", F(listen_port), KIND_PORT, ALL_BUT, NULL, required_argument, parsed, options_parse_listen},
 	/* --trace goes with none of the others */
-	{"--trace", F(ntrace_pids), KIND_COUNT, SINKSET_NOT_FROM_LOG, sink_trace_add},
+	{"--trace", F(ntrace_pids), KIND_COUNT, SINKSET_NOT_FROM_LOG, sink_trace_add, required_argument, parsed,
+	options_parse_trace_pids},
 };
 
 #undef F
@@ -86,6 +98,35 @@ given(const waits_settings *s, const sinkset_entry *e)
 			return *(const int *) p > 0;
 	}
 	return false;
+}
+
+/* --listen, --trace: the entry's parser of the value. */
+static opt_status
+parsed(const opt_def *def, void *ctx, const char *arg)
+{
+	char	   *cause = NULL;
+
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (strcmp(entries[i].option + 2, def->name) == 0 && entries[i].parse != NULL)
+			return entries[i].parse(arg, ctx, &cause) ? OPT_OK : opt_fail(cause);
+	return opt_fail(xasprintf("option --%s has no parser", def->name));
+}
+
+opt_def *
+sinkset_options(const opt_def *own, size_t n, size_t *count)
+{
+	opt_def    *v = xcalloc(n + sizeof(entries) / sizeof(entries[0]), sizeof(opt_def));
+	size_t		k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v[k++] = own[i];
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (entries[i].handle != NULL)
+			v[k++] = (opt_def) {
+			entries[i].option + 2, 0, entries[i].has_arg, entries[i].handle, entries[i].field
+		};
+	*count = k;
+	return v;
 }
 
 void
