@@ -2,9 +2,9 @@
  * sinkset.h — the one place that knows every concrete sink: the table of
  * outputs, each with its option (and its handler), whether its value is
  * a file, the modes it does not go with, and the function that adds its
- * sink to a run's list when the settings ask for it.  The sinks use only sink.h's shared
- * helpers, and sink.c names none of them; main.c takes the outputs' options
- * and checks them from this table alone.
+ * sink to a run's list when the settings ask for it.  The sinks use only
+ * sink.h's shared helpers, and sink.c names none of them; main.c takes
+ * the outputs' options and checks them from this table alone.
  */
 #ifndef PGTEMPO_WAITS_SINKSET_H
 #define PGTEMPO_WAITS_SINKSET_H
