@@ -39,6 +39,7 @@ usage(void)
 		   "                          or a comma-separated list\n"
 		   "      --cross-cpu         also check that the clocks of all CPUs agree\n"
 		   "      --json              write one JSON document instead of the text report\n"
+		   "      --json=FILE         also write the JSON document to FILE (\"-\": --json)\n"
 		   "      --metrics=FILE      also write the results to FILE as Prometheus metrics\n"
 		   "                          (for node_exporter's textfile collector: *.prom)\n"
 		   "  -V, --version           output version information, then exit\n"
@@ -157,6 +158,25 @@ handle_histogram(const opt_def *def, void *ctx, const char *arg)
 	return OPT_OK;
 }
 
+/* --json: the JSON document on stdout (also --json=-); --json=FILE: in FILE too. */
+static opt_status
+handle_json(const opt_def *def, void *ctx, const char *arg)
+{
+	timing_settings *s = ctx;
+
+	(void) def;
+	if (arg == NULL || strcmp(arg, "-") == 0)
+		s->json = true;
+	else if (arg[0] == '\0')
+	{
+		msg_error("invalid value \"\" for option --json");
+		return OPT_ERROR;
+	}
+	else
+		s->json_path = arg;
+	return OPT_OK;
+}
+
 /* --metrics=FILE: a file; standard output carries the report. */
 static opt_status
 handle_metrics(const opt_def *def, void *ctx, const char *arg)
@@ -185,7 +205,7 @@ static const opt_def options[] = {
 	{"histogram", 0, required_argument, handle_histogram},
 	{"clock", 0, required_argument, handle_clock},
 	{"cross-cpu", 0, no_argument, opt_true, offsetof(timing_settings, cross_cpu)},
-	{"json", 0, no_argument, opt_true, offsetof(timing_settings, json)},
+	{"json", 0, optional_argument, handle_json},
 	{"metrics", 0, required_argument, handle_metrics},
 	{"version", 'V', no_argument, opt_version, .label = "pg_test_timing (pgtempo) " PACKAGE_VERSION},
 	{"help", '?', no_argument, NULL},

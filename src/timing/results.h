@@ -24,7 +24,8 @@ typedef struct timing_settings
 	timing_unit unit;			/* --histogram */
 	bool		clocks[TIMING_CLOCK_COUNT]; /* --clock */
 	bool		cross_cpu;		/* --cross-cpu */
-	bool		json;			/* --json */
+	bool		json;			/* --json, --json=-: JSON on stdout instead of the report */
+	const char *json_path;		/* --json=FILE: the JSON document also in FILE; NULL: none */
 	const char *metrics_path;	/* --metrics, or NULL */
 } timing_settings;
 

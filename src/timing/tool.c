@@ -7,6 +7,7 @@
 #include "tool.h"
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/signals.h"
+#include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
 #include "report.h"
@@ -109,23 +111,81 @@ run_cross_cpu(timing_results *r, uint64_t duration_ns)
 	}
 }
 
+/* --json=FILE: the JSON document, whole or not at all. */
+static bool
+json_write(const char *path, const timing_results *r, char **cause)
+{
+	strbuf		out;
+	bool		ok;
+
+	strbuf_init(&out);
+	report_json(&out, r);
+	ok = strbuf_write_file(path, out.data, out.len, cause);
+	strbuf_free(&out);
+	return ok;
+}
+
 /*
- * --metrics: the file, written last (its verdict and exit status are the
- * run's); a file that could not be written is output lost, as stdout's.
+ * The output files: the path's field in the settings, its check before
+ * the first pass, its writer.  In the order they are written: --metrics
+ * last (its verdict and exit status are the run's).  Adding an output is
+ * its writer and one line here.
+ */
+static const struct
+{
+	size_t		field;
+	bool		(*check) (const char *path, char **cause);
+	bool		(*write) (const char *path, const timing_results *r, char **cause);
+}			outputs[] = {
+	{offsetof(timing_settings, json_path), strbuf_check_writable, json_write},
+	{offsetof(timing_settings, metrics_path), metrics_check_path, timingmetrics_write},
+};
+
+/* The path output i is asked for at; NULL: not asked for. */
+static const char *
+output_path(const timing_settings *s, size_t i)
+{
+	return *(const char *const *) ((const char *) s + outputs[i].field);
+}
+
+/* Every output's path can be written: found out now, not after the passes. */
+static bool
+check_outputs(const timing_settings *s)
+{
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
+	{
+		const char *path = output_path(s, i);
+		char	   *cause = NULL;
+
+		if (path != NULL && !outputs[i].check(path, &cause))
+		{
+			msg_error("%s", cause);
+			free(cause);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Write every output asked for; one that is not written is said, and is
+ * output lost as stdout's: exit status 1 unless it already says more.
  */
 static void
-write_metrics(timing_results *r)
+write_outputs(timing_results *r)
 {
-	char	   *cause = NULL;
-
-	if (r->settings->metrics_path == NULL)
-		return;
-	if (!timingmetrics_write(r->settings->metrics_path, r, &cause))
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
 	{
-		msg_error("%s", cause);
-		free(cause);
-		if (r->exit_status == EXITCODE_OK)
-			r->exit_status = EXITCODE_ERROR;
+		const char *path = output_path(r->settings, i);
+		char	   *cause = NULL;
+
+		if (path != NULL && !outputs[i].write(path, r, &cause))
+		{
+			msg_error("%s", cause);
+			free(cause);
+			if (r->exit_status == EXITCODE_OK)
+				r->exit_status = EXITCODE_ERROR;
+		}
 	}
 }
 
@@ -155,7 +215,7 @@ finish(timing_results *r)
 		msg_error("Detected clock going backwards across CPUs.");
 	if (!msg_flush_stdout() && r->exit_status == EXITCODE_OK)
 		r->exit_status = EXITCODE_ERROR;
-	write_metrics(r);
+	write_outputs(r);
 }
 
 /* Free what the passes and checks allocated. */
@@ -175,17 +235,11 @@ tool_run(const timing_settings *s)
 	timing_results r;
 	uint64_t	duration_ns = (uint64_t) s->duration_s * NS_PER_S;
 	uint64_t   *fake = NULL;
-	char	   *cause = NULL;
 
 	memset(&r, 0, sizeof(r));
 	r.settings = s;
-	/* a file that cannot be written is found out now, not after the passes */
-	if (s->metrics_path != NULL && !metrics_check_path(s->metrics_path, &cause))
-	{
-		msg_error("%s", cause);
-		free(cause);
+	if (!check_outputs(s))
 		return EXITCODE_ERROR;
-	}
 	if (!setup_fake_clock(&fake))
 		return EXITCODE_ERROR;
 	/* a second signal ends the program at once */

@@ -642,6 +642,8 @@ baseline_run(const waits_settings *s)
 	else
 		baseline_text(stdout, &b);
 	ok = msg_flush_stdout();
+	if (!baseline_json_file(&b, status))
+		ok = false;
 	warn_unmatched(&b);
 	if (s->chart_path != NULL && !baseline_chart(s->chart_path, &b, &cause))
 	{

@@ -162,6 +162,8 @@ void		baseline_heads_record(bl_heads *h, int side, const histread_rec *rec);
 /* The heads of either window compared, as one more table (none if no window has one). */
 void		baseline_heads_table(baseline *b);
 void		baseline_json(FILE *out, const baseline *b, int exit_status);
+/* --json=FILE: the same document into the file, whole; false with the error said. */
+bool		baseline_json_file(const baseline *b, int exit_status);
 /* --chart: both windows' top changed keys over time, one panel each; false with *cause. */
 bool		baseline_chart(const char *path, const baseline *b, char **cause);
 

@@ -257,14 +257,13 @@ json_limits(json_writer *w, const baseline *b)
 	json_array_end(w);
 }
 
-void
-baseline_json(FILE *out, const baseline *b, int exit_status)
+/* The comparison as one JSON document, with its newline. */
+static void
+json_document(strbuf *sb, const baseline *b, int exit_status)
 {
-	strbuf		sb;
 	json_writer w;
 
-	strbuf_init(&sb);
-	json_init(&w, &sb, true);
+	json_init(&w, sb, true);
 	json_object_begin(&w);
 	json_kv_string(&w, "tool", "pgtempo-waits");
 	json_kv_string(&w, "version", PACKAGE_VERSION);
@@ -302,10 +301,34 @@ baseline_json(FILE *out, const baseline *b, int exit_status)
 	json_limits(&w, b);
 	json_kv_int(&w, "exit_status", exit_status);
 	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+void
+baseline_json(FILE *out, const baseline *b, int exit_status)
+{
+	strbuf		sb;
+
+	strbuf_init(&sb);
+	json_document(&sb, b, exit_status);
 	fputs(sb.data, out);
-	fputc('\n', out);
 	fflush(out);
 	strbuf_free(&sb);
+}
+
+bool
+baseline_json_file(const baseline *b, int exit_status)
+{
+	strbuf		sb;
+	bool		ok;
+
+	if (b->s->json_path == NULL)
+		return true;
+	strbuf_init(&sb);
+	json_document(&sb, b, exit_status);
+	ok = report_write_file(b->s->json_path, &sb);
+	strbuf_free(&sb);
+	return ok;
 }
 
 /* A key's label on the chart: its columns joined. */

@@ -781,6 +781,8 @@ finish(fromlog *f, waits_settings *rs)
 		report_text(stdout, &ri);
 	if (!msg_flush_stdout())
 		ok = false;
+	if (!report_json_file(&ri))
+		ok = false;
 	warn_empty(f);
 	return ok;
 }

@@ -21,6 +21,7 @@
 #include "listen.h"
 #include "options.h"
 #include "retain.h"
+#include "sinkset.h"
 #include "waits.h"
 
 /* The --help text, kept in step with the man page. */
@@ -57,6 +58,7 @@ usage(void)
 		   "                             (default event)\n"
 		   "      --blockers=N           blocking pids listed per lock wait (default 3)\n"
 		   "      --json                 print the report as one JSON document\n"
+		   "      --json=FILE            also write the JSON document to FILE (\"-\": --json)\n"
 		   "      --log=FILE             write the sample history to FILE (- for standard\n"
 		   "                             output; strftime escapes start a new file when\n"
 		   "                             they expand differently; SIGHUP reopens it)\n"
@@ -176,14 +178,6 @@ trace_options_ok(const waits_settings *s)
 		{s->apps.n > 0, "--application-name"},
 		{s->backend_types_given || s->backend_types_all, "--backend-type"},
 		{s->nby != 1 || s->by[0] != WPROF_DIM_EVENT, "--by"},
-		{s->json, "--json"},
-		{s->log_path != NULL, "--log"},
-		{s->folded_path != NULL, "--folded"},
-		{s->chart_path != NULL, "--chart"},
-		{s->top, "--top"},
-		{s->store != NULL, "--store"},
-		{s->metrics_path != NULL, "--metrics"},
-		{s->listen_port >= 0, "--listen"},
 	};
 
 	if (s->ntrace_pids == 0)
@@ -198,7 +192,8 @@ trace_options_ok(const waits_settings *s)
 		msg_error("invalid value \"\" for option --trace-file");
 		return false;
 	}
-	return none_given("--trace", other, OPT_COUNT(other));
+	return none_given("--trace", other, OPT_COUNT(other)) &&
+		sinkset_options_ok(s, SINKSET_NOT_TRACE, "--trace");
 }
 
 /* -i, -T, --log-interval, --store-interval: a duration in [min, max] ns. */
@@ -269,11 +264,9 @@ static const struct
 	{"log-format", options_parse_log_format},
 	{"log-retain", options_parse_retain},
 	{"fail-if", options_parse_fail_if},
-	{"trace", options_parse_trace_pids},
-	{"listen", options_parse_listen},
 };
 
-/* --source, --pid, --backend-type, --by, --log-format, --log-retain, --fail-if, --trace, --listen. */
+/* --source, --pid, --backend-type, --by, --log-format, --log-retain, --fail-if. */
 static opt_status
 handle_parsed(const opt_def *def, void *ctx, const char *arg)
 {
@@ -379,19 +372,11 @@ static const opt_def options[] = {
 	{"backend-type", 0, required_argument, handle_parsed},
 	{"by", 0, required_argument, handle_parsed},
 	{"blockers", 0, required_argument, handle_count, F(blockers), 0, 100, "--blockers", "pids"},
-	{"json", 0, no_argument, opt_true, F(json)},
-	{"log", 0, required_argument, opt_strdup, F(log_path)},
 	{"log-format", 0, required_argument, handle_parsed, .flags = FORMAT_GIVEN},
 	{"log-interval", 0, required_argument, handle_duration, F(log_interval_ns), NS_S, 86400 * NS_S, "--log-interval", "s"},
-	{"folded", 0, required_argument, opt_strdup, F(folded_path)},
-	{"chart", 0, required_argument, opt_strdup, F(chart_path)},
-	{"top", 0, no_argument, opt_true, F(top)},
-	{"store", 0, required_argument, opt_strdup, F(store)},
 	{"store-interval", 0, required_argument, handle_duration, F(store_interval_ns), NS_S, 86400 * NS_S, "--store-interval", "s"},
 	{"store-label", 0, required_argument, opt_strdup, F(store_label)},
 	{"log-retain", 0, required_argument, handle_parsed},
-	{"metrics", 0, required_argument, opt_strdup, F(metrics_path)},
-	{"listen", 0, required_argument, handle_parsed},
 	{"from-log", 0, required_argument, handle_from_log, .flags = FROM_LOG_GIVEN},
 	{"since", 0, required_argument, handle_time, F(since_us), .label = "--since", .flags = WINDOW_GIVEN},
 	{"until", 0, required_argument, handle_time, F(until_us), .label = "--until", .flags = WINDOW_GIVEN},
@@ -400,7 +385,6 @@ static const opt_def options[] = {
 	{"baseline-since", 0, required_argument, handle_baseline_time, F(baseline_since_us), .label = "--baseline-since", .flags = BASELINE_GIVEN},
 	{"baseline-until", 0, required_argument, handle_baseline_time, F(baseline_until_us), .label = "--baseline-until", .flags = BASELINE_GIVEN},
 	{"fail-if", 0, required_argument, handle_parsed},
-	{"trace", 0, required_argument, handle_parsed},
 	{"trace-file", 0, required_argument, opt_strdup, F(trace_path)},
 	{"dbname", 'd', required_argument, opt_conn, F(conn)},
 	{"host", 'h', required_argument, opt_conn, F(conn)},
@@ -412,33 +396,9 @@ static const opt_def options[] = {
 	{"help", '?', no_argument, NULL},
 };
 
-/* The table, --help, and: every usage error ends with the --help hint. */
-static const opt_parser parser = {options, OPT_COUNT(options), usage, true};
 
 #undef F
 #undef NS_S
-
-/* An output path given as "": the option's error. */
-static bool
-paths_ok(const waits_settings *s)
-{
-	const struct
-	{
-		const char *path;
-		const char *name;
-	}			paths[] = {
-		{s->log_path, "--log"}, {s->folded_path, "--folded"}, {s->chart_path, "--chart"},
-		{s->metrics_path, "--metrics"},
-	};
-
-	for (size_t i = 0; i < OPT_COUNT(paths); i++)
-		if (paths[i].path != NULL && paths[i].path[0] == '\0')
-		{
-			msg_error("invalid value \"\" for option %s", paths[i].name);
-			return false;
-		}
-	return true;
-}
 
 /* --from-log reads files: nothing that samples, connects or writes history goes with it. */
 static bool
@@ -451,12 +411,8 @@ from_log_options_ok(const waits_settings *s, unsigned seen)
 		{s->include_idle, "--include-idle"},
 		{s->query_text > 0, "--query-text"},
 		{s->backend_types.n > 0 || s->backend_types_all, "--backend-type"},
-		{s->log_path != NULL, "--log"},
-		{s->top, "--top"},
-		{s->store != NULL, "--store"},
-		{s->ntrace_pids > 0, "--trace"},
-		{s->metrics_path != NULL, "--metrics"},
-		{s->listen_port >= 0, "--listen"},
+	};
+	const option_given conn[] = {
 		{s->conn.dbname != NULL || s->conn.host != NULL || s->conn.port != NULL ||
 		 s->conn.user != NULL, "a connection option"},
 	};
@@ -468,7 +424,9 @@ from_log_options_ok(const waits_settings *s, unsigned seen)
 		msg_error("--since, --until and --keep-going need --from-log");
 		return false;
 	}
-	if (!none_given("--from-log", other, OPT_COUNT(other)))
+	if (!none_given("--from-log", other, OPT_COUNT(other)) ||
+		!sinkset_options_ok(s, SINKSET_NOT_FROM_LOG, "--from-log") ||
+		!none_given("--from-log", conn, OPT_COUNT(conn)))
 		return false;
 	if (s->since_us != INT64_MIN && s->until_us != INT64_MAX && s->since_us >= s->until_us)
 	{
@@ -590,17 +548,23 @@ check_settings(waits_settings *s, bool format_given, unsigned seen)
 				  s->store_interval_ns > 0 ? "--store-interval" : "--store-label");
 		return false;
 	}
-	return paths_ok(s) && trace_options_ok(s);
+	return sinkset_paths_ok(s) && trace_options_ok(s);
 }
 
 /* Fill the settings from the command line; report usage errors the PostgreSQL way. */
 static opt_status
 parse_arguments(int argc, char **argv, waits_settings *s)
 {
+	/* every usage error ends with the --help hint */
+	opt_parser	parser = {NULL, 0, usage, true};
+	opt_def    *defs = sinkset_options(options, OPT_COUNT(options), &parser.ndefs);
 	unsigned	seen = 0;
 	opt_status	st;
 
-	if ((st = opt_parse(&parser, argc, argv, s, &seen)) != OPT_OK)
+	parser.defs = defs;
+	st = opt_parse(&parser, argc, argv, s, &seen);
+	free(defs);
+	if (st != OPT_OK)
 		return st;
 	s->interval_given = (seen & INTERVAL_GIVEN) != 0;
 	/* --from-log FILE...: every argument is a file (a shell's glob) */

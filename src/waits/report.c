@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pgtempo/json.h"
+#include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/table.h"
 #include "pgtempo/utf8.h"
@@ -686,15 +687,13 @@ json_durations(json_writer *w, const wprof *p)
 	free(d);
 }
 
-/* The report as one pretty-printed JSON document. */
-void
-report_json(FILE *out, const report_info *ri)
+/* The report as one pretty-printed JSON document, with its newline. */
+static void
+json_document(strbuf *sb, const report_info *ri)
 {
-	strbuf		sb;
 	json_writer w;
 
-	strbuf_init(&sb);
-	json_init(&w, &sb, true);
+	json_init(&w, sb, true);
 	json_object_begin(&w);
 	json_heading(&w, ri);
 	json_health(&w, ri);
@@ -706,8 +705,45 @@ report_json(FILE *out, const report_info *ri)
 	if (ri->p->has_measured)
 		json_durations(&w, ri->p);
 	json_object_end(&w);
+	strbuf_putc(sb, '\n');
+}
+
+void
+report_json(FILE *out, const report_info *ri)
+{
+	strbuf		sb;
+
+	strbuf_init(&sb);
+	json_document(&sb, ri);
 	fputs(sb.data, out);
-	fputc('\n', out);
 	fflush(out);
 	strbuf_free(&sb);
 }
+
+bool
+report_json_file(const report_info *ri)
+{
+	strbuf		sb;
+	bool		ok;
+
+	if (ri->s->json_path == NULL)
+		return true;
+	strbuf_init(&sb);
+	json_document(&sb, ri);
+	ok = report_write_file(ri->s->json_path, &sb);
+	strbuf_free(&sb);
+	return ok;
+}
+
+bool
+report_write_file(const char *path, const strbuf *sb)
+{
+	char	   *cause = NULL;
+
+	if (strbuf_write_file(path, sb->data, sb->len, &cause))
+		return true;
+	msg_error("%s", cause);
+	free(cause);
+	return false;
+}
+

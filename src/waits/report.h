@@ -60,6 +60,10 @@ void		report_text(FILE *out, const report_info *ri);
 /* Average active sessions: the backend time sampled over the time covered. */
 double		report_avg_active(const report_info *ri);
 void		report_json(FILE *out, const report_info *ri);
+/* --json=FILE: the JSON document into the file, whole; false with the error said. */
+bool		report_json_file(const report_info *ri);
+/* Write sb to path whole (strbuf_write_file); false with the error said. */
+bool		report_write_file(const char *path, const strbuf *sb);
 
 /* A column of a grouped table: a dimension, or one of the two parts of "event". */
 typedef struct report_col

@@ -732,6 +732,8 @@ finish(run_state *r)
 	/* a report that did not get out is a failed run, whatever else went well */
 	if (!msg_flush_stdout())
 		outputs_ok = false;
+	if (!report_json_file(&ri))
+		outputs_ok = false;
 	warn_unmatched(r);
 	if (gave_up)
 	{

@@ -70,7 +70,8 @@ typedef struct waits_settings
 	/* report */
 	wprof_dim by[WPROF_DIM_COUNT];
 	int			nby;
-	bool		json;
+	bool		json;			/* --json, --json=-: the JSON report instead of the text one */
+	const char *json_path;		/* --json=FILE: the JSON report also in FILE; NULL: none */
 	int			blockers;		/* --blockers: blocking pids listed per group */
 	/* history */
 	char	   *log_path;

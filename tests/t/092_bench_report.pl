@@ -269,6 +269,24 @@ my $jrun;
 	is($j->{results}{transactions}{expected}, 120, 'expected: -t times -c');
 }
 
+# ---------------------------------------------------------------- --json alone, --json FILE
+
+# One rule in every tool: --json alone is --json=- (the JSON document on
+# stdout, the text report on stderr); an argument after it that is not an
+# option is still its file, as when the option required one.
+{
+	my ($code, $out, $err) = run_tool([ $ours, '-n', '-f', $sleep, '-t', 2, $db, '--json' ]);
+	is($code, 0, '--json alone: exit 0');
+	my $j = parse_json($out, '--json alone: stdout');
+	is($j->{results}{transactions}{processed}, 2, '--json alone: the run in the document');
+	like($err, qr/^transaction type: /m, '--json alone: the text report on stderr');
+	($code, $out, $err) = run_tool([ $ours, '-n', '-f', $sleep, '-t', 2, '--json', "$dir/space.json", $db ]);
+	is($code, 0, '--json FILE: exit 0');
+	like($out, qr/^number of transactions actually processed: 2\/2$/m, '--json FILE: the text report on stdout');
+	is(parse_json(slurp_text("$dir/space.json") // '', '--json FILE')->{results}{transactions}{processed}, 2,
+		'--json FILE: the document in the file');
+}
+
 # ---------------------------------------------------------------- exit status in the JSON
 
 {

@@ -90,6 +90,19 @@ my $svg = do { local $/; open my $fh, '<', "$dir/aa.svg" or die; <$fh> };
 like($svg, qr/Throughput of each run.*Latency distributions/s, '--chart: both panels');
 is(scalar(() = $svg =~ /<svg /g), 2, '--chart: the distributions are a nested chart');
 
+# --json alone: the comparison's document on stdout, the table on stderr;
+# "--json FILE" is still a file
+($code, $out, $err) = run_tool([ $ours, '--compare', "$dir/a1.json", '--to', "$dir/a2.json", '--json' ]);
+is($code, 0, '--compare --json alone: exit 0') or diag($err);
+my $bare = eval { decode_json($out) };
+is($bare && $bare->{method}{unit}, 'interval', '--compare --json alone: stdout is the document');
+is_deeply([ map { $_->{metric} } @{ $bare->{results} || [] } ], [ map { $_->{metric} } @{ $aa->{results} } ],
+	'--compare --json alone: the metrics of --json=FILE');
+like($err, qr/^  tps\s/m, '--compare --json alone: the table on stderr');
+($code) = run_tool([ $ours, '--compare', "$dir/a1.json", '--json', "$dir/sp.json", '--to', "$dir/a2.json" ]);
+is($code, 0, '--compare --json FILE: exit 0');
+is(json_of("$dir/sp.json")->{method}{unit}, 'interval', '--compare --json FILE: still a file');
+
 ($code, $out, $err) = run_tool([ $ours, '--compare', "$dir/a1.json", '--to', "$dir/s1.json",
 	'--fail-if=tps:-10%', "--json=$dir/as.json" ]);
 is($code, 3, 'injected \sleep 2ms: --fail-if=tps:-10% exits 3') or diag($out, $err);
@@ -101,6 +114,17 @@ ok($as->{fail_if}[0]{tripped}, 'injected: JSON says the gate tripped');
 like($out, qr/--fail-if=tps:-10%: the change is beyond the limit/, 'injected: the gate is named');
 like($out, qr/^95 % intervals for the \d+ lines together \(Bonferroni: each at [\d.]+ %\)\.$/m,
 	'injected: the family of the intervals is said');
+# one failure rule in every mode: an output not written is said and makes
+# the exit status 1, unless it already says more (the tripped gate's 3)
+SKIP:
+{
+	skip '/dev/full is not writable here', 2 unless -w '/dev/full';
+	($code, $out, $err) = run_tool([ $ours, '--compare', "$dir/a1.json", '--to', "$dir/s1.json",
+		'--fail-if=tps:-10%', '--json=/dev/full' ]);
+	is($code, 3, 'tripped gate, --json on a full disk: still exit 3');
+	like($err, qr{^pgtempo-bench: error: could not write to file "/dev/full": No space left on device$}m,
+		'tripped gate, --json on a full disk: the error');
+}
 ($code) = run_tool([ $ours, '--compare', "$dir/a1.json", '--to', "$dir/s1.json", '--fail-if=tps:-99.9%' ]);
 is($code, 0, 'injected: a limit beyond the change is not tripped');
 # wide limits: an A/A pair of one run per side must not trip them on a busy host

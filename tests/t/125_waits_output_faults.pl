@@ -30,6 +30,7 @@ for my $case (
 	[ '--log', '/nonexistent/dir/w-%Y.csv', "/nonexistent/dir/w-$year.csv", 'No such file or directory' ],
 	[ '--chart',  '/nonexistent/dir/c.svg',    '/nonexistent/dir/c.svg',    'No such file or directory' ],
 	[ '--folded', '/nonexistent/dir/w.folded', '/nonexistent/dir/w.folded', 'No such file or directory' ],
+	[ '--json',   '/nonexistent/dir/r.json',   '/nonexistent/dir/r.json',   'No such file or directory' ],
 	[ '--chart',  $dir, $dir, 'Is a directory' ])
 {
 	my ($opt, $arg, $path, $why) = @$case;

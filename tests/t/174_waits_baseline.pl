@@ -102,6 +102,14 @@ cmp_ok($quiet[1] + $len, '<', $e0 - 0.6, 'the quiet windows before the episode e
 # ---------------------------------------------------------------- the episode
 
 my ($rc, $j) = compare_json($quiet[0], $e0);
+# --json=FILE: the comparison's document beside the text report
+{
+	my ($frc, $ftext) = compare($quiet[0], $e0, "--json=$dir/cmp.json");
+	my ($trc, $text) = compare($quiet[0], $e0);
+	is($ftext, $text, '--json=FILE: the text report as without it');
+	my $fj = eval { decode_json(slurp_text("$dir/cmp.json")) };
+	is_deeply($fj, $j, '--json=FILE: the document of --json');
+}
 is($rc, 0, 'episode against quiet: exit 0 without --fail-if');
 my $lock = row($j, 'Lock', 'relation');
 ok($lock && $lock->{flagged}, 'episode: the lock wait flagged') or diag(explain($j));

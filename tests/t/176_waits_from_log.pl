@@ -104,6 +104,20 @@ is_deeply(comparable($back), comparable({%$live}),
 	'jsonl: the report from the log is the live report (profile, error bounds, health, blockers)');
 is(slurp("$dir/back.folded"), slurp("$dir/live.folded"), 'jsonl: the same folded stacks');
 like(slurp("$dir/back.svg"), qr/<svg.*Lock:relation/s, 'jsonl: a chart of the events');
+
+# One rule in every tool: --json=- is --json; --json=FILE writes the same
+# document to a file beside the text report.
+{
+	my $dash = decode_json(run_ok('from jsonl, --json=-', '--from-log', "$dir/raw.jsonl", '--json=-',
+		'--by=event,app'));
+	is_deeply(comparable($dash), comparable(decode_json(run_ok('from jsonl, --json', '--from-log',
+		"$dir/raw.jsonl", '--json', '--by=event,app'))), '--json=-: the document of --json');
+	my $text = run_ok('from jsonl, text', '--from-log', "$dir/raw.jsonl", '--by=event,app');
+	is(run_ok('from jsonl, --json=FILE', '--from-log', "$dir/raw.jsonl", '--by=event,app',
+		"--json=$dir/back.json"), $text, '--json=FILE: the text report on stdout, as without it');
+	is_deeply(comparable(decode_json(slurp("$dir/back.json"))), comparable($dash),
+		'--json=FILE: the document of --json in the file');
+}
 ok((grep { $_->{wait_event} eq 'relation' && @{ $_->{blockers} }
 	  && $_->{blockers}[0]{pid} == $holder_pid } @{ $back->{profile} }),
 	'jsonl: the blocker read back');

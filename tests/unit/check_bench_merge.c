@@ -16,6 +16,7 @@
 #include "results/jsonreport.h"
 #include "judge/merge.h"
 #include "judge/merge_int.h"
+#include "outputs.h"
 #include "pgtempo/xalloc.h"
 #include "results/report.h"
 #include "svgcheck.h"
@@ -270,6 +271,8 @@ START_TEST(merge_whole)
 	const jsonread_value *root,
 			   *waits;
 
+	opts.outputs = outputs_table;
+	opts.noutputs = outputs_count;
 	stats_init(&all);
 	make_run_waits(&r[0], 11, 1500, &all, all_h, &w1);
 	make_run_waits(&r[1], 12, 2500, &all, all_h, &w2);
@@ -426,6 +429,8 @@ START_TEST(merge_waits_series)
 	const char *bad;
 	int			status;
 
+	opts.outputs = outputs_table;
+	opts.noutputs = outputs_count;
 	stats_init(&all);
 	for (int i = 0; i < 2; i++)
 	{

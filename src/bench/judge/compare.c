@@ -370,24 +370,16 @@ cmp_free(cmp *c)
 	free(c->results);
 }
 
-/* --json and --chart of the comparison. */
-static void
-write_outputs(const cmp *c, int *status)
+bool
+compare_write_json(const output_ctx *c, const char *path, char **cause)
 {
-	char	   *cause = NULL;
+	return cmpout_json(path, c->data, c->status, cause);
+}
 
-	if (c->opts->json_path != NULL && !cmpout_json(c->opts->json_path, c, *status, &cause))
-	{
-		msg_error("%s", cause);
-		free(cause);
-		*status = EXITCODE_ERROR;
-	}
-	if (c->opts->chart_path != NULL && !cmpout_chart(c->opts->chart_path, c, &cause))
-	{
-		msg_error("%s", cause);
-		free(cause);
-		*status = EXITCODE_ERROR;
-	}
+bool
+compare_write_chart(const output_ctx *c, const char *path, char **cause)
+{
+	return cmpout_chart(path, c->data, cause);
 }
 
 int
@@ -416,7 +408,7 @@ compare_run(const bench_settings *opts, const compare_settings *cs)
 			if (c.tripped[i])
 				status = EXITCODE_LIMIT;
 		cmpout_print(report_stream(opts), &c);
-		write_outputs(&c, &status);
+		output_write_all(opts, OUTPUT_COMPARE, &c, &status);
 	}
 	cmp_free(&c);
 	return status;

@@ -16,6 +16,7 @@
 
 #include "results/bench.h"
 #include "pgtempo/gate.h"
+#include "results/output.h"
 
 typedef struct compare_settings
 {
@@ -38,8 +39,13 @@ bool		compare_parse_limits(compare_settings *cs, const char *list);
  * Compare and print the table; opts gives --json, --chart and
  * --percentiles.  Returns the exit status: 0; 1 for input that cannot be
  * compared (unreadable, not the same benchmark) or an output not
- * written; 3 when a --fail-if limit is passed.
+ * written; 3 when a --fail-if limit is passed (an output not written
+ * then says so, output.h's rule).
  */
 int			compare_run(const bench_settings *opts, const compare_settings *cs);
+
+/* --compare's writers of the table of outputs (output.h; data: the comparison). */
+bool		compare_write_json(const output_ctx *c, const char *path, char **cause);
+bool		compare_write_chart(const output_ctx *c, const char *path, char **cause);
 
 #endif

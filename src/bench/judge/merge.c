@@ -548,6 +548,8 @@ merge_hosts(merged *m, const bench_settings *opts, merge_host *hosts, int n)
 	m->s.json_path = opts->json_path;
 	m->s.chart_path = opts->chart_path;
 	m->s.hist_path = opts->hist_path;
+	m->s.outputs = opts->outputs;
+	m->s.noutputs = opts->noutputs;
 	if (opts->npercentiles > 0)
 	{
 		memcpy(m->s.percentiles, opts->percentiles, sizeof(opts->percentiles));
@@ -634,67 +636,64 @@ print_merged(const merged *m, const merge_host *hosts, int n)
 	warn_hosts(m, hosts, n);
 }
 
-/* An output file that could not be written: the error, and the exit status of an error. */
-static void
-output_failed(char **cause, int *status)
+/* What --merge's outputs are written from (output.h's data in OUTPUT_MERGE). */
+typedef struct merge_out
 {
-	msg_error("%s", *cause);
-	free(*cause);
-	*cause = NULL;
-	*status = EXITCODE_ERROR;
+	const merged *m;
+	const merge_host *hosts;
+	int			n;
+	const jsonreport_merge *jm;
+} merge_out;
+
+bool
+merge_write_hist(const output_ctx *c, const char *path, char **cause)
+{
+	const merge_out *o = c->data;
+
+	return report_histogram_write(path, o->m->d.lat_hist, cause);
 }
 
-/* --latency-histogram, --json and --chart of the merged run. */
-static void
-write_merged(const merged *m, const merge_host *hosts, int n, const jsonreport_merge *jm,
-			 int *status)
+bool
+merge_write_json(const output_ctx *c, const char *path, char **cause)
 {
-	char	   *cause = NULL;
+	const merge_out *o = c->data;
+	const merged *m = o->m;
+	const merge_host *hosts = o->hosts;
+	jsonreport_run run = {
+		.server = &hosts[0].server,
+		.server_version = hosts[0].server_version,
+		.server_version_num = hosts[0].server_version_num,
+		.start_epoch_s = m->start_epoch_s,
+		.end_epoch_s = m->end_epoch_s,
+		.bench_start_epoch_s = m->start_epoch_s,
+		.clock = &m->clock,
+		.merge = o->jm,
+		.exit_status = c->status,
+		.stop_signal = m->stop_signal,
+		.log_lines_lost = m->log_lines_lost,
+		.clients_abandoned = (int) m->clients_abandoned,
+		.data = &m->d,
+		.waits = m->d.waits,
+		.progress = m->progress,
+		.nprogress = m->nprogress,
+		.warmup = m->d.warmup,
+		.series = &m->series,
+	};
 
-	if (m->s.hist_path != NULL)
-	{
-		strbuf		sb;
+	return jsonreport_write(path, &m->s, &run, cause);
+}
 
-		strbuf_init(&sb);
-		report_histogram_text(&sb, m->d.lat_hist);
-		if (!strbuf_write_file(m->s.hist_path, sb.data, sb.len, &cause))
-			output_failed(&cause, status);
-		strbuf_free(&sb);
-	}
-	if (m->s.json_path != NULL)
-	{
-		jsonreport_run run = {
-			.server = &hosts[0].server,
-			.server_version = hosts[0].server_version,
-			.server_version_num = hosts[0].server_version_num,
-			.start_epoch_s = m->start_epoch_s,
-			.end_epoch_s = m->end_epoch_s,
-			.bench_start_epoch_s = m->start_epoch_s,
-			.clock = &m->clock,
-			.merge = jm,
-			.exit_status = *status,
-			.stop_signal = m->stop_signal,
-			.log_lines_lost = m->log_lines_lost,
-			.clients_abandoned = (int) m->clients_abandoned,
-			.data = &m->d,
-			.waits = m->d.waits,
-			.progress = m->progress,
-			.nprogress = m->nprogress,
-			.warmup = m->d.warmup,
-			.series = &m->series,
-		};
+bool
+merge_write_chart(const output_ctx *c, const char *path, char **cause)
+{
+	const merge_out *o = c->data;
+	char	   *subtitle = xasprintf("%s --merge of %d runs", msg_progname(), o->n);
+	bool		ok;
 
-		if (!jsonreport_write(m->s.json_path, &m->s, &run, &cause))
-			output_failed(&cause, status);
-	}
-	if (m->s.chart_path != NULL)
-	{
-		char	   *subtitle = xasprintf("%s --merge of %d runs", msg_progname(), n);
-
-		if (!bench_chart_write(&m->s, subtitle, m->chart, m->nchart, &cause))
-			output_failed(&cause, status);
-		free(subtitle);
-	}
+	(void) path;				/* bench_chart_write writes s->chart_path */
+	ok = bench_chart_write(&o->m->s, subtitle, o->m->chart, o->m->nchart, cause);
+	free(subtitle);
+	return ok;
 }
 
 /* Whether h is one of the n runs before it (a report given twice, or copied): printed. */
@@ -832,7 +831,11 @@ merge_run(const bench_settings *opts, bool allow_partial, char **files, int nfil
 		print_merged(&m, hosts, nhosts);
 		for (int i = 0; i < nmissing; i++)
 			msg_warning("the merge is partial: \"%s\" was left out", missing[i]);
-		write_merged(&m, hosts, nhosts, &jm, &status);
+		{
+			merge_out	o = {&m, hosts, nhosts, &jm};
+
+			output_write_all(&m.s, OUTPUT_MERGE, &o, &status);
+		}
 		merged_free(&m, hosts[0].nscripts);
 	}
 	for (int i = 0; i < nhosts; i++)

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 
 #include "results/bench.h"
+#include "results/output.h"
 
 /*
  * Merge the reports in files[0..nfiles) and print the report; opts gives
@@ -26,6 +27,11 @@
  * error, unless allow_partial: then it is left out with a warning.
  * Returns the exit status: 0, or 1.
  */
+/* --merge's writers of the table of outputs (output.h). */
+bool		merge_write_hist(const output_ctx *c, const char *path, char **cause);
+bool		merge_write_json(const output_ctx *c, const char *path, char **cause);
+bool		merge_write_chart(const output_ctx *c, const char *path, char **cause);
+
 int			merge_run(const bench_settings *opts, bool allow_partial, char **files, int nfiles);
 
 #endif

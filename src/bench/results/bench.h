@@ -21,6 +21,8 @@ typedef enum query_mode
 	QUERY_PREPARED
 } query_mode;
 
+typedef struct output_def output_def;	/* output.h */
+
 typedef struct bench_settings
 {
 	int			nclients;		/* -c */
@@ -78,10 +80,12 @@ typedef struct bench_settings
 	double		percentiles[BENCH_MAX_PERCENTILES];	/* --percentiles, 0 < p <= 100 */
 	int			npercentiles;	/* default: 50 90 99 99.9 */
 	bool		progress_percentiles;	/* --progress-percentiles: -P lines show them */
-	const char *json_path;		/* --json=FILE, "-" for stdout; NULL: none */
+	const char *json_path;		/* --json[=FILE], "-" for stdout; NULL: none */
 	const char *hist_path;		/* --latency-histogram=FILE; NULL: none */
 	const char *chart_path;		/* --chart=FILE.svg; NULL: none */
 	const char *metrics_path;	/* --metrics=FILE, Prometheus text; NULL: none */
+	const output_def *outputs;	/* the table of outputs (output.h); NULL: none */
+	int			noutputs;
 	char	   *command_line;	/* the arguments, for the chart's subtitle */
 
 	/* warm-up (--warmup): run, but leave out of the results */

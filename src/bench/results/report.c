@@ -25,28 +25,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "pgtempo/xalloc.h"
 
 static const char *const query_modes[] = {"simple", "extended", "prepared"};
 
 static const double default_percentiles[] = {50, 90, 99, 99.9};
 
-int
-report_stdout_outputs(const bench_settings *s)
-{
-	const char *paths[] = {s->json_path, s->hist_path, s->chart_path, s->metrics_path};
-	int			n = 0;
-
-	for (int i = 0; i < 4; i++)
-		if (paths[i] != NULL && strcmp(paths[i], "-") == 0)
-			n++;
-	return n;
-}
-
 FILE *
 report_stream(const bench_settings *s)
 {
-	return report_stdout_outputs(s) > 0 ? stderr : stdout;
+	return output_stdout_count(s) > 0 ? stderr : stdout;
 }
 
 int
@@ -415,3 +404,15 @@ report_histogram_text(strbuf *out, const hist *h)
 	}
 }
 
+bool
+report_histogram_write(const char *path, const hist *h, char **cause)
+{
+	strbuf		sb;
+	bool		ok;
+
+	strbuf_init(&sb);
+	report_histogram_text(&sb, h);
+	ok = strbuf_write_file(path, sb.data, sb.len, cause);
+	strbuf_free(&sb);
+	return ok;
+}

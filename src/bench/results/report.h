@@ -69,10 +69,7 @@ typedef struct report_progress_point
 	bool		warmup;			/* --warmup: an interval of the warm-up */
 } report_progress_point;
 
-/* How many of --json, --latency-histogram and --chart are "-" (stdout). */
-int			report_stdout_outputs(const bench_settings *s);
-
-/* Where the text report goes: stderr when one of them takes stdout. */
+/* Where the text report goes: stderr when an output takes stdout (output.h). */
 FILE	   *report_stream(const bench_settings *s);
 
 /* The percentiles to report: --percentiles, or 50, 90, 99 and 99.9. */
@@ -111,6 +108,8 @@ void		report_progress_print(FILE *out, const bench_settings *s,
  * low_us <= L < high_us.
  */
 void		report_histogram_text(strbuf *out, const hist *h);
+/* --latency-histogram: that text into path, whole (strbuf_write_file); false with *cause. */
+bool		report_histogram_write(const char *path, const hist *h, char **cause);
 
 
 #endif

@@ -16,23 +16,6 @@
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 
-/*
- * An output file that could not be written after the run: the error, and
- * status 1 unless the run already failed.  A failed standard output ("-")
- * has been reported here: main()'s last check must not say it again.
- */
-static void
-output_failed(const char *path, char **cause, int *status)
-{
-	msg_error("%s", *cause);
-	free(*cause);
-	*cause = NULL;
-	if (strcmp(path, "-") == 0)
-		clearerr(stdout);
-	if (*status == EXITCODE_OK)
-		*status = EXITCODE_ERROR;
-}
-
 void
 results_window(report_window *w, double start_epoch_s, double end_epoch_s, const clock_sync *c)
 {
@@ -98,56 +81,55 @@ print_outcome(const bench_settings *s, const bench_results *res)
 	return status;
 }
 
-/* --latency-histogram, then --json with the final exit status, then --chart, then --metrics. */
-static void
-write_outputs(const bench_settings *s, const bench_results *res, int *status)
+bool
+results_write_hist(const output_ctx *c, const char *path, char **cause)
 {
-	char	   *cause = NULL;
+	const bench_results *res = c->data;
 
-	if (s->hist_path != NULL && res->merged)
-	{
-		strbuf		sb;
+	return !res->merged || report_histogram_write(path, res->data.lat_hist, cause);
+}
 
-		strbuf_init(&sb);
-		report_histogram_text(&sb, res->data.lat_hist);
-		if (!strbuf_write_file(s->hist_path, sb.data, sb.len, &cause))
-			output_failed(s->hist_path, &cause, status);
-		strbuf_free(&sb);
-	}
-	if (s->json_path != NULL)
-	{
-		jsonreport_run run = {
-			.server = &res->server,
-			.server_version = res->server_version,
-			.server_version_num = res->server_version_num,
-			.start_epoch_s = res->start_epoch_s,
-			.end_epoch_s = res->end_epoch_s,
-			.bench_start_epoch_s = res->merged ? res->bench_start_epoch_s : 0,
-			.clock = &res->clock,
-			.stop_signal = res->stop_signal,
-			.log_lines_lost = res->log_lines_lost,
-			.clients_abandoned = res->abandoned,
-			.data = res->merged ? &res->data : NULL,
-			.progress = res->progress,
-			.nprogress = res->nprogress,
-			.series = &res->series,
-			.waits = res->waits,
-			.exit_status = *status,
-			.warmup = s->warmup != WARMUP_NONE ? &res->warmup : NULL,
-		};
+bool
+results_write_json(const output_ctx *c, const char *path, char **cause)
+{
+	const bench_settings *s = c->s;
+	const bench_results *res = c->data;
+	jsonreport_run run = {
+		.server = &res->server,
+		.server_version = res->server_version,
+		.server_version_num = res->server_version_num,
+		.start_epoch_s = res->start_epoch_s,
+		.end_epoch_s = res->end_epoch_s,
+		.bench_start_epoch_s = res->merged ? res->bench_start_epoch_s : 0,
+		.clock = &res->clock,
+		.stop_signal = res->stop_signal,
+		.log_lines_lost = res->log_lines_lost,
+		.clients_abandoned = res->abandoned,
+		.data = res->merged ? &res->data : NULL,
+		.progress = res->progress,
+		.nprogress = res->nprogress,
+		.series = &res->series,
+		.waits = res->waits,
+		.exit_status = c->status,
+		.warmup = s->warmup != WARMUP_NONE ? &res->warmup : NULL,
+	};
 
-		if (!jsonreport_write(s->json_path, s, &run, &cause))
-			output_failed(s->json_path, &cause, status);
-	}
-	if (s->chart_path != NULL && res->merged)
-	{
-		if (!bench_chart_write(s, s->command_line, res->chart, res->nchart, &cause))
-			output_failed(s->chart_path, &cause, status);
-	}
-	/* last, so that its exit status is the program's (unless this write fails) */
-	if (s->metrics_path != NULL &&
-		!benchmetrics_write(s->metrics_path, s, res, *status, &cause))
-		output_failed(s->metrics_path, &cause, status);
+	return jsonreport_write(path, s, &run, cause);
+}
+
+bool
+results_write_chart(const output_ctx *c, const char *path, char **cause)
+{
+	const bench_results *res = c->data;
+
+	(void) path;				/* bench_chart_write writes s->chart_path */
+	return !res->merged || bench_chart_write(c->s, c->s->command_line, res->chart, res->nchart, cause);
+}
+
+bool
+results_write_metrics(const output_ctx *c, const char *path, char **cause)
+{
+	return benchmetrics_write(path, c->s, c->data, c->status, cause);
 }
 
 int
@@ -162,7 +144,7 @@ results_finish(const bench_settings *s, const bench_results *res)
 		if (status == EXITCODE_OK)
 			status = EXITCODE_ERROR;
 	}
-	write_outputs(s, res, &status);
+	output_write_all(s, OUTPUT_RUN, res, &status);
 	return status;
 }
 
@@ -171,11 +153,9 @@ results_not_started(const bench_settings *s)
 {
 	bench_results none;
 	int			status = EXITCODE_ERROR;
-	char	   *cause = NULL;
 
 	memset(&none, 0, sizeof(none));
-	if (s->metrics_path != NULL && !benchmetrics_write(s->metrics_path, s, &none, status, &cause))
-		output_failed(s->metrics_path, &cause, &status);
+	output_write_all(s, OUTPUT_NOT_STARTED, &none, &status);
 	return status;
 }
 

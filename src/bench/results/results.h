@@ -1,7 +1,7 @@
 /*
  * results.h — what a run hands back to its caller, and the writing of it:
  * the text report and the messages on how the run ended, then every
- * output file (--latency-histogram, --json, --chart).  The run itself
+ * output file (output.h's sequence; the writers of a run are here).  The run itself
  * (runner.c) writes only the logs that grow during it (-l).
  */
 #ifndef PGTEMPO_BENCH_RESULTS_H
@@ -14,6 +14,7 @@
 #include "benchchart.h"
 #include "benchwaits.h"
 #include "pgtempo/clock.h"
+#include "output.h"
 #include "report.h"
 #include "warmup.h"
 #include "series.h"
@@ -67,6 +68,17 @@ int			results_not_started(const bench_settings *s);
 /* A run's window and clock for the report (--start-at). */
 void		results_window(report_window *w, double start_epoch_s, double end_epoch_s,
 						   const clock_sync *c);
+
+/*
+ * A run's writers of the table of outputs (output.h; data: the
+ * bench_results): --latency-histogram and --chart (nothing when the
+ * threads' counters were not merged), --json, --metrics (also of a run
+ * that could not start).
+ */
+bool		results_write_hist(const output_ctx *c, const char *path, char **cause);
+bool		results_write_json(const output_ctx *c, const char *path, char **cause);
+bool		results_write_chart(const output_ctx *c, const char *path, char **cause);
+bool		results_write_metrics(const output_ctx *c, const char *path, char **cause);
 
 /* Free what res points to. */
 void		results_free(bench_results *res, int nscripts);
