@@ -83,6 +83,20 @@ typedef struct infer_ratio
 bool		infer_ratio_series(const double *y, const double *x, int n, infer_ratio *out);
 
 /*
+ * The ratio sum(y) / sum(x) over a series of n (y, x) pairs, as
+ * infer_ratio_series, with its standard error by nonoverlapping batch
+ * means: the slices with x > 0, in order, cut into nb runs of
+ * neighbours (sizes differing by one at most), and the spread of the
+ * runs' residual sums sum(y - est x) (their mean is 0), nb - 1 degrees
+ * of freedom.  Neighbouring values may be alike: batches long enough to
+ * be near independent need no model of how.  rho is 0.  se and df are
+ * NaN when nb < 2 or nb is more than the values; false when no value has
+ * x > 0.
+ */
+bool		infer_ratio_batches(const double *y, const double *x, int n, int nb,
+								infer_ratio *out);
+
+/*
  * One resample of a series of n values, as blocks of len consecutive
  * indexes that wrap around at the end (a circular moving block
  * bootstrap): starts[0..nblocks) each uniform in [0, n), nblocks =

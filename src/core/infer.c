@@ -311,3 +311,48 @@ infer_quantile(double *v, int n, double q)
 	f = h - i;
 	return v[i] + f * (v[i + 1] - v[i]);
 }
+
+/* ---------------------------------------------------------------- batch means */
+
+/* A ratio of sums with its standard error from nb batches of neighbouring values. */
+bool
+infer_ratio_batches(const double *y, const double *x, int n, int nb, infer_ratio *out)
+{
+	double		sy = 0,
+				sx = 0,
+				ss = 0;
+	double	   *e;
+	int			m = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < n; i++)
+		if (x[i] > 0)
+		{
+			sy += y[i];
+			sx += x[i];
+			m++;
+		}
+	if (m == 0)
+		return false;
+	out->est = sy / sx;
+	out->n = m;
+	out->se = NAN;
+	out->df = NAN;
+	if (nb < 2 || nb > m)
+		return true;
+	/* batch k holds the valid slices j with floor(j nb / m) = k: sizes differ by one at most */
+	e = xcalloc((size_t) nb, sizeof(double));
+	m = 0;
+	for (int i = 0; i < n; i++)
+		if (x[i] > 0)
+		{
+			e[(int) ((int64_t) m * nb / out->n)] += y[i] - out->est * x[i];
+			m++;
+		}
+	for (int k = 0; k < nb; k++)
+		ss += e[k] * e[k];
+	free(e);
+	out->se = sqrt(ss * nb / (nb - 1)) / sx;
+	out->df = nb - 1;
+	return true;
+}

@@ -22,8 +22,9 @@ my $bin = pgtempo_bin('pgtempo-waits');
 my $node = new_cluster('waits_baseline');
 my $dir = tempdir(CLEANUP => 1);
 my $log = "$dir/w.csv";
-# the episode's length, and the quiet time before and after it (two windows of it each)
-my $len = 8;
+# the episode's length, and the quiet time before and after it (two windows of it each):
+# 10 s of 1 s profile lines, at least the 9 slices a bound needs
+my $len = 10;
 my $quiet = 2 * $len + 4;
 
 $node->safe_psql('postgres', 'CREATE TABLE t (i int)');
@@ -128,8 +129,11 @@ is_deeply([ sort keys %{ $j->{new} } ],
 is_deeply([ sort keys %$lock ],
 	[ sort qw(wait_event_type wait_event base new change change_pct bound flagged verdict) ],
 	'json: a result\'s members');
-is_deeply([ sort keys %{ $j->{method} } ], [ sort qw(unit level family level_each bound) ],
+is_deeply([ sort keys %{ $j->{method} } ],
+	[ sort qw(unit level family level_each bound baseline_windows min_slices) ],
 	'json: the method\'s members');
+is($j->{method}{baseline_windows}, 1, 'json: one baseline window');
+is($j->{method}{min_slices}, 9, 'json: the fewest slices a bound is made from');
 is($j->{method}{family}, @{ $j->{results} } + @{ $j->{blockers} } + 1,
 	'json: the family is the keys, the head blockers and the total');
 
@@ -187,6 +191,28 @@ for my $p ([ 0, 1 ], [ 1, 2 ], [ 2, 3 ], [ 0, 3 ], [ 3, 0 ])
 	ok(!$q->{total}{flagged}, "quiet $p->[0] against quiet $p->[1]: the total not flagged");
 	ok(!row($q, 'Lock', 'relation'), "quiet $p->[0] against quiet $p->[1]: no lock wait");
 	ok(!$q->{blockers}, "quiet $p->[0] against quiet $p->[1]: no head blocker");
+}
+
+# ---------------------------------------------------------------- too few slices
+
+# 4 s windows are 4 slices: no bound and no verdict for any row, the lock wait's included
+{
+	my ($frc, $out) = run_tool([ $bin, '--from-log', $log, '--json', '--since=' . at($e0 + 1),
+		'--until=' . at($e0 + 5), '--baseline-since=' . at($quiet[0]),
+		'--baseline-until=' . at($quiet[0] + 4) ]);
+	my $f = decode_json($out);
+	my $flock = row($f, 'Lock', 'relation');
+	is($f->{new}{slices}, 4, 'too few slices: 4 in the window');
+	is_deeply([ map { $_->{verdict} } @{ $f->{results} }, @{ $f->{blockers} }, $f->{total} ],
+		[ ('too few slices for a bound') x (@{ $f->{results} } + @{ $f->{blockers} } + 1) ],
+		'too few slices: every row says so');
+	ok(!defined $flock->{bound} && $flock->{bound_reason} eq 'too few slices' && !$flock->{flagged},
+		'too few slices: a null bound with its reason, not flagged');
+	cmp_ok($flock->{change}, '>', 0.9, 'too few slices: the change is still given');
+	($frc, $out) = run_tool([ $bin, '--from-log', $log, '--since=' . at($e0 + 1),
+		'--until=' . at($e0 + 5), '--baseline-since=' . at($quiet[0]) ]);
+	like($out, qr/^Lock\s+relation\s+0\.000\s+[01]\.\d{3}\s+\+[01]\.\d{3}\s+-\s+new\s+too few slices for a bound$/m,
+		'too few slices: the text says so, with - for the bound') or diag($out);
 }
 
 # ---------------------------------------------------------------- --fail-if
