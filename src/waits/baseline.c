@@ -21,7 +21,7 @@
 /* ---------------------------------------------------------------- keys */
 
 /*
- * A key's bytes: row_key() zeroes a key before it fills it, so two keys of
+ * A key's bytes: wprof's keys are zeroed before they are filled, so two keys of
  * the same interned strings and numbers are the same bytes, padding and
  * all, whatever fields the dimensions keep.
  */
@@ -72,36 +72,13 @@ key_index(bl_keys *t, const wprof_key *k)
 	return c->idx;
 }
 
-/* The key of a row under the dimensions (a session keeps its user and database, as wprof's). */
+/* The key of a row under the dimensions: wprof's own projection, as a report groups it. */
 static wprof_key
 row_key(const sample_row *r, const bool *dims)
 {
-	wprof_key	k;
+	wprof_key	k = wprof_row_key(r);
 
-	memset(&k, 0, sizeof(k));
-	if (dims[WPROF_DIM_EVENT])
-	{
-		k.type = r->wait_event_type;
-		k.event = r->wait_event;
-	}
-	if (dims[WPROF_DIM_PID])
-	{
-		k.pid = r->pid;
-		k.backend_start_us = r->backend_start_us;
-		k.usename = r->usename;
-		k.datname = r->datname;
-	}
-	if (dims[WPROF_DIM_QUERY])
-		k.query_id = r->query_id;
-	if (dims[WPROF_DIM_DB])
-		k.datname = r->datname;
-	if (dims[WPROF_DIM_USER])
-		k.usename = r->usename;
-	if (dims[WPROF_DIM_APP])
-		k.appname = r->application_name;
-	if (dims[WPROF_DIM_BACKEND_TYPE])
-		k.backend_type = r->backend_type;
-	return k;
+	return wprof_key_project(&k, dims);
 }
 
 /* ---------------------------------------------------------------- reading */

@@ -287,7 +287,7 @@ baseline_json(FILE *out, const baseline *b, int exit_status)
 	json_kv_double(&w, "level_each", 1 - (1 - KEYDIFF_LEVEL) / b->family);
 	json_kv_string(&w, "bound", "slices_batch_means_t");
 	json_kv_int(&w, "baseline_windows", 1);
-	json_kv_int(&w, "min_slices", KEYDIFF_MIN_BATCHES * KEYDIFF_MIN_BATCHES);
+	json_kv_int(&w, "min_slices", KEYDIFF_MIN_SLICES);
 	json_object_end(&w);
 	for (int t = 0; t < b->ntables; t++)
 	{

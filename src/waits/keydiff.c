@@ -10,7 +10,7 @@
 
 #include "pgtempo/infer.h"
 
-/* A window's estimate by batch means, at least the sampling's error; few below 9 slices. */
+/* A window's estimate by batch means, at least the sampling's error; few below KEYDIFF_MIN_SLICES. */
 void
 keydiff_est_series(const double *y, const double *x, int n, double floor_se, keydiff_est *out)
 {
@@ -26,7 +26,7 @@ keydiff_est_series(const double *y, const double *x, int n, double floor_se, key
 	if (!infer_ratio_batches(y, x, n, nb, &r))
 		return;
 	out->mean = r.est;
-	if (nb < KEYDIFF_MIN_BATCHES || !isfinite(r.se))
+	if (m < KEYDIFF_MIN_SLICES || !isfinite(r.se))
 	{
 		out->few = true;
 		out->se = NAN;
@@ -40,7 +40,7 @@ keydiff_est_series(const double *y, const double *x, int n, double floor_se, key
 	if (infer_ratio_series(y, x, n, &ar) && isfinite(ar.se) && ar.se > r.se)
 	{
 		r.se = ar.se;
-		r.df = ar.df;
+		r.df = fmin(ar.df, r.df);
 	}
 	if (r.se > floor_se)
 	{

@@ -9,8 +9,8 @@
  * from batch means: its slices in about sqrt(n) runs of neighbours, whose
  * sums are near enough independent (a blocking episode or a drift of the
  * machine spans several slices, not several batches), with the batches
- * less one as degrees of freedom; a window of too few slices for
- * KEYDIFF_MIN_BATCHES batches has no bound.  A baseline of several
+ * less one as degrees of freedom; a window of fewer than
+ * KEYDIFF_MIN_SLICES slices has no bound.  A baseline of several
  * windows (keydiff_est_pool) adds the spread between its windows' means
  * where it is more than their own errors say.  The change is new - base;
  * its bound is a t quantile times the combined standard error, with
@@ -34,8 +34,12 @@
 /* The level of the bounds, for the whole family of comparisons of a report. */
 #define KEYDIFF_LEVEL 0.95
 
-/* The fewest batches of slices a window's bound is made from (2 degrees of freedom). */
-#define KEYDIFF_MIN_BATCHES 3
+/*
+ * The fewest slices a window's bound is made from: 3 batches of 4 (fewer
+ * or shorter batches flag more than the level says on windows of
+ * blocking episodes: check_waits_keydiff).
+ */
+#define KEYDIFF_MIN_SLICES 12
 
 /* The verdict of a row whose windows have too few slices for a bound. */
 #define KEYDIFF_TOO_FEW "too few slices for a bound"
@@ -72,9 +76,10 @@ typedef struct keydiff_row
  * and x[i] weights (sampling ticks), the mean sum(y) / sum(x) with its
  * standard error by batch means (infer_ratio_batches: floor(sqrt(n))
  * batches of neighbouring slices, batches - 1 degrees of freedom), at
- * least floor_se (the sampling's own error, then with a normal bound).
- * Fewer slices with ticks than KEYDIFF_MIN_BATCHES squared (9): few, no
- * standard error.
+ * least the slices' AR(1) allowance (infer_ratio_series, with the fewer
+ * degrees of freedom of the two) and floor_se (the sampling's own error,
+ * then with a normal bound).  Fewer slices with ticks than
+ * KEYDIFF_MIN_SLICES: few, no standard error.
  */
 void		keydiff_est_series(const double *y, const double *x, int n, double floor_se,
 							   keydiff_est *out);
