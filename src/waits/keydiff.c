@@ -35,12 +35,16 @@ keydiff_est_series(const double *y, const double *x, int n, double floor_se, key
 	}
 	/*
 	 * neighbours alike over more than a batch (an AR(1) of a slow wander):
-	 * the slices' lag-1 allowance says more, with its own degrees of freedom
+	 * the slices' lag-1 allowance says more, with its own degrees of
+	 * freedom, at most the batches' and at least half of them (a lag-1
+	 * estimate pinned at its 0.95 by a series that moves in steps, one
+	 * session all along sampled at a rate set anew every some seconds,
+	 * says 1: a bound of 12 sessions)
 	 */
 	if (infer_ratio_series(y, x, n, &ar) && isfinite(ar.se) && ar.se > r.se)
 	{
 		r.se = ar.se;
-		r.df = fmin(ar.df, r.df);
+		r.df = fmin(fmax(ar.df, r.df / 2), r.df);
 	}
 	if (r.se > floor_se)
 	{

@@ -76,8 +76,8 @@ typedef struct keydiff_row
  * and x[i] weights (sampling ticks), the mean sum(y) / sum(x) with its
  * standard error by batch means (infer_ratio_batches: floor(sqrt(n))
  * batches of neighbouring slices, batches - 1 degrees of freedom), at
- * least the slices' AR(1) allowance (infer_ratio_series, with the fewer
- * degrees of freedom of the two) and floor_se (the sampling's own error,
+ * least the slices' AR(1) allowance (infer_ratio_series, then with its
+ * degrees of freedom, at most the batches' and at least half of them) and floor_se (the sampling's own error,
  * then with a normal bound).  Fewer slices with ticks than
  * KEYDIFF_MIN_SLICES: few, no standard error.
  */

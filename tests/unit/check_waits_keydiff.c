@@ -368,6 +368,39 @@ START_TEST(pool_windows)
 }
 END_TEST
 
+/*
+ * One session all through the new window and none in the baseline (60
+ * slices whose samples follow the sampling's rate in steps): flagged.
+ * Its slices move in steps, so their lag-1 estimate is pinned at 0.95,
+ * whose AR(1) degrees of freedom (1) made the bound 12 sessions wide (2:
+ * 1.1); at least half the batches' make it 0.53.
+ */
+START_TEST(steady_session_flagged)
+{
+	double		y[60],
+				x[60],
+				z[60] = {0};
+	keydiff_row r = {0};
+
+	/*
+	 * the sampling's rate set anew every some seconds (--cost-budget):
+	 * the slices' ticks, interpolated between health records, are even,
+	 * the samples taken are not
+	 */
+	for (int i = 0; i < 60; i++)
+	{
+		x[i] = 93;
+		y[i] = (i < 20 ? 100 : i < 35 ? 83 : i < 50 ? 91 : 100) - (i % 3 == 0);
+	}
+	keydiff_est_series(z, x, 60, 0, &r.base);
+	keydiff_est_series(y, x, 60, keydiff_sampling_se(5500, 20000, 5500), &r.new);
+	keydiff_judge(&r, 1, 15, KEYDIFF_LEVEL);
+	ck_assert_msg(r.flagged && r.bound < 0.7, "one session from none: bound %.3f, %s", r.bound,
+				  r.verdict);
+	ck_assert_str_eq(r.verdict, "higher");
+}
+END_TEST
+
 /* ---------------------------------------------------------------- a log of episodes */
 
 /*
@@ -616,6 +649,7 @@ keydiff_suite(void)
 	tcase_add_test(tc, judge_and_sort);
 	tcase_add_test(tc, limit_trips);
 	tcase_add_test(tc, pool_windows);
+	tcase_add_test(tc, steady_session_flagged);
 	tcase_add_test(tc, episodes_keep_promise);
 	tcase_add_test(tc, episodes_old_rule_fails);
 	tcase_add_test(tc, episodes_injected);
