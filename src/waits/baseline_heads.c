@@ -96,16 +96,19 @@ static void
 flush(bl_heads *h, int side)
 {
 	size_t		pos = 0;
+	double		blocked = h->p[side].blocked;
 
 	if (!h->open[side])
 		return;
 	heads_add_batch(&h->p[side], &h->batch[side]);
+	h->open[side] = false;
+	if (h->p[side].blocked == blocked)
+		return;					/* nobody blocked: no head to time */
 	heads_reset(&h->one);
 	heads_add_batch(&h->one, &h->batch[side]);
 	for (const heads_cell *c; (c = hash_table_next(&h->one.cells, &pos)) != NULL;)
 		if (c->samples > 0)
 			add_at(h, side, h->batch[side].ts_us, c, c->samples);
-	h->open[side] = false;
 }
 
 void
