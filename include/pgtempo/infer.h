@@ -39,12 +39,12 @@ double		infer_t_quantile(double p, double df);
 void		infer_mean_var(const double *v, int n, double *mean, double *var);
 
 /*
- * Welch-Satterthwaite's degrees of freedom of a sum of two squared
- * standard errors qa and qb with dfa and dfb degrees of freedom each (an
- * infinite df: a normal error, which adds nothing to the denominator);
- * INFINITY when both are normal, dfa + dfb when qa + qb is 0.
+ * Welch-Satterthwaite's degrees of freedom of a sum of n squared standard
+ * errors q[i] with df[i] degrees of freedom each (an infinite df: a normal
+ * error, which adds nothing to the denominator); INFINITY when all are
+ * normal, the sum of the df when the sum of the q is 0.
  */
-double		infer_welch_df(double qa, double dfa, double qb, double dfb);
+double		infer_welch_df(const double *q, const double *df, int n);
 
 /*
  * The interval at level (0.95) of log(geometric mean of b / geometric
@@ -92,6 +92,20 @@ typedef struct infer_ratio
  * are left out.  false when no slice has x > 0.
  */
 bool		infer_ratio_series(const double *y, const double *x, int n, infer_ratio *out);
+
+/*
+ * The ratio sum(y) / sum(x) over a series of n (y, x) pairs, as
+ * infer_ratio_series, with its standard error by nonoverlapping batch
+ * means: the slices with x > 0, in order, cut into nb runs of
+ * neighbours (sizes differing by one at most), and the spread of the
+ * runs' residual sums sum(y - est x) (their mean is 0), nb - 1 degrees
+ * of freedom.  Neighbouring values may be alike: batches long enough to
+ * be near independent need no model of how.  rho is 0.  se and df are
+ * NaN when nb < 2 or nb is more than the values; false when no value has
+ * x > 0.
+ */
+bool		infer_ratio_batches(const double *y, const double *x, int n, int nb,
+								infer_ratio *out);
 
 /*
  * One resample of a series of n values, as blocks of len consecutive

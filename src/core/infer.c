@@ -137,13 +137,22 @@ infer_mean_var(const double *v, int n, double *mean, double *var)
 }
 
 double
-infer_welch_df(double qa, double dfa, double qb, double dfb)
+infer_welch_df(const double *q, const double *df, int n)
 {
-	double		den = (isfinite(dfa) ? qa * qa / dfa : 0) + (isfinite(dfb) ? qb * qb / dfb : 0);
+	double		sum = 0,
+				den = 0,
+				dfsum = 0;
 
-	if (!(qa + qb > 0))
-		return dfa + dfb;
-	return den > 0 ? (qa + qb) * (qa + qb) / den : INFINITY;
+	for (int i = 0; i < n; i++)
+	{
+		sum += q[i];
+		dfsum += df[i];
+		if (q[i] > 0 && isfinite(df[i]))
+			den += q[i] * q[i] / df[i];
+	}
+	if (!(sum > 0))
+		return dfsum;
+	return den > 0 ? sum * sum / den : INFINITY;
 }
 
 /* Mean and sample variance of log(v[0..n)); false if a value is not positive. */
@@ -189,11 +198,11 @@ infer_welch_log(const double *a, int na, const double *b, int nb, double level,
 	}
 	else
 	{
-		double		qa = va / na,
-					qb = vb / nb;
+		double		q[2] = {va / na, vb / nb},
+					d[2] = {na - 1, nb - 1};
 
-		se = sqrt(qa + qb);
-		df = infer_welch_df(qa, na - 1, qb, nb - 1);
+		se = sqrt(q[0] + q[1]);
+		df = infer_welch_df(q, d, 2);
 	}
 	t = infer_t_quantile(0.5 + level / 2.0, df);
 	out->est = mb - ma;
@@ -331,4 +340,49 @@ infer_quantile(double *v, int n, double q)
 		return v[0];
 	f = h - i;
 	return v[i] + f * (v[i + 1] - v[i]);
+}
+
+/* ---------------------------------------------------------------- batch means */
+
+/* A ratio of sums with its standard error from nb batches of neighbouring values. */
+bool
+infer_ratio_batches(const double *y, const double *x, int n, int nb, infer_ratio *out)
+{
+	double		sy = 0,
+				sx = 0,
+				ss = 0;
+	double	   *e;
+	int			m = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < n; i++)
+		if (x[i] > 0)
+		{
+			sy += y[i];
+			sx += x[i];
+			m++;
+		}
+	if (m == 0)
+		return false;
+	out->est = sy / sx;
+	out->n = m;
+	out->se = NAN;
+	out->df = NAN;
+	if (nb < 2 || nb > m)
+		return true;
+	/* batch k holds the valid slices j with floor(j nb / m) = k: sizes differ by one at most */
+	e = xcalloc((size_t) nb, sizeof(double));
+	m = 0;
+	for (int i = 0; i < n; i++)
+		if (x[i] > 0)
+		{
+			e[(int) ((int64_t) m * nb / out->n)] += y[i] - out->est * x[i];
+			m++;
+		}
+	for (int k = 0; k < nb; k++)
+		ss += e[k] * e[k];
+	free(e);
+	out->se = sqrt(ss * nb / (nb - 1)) / sx;
+	out->df = nb - 1;
+	return true;
 }

@@ -212,6 +212,26 @@ wprof_query_text(const wprof *p, int64_t query_id)
 	return t != NULL ? t->text : NULL;
 }
 
+/* A row's fine key: every field a profile keeps, the rest zero. */
+wprof_key
+wprof_row_key(const sample_row *r)
+{
+	wprof_key	k;
+
+	/* field by field after the memset: the hash reads the padding too */
+	memset(&k, 0, sizeof(k));
+	k.datname = r->datname;
+	k.usename = r->usename;
+	k.appname = r->application_name;
+	k.backend_type = r->backend_type;
+	k.type = r->wait_event_type;
+	k.event = r->wait_event;
+	k.query_id = r->query_id;
+	k.backend_start_us = r->backend_start_us;
+	k.pid = r->pid;
+	return k;
+}
+
 /* Count a row under its fine key, its blockers and its query text. */
 void
 wprof_add(wprof *p, const sample_batch *b, const sample_row *r)
@@ -229,12 +249,7 @@ wprof_add(wprof *p, const sample_batch *b, const sample_row *r)
 		p->idle += r->samples;
 		return;
 	}
-	/* the fine key: who, where, what; no blocker (sub 0) */
-	k = (wprof_key) {
-		.datname = r->datname, .usename = r->usename, .appname = r->application_name,
-		.backend_type = r->backend_type, .type = r->wait_event_type, .event = r->wait_event,
-		.query_id = r->query_id, .backend_start_us = r->backend_start_us, .pid = r->pid
-	};
+	k = wprof_row_key(r);
 	c = table_get(&p->main, &k);
 	c->samples += r->samples;
 	c->measured_us += r->measured_us;
@@ -297,8 +312,8 @@ wprof_error_s(double k, uint64_t n, double period_s)
 /* ---------------------------------------------------------------- grouping */
 
 /* The part of key k that the dimensions keep. */
-static wprof_key
-project(const wprof_key *k, const bool *dims)
+wprof_key
+wprof_key_project(const wprof_key *k, const bool *dims)
 {
 	wprof_key g;
 
@@ -427,7 +442,7 @@ collect_subs(const hash_table *src, bool use_query, const bool *dims,
 			continue;
 		if (use_query && c->key.query_id == 0)
 			continue;
-		gk = project(&c->key, dims);
+		gk = wprof_key_project(&c->key, dims);
 		gk.sub = 0;
 		gc = table_get(groups, &gk);
 		gk.sub = (int64_t) gc->index;	/* which group, kept in the key */
@@ -478,7 +493,7 @@ wprof_group_by(const wprof *p, const wprof_dim *dims, int ndims,
 	table_init(&groups, sizeof(group_cell));
 	while ((c = hash_table_next(&p->main, &pos)) != NULL)
 	{
-		wprof_key gk = project(&c->key, use);
+		wprof_key gk = wprof_key_project(&c->key, use);
 
 		gc = table_get(&groups, &gk);
 		gc->g.samples += c->samples;

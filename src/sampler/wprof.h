@@ -140,6 +140,14 @@ void		wprof_add_duration(wprof *p, const char *type, const char *event, uint64_t
 
 /* Count a row of a batch (idle and hidden rows only in the totals). */
 void		wprof_add(wprof *p, const sample_batch *b, const sample_row *r);
+/* A row's fine key (every field a profile keeps; the rest, padding included, zero). */
+wprof_key	wprof_row_key(const sample_row *r);
+/*
+ * The part of key k that the dimensions dims[WPROF_DIM_COUNT] keep, the
+ * rest zero: a group's key (a session keeps its user, database and
+ * backend type).
+ */
+wprof_key	wprof_key_project(const wprof_key *k, const bool *dims);
 /*
  * Count a whole sample's blocked rows to their head blockers (once per
  * sample, with its rows), from its lock graph built once (heads.h).

@@ -21,7 +21,7 @@
 /* ---------------------------------------------------------------- keys */
 
 /*
- * A key's bytes: row_key() zeroes a key before it fills it, so two keys of
+ * A key's bytes: wprof's keys are zeroed before they are filled, so two keys of
  * the same interned strings and numbers are the same bytes, padding and
  * all, whatever fields the dimensions keep.
  */
@@ -72,36 +72,13 @@ key_index(bl_keys *t, const wprof_key *k)
 	return c->idx;
 }
 
-/* The key of a row under the dimensions (a session keeps its user and database, as wprof's). */
+/* The key of a row under the dimensions: wprof's own projection, as a report groups it. */
 static wprof_key
 row_key(const sample_row *r, const bool *dims)
 {
-	wprof_key	k;
+	wprof_key	k = wprof_row_key(r);
 
-	memset(&k, 0, sizeof(k));
-	if (dims[WPROF_DIM_EVENT])
-	{
-		k.type = r->wait_event_type;
-		k.event = r->wait_event;
-	}
-	if (dims[WPROF_DIM_PID])
-	{
-		k.pid = r->pid;
-		k.backend_start_us = r->backend_start_us;
-		k.usename = r->usename;
-		k.datname = r->datname;
-	}
-	if (dims[WPROF_DIM_QUERY])
-		k.query_id = r->query_id;
-	if (dims[WPROF_DIM_DB])
-		k.datname = r->datname;
-	if (dims[WPROF_DIM_USER])
-		k.usename = r->usename;
-	if (dims[WPROF_DIM_APP])
-		k.appname = r->application_name;
-	if (dims[WPROF_DIM_BACKEND_TYPE])
-		k.backend_type = r->backend_type;
-	return k;
+	return wprof_key_project(&k, dims);
 }
 
 /* ---------------------------------------------------------------- reading */
@@ -186,7 +163,7 @@ take_row(void *arg, const histread_rec *rec)
 		if (head)
 		{
 			if (in_window(w, t))
-				baseline_heads_record(b->heads, i, rec);
+				baseline_heads_record(b->heads, i, t, rec);
 			continue;
 		}
 		/* the lines' length and a line's start, in the window or not: the slices are whole lines */
@@ -239,15 +216,6 @@ read_windows(baseline *b, char *const *files, int nfiles, unsigned mask)
 }
 
 /* ---------------------------------------------------------------- slices */
-
-/* The slice of time t (clamped: a profile line counted by its middle may start before). */
-static int
-slice_of(const bl_window *w, uint64_t t)
-{
-	double		k = floor(((double) t - (double) w->slice0_us) / w->slice_us);
-
-	return k < 0 ? 0 : k >= w->nslices ? w->nslices - 1 : (int) k;
-}
 
 /*
  * The start of the first profile line whose middle is at or after t: the
@@ -339,12 +307,12 @@ make_slices(bl_window *w)
 	lines = xcalloc((size_t) w->nslices, sizeof(int));
 	for (size_t i = 0; i < w->niv; i++)
 	{
-		line_ticks[slice_of(w, w->iv[i].t_us)] += w->iv[i].ticks;
-		lines[slice_of(w, w->iv[i].t_us)]++;
+		line_ticks[bl_slice_of(w, w->iv[i].t_us)] += w->iv[i].ticks;
+		lines[bl_slice_of(w, w->iv[i].t_us)]++;
 	}
 	for (size_t i = 0; w->niv == 0 && i < w->n; i++)
 		if (i == 0 || w->e[i].t_us != w->e[i - 1].t_us)
-			line_ticks[slice_of(w, w->e[i].t_us)] += 1;
+			line_ticks[bl_slice_of(w, w->e[i].t_us)] += 1;
 	per_slice = w->line_us > 0 ? round(w->slice_us / (double) w->line_us) : INFINITY;
 	for (int k = 0; k < w->nslices; k++)
 		nlines += lines[k];
@@ -375,7 +343,7 @@ make_slices(bl_window *w)
 	for (size_t i = 0; i < w->n; i++)
 	{
 		w->samples += w->e[i].samples;
-		w->e[i].t_us = (uint64_t) slice_of(w, w->e[i].t_us);
+		w->e[i].t_us = (uint64_t) bl_slice_of(w, w->e[i].t_us);
 	}
 }
 
@@ -393,18 +361,6 @@ limit_matches(const waits_limit *l, const wprof_key *e)
 	if (l->either)
 		return strcmp(type, l->type) == 0 || strcmp(event, l->type) == 0;
 	return strcmp(type, l->type) == 0 && strcmp(event, l->event) == 0;
-}
-
-/* The estimate of one series of the window (y: its samples per slice). */
-static void
-series_est(const bl_window *w, const double *y, keydiff_est *out)
-{
-	double		k = 0;
-
-	for (int i = 0; i < w->nslices; i++)
-		k += y[i];
-	keydiff_est_series(y, w->ticks, w->nslices, keydiff_sampling_se(k, w->samples, w->total_ticks),
-					   out);
 }
 
 /*
@@ -436,13 +392,13 @@ estimate_keys(baseline *b, int side, int k0, int k1, bool totals)
 				ylim[(size_t) l * (size_t) ns + (size_t) sl] += e->samples;
 	}
 	for (int k = k0; k < k1; k++)
-		series_est(w, y + (size_t) (k - k0) * (size_t) ns,
+		bl_series_est(w, y + (size_t) (k - k0) * (size_t) ns,
 				   side == 0 ? &b->rows[k].base : &b->rows[k].new);
 	if (totals)
 	{
-		series_est(w, ytot, side == 0 ? &b->total.base : &b->total.new);
+		bl_series_est(w, ytot, side == 0 ? &b->total.base : &b->total.new);
 		for (int l = 0; l < nlim; l++)
-			series_est(w, ylim + (size_t) l * (size_t) ns,
+			bl_series_est(w, ylim + (size_t) l * (size_t) ns,
 					   side == 0 ? &b->limits[l].base : &b->limits[l].new);
 	}
 	free(y);
@@ -490,8 +446,9 @@ compare(baseline *b)
 		b->tripped[l] = baseline_limit_tripped(&b->s->fail_if[l], &b->limits[l]);
 }
 
-bool
-baseline_add_table(baseline *b, const bl_table *t)
+/* One more table to compare (its rows' estimates filled in); false if there are too many. */
+static bool
+add_table(baseline *b, const bl_table *t)
 {
 	if (b->ntables == BL_MAX_TABLES)
 		return false;
@@ -592,6 +549,7 @@ int
 baseline_run(const waits_settings *s)
 {
 	baseline	b;
+	bl_table	tb;
 	char	   *cause = NULL;
 	bool		ok;
 	int			status = EXITCODE_OK;
@@ -626,13 +584,15 @@ baseline_run(const waits_settings *s)
 	}
 	for (int i = 0; i < 2; i++)
 		make_slices(&b.w[i]);
-	baselineout_event_table(&b);
+	tb = baselineout_event_table(&b);
+	add_table(&b, &tb);
 	if (!sampled(&b.w[0], "baseline") || !sampled(&b.w[1], "new"))
 	{
 		free_baseline(&b);
 		return EXITCODE_ERROR;
 	}
-	baseline_heads_table(&b);
+	if (baseline_heads_table(&b, &tb))
+		add_table(&b, &tb);
 	compare(&b);
 	for (int l = 0; l < s->nfail_if; l++)
 		if (b.tripped[l])

@@ -8,8 +8,9 @@
  * one sample, as the live run saw it) and from the head records of its
  * --log-interval files (counted where the interval's middle falls).  A
  * head's estimate in a window is its blocked samples over the window's
- * ticks, with the sampling's binomial error, as the report's bound for a
- * head: blocked time has no slices of its own to show its spread.
+ * ticks, with the error of the window's slices, as an event's
+ * (bl_series_est): each raw sample's or head record's blocked samples
+ * are kept by head and time, and summed into the window's slices.
  */
 #include "config.h"
 
@@ -24,9 +25,22 @@
 #include "heads.h"
 #include "report_heads.h"
 
+/* A head's blocked samples at a time (a raw sample's, or a head record's middle). */
+typedef struct head_at
+{
+	uint64_t	t_us;
+	int32_t		pid;
+	int64_t		backend_start_us;
+	double		samples;
+} head_at;
+
 struct bl_heads
 {
 	heads_prof	p[2];			/* per window */
+	heads_prof	one;			/* one raw sample's heads */
+	head_at    *at[2];			/* per window: its heads' samples over time */
+	size_t		nat[2],
+				cap_at[2];
 	sample_batch batch[2];		/* the raw rows of the timestamp being read */
 	bool		open[2];
 	const heads_cell **cell;	/* per row: the head's cell in the new window, else the baseline's */
@@ -44,6 +58,7 @@ baseline_heads_new(void)
 		heads_init(&h->p[i]);
 		sample_batch_init(&h->batch[i]);
 	}
+	heads_init(&h->one);
 	return h;
 }
 
@@ -56,20 +71,44 @@ baseline_heads_free(bl_heads *h)
 	{
 		heads_free(&h->p[i]);
 		sample_batch_free(&h->batch[i]);
+		free(h->at[i]);
 	}
+	heads_free(&h->one);
 	free(h->cell);
 	free(h->rows);
 	free(h);
 }
 
-/* The sample being gathered of window side, into its heads. */
+/* A head's blocked samples at time t in window side. */
+static void
+add_at(bl_heads *h, int side, uint64_t t, const heads_cell *c, double samples)
+{
+	if (h->nat[side] == h->cap_at[side])
+	{
+		h->cap_at[side] = h->cap_at[side] > 0 ? 2 * h->cap_at[side] : 256;
+		h->at[side] = xrealloc(h->at[side], h->cap_at[side] * sizeof(head_at));
+	}
+	h->at[side][h->nat[side]++] = (head_at) {t, c->pid, c->backend_start_us, samples};
+}
+
+/* The sample being gathered of window side, into its heads, and each head's samples at its time. */
 static void
 flush(bl_heads *h, int side)
 {
+	size_t		pos = 0;
+	double		blocked = h->p[side].blocked;
+
 	if (!h->open[side])
 		return;
 	heads_add_batch(&h->p[side], &h->batch[side]);
 	h->open[side] = false;
+	if (h->p[side].blocked == blocked)
+		return;					/* nobody blocked: no head to time */
+	heads_reset(&h->one);
+	heads_add_batch(&h->one, &h->batch[side]);
+	for (const heads_cell *c; (c = hash_table_next(&h->one.cells, &pos)) != NULL;)
+		if (c->samples > 0)
+			add_at(h, side, h->batch[side].ts_us, c, c->samples);
 }
 
 void
@@ -86,13 +125,14 @@ baseline_heads_row(bl_heads *h, int side, const histread_rec *rec)
 }
 
 void
-baseline_heads_record(bl_heads *h, int side, const histread_rec *rec)
+baseline_heads_record(bl_heads *h, int side, uint64_t t, const histread_rec *rec)
 {
 	const heads_cell *r = &rec->head.c;
 	heads_cell *c;
 
 	if (rec->kind != HISTREAD_HEAD)
 		return;					/* chains are not compared */
+	add_at(h, side, t, r, r->samples);
 	c = heads_get(&h->p[side], r->pid, r->backend_start_us);
 	c->samples += r->samples;
 	c->direct += r->direct;
@@ -127,18 +167,45 @@ cmp_ref(const void *pa, const void *pb)
 	return a->side - b->side;
 }
 
-/* A window's estimate of a head: its blocked samples over the window's ticks. */
-static keydiff_est
-head_est(const bl_window *w, double samples)
+/* By pid and backend start, then time. */
+static int
+cmp_at(const void *pa, const void *pb)
 {
-	keydiff_est e = {0, 0, INFINITY};
+	const head_at *a = pa,
+			   *b = pb;
 
-	if (w->total_ticks > 0)
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->backend_start_us != b->backend_start_us)
+		return a->backend_start_us < b->backend_start_us ? -1 : 1;
+	return a->t_us < b->t_us ? -1 : a->t_us > b->t_us;
+}
+
+/*
+ * Each row's estimate in window side: the samples of its head (the rows
+ * are in cmp_ref's order, the times sorted the same way) by slice.
+ */
+static void
+head_ests(bl_heads *h, int side, const bl_window *w)
+{
+	double	   *y = xcalloc((size_t) (w->nslices > 0 ? w->nslices : 1), sizeof(double));
+	size_t		j = 0;
+
+	qsort(h->at[side], h->nat[side], sizeof(head_at), cmp_at);
+	for (int k = 0; k < h->n; k++)
 	{
-		e.mean = samples / w->total_ticks;
-		e.se = keydiff_sampling_se(samples, w->samples, w->total_ticks);
+		const heads_cell *c = h->cell[k];
+
+		memset(y, 0, (size_t) w->nslices * sizeof(double));
+		while (j < h->nat[side] && cmp_at(&h->at[side][j],
+										   &(head_at) {0, c->pid, c->backend_start_us, 0}) < 0)
+			j++;
+		for (; j < h->nat[side] && h->at[side][j].pid == c->pid &&
+			 h->at[side][j].backend_start_us == c->backend_start_us; j++)
+			y[bl_slice_of(w, h->at[side][j].t_us)] += h->at[side][j].samples;
+		bl_series_est(w, y, side == 0 ? &h->rows[k].base : &h->rows[k].new);
 	}
-	return e;
+	free(y);
 }
 
 static const char *
@@ -178,16 +245,14 @@ head_json_key(const void *arg, json_writer *w, const keydiff_row *r)
 	json_kv_string(w, "application_name", c->appname);
 }
 
-void
-baseline_heads_table(baseline *b)
+bool
+baseline_heads_table(baseline *b, bl_table *t)
 {
 	bl_heads   *h = b->heads;
 	head_ref   *v;
 	int			nv[2],
 				n = 0;
 	const heads_cell **sorted[2];
-	bl_table	t = {.name = "blockers", .ncols = 3, .header = head_header,
-	.cell = head_cell, .json_key = head_json_key, .arg = h};
 
 	for (int i = 0; i < 2; i++)
 	{
@@ -198,7 +263,7 @@ baseline_heads_table(baseline *b)
 	{
 		free(sorted[0]);
 		free(sorted[1]);
-		return;
+		return false;
 	}
 	v = xcalloc((size_t) (nv[0] + nv[1]), sizeof(head_ref));
 	for (int i = 0; i < 2; i++)
@@ -215,9 +280,6 @@ baseline_heads_table(baseline *b)
 		keydiff_row *r = &h->rows[h->n];
 
 		r->key = h->n;
-		r->base = head_est(&b->w[0], v[k].side == 0 ? v[k].c->samples : 0);
-		r->new = head_est(&b->w[1], v[k].side == 1 ? v[k].c->samples :
-						  pair ? v[k + 1].c->samples : 0);
 		h->cell[h->n++] = pair ? v[k + 1].c : v[k].c;
 		if (pair)
 			k++;
@@ -225,7 +287,9 @@ baseline_heads_table(baseline *b)
 	free(v);
 	free(sorted[0]);
 	free(sorted[1]);
-	t.rows = h->rows;
-	t.n = h->n;
-	baseline_add_table(b, &t);
+	for (int i = 0; i < 2; i++)
+		head_ests(h, i, &b->w[i]);
+	*t = (bl_table) {.name = "blockers", .rows = h->rows, .n = h->n, .ncols = 3,
+	.header = head_header, .cell = head_cell, .json_key = head_json_key, .arg = h};
+	return true;
 }

@@ -80,9 +80,8 @@ typedef struct bl_keys
  * under it; another keyed table (head blockers: a blocker's identity ->
  * blocked sessions on average in each window) is one more: its rows'
  * estimates filled in (keydiff_est_series, or keydiff_est_bound from a
- * value and its 95 % bound) and its key's columns, added with
- * baseline_add_table() before the comparison judges the tables as one
- * family.
+ * value and its 95 % bound) and its key's columns, handed to baseline.c,
+ * which judges the tables as one family.
  */
 typedef struct bl_table
 {
@@ -144,23 +143,25 @@ typedef struct baseline
 /* The key of row r of a table. */
 #define BASELINE_KEY(b, r) ((b)->by_event_only ? &(b)->events.v[(r)->key] : &(b)->keys.v[(r)->key])
 
-/* One more table to compare (its rows' estimates filled in); false if there are too many. */
-bool		baseline_add_table(baseline *b, const bl_table *t);
-
 /* Does the change r trip limit l: its whole interval (change +- bound) beyond the limit (gate_trips)? */
 bool		baseline_limit_tripped(const waits_limit *l, const keydiff_row *r);
 
-/* The events' (--by keys') table: its key's columns, as the report's; the first of b's tables. */
-void		baselineout_event_table(baseline *b);
+/* The slice of a window that time t falls in (baseline_win.c). */
+int			bl_slice_of(const bl_window *w, uint64_t t);
+/* A key's estimate in a window from its samples per slice y (baseline_win.c). */
+void		bl_series_est(const bl_window *w, const double *y, keydiff_est *out);
+
+/* The events' (--by keys') table: its key's columns, as the report's (b's first table). */
+bl_table	baselineout_event_table(baseline *b);
 void		baseline_text(FILE *out, const baseline *b);
 
 /* The head blockers: made, fed a window's raw row or head record, and added as a table. */
 bl_heads   *baseline_heads_new(void);
 void		baseline_heads_free(bl_heads *h);
 void		baseline_heads_row(bl_heads *h, int side, const histread_rec *rec);
-void		baseline_heads_record(bl_heads *h, int side, const histread_rec *rec);
-/* The heads of either window compared, as one more table (none if no window has one). */
-void		baseline_heads_table(baseline *b);
+void		baseline_heads_record(bl_heads *h, int side, uint64_t t, const histread_rec *rec);
+/* The heads of either window compared, as one more table in *t; false if no window has one. */
+bool		baseline_heads_table(baseline *b, bl_table *t);
 void		baseline_json(FILE *out, const baseline *b, int exit_status);
 /* --json=FILE: the same document into the file, whole; false with the error said. */
 bool		baseline_json_file(const baseline *b, int exit_status);

@@ -78,14 +78,14 @@ event_json_key(const void *arg, json_writer *w, const keydiff_row *r)
 	report_json_key(w, b->s, &g);
 }
 
-void
+bl_table
 baselineout_event_table(baseline *b)
 {
 	bl_table	t = {.name = "results", .total = &b->total, .header = event_header,
 	.cell = event_cell, .json_key = event_json_key, .arg = b};
 
 	t.ncols = report_columns(b->s->by, b->s->nby, b->kc);
-	baseline_add_table(b, &t);
+	return t;
 }
 
 /* ---------------------------------------------------------------- text */
@@ -102,7 +102,10 @@ row_cells(const bl_table *t, const keydiff_row *r, char (*buf)[48], const char *
 	snprintf(buf[nk], 48, "%.3f", r->base.mean);
 	snprintf(buf[nk + 1], 48, "%.3f", r->new.mean);
 	snprintf(buf[nk + 2], 48, "%+.3f", r->change);
-	snprintf(buf[nk + 3], 48, "%.3f", r->bound);
+	if (isfinite(r->bound))
+		snprintf(buf[nk + 3], 48, "%.3f", r->bound);
+	else
+		snprintf(buf[nk + 3], 48, "-");
 	if (isfinite(r->pct))
 		snprintf(buf[nk + 4], 48, "%+.0f %%", r->pct);
 	else
@@ -160,8 +163,9 @@ text_notes(FILE *out, const baseline *b)
 {
 	fprintf(out, "\nactive sessions on average (samples per tick); bound: the change's, %.0f %% for "
 			"the %d comparisons\ntogether (each at %.4g %%), from the spread of each window's "
-			"slices with their lag-1\nautocorrelation allowed for, and at least the sampling's "
-			"own; a change within it: no\ndifference shown.\n", 100 * KEYDIFF_LEVEL, b->family,
+			"slices in batches of\nneighbours (Student's t), and at least the sampling's own; a "
+			"change within it: no\ndifference shown.  Within-window spread only: two windows of "
+			"a load that drifts\ndiffer by more.\n", 100 * KEYDIFF_LEVEL, b->family,
 			100 * (1 - (1 - KEYDIFF_LEVEL) / b->family));
 	for (int l = 0; l < b->s->nfail_if; l++)
 	{
@@ -203,7 +207,9 @@ json_change(json_writer *w, const keydiff_row *r)
 	json_kv_double(w, "new", r->new.mean);
 	json_kv_double(w, "change", r->change);
 	json_kv_double_or_null(w, "change_pct", isfinite(r->pct), r->pct);
-	json_kv_double(w, "bound", r->bound);
+	json_kv_double_or_null(w, "bound", isfinite(r->bound), r->bound);
+	if (!isfinite(r->bound))
+		json_kv_string(w, "bound_reason", "too few slices");
 	json_kv_bool(w, "flagged", r->flagged);
 	json_kv_string(w, "verdict", r->verdict);
 }
@@ -277,7 +283,9 @@ json_document(strbuf *sb, const baseline *b, int exit_status)
 	json_kv_double(&w, "level", KEYDIFF_LEVEL);
 	json_kv_int(&w, "family", b->family);
 	json_kv_double(&w, "level_each", 1 - (1 - KEYDIFF_LEVEL) / b->family);
-	json_kv_string(&w, "bound", "slices_ar1_t");
+	json_kv_string(&w, "bound", "slices_batch_means_t");
+	json_kv_int(&w, "baseline_windows", 1);
+	json_kv_int(&w, "min_slices", KEYDIFF_MIN_SLICES);
 	json_object_end(&w);
 	for (int t = 0; t < b->ntables; t++)
 	{

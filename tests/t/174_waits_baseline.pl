@@ -22,8 +22,9 @@ my $bin = pgtempo_bin('pgtempo-waits');
 my $node = new_cluster('waits_baseline');
 my $dir = tempdir(CLEANUP => 1);
 my $log = "$dir/w.csv";
-# the episode's length, and the quiet time before and after it (two windows of it each)
-my $len = 8;
+# the episode's length, and the quiet time before and after it (two windows of it each):
+# 12 s of 1 s profile lines, at least the 12 slices a bound needs
+my $len = 12;
 my $quiet = 2 * $len + 4;
 
 $node->safe_psql('postgres', 'CREATE TABLE t (i int)');
@@ -136,8 +137,11 @@ is_deeply([ sort keys %{ $j->{new} } ],
 is_deeply([ sort keys %$lock ],
 	[ sort qw(wait_event_type wait_event base new change change_pct bound flagged verdict) ],
 	'json: a result\'s members');
-is_deeply([ sort keys %{ $j->{method} } ], [ sort qw(unit level family level_each bound) ],
+is_deeply([ sort keys %{ $j->{method} } ],
+	[ sort qw(unit level family level_each bound baseline_windows min_slices) ],
 	'json: the method\'s members');
+is($j->{method}{baseline_windows}, 1, 'json: one baseline window');
+is($j->{method}{min_slices}, 12, 'json: the fewest slices a bound is made from');
 is($j->{method}{family}, @{ $j->{results} } + @{ $j->{blockers} } + 1,
 	'json: the family is the keys, the head blockers and the total');
 
@@ -178,6 +182,33 @@ like($text, qr/^Timeout\s+PgSleep\s+[01]\.\d{3}\s+[01]\.\d{3}\s+[-+]0\.0\d\d\s+\
 	is_deeply(decode_json($out)->{results}, $j->{results}, '--baseline=FILE: the same comparison');
 }
 
+# --by pid: a session keeps its backend type (the report's key, wprof's
+# projection), in raw rows (profile lines have no sessions): two minutes of
+# a client backend and a walsender, one row a second each
+{
+	open my $fh, '>', "$dir/raw.csv" or die;
+	print $fh "ts,pid,backend_start,backend_type,datname,usename,application_name,client_addr,state,"
+	  . "wait_event_type,wait_event,query_id,leader_pid,blockers,samples,wait_time_us,query\n"
+	  . '# meta {"type":"meta","log_version":1,"tool":"pgtempo-waits 0.1.0","run":"2026-12-01T10:00:00.000000Z",'
+	  . '"source":"pg_stat_activity","server":"/tmp:5432","server_version":"15.18","interval_s":1,'
+	  . '"period_s":1,"include_idle":false,"measured":false,"backend_types":["client backend","walsender"],'
+	  . '"backend_types_given":true}' . "\n";
+	for my $i (0 .. 119)
+	{
+		my $ts = sprintf('2026-12-01T10:%02d:%02d.000000Z', int($i / 60), $i % 60);
+		print $fh "$ts,101,2026-12-01T09:00:00.000000Z,client backend,postgres,app,web,,active,IO,DataFileRead,,,,1,,\n";
+		print $fh "$ts,102,2026-12-01T09:00:00.000000Z,walsender,,rep,,,active,IO,WALRead,,,,1,,\n";
+	}
+	close $fh or die;
+	my ($prc, $out) = run_tool([ $bin, '--from-log', "$dir/raw.csv", '--by=pid', '--json',
+		'--since=2026-12-01T10:01:00Z', '--until=2026-12-01T10:02:00Z',
+		'--baseline-since=2026-12-01T10:00:00Z' ]);
+	my $pj = decode_json($out);
+	is_deeply({ map { $_->{pid} => $_->{backend_type} } @{ $pj->{results} } },
+		{ 101 => 'client backend', 102 => 'walsender' }, '--by=pid: each session\'s backend type')
+	  or diag($out);
+}
+
 # the windows the other way round: a drop
 my ($rrc, $rev) = compare_json($e0, $quiet[0]);
 my $rlock = row($rev, 'Lock', 'relation');
@@ -195,6 +226,28 @@ for my $p ([ 0, 1 ], [ 1, 2 ], [ 2, 3 ], [ 0, 3 ], [ 3, 0 ])
 	ok(!$q->{total}{flagged}, "quiet $p->[0] against quiet $p->[1]: the total not flagged");
 	ok(!row($q, 'Lock', 'relation'), "quiet $p->[0] against quiet $p->[1]: no lock wait");
 	ok(!$q->{blockers}, "quiet $p->[0] against quiet $p->[1]: no head blocker");
+}
+
+# ---------------------------------------------------------------- too few slices
+
+# 4 s windows are 4 slices: no bound and no verdict for any row, the lock wait's included
+{
+	my ($frc, $out) = run_tool([ $bin, '--from-log', $log, '--json', '--since=' . at($e0 + 1),
+		'--until=' . at($e0 + 5), '--baseline-since=' . at($quiet[0]),
+		'--baseline-until=' . at($quiet[0] + 4) ]);
+	my $f = decode_json($out);
+	my $flock = row($f, 'Lock', 'relation');
+	is($f->{new}{slices}, 4, 'too few slices: 4 in the window');
+	is_deeply([ map { $_->{verdict} } @{ $f->{results} }, @{ $f->{blockers} }, $f->{total} ],
+		[ ('too few slices for a bound') x (@{ $f->{results} } + @{ $f->{blockers} } + 1) ],
+		'too few slices: every row says so');
+	ok(!defined $flock->{bound} && $flock->{bound_reason} eq 'too few slices' && !$flock->{flagged},
+		'too few slices: a null bound with its reason, not flagged');
+	cmp_ok($flock->{change}, '>', 0.9, 'too few slices: the change is still given');
+	($frc, $out) = run_tool([ $bin, '--from-log', $log, '--since=' . at($e0 + 1),
+		'--until=' . at($e0 + 5), '--baseline-since=' . at($quiet[0]) ]);
+	like($out, qr/^Lock\s+relation\s+0\.000\s+[01]\.\d{3}\s+\+[01]\.\d{3}\s+-\s+new\s+too few slices for a bound$/m,
+		'too few slices: the text says so, with - for the bound') or diag($out);
 }
 
 # ---------------------------------------------------------------- --fail-if

@@ -62,7 +62,9 @@ START_TEST(moments_and_welch_df)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 	{
-		double		got = infer_welch_df(cases[i].qa, cases[i].dfa, cases[i].qb, cases[i].dfb);
+		double		q[2] = {cases[i].qa, cases[i].qb},
+					df[2] = {cases[i].dfa, cases[i].dfb};
+		double		got = infer_welch_df(q, df, 2);
 
 		if (isinf(cases[i].want))
 			ck_assert_msg(isinf(got), "case %zu: %g", i, got);
@@ -248,6 +250,50 @@ START_TEST(block_bootstrap_coverage)
 }
 END_TEST
 
+/*
+ * Batch means by hand: 6 values in 3 batches of 2 and in 2 of 3, a gap
+ * (x = 0) left out, too few batches, and uneven batches (7 in 3: 3, 2, 2).
+ */
+START_TEST(ratio_batches)
+{
+	const double y[] = {1, 3, 2, 2, 5, 5},
+				x[] = {1, 1, 1, 1, 1, 1};
+	const double yg[] = {1, 3, 9, 2, 2, 5, 5},
+				xg[] = {1, 1, 0, 1, 1, 1, 1};
+	infer_ratio r;
+
+	/* est 3; residual sums -2, -2, 4: se sqrt(24 * 3 / 2) / 6 = 1, df 2 */
+	ck_assert(infer_ratio_batches(y, x, 6, 3, &r));
+	ck_assert_double_eq_tol(r.est, 3, 1e-12);
+	ck_assert_double_eq_tol(r.se, 1, 1e-12);
+	ck_assert_double_eq(r.df, 2);
+	ck_assert_int_eq(r.n, 6);
+	/* residual sums -3, 3: se sqrt(18 * 2) / 6 = 1, df 1 */
+	ck_assert(infer_ratio_batches(y, x, 6, 2, &r));
+	ck_assert_double_eq_tol(r.se, 1, 1e-12);
+	ck_assert_double_eq(r.df, 1);
+	/* the gap is not a value: the same batches */
+	ck_assert(infer_ratio_batches(yg, xg, 7, 3, &r));
+	ck_assert_double_eq_tol(r.est, 3, 1e-12);
+	ck_assert_double_eq_tol(r.se, 1, 1e-12);
+	/* one batch, or more batches than values: no standard error */
+	ck_assert(infer_ratio_batches(y, x, 6, 1, &r));
+	ck_assert(isnan(r.se) && isnan(r.df));
+	ck_assert(infer_ratio_batches(y, x, 6, 7, &r));
+	ck_assert(isnan(r.se));
+	/* no value with a weight */
+	ck_assert(!infer_ratio_batches(y, (const double[6]) {0}, 6, 3, &r));
+	/* 7 values in 3 batches: 3, 2, 2 (the first floor(j 3 / 7)): est 4, residuals -3-1+0, -2-2, +1+7 */
+	{
+		const double y7[] = {1, 3, 4, 2, 2, 5, 11};
+
+		ck_assert(infer_ratio_batches(y7, (const double[7]) {1, 1, 1, 1, 1, 1, 1}, 7, 3, &r));
+		ck_assert_double_eq_tol(r.est, 4, 1e-12);
+		ck_assert_double_eq_tol(r.se, sqrt((16.0 + 16 + 64) * 3 / 2) / 7, 1e-12);
+	}
+}
+END_TEST
+
 static Suite *
 infer_suite(void)
 {
@@ -260,6 +306,7 @@ infer_suite(void)
 	tcase_add_test(tc, welch_known_answer);
 	tcase_add_test(tc, blocks_and_quantiles);
 	tcase_add_test(tc, block_bootstrap_coverage);
+	tcase_add_test(tc, ratio_batches);
 	suite_add_tcase(s, tc);
 	return s;
 }

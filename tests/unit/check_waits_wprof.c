@@ -494,6 +494,53 @@ START_TEST(dim_names)
 }
 END_TEST
 
+/*
+ * One projection of a row's key for a report and a baseline alike: a
+ * session (--by pid) keeps its backend type, user and database, so two
+ * rows of one pid and start that differ in backend type stay apart; by
+ * event they are one key; what the dimensions drop is zero.
+ */
+START_TEST(key_projection)
+{
+	sample_row	a,
+				b;
+	bool		by_pid[WPROF_DIM_COUNT] = {[WPROF_DIM_PID] = true};
+	bool		by_event[WPROF_DIM_COUNT] = {[WPROF_DIM_EVENT] = true};
+	wprof_key	fa,
+				fb,
+				ka,
+				kb;
+
+	memset(&a, 0, sizeof(a));
+	a.pid = 42;
+	a.backend_start_us = 1000;
+	a.datname = strpool_intern(&pool, "shop");
+	a.usename = strpool_intern(&pool, "app");
+	a.application_name = strpool_intern(&pool, "web");
+	a.wait_event_type = strpool_intern(&pool, "Lock");
+	a.wait_event = strpool_intern(&pool, "relation");
+	a.query_id = 7;
+	a.backend_type = strpool_intern(&pool, "client backend");
+	b = a;
+	b.backend_type = strpool_intern(&pool, "parallel worker");
+	fa = wprof_row_key(&a);
+	fb = wprof_row_key(&b);
+	ka = wprof_key_project(&fa, by_pid);
+	kb = wprof_key_project(&fb, by_pid);
+	ck_assert_str_eq(ka.backend_type, "client backend");
+	ck_assert(memcmp(&ka, &kb, sizeof(ka)) != 0);
+	ck_assert_int_eq(ka.pid, 42);
+	ck_assert_str_eq(ka.usename, "app");
+	ck_assert_str_eq(ka.datname, "shop");
+	ck_assert(ka.type == NULL && ka.event == NULL && ka.appname == NULL && ka.query_id == 0);
+	ka = wprof_key_project(&fa, by_event);
+	kb = wprof_key_project(&fb, by_event);
+	ck_assert(memcmp(&ka, &kb, sizeof(ka)) == 0);
+	ck_assert_str_eq(ka.event, "relation");
+	ck_assert(ka.backend_type == NULL && ka.pid == 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -513,6 +560,7 @@ main(void)
 	tcase_add_test(tc, query_texts);
 	tcase_add_test(tc, error_bound);
 	tcase_add_test(tc, dim_names);
+	tcase_add_test(tc, key_projection);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
