@@ -11,6 +11,9 @@
 #                 unit suites (the sampler reads with libpq alone there),
 #                 every waits TAP file, bench --waits, init and one bench
 #                 run (CI's part of the matrix)
+#   sid-smoke     the same on Debian unstable, PostgreSQL 18, with the
+#                 metrics files (035, 099) and their checkers (promtool 3,
+#                 Python's OpenMetrics parser) added
 #   trixie        Debian 13, PostgreSQL 17: the README's two commands,
 #                 tools/bootstrap.sh demo and tools/bootstrap.sh check (the
 #                 whole suite against PostgreSQL 17)
@@ -20,17 +23,22 @@
 #   base NAME     only make (or reuse) the cached base system of trixie or sid
 #   prepare NAME  make (or reuse) the base system, then a fresh copy of it
 #                 with the build dependencies installed (tools/bootstrap.sh
-#                 deps, as a new user's would be); the next trixie-smoke,
-#                 trixie or sid command of the same HEAD goes on in that copy
+#                 deps, as a new user's would be); the next smoke, trixie
+#                 or sid command of the same HEAD goes on in that copy
 #                 instead of making another.  CI runs it in the background
-#                 while it builds: it is mostly waiting on the mirror
+#                 while it builds: it is mostly waiting on the mirror.  The
+#                 first such copy is kept (DIR/NAME/deps) and the next
+#                 prepare starts from it while tools/bootstrap.sh and the
+#                 base are unchanged and it is younger than
+#                 $PGTEMPO_MATRIX_DEPS_DAYS days (default 3); otherwise, or
+#                 on a fresh machine, apt-get installs everything anew
 #   shell NAME    an interactive shell in a fresh copy of NAME's base system
 #   clean         remove the cache directory
 #
 # Options:
 #   -C, --cache DIR   where the base systems, apt's downloads and the last run
 #                     of each release are kept (default $PGTEMPO_MATRIX_CACHE,
-#                     else /var/cache/pgtempo-matrix); up to 2.5 GB a release
+#                     else /var/cache/pgtempo-matrix); up to 3.5 GB a release (base, deps and root)
 #   --mirror URL      the Debian mirror (default: the host's, from
 #                     /etc/apt/sources.list*)
 #   --reference15     copy the host's PostgreSQL 15 pgbench and pg_test_timing
@@ -70,6 +78,7 @@ set -euo pipefail
 me=matrix.sh
 srcroot=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PGTEMPO_MATRIX_CACHE:-/var/cache/pgtempo-matrix}
+deps_days=${PGTEMPO_MATRIX_DEPS_DAYS:-3}
 mirror=
 security=
 reference15=false
@@ -210,7 +219,11 @@ make_base() {
 	note "$name: debootstrap --variant=minbase $name from $mirror into $tmp"
 	# debootstrap mounts /proc and /sys in the target: keep those mounts
 	# in a namespace of their own, so that none outlives it.
-	if ! in_namespaces debootstrap --variant=minbase --components=main "$name" "$tmp" "$mirror" \
+	mkdir -p "$cache/$name/apt-archives/partial"
+	# --cache-dir: the .debs stay in the archive the chroots' apt shares, for
+	# the next base system and the build dependencies of every copy
+	if ! in_namespaces debootstrap --variant=minbase --components=main \
+		--cache-dir="$cache/$name/apt-archives" "$name" "$tmp" "$mirror" \
 		>"$cache/$name/debootstrap.log" 2>&1; then
 		tail -n 30 "$cache/$name/debootstrap.log" >&2
 		die "debootstrap of $name failed; log: $cache/$name/debootstrap.log"
@@ -221,15 +234,20 @@ make_base() {
 	note "$name: base system made in $(($(date +%s) - start)) s ($(du -sh "$base" | cut -f1))"
 }
 
-# Make DIR/NAME/root a fresh copy of the base with a fresh clone of this tree in /root/pgtempo.
+# Make DIR/NAME/root a fresh copy of the base (or of the directory $2) with
+# a fresh clone of this tree in /root/pgtempo.
 fresh_root() {
-	local name=$1 root=$cache/$1/root head
+	local name=$1 root=$cache/$1/root from=${2:-$cache/$1/base} head
 	remove_tree "$root"
 	rm -f "$cache/$name"/step-*.log
-	cp -a "$cache/$name/base" "$root"
+	cp -a "$from" "$root"
 	# A throwaway copy need not survive a crash: dpkg without its fsync
-	# calls installs the build dependencies several times faster.
+	# calls installs the build dependencies several times faster; nor does
+	# it need documentation or translations (fewer files to unpack).
 	printf 'force-unsafe-io\n' >"$root/etc/dpkg/dpkg.cfg.d/pgtempo-matrix-unsafe-io"
+	printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*/copyright' \
+		'path-exclude=/usr/share/locale/*' 'path-exclude=/usr/share/info/*' \
+		>"$root/etc/dpkg/dpkg.cfg.d/pgtempo-matrix-nodoc"
 	head=$(git -C "$srcroot" rev-parse --short HEAD) ||
 		die "$srcroot is not a git tree: the matrix tests a clone of its HEAD"
 	if [ -n "$(git -C "$srcroot" status --porcelain --untracked-files=no)" ]; then
@@ -255,6 +273,52 @@ fresh_root() {
 	fi
 	[ -z "$host_build" ] || copy_host_build "$root"
 	mkdir -p "$cache/$name/apt-archives/partial"
+}
+
+# Print the key of NAME's cached build dependencies: tools/bootstrap.sh of
+# HEAD (what it installs, and how) and the base system it was installed on.
+deps_key() {
+	{
+		git -C "$srcroot" show HEAD:tools/bootstrap.sh
+		cat "$cache/$1/base/.pgtempo-matrix-base"
+	} | sha256sum | cut -c1-16
+}
+
+# Make DIR/NAME/root a fresh copy with the build dependencies installed by
+# tools/bootstrap.sh deps, as a new user's would be.  The first such copy
+# is kept (without the clone) as DIR/NAME/deps; a later one starts from it
+# instead of the base while it is younger than $deps_days days and
+# bootstrap.sh and the base are the same (deps_key): apt-get then only
+# reads the mirror's lists again, and bootstrap.sh deps finds everything
+# installed.  A changed bootstrap.sh, a new base, an older copy or none
+# installs everything from the mirror, as on a fresh machine.
+prepare_root() {
+	local name=$1 deps=$cache/$1/deps key start script fresh=no
+	start=$(date +%s)
+	key=$(deps_key "$name")
+	if [ -f "$deps/.pgtempo-matrix-deps" ] &&
+		[ "$(sed -n 1p "$deps/.pgtempo-matrix-deps")" = "$key" ] &&
+		[ -n "$(find "$deps/.pgtempo-matrix-deps" -mmin -$((deps_days * 1440)))" ]; then
+		fresh_root "$name" "$deps"
+		note "$name: the build dependencies installed $(sed -n 2p "$deps/.pgtempo-matrix-deps") (same bootstrap.sh and base, key $key)"
+		script='apt-get -q update >/dev/null && cd /root/pgtempo && tools/bootstrap.sh deps'
+	else
+		fresh_root "$name"
+		script='cd /root/pgtempo && tools/bootstrap.sh deps'
+		fresh=yes
+	fi
+	in_chroot "$name" "$script" "$cache/$name/prepare.log" >/dev/null ||
+		die "$name: tools/bootstrap.sh deps failed; log: $cache/$name/prepare.log"
+	if [ "$fresh" = yes ]; then
+		remove_tree "$deps.new"
+		cp -a "$cache/$name/root" "$deps.new"
+		rm -rf "$deps.new/root/pgtempo" "$deps.new/root/.matrix-step"
+		printf '%s\n%s\n' "$key" "$(date -u '+%Y-%m-%d %H:%M UTC')" >"$deps.new/.pgtempo-matrix-deps"
+		remove_tree "$deps"
+		mv "$deps.new" "$deps"
+	fi
+	git -C "$srcroot" rev-parse HEAD >"$cache/$name/root/.pgtempo-matrix-prepared"
+	note "$name: build dependencies installed in $cache/$name/root ($(elapsed "$start"))"
 }
 
 # Copy the host's built tools to ROOT/root/hostbuild and the libpqtypes they
@@ -369,9 +433,19 @@ record() {
 # tables with --partitions and --foreign-keys, which PostgreSQL 18 refuses
 # when the tables are made wrongly; 17's catalogs) and bench's run (its -M
 # prepared statement names against the release's pgbench).
+# On unstable the files that write metrics are added (035, 099; 185 is a
+# waits file): its promtool is the newest (3.x, stricter than the host's).
 smoke_tests() {
 	printf 'tests/t/070_bench_init.pl tests/t/080_bench_run.pl tests/t/095_bench_waits.pl'
+	[ "$1" != sid ] || printf ' tests/t/035_timing_metrics.pl tests/t/099_bench_metrics.pl'
 	(cd "$srcroot" && for f in tests/t/*_waits_*.pl; do printf ' %s' "$f"; done)
+}
+
+# The packages that check the metrics files in a smoke run: on unstable
+# only (promtool 3 and Python's OpenMetrics parser; check_metrics, 035, 099
+# and 185 skip those checks without them); on Debian 13 CI saves the time.
+smoke_checkers() {
+	[ "$1" != sid ] || printf 'prometheus python3-prometheus-client'
 }
 
 # Run one step in the chroot NAME, timing and recording it.
@@ -406,7 +480,7 @@ EOF
 
 # tools/bootstrap.sh demo, then check or the given TAP files, in a fresh NAME chroot.
 run_release() {
-	local name=$1 mode=$2 pg tests=$tap_tests start label
+	local name=$1 mode=$2 pg tests=$tap_tests checkers="" start label
 	pg=$(release_pg "$name")
 	start=$(date +%s)
 	lock "$name"
@@ -424,7 +498,8 @@ run_release() {
 		"cd /root/pgtempo && tools/bootstrap.sh demo && /usr/lib/postgresql/$pg/bin/postgres -V" || return 0
 	step "$name" "build check" "$(waits_guard)" || return 0
 	if [ "$mode" = smoke ] && [ -z "$tests" ]; then
-		tests=$(smoke_tests)
+		tests=$(smoke_tests "$name")
+		checkers=$(smoke_checkers "$name")
 	fi
 	if [ -n "$host_build" ]; then
 		label=$tests
@@ -443,6 +518,11 @@ run_release() {
 	elif [ -n "$tests" ]; then
 		step "$name" "TAP files against PostgreSQL $pg (waits files where built): $tests" \
 			"cd /root/pgtempo
+			 if [ -n '$checkers' ]; then
+				DEBIAN_FRONTEND=noninteractive apt-get -q -y -o DPkg::Lock::Timeout=300 \
+					install --no-install-recommends $checkers >/dev/null ||
+					echo 'matrix: note: $checkers not installed: the metrics checks skip'
+			 fi
 			 t=
 			 for f in $tests; do
 				case \$f in *_waits_*) [ -x ./pgtempo-waits ] || continue ;; esac
@@ -526,6 +606,7 @@ while [ $# -gt 0 ]; do
 	shift
 	case $cmd in
 	trixie-smoke) run_release trixie smoke ;;
+	sid-smoke) run_release sid smoke ;;
 	trixie | sid) run_release "$cmd" full ;;
 	all)
 		run_release trixie full
@@ -542,19 +623,14 @@ while [ $# -gt 0 ]; do
 			fresh_root "$name"
 			in_chroot "$name" 'exec bash -i' || :
 		elif [ "$cmd" = prepare ]; then
-			fresh_root "$name"
-			start=$(date +%s)
-			in_chroot "$name" 'cd /root/pgtempo && tools/bootstrap.sh deps' "$cache/$name/prepare.log" >/dev/null ||
-				die "$name: tools/bootstrap.sh deps failed; log: $cache/$name/prepare.log"
-			git -C "$srcroot" rev-parse HEAD >"$cache/$name/root/.pgtempo-matrix-prepared"
-			note "$name: build dependencies installed in $cache/$name/root ($(elapsed "$start"))"
+			prepare_root "$name"
 		fi
 		;;
 	clean)
 		for d in "$cache"/*/; do
 			[ ! -d "$d" ] || lock "$(basename "$d")"
 		done
-		for d in "$cache"/*/base "$cache"/*/base.new "$cache"/*/root; do
+		for d in "$cache"/*/base "$cache"/*/base.new "$cache"/*/deps "$cache"/*/deps.new "$cache"/*/root; do
 			remove_tree "$d"
 		done
 		remove_tree "$cache"

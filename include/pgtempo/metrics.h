@@ -29,8 +29,10 @@
  * and each family is written once, with one # HELP and one # TYPE line, in
  * the order its first sample was added; its samples keep their order.  A
  * family is its name less _total (counter) or _info (info): adding one
- * name as two types, or with two help texts, is a misuse.  Adding one
- * series (name and labels) twice is the caller's error and is not checked.
+ * name as two types, or with two help texts, is a misuse, and so is adding
+ * one series twice: the same name and label set (in any order; a label of
+ * empty value is no label, as Prometheus reads it), which promtool refuses
+ * ("metric not unique") and a scrape would reject.
  *
  * Misuse (a bad name, a counter not ending in _total or whose value is NaN
  * or negative, a histogram's bounds out of order or its sum NaN...) is kept, the first one only: the adder returns false and
@@ -69,6 +71,7 @@
 #define METRICS_DOUBLE_MAX 32
 
 typedef struct metrics_family metrics_family;
+typedef struct metrics_series metrics_series;
 
 typedef struct metrics
 {
@@ -76,6 +79,7 @@ typedef struct metrics
 	size_t		nfams;
 	size_t		capfams;
 	size_t		nlines;			/* fams whose lines buffer is allocated (kept by reset) */
+	metrics_series *series;		/* every series added, or NULL before the first */
 	char	   *error;			/* the first misuse, or NULL */
 } metrics;
 

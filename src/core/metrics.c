@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pgtempo/hash.h"
 #include "pgtempo/utf8.h"
 #include "pgtempo/xalloc.h"
 
@@ -35,6 +36,32 @@ struct metrics_family
 	metric_type type;
 	strbuf		lines;
 };
+
+/*
+ * The series added so far: each one's key (its family's place, then its
+ * labels as written, sorted by name) once in keys, found through seen.
+ */
+struct metrics_series
+{
+	hash_table	seen;			/* series_entry */
+	strbuf		keys;			/* every key, one after another */
+	strbuf		key;			/* the key being looked up */
+};
+
+/* Where a key is in keys (offsets: keys moves as it grows). */
+typedef struct series_entry
+{
+	size_t		off;
+	size_t		len;
+} series_entry;
+
+/* A key to look up, and the keys the entries point into. */
+typedef struct series_lookup
+{
+	const strbuf *keys;
+	const char *data;
+	size_t		len;
+} series_lookup;
 
 void
 metrics_init(metrics *m)
@@ -60,6 +87,11 @@ metrics_reset(metrics *m)
 	m->nfams = 0;
 	free(m->error);
 	m->error = NULL;
+	if (m->series != NULL)
+	{
+		hash_table_clear(&m->series->seen);
+		strbuf_reset(&m->series->keys);
+	}
 }
 
 void
@@ -69,6 +101,13 @@ metrics_free(metrics *m)
 	for (size_t i = 0; i < m->nlines; i++)
 		strbuf_free(&m->fams[i].lines);
 	free(m->fams);
+	if (m->series != NULL)
+	{
+		hash_table_free(&m->series->seen);
+		strbuf_free(&m->series->keys);
+		strbuf_free(&m->series->key);
+		free(m->series);
+	}
 	memset(m, 0, sizeof(*m));
 }
 
@@ -264,6 +303,75 @@ family(metrics *m, const char *name, const char *help, metric_type type,
 	return f;
 }
 
+static bool
+series_eq(const void *entry, const void *key)
+{
+	const series_entry *e = entry;
+	const series_lookup *k = key;
+
+	return e->len == k->len && memcmp(k->keys->data + e->off, k->data, k->len) == 0;
+}
+
+/*
+ * Note the series of family f with these labels; false after a misuse
+ * when it was added before.  Its key is f's place, then the labels as
+ * put_sample writes them, sorted by name (few labels: each pass picks the
+ * next name up), those of an empty value left out: Prometheus reads a=""
+ * as no label a, and two values that write alike are one series to it.
+ */
+static bool
+series_new(metrics *m, const metrics_family *f, const char *name, const char *const *labels)
+{
+	metrics_series *s = m->series;
+	size_t		fi = (size_t) (f - m->fams);
+	const char *prev = NULL;
+	series_lookup k;
+	series_entry *e;
+	bool		added;
+
+	if (s == NULL)
+	{
+		s = m->series = xmalloc(sizeof(*s));
+		hash_table_init(&s->seen, sizeof(series_entry), 64);
+		strbuf_init(&s->keys);
+		strbuf_init(&s->key);
+	}
+	strbuf_reset(&s->key);
+	strbuf_append(&s->key, (const char *) &fi, sizeof(fi));
+	for (;;)
+	{
+		const char *const *next = NULL;
+
+		for (size_t i = 0; labels != NULL && labels[i] != NULL; i += 2)
+			if (labels[i + 1][0] != '\0' && (prev == NULL || strcmp(labels[i], prev) > 0) &&
+				(next == NULL || strcmp(labels[i], next[0]) < 0))
+				next = labels + i;
+		if (next == NULL)
+			break;
+		if (prev != NULL)
+			strbuf_putc(&s->key, ',');
+		strbuf_printf(&s->key, "%s=\"", next[0]);
+		put_label_value(&s->key, next[1]);
+		strbuf_putc(&s->key, '"');
+		prev = next[0];
+	}
+	k.keys = &s->keys;
+	k.data = s->key.data;
+	k.len = s->key.len;
+	e = hash_table_insert(&s->seen, hash_fnv1a(k.data, k.len), &k, series_eq, &added);
+	if (!added)
+	{
+		if (prev == NULL)
+			return misuse(m, "metric \"%s\": the series without labels added twice", name);
+		return misuse(m, "metric \"%s\": the series {%s} added twice", name,
+					  s->key.data + sizeof(fi));
+	}
+	e->off = s->keys.len;
+	e->len = k.len;
+	strbuf_append(&s->keys, k.data, k.len);
+	return true;
+}
+
 /* A counter, gauge or info sample. */
 static bool
 add_scalar(metrics *m, metric_type type, const char *name, const char *help,
@@ -272,7 +380,7 @@ add_scalar(metrics *m, metric_type type, const char *name, const char *help,
 	metrics_family *f = family(m, name, help, type, labels);
 	char		num[METRICS_DOUBLE_MAX];
 
-	if (f == NULL)
+	if (f == NULL || !series_new(m, f, name, labels))
 		return false;
 	put_sample(&f->lines, name, "", labels, NULL, metrics_format_double(num, value));
 	return true;
@@ -320,7 +428,8 @@ metrics_histogram(metrics *m, const char *name, const char *help,
 		if (isnan(le[i]) || (i > 0 && !(le[i] > le[i - 1])) || (isinf(le[i]) && i != n - 1))
 			return misuse(m, "histogram \"%s\": bucket bounds not strictly increasing at %zu",
 						  name != NULL ? name : "(null)", i);
-	if ((f = family(m, name, help, MT_HISTOGRAM, labels)) == NULL)
+	if ((f = family(m, name, help, MT_HISTOGRAM, labels)) == NULL ||
+		!series_new(m, f, name, labels))
 		return false;
 	for (size_t i = 0; i < n; i++)
 	{

@@ -215,6 +215,20 @@ static const struct
 	{"a negative counter", {{'c', "x_total", "X.", {NULL}, -1}}, "counter \"x_total\": value -1 is not a count"},
 	{"the first misuse is kept", {{'g', "1x", "X.", {NULL}, 1}, {'g', "2x", "X.", {NULL}, 1}},
 	"invalid metric name \"1x\""},
+	{"one series twice", {{'g', "x", "X.", {"a", "1", NULL}, 1}, {'g', "x", "X.", {"a", "1", NULL}, 2}},
+	"metric \"x\": the series {a=\"1\"} added twice"},
+	{"one series twice, its labels in another order",
+		{{'g', "x", "X.", {"b", "2", "a", "1", NULL}, 1}, {'g', "x", "X.", {"a", "1", "b", "2", NULL}, 1}},
+	"metric \"x\": the series {a=\"1\",b=\"2\"} added twice"},
+	{"a label of empty value is no label", {{'g', "x", "X.", {NULL}, 1}, {'g', "x", "X.", {"a", "", NULL}, 1}},
+	"metric \"x\": the series without labels added twice"},
+	{"two values written alike (an invalid byte as the text \\xFF)",
+		{{'g', "x", "X.", {"v", "\xff", NULL}, 1}, {'g', "x", "X.", {"v", "\\xFF", NULL}, 1}},
+	"metric \"x\": the series {v=\"\\\\xFF\"} added twice"},
+	{"a counter twice", {{'c', "x_total", "X.", {NULL}, 1}, {'c', "x_total", "X.", {NULL}, 2}},
+	"metric \"x_total\": the series without labels added twice"},
+	{"an info twice", {{'i', "x_info", "X.", {"v", "1", NULL}}, {'i', "x_info", "X.", {"v", "1", NULL}}},
+	"metric \"x_info\": the series {v=\"1\"} added twice"},
 };
 
 START_TEST(test_misuse)
@@ -284,6 +298,43 @@ START_TEST(test_histogram_misuse)
 }
 END_TEST
 
+/*
+ * A histogram's series twice is refused too; the same labels in another
+ * family, or another label value, are other series; a reset forgets every
+ * series (an endpoint adds the same ones at each scrape).
+ */
+START_TEST(test_series)
+{
+	static const double le[] = {1};
+	static const uint64_t counts[] = {1};
+	static const char *const a1[] = {"a", "1", NULL};
+	static const char *const a2[] = {"a", "2", NULL};
+	metrics		m;
+	strbuf		sb;
+	char	   *cause = NULL;
+
+	metrics_init(&m);
+	strbuf_init(&sb);
+	for (int scrape = 0; scrape < 2; scrape++)
+	{
+		metrics_reset(&m);
+		ck_assert(metrics_histogram(&m, "h", "H.", a1, le, counts, 1, 0));
+		ck_assert(metrics_histogram(&m, "h", "H.", a2, le, counts, 1, 0));
+		ck_assert(metrics_gauge(&m, "g", "G.", a1, 1));
+		ck_assert(metrics_counter(&m, "g2_total", "G.", a1, 1));
+		ck_assert(metrics_gauge(&m, "g", "G.", NULL, 1));
+		strbuf_reset(&sb);
+		ck_assert_msg(metrics_render(&m, 0, &sb, &cause), "scrape %d: %s", scrape, cause);
+	}
+	ck_assert(!metrics_histogram(&m, "h", "H.", a2, le, counts, 1, 0));
+	ck_assert(!metrics_render(&m, 0, &sb, &cause));
+	ck_assert_str_eq(cause, "metric \"h\": the series {a=\"2\"} added twice");
+	free(cause);
+	strbuf_free(&sb);
+	metrics_free(&m);
+}
+END_TEST
+
 static const struct
 {
 	const char *accept;
@@ -328,7 +379,7 @@ build_all(metrics *m)
 	metrics_info(m, "pgtempo_test_info", "What ran.", (const char *[]) {"version", "1.0", NULL});
 	metrics_histogram(m, "pgtempo_test_latency_seconds", "Latency.",
 					  (const char *[]) {"script", "0", NULL}, le, counts, 3, 1.5);
-	metrics_gauge(m, "pgtempo_test_seconds", "Seconds.", NULL, 0.5);
+	metrics_gauge(m, "pgtempo_test_seconds", "Seconds.", (const char *[]) {"k", "half", NULL}, 0.5);
 	metrics_counter(m, "pgtempo_test_things_total", "Things \"done\".\\ Two\nlines.",
 					(const char *[]) {"kind", "b", NULL}, 2);
 	metrics_gauge(m, "pgtempo_test_seconds", "Seconds.", (const char *[]) {"k", "nan", NULL}, NAN);
@@ -555,7 +606,7 @@ START_TEST(test_openmetrics_parser)
 	{
 		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 					  "the OpenMetrics parser refused it:\n%s\non:\n%s", text, sb.data);
-		ck_assert_str_eq(text, "pgtempo_test_things:counter:2 pgtempo_test_seconds:gauge:2 "
+		ck_assert_str_eq(text, "pgtempo_test_things:counter:2 pgtempo_test_seconds:gauge:3 "
 						 "pgtempo_test:info:1 pgtempo_test_latency_seconds:histogram:6\n");
 	}
 	free(text);
@@ -581,6 +632,7 @@ metrics_suite(void)
 	tcase_add_test(tc, test_histogram);
 	tcase_add_loop_test(tc, test_misuse, 0, sizeof(misuses) / sizeof(misuses[0]));
 	tcase_add_test(tc, test_histogram_misuse);
+	tcase_add_test(tc, test_series);
 	tcase_add_loop_test(tc, test_accepts_openmetrics, 0, sizeof(accepts) / sizeof(accepts[0]));
 	tcase_add_test(tc, test_content_type);
 	suite_add_tcase(s, tc);
