@@ -505,6 +505,14 @@ baseline_options_ok(waits_settings *s, unsigned seen)
 		msg_detail("Give --since, --until and --baseline-since or --baseline-until: the windows are shifted as far again each.");
 		return false;
 	}
+	if (s->baseline_windows > 1 &&
+		llabs(s->since_us - s->baseline_since_us) < s->baseline_until_us - s->baseline_since_us)
+	{
+		/* windows that share time would share their drift: their spread would say too little */
+		msg_error("--baseline-windows needs baseline windows that do not overlap");
+		msg_detail("The baseline is shifted from the window by less than its length.");
+		return false;
+	}
 	return true;
 }
 

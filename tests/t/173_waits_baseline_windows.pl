@@ -106,6 +106,9 @@ for my $c (
 	[ [ '--from-log', $log, '--since=2026-12-01T10:06:00Z', '--until=2026-12-01T10:07:00Z',
 		'--baseline-since=-2min', '--baseline-windows=4' ],
 		qr/error: baseline window 4 of 4 holds no samples of its files/ ],
+	[ [ '--from-log', $log, '--since=2026-12-01T10:06:00Z', '--until=2026-12-01T10:07:00Z',
+		'--baseline-since=-30s', '--baseline-windows=2' ],
+		qr/--baseline-windows needs baseline windows that do not overlap/ ],
 	[ [ '--from-log', $log, '--baseline-since=-1min', '--since=2026-12-01T10:06:00Z',
 		'--until=2026-12-01T10:07:00Z', '--baseline-windows=31' ],
 		qr/--baseline-windows must be between 1 and 30 windows/ ])
