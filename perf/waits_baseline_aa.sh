@@ -15,7 +15,10 @@
 #       is cut into 1 s slices) of the steady part compared pair by pair,
 #       same against same (default 5 20 60): per kind of row (events,
 #       blocker heads, total), the share of pairs with a row flagged; then
-#       the injected minutes against steady ones.
+#       the injected minutes against steady ones.  BASELINE_WINDOWS=N: the
+#       baseline is N windows (--baseline-windows=N), each as far again from
+#       the window, all in the steady part (the pairs are drawn among those
+#       that fit).
 #
 # env: OURS (the binary, default ./pgtempo-waits), PGBIN (default
 # /usr/lib/postgresql/15/bin), PORT (default 55437), PAIRS (most pairs per
@@ -77,6 +80,7 @@ use JSON::PP;
 use POSIX qw(strftime floor);
 use Time::Local qw(timegm);
 my ($ours, $log, $maxpairs, @sizes) = @ARGV;
+my $nbw = $ENV{BASELINE_WINDOWS} || 1;
 my @files = sort glob("$log/waits-*.csv");
 sub iso { strftime('%Y-%m-%dT%H:%M:%SZ', gmtime $_[0]) }
 sub parse_iso
@@ -122,26 +126,40 @@ sub files_of
 sub compare_json
 {
 	my ($base, $new) = @_;
-	my @f = files_of($base, $new);
-	my $out = `"$ours" --json --from-log @f --since=@{[iso($new->[0])]} --until=@{[iso($new->[1])]} --baseline-since=@{[iso($base->[0])]} --baseline-until=@{[iso($base->[1])]}`;
+	my $d = $new->[0] - $base->[0];
+	my @f = files_of($new, map { [$new->[0] - $_ * $d, $new->[1] - $_ * $d] } 1 .. $nbw);
+	my $more = $nbw > 1 ? "--baseline-windows=$nbw" : '';
+	my $out = `"$ours" --json --from-log @f --since=@{[iso($new->[0])]} --until=@{[iso($new->[1])]} --baseline-since=@{[iso($base->[0])]} --baseline-until=@{[iso($base->[1])]} $more`;
 	die "no output for @f" if $out eq '';
 	return decode_json($out);
 }
 sub flagged { my @r = grep { $_->{flagged} } @_; return scalar @r }
 sub nobound { my @r = grep { !defined $_->{bound} } @_; return scalar @r }
 srand(34);
-printf "%s: steady %s to %s (%d s)\n", $ours, iso($steady0), iso($steady1), $steady1 - $steady0;
+printf "%s: steady %s to %s (%d s), %d baseline window(s)\n", $ours, iso($steady0), iso($steady1),
+  $steady1 - $steady0, $nbw;
 # per kind: the share of pairs with a row of it flagged (and of its rows flagged)
 printf "%-6s %5s %6s  %-17s  %-17s  %7s  %s\n", 'slices', 'pairs', 'family', 'events: pairs (rows)', 'heads: pairs (rows)', 'total', 'no bound (rows)';
 for my $size (@sizes)
 {
 	my $nw = floor(($steady1 - $steady0) / $size);
 	my (%seen, @pairs);
-	my $want = $maxpairs < $nw * ($nw - 1) ? $maxpairs : $nw * ($nw - 1);
+	# the pairs whose furthest baseline window is still in the steady part
+	my $fit = 0;
+	for my $i (0 .. $nw - 1)
+	{
+		for my $j (0 .. $nw - 1)
+		{
+			my $far = $j - $nbw * ($j - $i);
+			$fit++ if $i != $j && $far >= 0 && $far < $nw;
+		}
+	}
+	my $want = $maxpairs < $fit ? $maxpairs : $fit;
 	while (@pairs < $want)
 	{
 		my ($i, $j) = (int(rand($nw)), int(rand($nw)));
-		next if $i == $j || $seen{"$i $j"}++;
+		my $far = $j - $nbw * ($j - $i);
+		next if $i == $j || $far < 0 || $far >= $nw || $seen{"$i $j"}++;
 		push @pairs, [$i, $j];
 	}
 	my %n = map { $_ => 0 } qw(ev evrows evflag evany hd hdrows hdflag hdany tot totflag few rows fam);

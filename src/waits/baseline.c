@@ -154,7 +154,7 @@ take_row(void *arg, const histread_rec *rec)
 	int			key = -1,
 				ev = -1;
 
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < b->nw; i++)
 	{
 		bl_window  *w = &b->w[i];
 
@@ -162,7 +162,8 @@ take_row(void *arg, const histread_rec *rec)
 			continue;
 		if (head)
 		{
-			if (in_window(w, t))
+			/* the head blockers: of the nearest baseline window and the new one */
+			if (i < 2 && in_window(w, t))
 				baseline_heads_record(b->heads, i, t, rec);
 			continue;
 		}
@@ -188,7 +189,7 @@ take_row(void *arg, const histread_rec *rec)
 			}
 		}
 		window_add(w, rec, t, key, ev);
-		if (rec->kind == HISTREAD_SAMPLE)
+		if (rec->kind == HISTREAD_SAMPLE && i < 2)
 			baseline_heads_row(b->heads, i, rec);
 	}
 }
@@ -205,7 +206,7 @@ read_windows(baseline *b, char *const *files, int nfiles, unsigned mask)
 	if (f == NULL)
 		return false;
 	b->all_read = b->all_read && all_read;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < b->nw; i++)
 		if (mask & (1u << i))
 		{
 			b->w[i].fl = f;
@@ -364,6 +365,22 @@ limit_matches(const waits_limit *l, const wprof_key *e)
 }
 
 /*
+ * Where window side's estimate of row k goes: k a key, nrows the total,
+ * nrows + 1 + l limit l.
+ */
+static keydiff_est *
+est_of(baseline *b, int side, int k)
+{
+	keydiff_row *r = k < b->nrows ? &b->rows[k] : k == b->nrows ? &b->total :
+		&b->limits[k - b->nrows - 1];
+
+	if (side >= 2)
+		return &b->more[(size_t) (side - 2) * (size_t) (b->nrows + 1 + b->s->nfail_if) +
+						(size_t) k];
+	return side == 0 ? &r->base : &r->new;
+}
+
+/*
  * The estimates of window side of keys [k0, k1), the total and the
  * limits: one pass over the entries into per-slice sums.
  */
@@ -392,16 +409,33 @@ estimate_keys(baseline *b, int side, int k0, int k1, bool totals)
 				ylim[(size_t) l * (size_t) ns + (size_t) sl] += e->samples;
 	}
 	for (int k = k0; k < k1; k++)
-		bl_series_est(w, y + (size_t) (k - k0) * (size_t) ns,
-				   side == 0 ? &b->rows[k].base : &b->rows[k].new);
+		bl_series_est(w, y + (size_t) (k - k0) * (size_t) ns, est_of(b, side, k));
 	if (totals)
 	{
-		bl_series_est(w, ytot, side == 0 ? &b->total.base : &b->total.new);
+		bl_series_est(w, ytot, est_of(b, side, b->nrows));
+		b->avg[side] = est_of(b, side, b->nrows)->mean;
 		for (int l = 0; l < nlim; l++)
-			bl_series_est(w, ylim + (size_t) l * (size_t) ns,
-					   side == 0 ? &b->limits[l].base : &b->limits[l].new);
+			bl_series_est(w, ylim + (size_t) l * (size_t) ns, est_of(b, side, b->nrows + 1 + l));
 	}
 	free(y);
+}
+
+/* The baseline windows' estimates of each row as one (keydiff_est_pool), in the rows' base. */
+static void
+pool_baseline(baseline *b)
+{
+	keydiff_est *e = xcalloc((size_t) b->nw, sizeof(keydiff_est));
+
+	for (int k = 0; k < b->nrows + 1 + b->s->nfail_if; k++)
+	{
+		int			n = 0;
+
+		for (int side = 0; side < b->nw; side++)
+			if (side != 1)
+				e[n++] = *est_of(b, side, k);
+		*est_of(b, 0, k) = keydiff_est_pool(e, n);
+	}
+	free(e);
 }
 
 /* Every estimate of both windows, the changes judged as one family, the limits checked. */
@@ -410,7 +444,12 @@ compare(baseline *b)
 {
 	int			nlim = b->s->nfail_if;
 	/* the dense sums of a pass stay within some 32 MB */
-	int			chunk = (int) fmax(1, 4e6 / fmax(1, fmax(b->w[0].nslices, b->w[1].nslices)));
+	double		most = 1;
+	int			chunk;
+
+	for (int i = 0; i < b->nw; i++)
+		most = fmax(most, b->w[i].nslices);
+	chunk = (int) fmax(1, 4e6 / most);
 
 	b->ev_limit = xcalloc((size_t) b->events.n * (size_t) (nlim > 0 ? nlim : 1), sizeof(bool));
 	for (int e = 0; e < b->events.n; e++)
@@ -424,9 +463,13 @@ compare(baseline *b)
 	b->rows = xcalloc((size_t) (b->nrows > 0 ? b->nrows : 1), sizeof(keydiff_row));
 	for (int k = 0; k < b->nrows; k++)
 		b->rows[k].key = k;
-	for (int side = 0; side < 2; side++)
+	b->more = xcalloc((size_t) (b->nw - 2 > 0 ? b->nw - 2 : 1) * (size_t) (b->nrows + 1 + nlim),
+					  sizeof(keydiff_est));
+	for (int side = 0; side < b->nw; side++)
 		for (int k0 = 0; k0 < b->nrows || k0 == 0; k0 += chunk)
 			estimate_keys(b, side, k0, k0 + chunk < b->nrows ? k0 + chunk : b->nrows, k0 == 0);
+	if (b->nw > 2)
+		pool_baseline(b);
 	b->tables[0].rows = b->rows;
 	b->tables[0].n = b->nrows;
 	/* every table's keys, the total, and the limits that are not the total: one family */
@@ -470,7 +513,7 @@ baseline_limit_tripped(const waits_limit *l, const keydiff_row *r)
 static void
 free_baseline(baseline *b)
 {
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < b->nw; i++)
 	{
 		free(b->w[i].e);
 		free(b->w[i].iv);
@@ -483,6 +526,7 @@ free_baseline(baseline *b)
 	free(b->keys.v);
 	free(b->events.v);
 	free(b->rows);
+	free(b->more);
 	free(b->ev_limit);
 	baseline_heads_free(b->heads);
 	strpool_free(&b->pool);
@@ -502,6 +546,16 @@ set_windows(baseline *b)
 	b->w[1].until_us = s->until_us;
 	b->w[1].files = s->from_log;
 	b->w[1].nfiles = s->nfrom_log;
+	/* the further baseline windows: each shifted from the one before as the baseline is from the window */
+	b->nw = 1 + (s->baseline_windows > 1 ? s->baseline_windows : 1);
+	for (int i = 2; i < b->nw; i++)
+	{
+		int64_t		d = s->since_us - s->baseline_since_us;
+
+		b->w[i] = b->w[0];
+		b->w[i].since_us = b->w[i - 1 == 1 ? 0 : i - 1].since_us - d;
+		b->w[i].until_us = b->w[i - 1 == 1 ? 0 : i - 1].until_us - d;
+	}
 	for (int d = 0; d < s->nby; d++)
 		b->dims[s->by[d]] = true;
 	if (s->nby == 0)
@@ -510,12 +564,13 @@ set_windows(baseline *b)
 }
 
 /*
- * Did a run sample in the window?  If not, there is nothing to compare
+ * Did a run sample in window i?  If not, there is nothing to compare
  * with, and no change to claim (a mistyped time, a service that was down).
  */
 static bool
-sampled(const bl_window *w, const char *name)
+sampled(const baseline *b, int i)
 {
+	const bl_window *w = &b->w[i];
 	uint64_t	first,
 				last;
 	char		a[FORMAT_TS_LEN],
@@ -526,7 +581,10 @@ sampled(const bl_window *w, const char *name)
 	fromlog_span(w->fl, &first, &last);
 	format_ts(a, (int64_t) first);
 	format_ts(z, (int64_t) last);
-	msg_error("the %s window holds no samples of its files", name);
+	if (i < 2)
+		msg_error("the %s window holds no samples of its files", i == 0 ? "baseline" : "new");
+	else
+		msg_error("baseline window %d of %d holds no samples of its files", i, b->nw - 1);
 	if (w->line_us > 0)
 		msg_detail("Its files hold runs from %s to %s, in profile lines of %g s, each counted "
 				   "where its middle falls.", a, z, (double) w->line_us / 1e6);
@@ -563,17 +621,17 @@ baseline_run(const waits_settings *s)
 	set_windows(&b);
 	b.heads = baseline_heads_new();
 	if (s->nbaseline == 0)
-		ok = read_windows(&b, s->from_log, s->nfrom_log, 3u);
+		ok = read_windows(&b, s->from_log, s->nfrom_log, (1u << b.nw) - 1);
 	else
-		ok = read_windows(&b, s->baseline, s->nbaseline, 1u) &&
+		ok = read_windows(&b, s->baseline, s->nbaseline, ((1u << b.nw) - 1) & ~2u) &&
 			read_windows(&b, s->from_log, s->nfrom_log, 2u);
-	for (int i = 0; i < 2 && ok; i++)
+	for (int i = 0; i < b.nw && ok; i++)
 		if (b.w[i].raw && b.w[i].niv > 0)
 		{
 			/* a slice is whole profile lines or a length of raw rows: not both */
 			msg_error("the %s window holds both raw rows and --log-interval profile lines",
-					  i == 0 ? "baseline" : "new");
-			msg_detail("Compare files of one kind: %s.", i == 0 && s->nbaseline > 0 ?
+					  i == 1 ? "new" : "baseline");
+			msg_detail("Compare files of one kind: %s.", i != 1 && s->nbaseline > 0 ?
 					   "give --baseline the files of one" : "give the files of one");
 			ok = false;
 		}
@@ -582,15 +640,16 @@ baseline_run(const waits_settings *s)
 		free_baseline(&b);
 		return EXITCODE_ERROR;
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < b.nw; i++)
 		make_slices(&b.w[i]);
 	tb = baselineout_event_table(&b);
 	add_table(&b, &tb);
-	if (!sampled(&b.w[0], "baseline") || !sampled(&b.w[1], "new"))
-	{
-		free_baseline(&b);
-		return EXITCODE_ERROR;
-	}
+	for (int i = 0; i < b.nw; i++)
+		if (!sampled(&b, i))
+		{
+			free_baseline(&b);
+			return EXITCODE_ERROR;
+		}
 	if (baseline_heads_table(&b, &tb))
 		add_table(&b, &tb);
 	compare(&b);

@@ -11,6 +11,13 @@
  * keys, the total and each --fail-if limit; a change within its bound is
  * "no difference shown".  The rows are sorted by the size of the change.
  *
+ * --baseline-windows=N: the baseline is N windows, the given one and
+ * each further one shifted from the one before by the baseline's distance
+ * from the window (the same hour on N days before); a key's baseline is
+ * the mean of its windows' means, and the spread between them, where it
+ * is more than their own errors, widens the bound (keydiff_est_pool): a
+ * load that drifts between windows that much is not flagged for it.
+ *
  * --fail-if: a limit trips when the whole interval of the change of what
  * it names (the sum of the events it matches: the change plus or minus its
  * bound) lies beyond the limit (gate.h, the rule of pgtempo-bench
@@ -23,6 +30,9 @@
 
 /* Slices of a window: enough for a spread, few enough that neighbours are nearly independent. */
 #define BASELINE_MAX_SLICES 240
+
+/* The most baseline windows (--baseline-windows). */
+#define BASELINE_MAX_WINDOWS 30
 
 /*
  * Read both windows, print the comparison (text, or --json), write

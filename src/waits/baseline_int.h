@@ -121,8 +121,13 @@ typedef struct baseline
 	bl_keys		keys;			/* by --by */
 	bl_keys		events;			/* by event (the limits' sums) */
 	bl_evcache	evcache[BL_EVCACHE];
-	bl_window	w[2];			/* 0: the baseline, 1: the window (new) */
-	unsigned	reading;		/* the windows the files being read are of */
+	bl_window	w[BASELINE_MAX_WINDOWS + 1];	/* 0: the baseline, 1: the window (new),
+												 * 2...: the baseline's further windows */
+	int			nw;				/* windows: 1 + --baseline-windows */
+	double		avg[BASELINE_MAX_WINDOWS + 1];	/* each window's average active sessions */
+	keydiff_est *more;			/* the further windows' estimates: [(window - 2) *
+								 * (rows + 1 + limits) + row, total, limit] */
+	unsigned	reading;		/* the windows the files being read are of (bits) */
 	bool		all_read;		/* every file was read whole (else --keep-going went on) */
 	fromlog    *fl[2];
 	int			nfl;

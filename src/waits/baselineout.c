@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pgtempo/chart.h"
+#include "pgtempo/cmpjson.h"
 #include "pgtempo/json.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
@@ -22,30 +23,30 @@
 /* Keys drawn by --chart: the largest changes. */
 #define BL_CHART_KEYS 8
 
-static const char *const side_name[2] = {"base", "new"};
-
-/* The window's bounds: as given, else its rows'. */
-static void
-window_bounds(const bl_window *w, char *from, char *to)
+/* Window i of b, and its bounds: as given, else its rows'. */
+static const bl_window *
+window_bounds(const baseline *b, int i, char *from, char *to)
 {
+	const bl_window *w = &b->w[i];
+
 	format_ts(from, w->since_us != INT64_MIN ? w->since_us : (int64_t) w->first_us);
 	format_ts(to, w->until_us != INT64_MAX ? w->until_us : (int64_t) w->last_us);
+	return w;
 }
 
 /* A window's line: its bounds, what it holds, its average active sessions. */
 static void
 text_window(FILE *out, const baseline *b, int i)
 {
-	const bl_window *w = &b->w[i];
 	char		from[FORMAT_TS_LEN],
 				to[FORMAT_TS_LEN];
+	const bl_window *w = window_bounds(b, i, from, to);
 
-	window_bounds(w, from, to);
-	fprintf(out, "%-9s %s to %s: ", i == 0 ? "baseline:" : "window:", from, to);
+	fprintf(out, "%-9s %s to %s: ", i == 1 ? "window:" : "baseline:", from, to);
 	if (w->niv > 0)
 		fprintf(out, "%zu intervals, ", w->niv);
 	fprintf(out, "%.0f samples in %d slices, %.3f active sessions\n", w->total_ticks,
-			w->nslices, i == 0 ? b->total.base.mean : b->total.new.mean);
+			w->nslices, b->avg[i]);
 }
 
 /* ---------------------------------------------------------------- the events' table */
@@ -164,9 +165,15 @@ text_notes(FILE *out, const baseline *b)
 	fprintf(out, "\nactive sessions on average (samples per tick); bound: the change's, %.0f %% for "
 			"the %d comparisons\ntogether (each at %.4g %%), from the spread of each window's "
 			"slices in batches of\nneighbours (Student's t), and at least the sampling's own; a "
-			"change within it: no\ndifference shown.  Within-window spread only: two windows of "
-			"a load that drifts\ndiffer by more.\n", 100 * KEYDIFF_LEVEL, b->family,
+			"change within it: no\ndifference shown.  ", 100 * KEYDIFF_LEVEL, b->family,
 			100 * (1 - (1 - KEYDIFF_LEVEL) / b->family));
+	if (b->nw > 2)
+		fprintf(out, "Bound from %d baseline windows: the baseline is the mean of\ntheir means, "
+				"and their spread beyond their own errors widens the bound (the\nhead blockers': "
+				"the first baseline window's alone).\n", b->nw - 1);
+	else
+		fprintf(out, "Within-window spread only: two windows of a load that drifts\ndiffer by more "
+				"(--baseline-windows).\n");
 	for (int l = 0; l < b->s->nfail_if; l++)
 	{
 		const keydiff_row *r = &b->limits[l];
@@ -185,6 +192,8 @@ baseline_text(FILE *out, const baseline *b)
 	fprintf(out, "%s --from-log: the window against a baseline (pgtempo %s)\n", msg_progname(),
 			PACKAGE_VERSION);
 	text_window(out, b, 0);
+	for (int i = 2; i < b->nw; i++)
+		text_window(out, b, i);
 	text_window(out, b, 1);
 	for (int t = 0; t < b->ntables; t++)
 	{
@@ -214,17 +223,14 @@ json_change(json_writer *w, const keydiff_row *r)
 	json_kv_string(w, "verdict", r->verdict);
 }
 
-/* A window: bounds, files' rows, slices, totals. */
+/* A window's members: bounds, files' rows, slices, totals. */
 static void
 json_window(json_writer *w, const baseline *b, int i)
 {
-	const bl_window *win = &b->w[i];
 	char		from[FORMAT_TS_LEN],
 				to[FORMAT_TS_LEN];
+	const bl_window *win = window_bounds(b, i, from, to);
 
-	window_bounds(win, from, to);
-	json_key(w, side_name[i]);
-	json_object_begin(w);
 	json_kv_string(w, "since", from);
 	json_kv_string(w, "until", to);
 	json_key(w, "files");
@@ -237,79 +243,117 @@ json_window(json_writer *w, const baseline *b, int i)
 	json_kv_int(w, "slices", win->nslices);
 	json_kv_double(w, "ticks", win->total_ticks);
 	json_kv_double(w, "samples", win->samples);
-	json_kv_double(w, "avg_active_sessions", i == 0 ? b->total.base.mean : b->total.new.mean);
-	json_object_end(w);
+	json_kv_double(w, "avg_active_sessions", b->avg[i]);
 }
 
-/* --fail-if: each limit, its change and whether it tripped. */
+/* cmpjson_doc.side: the baseline (its first window, then its further ones) or the new window. */
 static void
-json_limits(json_writer *w, const baseline *b)
+json_side(const void *arg, json_writer *w, int side)
 {
-	json_key(w, "fail_if");
-	json_array_begin(w);
-	for (int l = 0; l < b->s->nfail_if; l++)
-	{
-		const waits_limit *lim = &b->s->fail_if[l];
+	const baseline *b = arg;
 
+	json_window(w, b, side);
+	if (side == 1)
+		return;
+	json_key(w, "further_windows");
+	json_array_begin(w);
+	for (int i = 2; i < b->nw; i++)
+	{
 		json_object_begin(w);
-		json_kv_string(w, "limit", lim->lim.text);
-		json_kv_string(w, "unit", lim->lim.unit == GATE_UNIT_PCT ? "pct" : "active_sessions");
-		json_kv_double(w, "value", lim->lim.value);
-		json_kv_bool(w, "matched", b->matched[l]);
-		json_change(w, &b->limits[l]);
-		json_kv_bool(w, "tripped", b->tripped[l]);
+		json_window(w, b, i);
 		json_object_end(w);
 	}
 	json_array_end(w);
 }
 
-/* The comparison as one JSON document, with its newline. */
+/* cmpjson_doc.method: how the bounds were made. */
 static void
-json_document(strbuf *sb, const baseline *b, int exit_status)
+json_method(const void *arg, json_writer *w)
 {
-	json_writer w;
+	const baseline *b = arg;
 
-	json_init(&w, sb, true);
-	json_object_begin(&w);
-	json_kv_string(&w, "tool", "pgtempo-waits");
-	json_kv_string(&w, "version", PACKAGE_VERSION);
-	json_kv_string(&w, "kind", "comparison");
-	json_kv_int(&w, "schema", 1);
-	json_window(&w, b, 0);
-	json_window(&w, b, 1);
-	json_key(&w, "method");
-	json_object_begin(&w);
-	json_kv_string(&w, "unit", "active_sessions");
-	json_kv_double(&w, "level", KEYDIFF_LEVEL);
-	json_kv_int(&w, "family", b->family);
-	json_kv_double(&w, "level_each", 1 - (1 - KEYDIFF_LEVEL) / b->family);
-	json_kv_string(&w, "bound", "slices_batch_means_t");
-	json_kv_int(&w, "baseline_windows", 1);
-	json_kv_int(&w, "min_slices", KEYDIFF_MIN_SLICES);
-	json_object_end(&w);
+	json_kv_string(w, "unit", "active_sessions");
+	json_kv_string(w, "bound", "slices_batch_means_t");
+	json_kv_int(w, "baseline_windows", b->nw - 1);
+	json_kv_bool(w, "covers_between_window_spread", b->nw > 2);
+	json_kv_int(w, "min_slices", KEYDIFF_MIN_SLICES);
+}
+
+/* cmpjson_doc.body: each table's rows, then the total. */
+static void
+json_body(const void *arg, json_writer *w)
+{
+	const baseline *b = arg;
+
 	for (int t = 0; t < b->ntables; t++)
 	{
 		const bl_table *tb = &b->tables[t];
 
-		json_key(&w, tb->name);
-		json_array_begin(&w);
+		json_key(w, tb->name);
+		json_array_begin(w);
 		for (int i = 0; i < tb->n; i++)
 		{
-			json_object_begin(&w);
-			tb->json_key(tb->arg, &w, &tb->rows[i]);
-			json_change(&w, &tb->rows[i]);
-			json_object_end(&w);
+			json_object_begin(w);
+			tb->json_key(tb->arg, w, &tb->rows[i]);
+			json_change(w, &tb->rows[i]);
+			json_object_end(w);
 		}
-		json_array_end(&w);
+		json_array_end(w);
 	}
-	json_key(&w, "total");
-	json_object_begin(&w);
-	json_change(&w, &b->total);
-	json_object_end(&w);
-	json_limits(&w, b);
-	json_kv_int(&w, "exit_status", exit_status);
-	json_object_end(&w);
-	strbuf_putc(sb, '\n');
+	json_key(w, "total");
+	json_object_begin(w);
+	json_change(w, &b->total);
+	json_object_end(w);
+}
+
+/* cmpjson_doc.limit_text: --fail-if's limit i as given. */
+static const char *
+json_limit_text(const void *arg, int l)
+{
+	return ((const baseline *) arg)->s->fail_if[l].lim.text;
+}
+
+/* cmpjson_doc.limit: limit l's unit, value, whether it names an event, its change. */
+static void
+json_limit(const void *arg, json_writer *w, int l)
+{
+	const baseline *b = arg;
+	const waits_limit *lim = &b->s->fail_if[l];
+
+	json_kv_string(w, "unit", lim->lim.unit == GATE_UNIT_PCT ? "pct" : "active_sessions");
+	json_kv_double(w, "value", lim->lim.value);
+	json_kv_bool(w, "matched", b->matched[l]);
+	json_change(w, &b->limits[l]);
+}
+
+/* cmpjson_doc.tripped: did limit l trip? */
+static bool
+json_tripped(const void *arg, int l)
+{
+	return ((const baseline *) arg)->tripped[l];
+}
+
+/* This tool's members of the comparison's document. */
+static const cmpjson_ops json_ops = {
+	json_side, json_method, json_body, json_limit_text, json_limit, json_tripped
+};
+
+/* The comparison as one JSON document (cmpjson.h), with its newline. */
+static void
+json_document(strbuf *sb, const baseline *b, int exit_status)
+{
+	cmpjson_doc d = {
+		.tool = "pgtempo-waits",
+		.level = KEYDIFF_LEVEL,
+		.family = b->family,
+		.level_each = 1 - (1 - KEYDIFF_LEVEL) / b->family,
+		.nlimits = b->s->nfail_if,
+		.exit_status = exit_status,
+		.ops = &json_ops,
+		.arg = b,
+	};
+
+	cmpjson_write(sb, &d);
 }
 
 void
@@ -386,15 +430,14 @@ top_series(const baseline *b, int side, int nkeys)
 static void
 chart_window(chart *ch, const baseline *b, int side, int nkeys, const double *y, double ymax)
 {
-	const bl_window *w = &b->w[side];
 	char		from[FORMAT_TS_LEN],
 				to[FORMAT_TS_LEN];
+	const bl_window *w = window_bounds(b, side, from, to);
 	char	   *title;
 	int			panel;
 	size_t		ns = (size_t) (w->nslices > 0 ? w->nslices : 1);
 	double		slice_s = w->slice_us / 1e6;
 
-	window_bounds(w, from, to);
 	title = xasprintf("%s: %s to %s", side == 0 ? "Baseline" : "Window", from, to);
 	panel = chart_add_panel(ch, title, 0);
 	free(title);

@@ -164,6 +164,9 @@
 	X(interval_start,            TS,   start_us,                  ALWAYS,        0,  COPY,    READ) \
 	X(interval_end,              TS,   end_us,                    ALWAYS,        0,  COPY,    READ)
 
+/* A field written in the log only, always, with no default, read back as it is. */
+#define FORMAT_LOG_FIELD_(X, name, kind, member) X(name, kind, member, ALWAYS, 0, LOGONLY, READ)
+
 /*
  * The fields of the meta, description and store records, the same way:
  * the meta record's and the description's as one JSON object (a JSON
@@ -174,28 +177,28 @@
  * splits it.
  */
 #define FORMAT_META_FIELDS(X) \
-	X(log_version,               INT4, log_version,               ALWAYS,        0,  LOGONLY, READ) \
-	X(tool,                      TEXT, tool,                      ALWAYS,        0,  LOGONLY, READ) \
+	FORMAT_LOG_FIELD_(X, log_version, INT4, log_version) \
+	FORMAT_LOG_FIELD_(X, tool, TEXT, tool) \
 	X(version,                   TEXT, version,                   ALWAYS,        0,  LOGONLY, NEWER) \
-	X(run,                       TS,   run_us,                    ALWAYS,        0,  LOGONLY, READ) \
-	X(source,                    TEXT, source,                    ALWAYS,        0,  LOGONLY, READ) \
-	X(server,                    TEXT, server,                    ALWAYS,        0,  LOGONLY, READ) \
-	X(server_version,            TEXT, server_version,            ALWAYS,        0,  LOGONLY, READ) \
-	X(interval_s,                NUM6, interval_s,                ALWAYS,        0,  LOGONLY, READ) \
-	X(period_s,                  NUM6, period_s,                  ALWAYS,        0,  LOGONLY, READ) \
-	X(include_idle,              BOOL, include_idle,              ALWAYS,        0,  LOGONLY, READ) \
-	X(measured,                  BOOL, measured,                  ALWAYS,        0,  LOGONLY, READ) \
-	X(backend_types,             STRS, backend_types,             ALWAYS,        0,  LOGONLY, READ) \
-	X(backend_types_given,       BOOL, backend_types_given,       ALWAYS,        0,  LOGONLY, READ)
+	FORMAT_LOG_FIELD_(X, run, TS, run_us) \
+	FORMAT_LOG_FIELD_(X, source, TEXT, source) \
+	FORMAT_LOG_FIELD_(X, server, TEXT, server) \
+	FORMAT_LOG_FIELD_(X, server_version, TEXT, server_version) \
+	FORMAT_LOG_FIELD_(X, interval_s, NUM6, interval_s) \
+	FORMAT_LOG_FIELD_(X, period_s, NUM6, period_s) \
+	FORMAT_LOG_FIELD_(X, include_idle, BOOL, include_idle) \
+	FORMAT_LOG_FIELD_(X, measured, BOOL, measured) \
+	FORMAT_LOG_FIELD_(X, backend_types, STRS, backend_types) \
+	FORMAT_LOG_FIELD_(X, backend_types_given, BOOL, backend_types_given)
 #define FORMAT_DESCRIPTION_FIELDS(X) \
-	X(wait_event_type,           TEXT, wait_event_type,           ALWAYS,        0,  LOGONLY, READ) \
-	X(wait_event,                TEXT, wait_event,                ALWAYS,        0,  LOGONLY, READ) \
-	X(description,               TEXT, description,               ALWAYS,        0,  LOGONLY, READ)
+	FORMAT_LOG_FIELD_(X, wait_event_type, TEXT, wait_event_type) \
+	FORMAT_LOG_FIELD_(X, wait_event, TEXT, wait_event) \
+	FORMAT_LOG_FIELD_(X, description, TEXT, description)
 #define FORMAT_STORE_FIELDS(X) \
-	X(rows_stored,               INT,  stored,                    ALWAYS,        0,  LOGONLY, READ) \
-	X(rows_rejected,             INT,  rejected,                  ALWAYS,        0,  LOGONLY, READ) \
-	X(rows_dropped,              INT,  dropped,                   ALWAYS,        0,  LOGONLY, READ) \
-	X(rows_unsent,               INT,  unsent,                    ALWAYS,        0,  LOGONLY, READ)
+	FORMAT_LOG_FIELD_(X, rows_stored, INT, stored) \
+	FORMAT_LOG_FIELD_(X, rows_rejected, INT, rejected) \
+	FORMAT_LOG_FIELD_(X, rows_dropped, INT, dropped) \
+	FORMAT_LOG_FIELD_(X, rows_unsent, INT, unsent)
 
 /* The header lines of CSV logs (without the newline): raw rows, and --log-interval's. */
 #define FORMAT_HDR_FIRST_(name, ...) #name

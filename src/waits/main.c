@@ -17,6 +17,7 @@
 #include "pgtempo/parse.h"
 #include "pgtempo/xalloc.h"
 
+#include "baseline.h"
 #include "histfield.h"
 #include "listen.h"
 #include "options.h"
@@ -95,6 +96,9 @@ usage(void)
 		   "      --baseline-until=TIME  the baseline's end (default: as long as the window)\n"
 		   "      --baseline=FILE        the baseline's files (repeat it; default: those of\n"
 		   "                             --from-log)\n"
+		   "      --baseline-windows=N   N baseline windows, each shifted back from the one\n"
+		   "                             before by the baseline's distance from the window\n"
+		   "                             (the spread between them widens the bound)\n"
 		   "      --fail-if=LIST         exit with status 3 when the interval of a change lies\n"
 		   "                             wholly beyond a limit: NAME:LIMIT,... with NAME\n"
 		   "                             total, an event type, an event or TYPE:EVENT, and\n"
@@ -384,6 +388,7 @@ static const opt_def options[] = {
 	{"baseline", 0, required_argument, handle_baseline, .flags = BASELINE_GIVEN},
 	{"baseline-since", 0, required_argument, handle_baseline_time, F(baseline_since_us), .label = "--baseline-since", .flags = BASELINE_GIVEN},
 	{"baseline-until", 0, required_argument, handle_baseline_time, F(baseline_until_us), .label = "--baseline-until", .flags = BASELINE_GIVEN},
+	{"baseline-windows", 0, required_argument, handle_count, F(baseline_windows), 1, BASELINE_MAX_WINDOWS, "--baseline-windows", "windows", BASELINE_GIVEN},
 	{"fail-if", 0, required_argument, handle_parsed},
 	{"trace-file", 0, required_argument, opt_strdup, F(trace_path)},
 	{"dbname", 'd', required_argument, opt_conn, F(conn)},
@@ -488,6 +493,24 @@ baseline_options_ok(waits_settings *s, unsigned seen)
 		s->baseline_since_us >= s->baseline_until_us)
 	{
 		msg_error("--baseline-since must be before --baseline-until");
+		return false;
+	}
+	if (s->baseline_windows > 1 &&
+		(s->since_us == INT64_MIN || s->until_us == INT64_MAX ||
+		 s->baseline_since_us == INT64_MIN || s->baseline_until_us == INT64_MAX ||
+		 s->baseline_since_us == s->since_us))
+	{
+		/* the further windows are shifted by the baseline's distance from the window */
+		msg_error("--baseline-windows needs a baseline at a distance from the window");
+		msg_detail("Give --since, --until and --baseline-since or --baseline-until: the windows are shifted as far again each.");
+		return false;
+	}
+	if (s->baseline_windows > 1 &&
+		llabs(s->since_us - s->baseline_since_us) < s->baseline_until_us - s->baseline_since_us)
+	{
+		/* windows that share time would share their drift: their spread would say too little */
+		msg_error("--baseline-windows needs baseline windows that do not overlap");
+		msg_detail("The baseline is shifted from the window by less than its length.");
 		return false;
 	}
 	return true;

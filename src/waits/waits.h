@@ -100,6 +100,8 @@ typedef struct waits_settings
 	int64_t		baseline_until_us;	/* --baseline-until; INT64_MAX: to the last */
 	int64_t		baseline_since_shift_us;	/* --baseline-since=-SHIFT: --since - SHIFT */
 	int64_t		baseline_until_shift_us;	/* --baseline-until=-SHIFT: --until - SHIFT */
+	int			baseline_windows;	/* --baseline-windows: the baseline and the windows
+									 * before it at its distance from the window; 0: one */
 	bool		compare;		/* a baseline option was given */
 	waits_limit fail_if[WAITS_MAX_LIMITS];	/* --fail-if */
 	int			nfail_if;

@@ -150,6 +150,17 @@ my $bn = json_of("$dir/bn.json");
 is(result($bn, 'tps')->{verdict}, 'lower', '3 against 3: tps lower');
 is(result($bn, 'avg')->{verdict}, 'higher', '3 against 3: latency average higher');
 is($bn->{method}{unit}, 'run', '3 against 3: the run is the unit');
+# the comparison's envelope, one shape with pgtempo-waits' (174_waits_baseline)
+is_deeply([ sort keys %$bn ],
+	[ sort qw(tool version kind schema base new method differences results fail_if exit_status) ],
+	'3 against 3: JSON\'s top-level members');
+is_deeply([ $bn->{tool}, $bn->{kind}, $bn->{schema} ], [ 'pgtempo-bench', 'comparison', 2 ],
+	'3 against 3: JSON\'s tool, kind and schema');
+is_deeply([ $bn->{base}{files}, $bn->{new}{files} ],
+	[ [ map("$dir/b$_.json", 1 .. 3) ], [ map("$dir/n$_.json", 1 .. 3) ] ],
+	'3 against 3: each side\'s files');
+ok(defined $bn->{method}{level} && $bn->{method}{family} > 0 && $bn->{method}{level_each} > $bn->{method}{level},
+	'3 against 3: the level, family and each one\'s level in the method');
 like($out, qr/the run is the unit/, '3 against 3: the method is printed');
 
 ($code, $out, $err) = run_tool([ $ours, '--compare', "$dir/b1.json", '--to', "$dir/c2.json",

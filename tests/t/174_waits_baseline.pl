@@ -138,9 +138,11 @@ is_deeply([ sort keys %$lock ],
 	[ sort qw(wait_event_type wait_event base new change change_pct bound flagged verdict) ],
 	'json: a result\'s members');
 is_deeply([ sort keys %{ $j->{method} } ],
-	[ sort qw(unit level family level_each bound baseline_windows min_slices) ],
+	[ sort qw(unit level family level_each bound baseline_windows covers_between_window_spread min_slices) ],
 	'json: the method\'s members');
 is($j->{method}{baseline_windows}, 1, 'json: one baseline window');
+is_deeply($j->{base}{further_windows}, [], 'json: the baseline has no further window');
+is($j->{schema}, 2, 'json: schema 2, the comparison\'s of every tool');
 is($j->{method}{min_slices}, 12, 'json: the fewest slices a bound is made from');
 is($j->{method}{family}, @{ $j->{results} } + @{ $j->{blockers} } + 1,
 	'json: the family is the keys, the head blockers and the total');

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compare_int.h"
+#include "pgtempo/cmpjson.h"
 #include "pgtempo/gate.h"
 #include "pgtempo/json.h"
 #include "pgtempo/msg.h"
@@ -203,20 +204,44 @@ json_results(json_writer *w, const cmp *c)
 	json_array_end(w);
 }
 
-/* The runs of both sides, the differences, the method. */
+/* cmpjson_doc.side: the runs of a side, their files. */
 static void
-json_inputs(json_writer *w, const cmp *c)
+json_side(const void *arg, json_writer *w, int s)
 {
+	const cmp  *c = arg;
+
+	json_key(w, "files");
+	json_array_begin(w);
+	for (int i = 0; i < c->side[s].n; i++)
+		json_string(w, c->side[s].runs[i].file);
+	json_array_end(w);
+}
+
+/* cmpjson_doc.method: how the intervals were made. */
+static void
+json_method(const void *arg, json_writer *w)
+{
+	const cmp  *c = arg;
+
+	json_kv_string(w, "unit", c->by_runs ? "run" : "interval");
+	json_kv_string(w, "interval", c->by_runs ? "welch_t_log" : "block_bootstrap");
+	json_kv_bool(w, "covers_between_run_noise", c->by_runs);
+	json_kv_int_or_null(w, "interval_s", !c->by_runs && c->block_len > 0, c->interval_s);
+	json_kv_int_or_null(w, "intervals_base", !c->by_runs && c->block_len > 0, c->nintervals[0]);
+	json_kv_int_or_null(w, "intervals_new", !c->by_runs && c->block_len > 0, c->nintervals[1]);
+	json_kv_int_or_null(w, "group_intervals", !c->by_runs && c->block_len > 0, c->group);
+	json_kv_int_or_null(w, "block_groups", !c->by_runs && c->block_len > 0, c->block_len);
+	json_kv_int_or_null(w, "resamples", !c->by_runs, CMP_RESAMPLES);
+	json_kv_uint(w, "seed", CMP_SEED);
+}
+
+/* cmpjson_doc.body: the settings that differ between the runs, then the results. */
+static void
+json_body(const void *arg, json_writer *w)
+{
+	const cmp  *c = arg;
 	int			k = 0;
 
-	for (int s = 0; s < 2; s++)
-	{
-		json_key(w, s == 0 ? "base" : "new");
-		json_array_begin(w);
-		for (int i = 0; i < c->side[s].n; i++)
-			json_string(w, c->side[s].runs[i].file);
-		json_array_end(w);
-	}
 	json_key(w, "differences");
 	json_array_begin(w);
 	for (int d = 0; d < c->ndiffs; d++)
@@ -235,56 +260,57 @@ json_inputs(json_writer *w, const cmp *c)
 		json_object_end(w);
 	}
 	json_array_end(w);
-	json_key(w, "method");
-	json_object_begin(w);
-	json_kv_string(w, "unit", c->by_runs ? "run" : "interval");
-	json_kv_double(w, "level", GATE_LEVEL);
-	json_kv_int(w, "family", c->family);
-	json_kv_double(w, "level_each", c->level);
-	json_kv_string(w, "interval", c->by_runs ? "welch_t_log" : "block_bootstrap");
-	json_kv_bool(w, "covers_between_run_noise", c->by_runs);
-	json_kv_int_or_null(w, "interval_s", !c->by_runs && c->block_len > 0, c->interval_s);
-	json_kv_int_or_null(w, "intervals_base", !c->by_runs && c->block_len > 0, c->nintervals[0]);
-	json_kv_int_or_null(w, "intervals_new", !c->by_runs && c->block_len > 0, c->nintervals[1]);
-	json_kv_int_or_null(w, "group_intervals", !c->by_runs && c->block_len > 0, c->group);
-	json_kv_int_or_null(w, "block_groups", !c->by_runs && c->block_len > 0, c->block_len);
-	json_kv_int_or_null(w, "resamples", !c->by_runs, CMP_RESAMPLES);
-	json_kv_uint(w, "seed", CMP_SEED);
-	json_object_end(w);
+	json_results(w, c);
 }
+
+/* cmpjson_doc.limit_text: --fail-if's limit i as given. */
+static const char *
+json_limit_text(const void *arg, int i)
+{
+	return ((const cmp *) arg)->cs->limits[i].text;
+}
+
+/* cmpjson_doc.limit: limit i's metric and value, and whether it was checked. */
+static void
+json_limit(const void *arg, json_writer *w, int i)
+{
+	const cmp  *c = arg;
+
+	json_kv_string(w, "metric", c->cs->limits[i].name);
+	json_kv_double(w, "limit_pct", c->cs->limits[i].value);
+	json_kv_bool(w, "checked", c->checked[i]);
+}
+
+/* cmpjson_doc.tripped: did limit i trip? */
+static bool
+json_tripped(const void *arg, int i)
+{
+	return ((const cmp *) arg)->tripped[i];
+}
+
+/* This tool's members of the comparison's document. */
+static const cmpjson_ops json_ops = {
+	json_side, json_method, json_body, json_limit_text, json_limit, json_tripped
+};
 
 bool
 cmpout_json(const char *path, const cmp *c, int exit_status, char **cause)
 {
 	strbuf		sb;
-	json_writer w;
 	bool		ok;
+	cmpjson_doc d = {
+		.tool = "pgtempo-bench",
+		.level = GATE_LEVEL,
+		.family = c->family,
+		.level_each = c->level,
+		.nlimits = c->cs->nlimits,
+		.exit_status = exit_status,
+		.ops = &json_ops,
+		.arg = c,
+	};
 
 	strbuf_init(&sb);
-	json_init(&w, &sb, true);
-	json_object_begin(&w);
-	json_kv_string(&w, "tool", "pgtempo-bench");
-	json_kv_string(&w, "version", PACKAGE_VERSION);
-	json_kv_string(&w, "kind", "comparison");
-	json_kv_int(&w, "schema", 1);
-	json_inputs(&w, c);
-	json_results(&w, c);
-	json_key(&w, "fail_if");
-	json_array_begin(&w);
-	for (int i = 0; i < c->cs->nlimits; i++)
-	{
-		json_object_begin(&w);
-		json_kv_string(&w, "limit", c->cs->limits[i].text);
-		json_kv_string(&w, "metric", c->cs->limits[i].name);
-		json_kv_double(&w, "limit_pct", c->cs->limits[i].value);
-		json_kv_bool(&w, "checked", c->checked[i]);
-		json_kv_bool(&w, "tripped", c->tripped[i]);
-		json_object_end(&w);
-	}
-	json_array_end(&w);
-	json_kv_int(&w, "exit_status", exit_status);
-	json_object_end(&w);
-	strbuf_putc(&sb, '\n');
+	cmpjson_write(&sb, &d);
 	ok = strbuf_write_file(path, sb.data, sb.len, cause);
 	strbuf_free(&sb);
 	return ok;
