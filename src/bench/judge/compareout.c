@@ -258,7 +258,6 @@ cmpout_json(const char *path, const cmp *c, int exit_status, char **cause)
 {
 	strbuf		sb;
 	json_writer w;
-	bool		ok;
 
 	strbuf_init(&sb);
 	json_init(&w, &sb, true);
@@ -285,7 +284,5 @@ cmpout_json(const char *path, const cmp *c, int exit_status, char **cause)
 	json_kv_int(&w, "exit_status", exit_status);
 	json_object_end(&w);
 	strbuf_putc(&sb, '\n');
-	ok = strbuf_write_file(path, sb.data, sb.len, cause);
-	strbuf_free(&sb);
-	return ok;
+	return strbuf_write_free(&sb, path, cause);
 }
