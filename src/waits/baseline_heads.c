@@ -240,7 +240,7 @@ head_json_key(const void *arg, json_writer *w, const keydiff_row *r)
 {
 	const heads_cell *c = ((const bl_heads *) arg)->cell[r->key];
 
-	report_head_json_id(w, c);
+	report_head_json_id(w, c->id.pid, c->id.backend_start_us);
 	json_kv_string(w, "usename", c->id.usename);
 	json_kv_string(w, "application_name", c->id.application_name);
 }

@@ -109,14 +109,14 @@ report_heads_text(FILE *out, const report_info *ri)
 }
 
 void
-report_head_json_id(json_writer *w, const heads_cell *c)
+report_head_json_id(json_writer *w, int32_t pid, int64_t backend_start_us)
 {
 	char		ts[FORMAT_TS_LEN];
 
-	json_kv_int(w, "pid", c->id.pid);
-	if (c->id.backend_start_us != INT64_MIN)
+	json_kv_int(w, "pid", pid);
+	if (backend_start_us != INT64_MIN)
 	{
-		format_ts(ts, c->id.backend_start_us);
+		format_ts(ts, backend_start_us);
 		json_kv_string(w, "backend_start", ts);
 	}
 	else
@@ -130,7 +130,7 @@ json_head(json_writer *w, const heads_cell *c, uint64_t n, double period)
 	double		age = xact_age_s(c);
 
 	json_object_begin(w);
-	report_head_json_id(w, c);
+	report_head_json_id(w, c->id.pid, c->id.backend_start_us);
 	json_kv_double(w, "samples", c->samples);
 	json_kv_double(w, "est_seconds", c->samples * period);
 	json_kv_double(w, "error_seconds", wprof_error_s(c->samples, n, period));
