@@ -44,6 +44,8 @@ char	   *strbuf_detach(strbuf *sb);
  * into, as they must be.
  */
 bool		strbuf_write_file(const char *path, const char *text, size_t len, char **cause);
+/* strbuf_write_file() of sb's text, then sb freed: the end of every "render, then write" writer. */
+bool		strbuf_write_free(strbuf *sb, const char *path, char **cause);
 
 /*
  * strbuf_write_file() for a file that a reader may open at any moment (a

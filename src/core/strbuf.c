@@ -346,6 +346,15 @@ strbuf_write_file(const char *path, const char *text, size_t len, char **cause)
 }
 
 bool
+strbuf_write_free(strbuf *sb, const char *path, char **cause)
+{
+	bool		ok = write_file(path, sb->data, sb->len, false, cause);
+
+	strbuf_free(sb);
+	return ok;
+}
+
+bool
 strbuf_replace_file(const char *path, const char *text, size_t len, char **cause)
 {
 	return write_file(path, text, len, true, cause);

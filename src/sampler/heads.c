@@ -75,7 +75,7 @@ cell_eq(const void *entry, const void *key)
 	const heads_cell *a = entry;
 	const heads_cell *b = key;
 
-	return a->pid == b->pid && a->backend_start_us == b->backend_start_us;
+	return a->id.pid == b->id.pid && a->id.backend_start_us == b->id.backend_start_us;
 }
 
 static bool
@@ -138,15 +138,15 @@ heads_get(heads_prof *h, int32_t pid, int64_t backend_start_us)
 	bool		added;
 
 	memset(&key, 0, sizeof(key));
-	key.pid = pid;
-	key.backend_start_us = backend_start_us;
+	key.id.pid = pid;
+	key.id.backend_start_us = backend_start_us;
 	c = hash_table_insert(&h->cells, hash_mix(hash_mix(0, (uint64_t) (uint32_t) pid),
 											  (uint64_t) backend_start_us),
 						  &key, cell_eq, &added);
 	if (added)
 	{
-		c->pid = pid;
-		c->backend_start_us = backend_start_us;
+		c->id.pid = pid;
+		c->id.backend_start_us = backend_start_us;
 		c->xact_start_us = INT64_MIN;
 		c->last_us = INT64_MIN;
 	}
@@ -386,19 +386,20 @@ describe(heads_cell *c, const sample_batch *b, const hnode *x)
 	{
 		if (id != NULL)
 		{
-			c->datname = id->datname;
-			c->usename = id->usename;
-			c->appname = id->application_name;
-			c->backend_type = id->backend_type;
+			c->id.datname = id->datname;
+			c->id.usename = id->usename;
+			c->id.application_name = id->application_name;
+			c->id.backend_type = id->backend_type;
 		}
 		return;
 	}
 	r = &b->rows[x->row];
 	c->seen = true;
-	c->datname = OR_IDENT(r->datname, id, datname, c->datname);
-	c->usename = OR_IDENT(r->usename, id, usename, c->usename);
-	c->appname = OR_IDENT(r->application_name, id, application_name, c->appname);
-	c->backend_type = OR_IDENT(r->backend_type, id, backend_type, c->backend_type);
+	c->id.datname = OR_IDENT(r->datname, id, datname, c->id.datname);
+	c->id.usename = OR_IDENT(r->usename, id, usename, c->id.usename);
+	c->id.application_name = OR_IDENT(r->application_name, id, application_name,
+									  c->id.application_name);
+	c->id.backend_type = OR_IDENT(r->backend_type, id, backend_type, c->id.backend_type);
 	c->state = r->state;
 	c->type = r->wait_event_type;
 	c->event = r->wait_event;
@@ -535,10 +536,10 @@ cmp_cell(const void *a, const void *b)
 
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->backend_start_us < y->backend_start_us ? -1 :
-		x->backend_start_us > y->backend_start_us;
+	if (x->id.pid != y->id.pid)
+		return x->id.pid < y->id.pid ? -1 : 1;
+	return x->id.backend_start_us < y->id.backend_start_us ? -1 :
+		x->id.backend_start_us > y->id.backend_start_us;
 }
 
 static int

@@ -44,17 +44,17 @@
 /* One head blocker: who, what it was doing, and the blocked samples it caused. */
 typedef struct heads_cell
 {
-	int32_t		pid;			/* the key: pid and backend start ... */
-	int64_t		backend_start_us;	/* ... INT64_MIN unknown (no row seen) */
+	/*
+	 * who: the key is id.pid and id.backend_start_us (INT64_MIN unknown,
+	 * no row seen); its database, user, application and backend type as
+	 * last seen heading a chain (interned; NULL unknown)
+	 */
+	sample_ident id;
 	double		samples;		/* blocked backend-samples it heads */
 	double		direct;			/* of those, of sessions waiting on it directly */
 	bool		seen;			/* it had a row in a sample */
 	bool		cycle;			/* counted as a head of a lock cycle */
 	/* what it was doing the last time it headed a chain (interned; NULL unknown) */
-	const char *datname;
-	const char *usename;
-	const char *appname;
-	const char *backend_type;
 	const char *state;
 	const char *type;
 	const char *event;

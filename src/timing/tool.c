@@ -116,13 +116,10 @@ static bool
 json_write(const char *path, const timing_results *r, char **cause)
 {
 	strbuf		out;
-	bool		ok;
 
 	strbuf_init(&out);
 	report_json(&out, r);
-	ok = strbuf_write_file(path, out.data, out.len, cause);
-	strbuf_free(&out);
-	return ok;
+	return strbuf_write_free(&out, path, cause);
 }
 
 /*

@@ -88,7 +88,7 @@ add_at(bl_heads *h, int side, uint64_t t, const heads_cell *c, double samples)
 		h->cap_at[side] = h->cap_at[side] > 0 ? 2 * h->cap_at[side] : 256;
 		h->at[side] = xrealloc(h->at[side], h->cap_at[side] * sizeof(head_at));
 	}
-	h->at[side][h->nat[side]++] = (head_at) {t, c->pid, c->backend_start_us, samples};
+	h->at[side][h->nat[side]++] = (head_at) {t, c->id.pid, c->id.backend_start_us, samples};
 }
 
 /* The sample being gathered of window side, into its heads, and each head's samples at its time. */
@@ -133,16 +133,16 @@ baseline_heads_record(bl_heads *h, int side, uint64_t t, const histread_rec *rec
 	if (rec->kind != HISTREAD_HEAD)
 		return;					/* chains are not compared */
 	add_at(h, side, t, r, r->samples);
-	c = heads_get(&h->p[side], r->pid, r->backend_start_us);
+	c = heads_get(&h->p[side], r->id.pid, r->id.backend_start_us);
 	c->samples += r->samples;
 	c->direct += r->direct;
 	h->p[side].blocked += r->samples;
 	/* who it was: the latest record's (its query text is not kept) */
 	if (r->last_us >= c->last_us)
 	{
-		c->datname = r->datname;
-		c->usename = r->usename;
-		c->appname = r->appname;
+		c->id.datname = r->id.datname;
+		c->id.usename = r->id.usename;
+		c->id.application_name = r->id.application_name;
 		c->last_us = r->last_us;
 	}
 }
@@ -160,10 +160,10 @@ cmp_ref(const void *pa, const void *pb)
 	const head_ref *a = pa,
 			   *b = pb;
 
-	if (a->c->pid != b->c->pid)
-		return a->c->pid < b->c->pid ? -1 : 1;
-	if (a->c->backend_start_us != b->c->backend_start_us)
-		return a->c->backend_start_us < b->c->backend_start_us ? -1 : 1;
+	if (a->c->id.pid != b->c->id.pid)
+		return a->c->id.pid < b->c->id.pid ? -1 : 1;
+	if (a->c->id.backend_start_us != b->c->id.backend_start_us)
+		return a->c->id.backend_start_us < b->c->id.backend_start_us ? -1 : 1;
 	return a->side - b->side;
 }
 
@@ -198,10 +198,10 @@ head_ests(bl_heads *h, int side, const bl_window *w)
 
 		memset(y, 0, (size_t) w->nslices * sizeof(double));
 		while (j < h->nat[side] && cmp_at(&h->at[side][j],
-										   &(head_at) {0, c->pid, c->backend_start_us, 0}) < 0)
+										   &(head_at) {0, c->id.pid, c->id.backend_start_us, 0}) < 0)
 			j++;
-		for (; j < h->nat[side] && h->at[side][j].pid == c->pid &&
-			 h->at[side][j].backend_start_us == c->backend_start_us; j++)
+		for (; j < h->nat[side] && h->at[side][j].pid == c->id.pid &&
+			 h->at[side][j].backend_start_us == c->id.backend_start_us; j++)
 			y[bl_slice_of(w, h->at[side][j].t_us)] += h->at[side][j].samples;
 		bl_series_est(w, y, side == 0 ? &h->rows[k].base : &h->rows[k].new);
 	}
@@ -222,16 +222,16 @@ head_cell(const void *arg, const keydiff_row *r, int col, char *buf, size_t len)
 	char		ts[FORMAT_TS_LEN];
 
 	if (col == 0)
-		snprintf(buf, len, "%d", (int) c->pid);
+		snprintf(buf, len, "%d", (int) c->id.pid);
 	else if (col == 1)
 	{
-		if (c->backend_start_us == INT64_MIN)
+		if (c->id.backend_start_us == INT64_MIN)
 			return "?";
-		format_ts(ts, c->backend_start_us);
+		format_ts(ts, c->id.backend_start_us);
 		snprintf(buf, len, "%s", ts);
 	}
 	else
-		return c->appname != NULL ? c->appname : "";
+		return c->id.application_name != NULL ? c->id.application_name : "";
 	return buf;
 }
 
@@ -240,9 +240,9 @@ head_json_key(const void *arg, json_writer *w, const keydiff_row *r)
 {
 	const heads_cell *c = ((const bl_heads *) arg)->cell[r->key];
 
-	report_head_json_id(w, c);
-	json_kv_string(w, "usename", c->usename);
-	json_kv_string(w, "application_name", c->appname);
+	report_head_json_id(w, c->id.pid, c->id.backend_start_us);
+	json_kv_string(w, "usename", c->id.usename);
+	json_kv_string(w, "application_name", c->id.application_name);
 }
 
 bool
@@ -275,8 +275,8 @@ baseline_heads_table(baseline *b, bl_table *t)
 	for (int k = 0; k < n; k++)
 	{
 		bool		pair = k + 1 < n && cmp_ref(&v[k], &v[k + 1]) < 0 &&
-			v[k].c->pid == v[k + 1].c->pid &&
-			v[k].c->backend_start_us == v[k + 1].c->backend_start_us;
+			v[k].c->id.pid == v[k + 1].c->id.pid &&
+			v[k].c->id.backend_start_us == v[k + 1].c->id.backend_start_us;
 		keydiff_row *r = &h->rows[h->n];
 
 		r->key = h->n;

@@ -138,16 +138,16 @@
  */
 #define FORMAT_HEAD_FIELDS(X) \
 	FORMAT_HEAD_INTERVAL_FIELDS(X) \
-	X(pid,                       INT4, c.pid,                     ALWAYS,        1,  COPY,    READ) \
-	X(backend_start,             TS,   c.backend_start_us,        IF_KNOWN, INT64_MIN, COPY,  READ) \
+	X(pid,                       INT4, c.id.pid,                  ALWAYS,        1,  COPY,    READ) \
+	X(backend_start,             TS,   c.id.backend_start_us,     IF_KNOWN, INT64_MIN, COPY,  READ) \
 	X(samples,                   NUM3, c.samples,                 ALWAYS,        0,  COPY,    READ) \
 	X(direct_samples,            NUM3, c.direct,                  ALWAYS,        0,  COPY,    READ) \
 	X(est_seconds,               NUM6, est_seconds,               ALWAYS,        0,  COPY,    DERIVED) \
 	X(cycle,                     INT4, cycle,                     IF_NONZERO,    0,  COPY,    READ) \
-	X(datname,                   TEXT, c.datname,                 ALWAYS,        0,  COPY,    READ) \
-	X(usename,                   TEXT, c.usename,                 ALWAYS,        0,  COPY,    READ) \
-	X(application_name,          TEXT, c.appname,                 ALWAYS,        0,  COPY,    READ) \
-	X(backend_type,              TEXT, c.backend_type,            ALWAYS,        0,  COPY,    READ) \
+	X(datname,                   TEXT, c.id.datname,              ALWAYS,        0,  COPY,    READ) \
+	X(usename,                   TEXT, c.id.usename,              ALWAYS,        0,  COPY,    READ) \
+	X(application_name,          TEXT, c.id.application_name,     ALWAYS,        0,  COPY,    READ) \
+	X(backend_type,              TEXT, c.id.backend_type,         ALWAYS,        0,  COPY,    READ) \
 	X(state,                     TEXT, c.state,                   ALWAYS,        0,  COPY,    READ) \
 	X(wait_event_type,           TEXT, c.type,                    ALWAYS,        0,  COPY,    READ) \
 	X(wait_event,                TEXT, c.event,                   ALWAYS,        0,  COPY,    READ) \

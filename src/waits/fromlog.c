@@ -480,7 +480,7 @@ add_head(fromlog *f, const histread_rec *rec)
 		heads_add_chain(hp, r->stack, r->c.samples);
 		return;
 	}
-	c = heads_get(hp, r->c.pid, r->c.backend_start_us);
+	c = heads_get(hp, r->c.id.pid, r->c.id.backend_start_us);
 	hp->blocked += r->c.samples;
 	sum = *c;
 	sum.samples += r->c.samples;
@@ -495,7 +495,7 @@ add_head(fromlog *f, const histread_rec *rec)
 		sum.samples = c->samples + r->c.samples;
 		sum.direct = c->direct + r->c.direct;
 		sum.cycle = c->cycle || r->cycle != 0;
-		sum.seen = r->c.state != NULL || r->c.backend_start_us != INT64_MIN;
+		sum.seen = r->c.state != NULL || r->c.id.backend_start_us != INT64_MIN;
 		sum.query = query;
 		if (r->c.query != NULL)
 			heads_set_query(&sum, r->c.query);

@@ -564,10 +564,10 @@ draw_heads(int y, int maxrows, const report_source *info, const wprof *run)
 	for (int i = 0; i < n && i < maxrows; i++)
 	{
 		strbuf_reset(&doing);
-		if (v[i]->appname != NULL && v[i]->appname[0] != '\0')
-			strbuf_printf(&doing, "%s, ", v[i]->appname);
+		if (v[i]->id.application_name != NULL && v[i]->id.application_name[0] != '\0')
+			strbuf_printf(&doing, "%s, ", v[i]->id.application_name);
 		report_head_doing(&doing, v[i]);
-		put_line(y++, "%7" PRId32 " %9.2f %7.2f %7.2f  %s", v[i]->pid,
+		put_line(y++, "%7" PRId32 " %9.2f %7.2f %7.2f  %s", v[i]->id.pid,
 				 v[i]->samples * info->period_s,
 				 wprof_error_s(v[i]->samples, run->active, info->period_s),
 				 v[i]->direct * info->period_s, utf8_printable(&pr, doing.data));

@@ -473,18 +473,7 @@ report_json_key(json_writer *w, const waits_settings *s, const wprof_group *gr)
 		json_kv_string(w, "wait_event", gr->key.event);
 	}
 	if (grouped_by(s, WPROF_DIM_PID))
-	{
-		char		ts[FORMAT_TS_LEN];
-
-		json_kv_int(w, "pid", gr->key.pid);
-		if (gr->key.backend_start_us != INT64_MIN)
-		{
-			format_ts(ts, gr->key.backend_start_us);
-			json_kv_string(w, "backend_start", ts);
-		}
-		else
-			json_kv_string(w, "backend_start", NULL);
-	}
+		report_head_json_id(w, gr->key.pid, gr->key.backend_start_us);
 	if (grouped_by(s, WPROF_DIM_QUERY))
 	{
 		json_key(w, "query_id");

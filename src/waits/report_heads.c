@@ -74,21 +74,21 @@ report_heads_text(FILE *out, const report_info *ri)
 		const heads_cell *c = v[i];
 		char		ts[FORMAT_TS_LEN];
 
-		fprintf(out, "  pid %" PRId32, c->pid);
-		if (c->backend_start_us != INT64_MIN)
+		fprintf(out, "  pid %" PRId32, c->id.pid);
+		if (c->id.backend_start_us != INT64_MIN)
 		{
-			format_ts(ts, c->backend_start_us);
+			format_ts(ts, c->id.backend_start_us);
 			fprintf(out, " (started %s)", ts);
 		}
 		fprintf(out, ": %.3f ± %.3f s blocked, %.3f s directly\n", c->samples * period,
 				wprof_error_s(c->samples, n, period), c->direct * period);
 		strbuf_reset(&sb);
 		/* user, database and application when known (read, or looked up: idents.h) */
-		if (c->usename != NULL || c->datname != NULL)
-			strbuf_printf(&sb, "%s@%s, ", c->usename ? c->usename : "?",
-						  c->datname ? c->datname : "?");
-		if (c->appname != NULL && c->appname[0] != '\0')
-			strbuf_printf(&sb, "%s, ", c->appname);
+		if (c->id.usename != NULL || c->id.datname != NULL)
+			strbuf_printf(&sb, "%s@%s, ", c->id.usename ? c->id.usename : "?",
+						  c->id.datname ? c->id.datname : "?");
+		if (c->id.application_name != NULL && c->id.application_name[0] != '\0')
+			strbuf_printf(&sb, "%s, ", c->id.application_name);
 		report_head_doing(&sb, c);
 		fprintf(out, "      %s\n", utf8_printable(&pr, sb.data));
 		if (c->query != NULL)
@@ -109,14 +109,14 @@ report_heads_text(FILE *out, const report_info *ri)
 }
 
 void
-report_head_json_id(json_writer *w, const heads_cell *c)
+report_head_json_id(json_writer *w, int32_t pid, int64_t backend_start_us)
 {
 	char		ts[FORMAT_TS_LEN];
 
-	json_kv_int(w, "pid", c->pid);
-	if (c->backend_start_us != INT64_MIN)
+	json_kv_int(w, "pid", pid);
+	if (backend_start_us != INT64_MIN)
 	{
-		format_ts(ts, c->backend_start_us);
+		format_ts(ts, backend_start_us);
 		json_kv_string(w, "backend_start", ts);
 	}
 	else
@@ -130,17 +130,17 @@ json_head(json_writer *w, const heads_cell *c, uint64_t n, double period)
 	double		age = xact_age_s(c);
 
 	json_object_begin(w);
-	report_head_json_id(w, c);
+	report_head_json_id(w, c->id.pid, c->id.backend_start_us);
 	json_kv_double(w, "samples", c->samples);
 	json_kv_double(w, "est_seconds", c->samples * period);
 	json_kv_double(w, "error_seconds", wprof_error_s(c->samples, n, period));
 	json_kv_double(w, "direct_samples", c->direct);
 	json_kv_bool(w, "seen", c->seen);
 	json_kv_bool(w, "cycle", c->cycle);
-	json_kv_string(w, "datname", c->datname);
-	json_kv_string(w, "usename", c->usename);
-	json_kv_string(w, "application_name", c->appname);
-	json_kv_string(w, "backend_type", c->backend_type);
+	json_kv_string(w, "datname", c->id.datname);
+	json_kv_string(w, "usename", c->id.usename);
+	json_kv_string(w, "application_name", c->id.application_name);
+	json_kv_string(w, "backend_type", c->id.backend_type);
 	json_kv_string(w, "state", c->state);
 	json_kv_string(w, "wait_event_type", c->type);
 	json_kv_string(w, "wait_event", c->event);

@@ -27,7 +27,10 @@ void		report_heads_json(json_writer *w, const report_info *ri);
  * query_id 42"); the text report's and the live view's.
  */
 void		report_head_doing(strbuf *sb, const heads_cell *c);
-/* A head's identity as JSON members: pid, backend_start (null when unknown). */
-void		report_head_json_id(json_writer *w, const heads_cell *c);
+/*
+ * A session's identity as JSON members: pid, backend_start (null when
+ * unknown); a head's, and a profile group's by pid.
+ */
+void		report_head_json_id(json_writer *w, int32_t pid, int64_t backend_start_us);
 
 #endif

@@ -104,7 +104,7 @@ count_heads(wmetrics *m, const char *server, const sample_batch *b, const heads_
 	v = heads_sorted(&m->heads, &n);
 	for (int i = 0; i < n; i++)
 	{
-		const char *key[4] = {server, wmetrics_head_key, wmetrics_head_key, v[i]->backend_type};
+		const char *key[4] = {server, wmetrics_head_key, wmetrics_head_key, v[i]->id.backend_type};
 
 		series_of(m, key)->active_s += v[i]->samples * stands;
 	}

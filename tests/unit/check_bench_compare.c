@@ -14,6 +14,7 @@
 
 #include "judge/compare_int.h"
 #include "gate_cases.h"
+#include "pgtempo/jsonread.h"
 #include "pgtempo/xalloc.h"
 #include "results/series.h"
 #include "unit.h"
@@ -292,6 +293,119 @@ START_TEST(bootstrap_aa_and_short)
 }
 END_TEST
 
+/* Two series are the same: their rows, cells and histogram texts. */
+static void
+assert_same_series(const series *a, const series *b, const char *name)
+{
+	ck_assert_msg(a->interval_s == b->interval_s && a->ncells == b->ncells &&
+				  a->nrows == b->nrows, "%s: shape", name);
+	for (int r = 0; r < a->nrows; r++)
+	{
+		ck_assert_msg(a->rows[r].time_s == b->rows[r].time_s &&
+					  a->rows[r].epoch_s == b->rows[r].epoch_s &&
+					  a->rows[r].interval_s == b->rows[r].interval_s, "%s: row %d", name, r);
+		for (int c = 0; c < a->ncells; c++)
+		{
+			const series_cell *x = &a->rows[r].cells[c],
+					   *y = &b->rows[r].cells[c];
+
+			ck_assert_msg(x->transactions == y->transactions && x->failed == y->failed &&
+						  x->latency_sum_ns == y->latency_sum_ns &&
+						  strcmp(x->hist_text, y->hist_text) == 0, "%s: row %d cell %d", name, r, c);
+		}
+	}
+}
+
+/* Read the "intervals" of text (BUCKETS: this version's count) into *sr; false as series_read. */
+static bool
+read_intervals(const char *text, series *sr, char **cause)
+{
+	const char *at = strstr(text, "BUCKETS");
+	char	   *full;
+	jsonread_doc *doc;
+	bool		ok;
+
+	ck_assert(at != NULL);
+	full = xasprintf("%.*s%d%s", (int) (at - text), text, HIST_BUCKETS, at + strlen("BUCKETS"));
+	doc = jsonread_parse(full, strlen(full), cause);
+	ck_assert_msg(doc != NULL, "test document: %s", *cause);
+	ok = series_read(jsonread_root(doc), sr, cause);
+	jsonread_free(doc);
+	free(full);
+	return ok;
+}
+
+#define IV_HEAD "{\"intervals\":{\"interval_s\":1,\"histogram_buckets\":BUCKETS,"
+#define COLS7 "\"time_s\",\"epoch_s\",\"interval_s\",\"transactions\",\"failed\",\"latency_sum_ns\",\"histogram\""
+#define ROWS7 "\"rows\":[[1,1700000001,1,5,1,5000,\"3 2 0 3\"],[2,1700000002,1.5,4,0,4000,\"7 4\"]]}}"
+#define ROWS8 "\"rows\":[[1,1700000001,1,5,1,5000,\"3 2 0 3\",[[2,0,2000,\"3 2\"],[3,1,3000,\"5 3\"]]]," \
+	"[2,1700000002,1.5,4,0,4000,\"7 4\",[[4,0,4000,\"7 4\"],[0,0,0,\"\"]]]]}}"
+
+/*
+ * The series' rows are read by the column names the file carries: another
+ * order, a column this version does not know, or no list at all (the
+ * writer's order) read the same; a list that cannot be read is refused.
+ */
+START_TEST(series_read_by_columns)
+{
+	static const struct
+	{
+		const char *name;
+		const char *text;
+		int			like;		/* 7: as the series without scripts, 8: with; 0: refused */
+		const char *cause;		/* when refused: a part of the message */
+	}			cases[] = {
+		{"reordered", IV_HEAD "\"columns\":[\"histogram\",\"interval_s\",\"transactions\",\"time_s\","
+			"\"latency_sum_ns\",\"epoch_s\",\"failed\"],\"rows\":[[\"3 2 0 3\",1,5,1,5000,1700000001,1],"
+		"[\"7 4\",1.5,4,2,4000,1700000002,0]]}}", 7, NULL},
+		{"reordered, scripts", IV_HEAD "\"columns\":[\"histogram\",\"scripts\",\"interval_s\",\"transactions\","
+			"\"time_s\",\"latency_sum_ns\",\"epoch_s\",\"failed\"],\"rows\":["
+			"[\"3 2 0 3\",[[\"3 2\",2,2000,0],[\"5 3\",3,3000,1]],1,5,1,5000,1700000001,1],"
+		"[\"7 4\",[[\"7 4\",4,4000,0],[\"\",0,0,0]],1.5,4,2,4000,1700000002,0]]}}", 8, NULL},
+		{"no list", IV_HEAD ROWS7, 7, NULL},
+		{"no list, scripts", IV_HEAD ROWS8, 8, NULL},
+		{"unknown column", IV_HEAD "\"columns\":[\"time_s\",\"epoch_s\",\"interval_s\",\"transactions\","
+			"\"failed\",\"p999_ns\",\"latency_sum_ns\",\"histogram\"],\"rows\":[[1,1700000001,1,5,1,77,5000,"
+		"\"3 2 0 3\"],[2,1700000002,1.5,4,0,77,4000,\"7 4\"]]}}", 7, NULL},
+		{"twice", IV_HEAD "\"columns\":[" COLS7 ",\"failed\"]," ROWS7, 0, "names \"failed\" twice"},
+		{"missing", IV_HEAD "\"columns\":[\"time_s\",\"epoch_s\",\"interval_s\",\"transactions\","
+			"\"failed\",\"latency_sum_ns\"],\"rows\":[]}}", 0, "has no column \"histogram\""},
+		{"not a name", IV_HEAD "\"columns\":[" COLS7 ",3]," ROWS7, 0, "columns[7]\" is not a column name"},
+		{"row too short", IV_HEAD "\"columns\":[" COLS7 ",\"p999_ns\"]," ROWS7, 0, "rows[0]\" is not a row"},
+	};
+	series		want7,
+				want8;
+	char	   *cause = NULL;
+
+	ck_assert(read_intervals(IV_HEAD "\"columns\":[" COLS7 "]," ROWS7, &want7, &cause));
+	ck_assert(read_intervals(IV_HEAD "\"columns\":[" COLS7 ",\"scripts\"]," ROWS8, &want8, &cause));
+	ck_assert_int_eq(want7.ncells, 1);
+	ck_assert_int_eq(want8.ncells, 3);
+	ck_assert_int_eq(want8.rows[1].cells[1].transactions, 4);
+	ck_assert_str_eq(want8.rows[0].cells[2].hist_text, "5 3");
+	ck_assert(want7.rows[1].interval_s == 1.5);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		series		got;
+		bool		ok = read_intervals(cases[i].text, &got, &cause);
+
+		if (cases[i].like == 0)
+		{
+			ck_assert_msg(!ok, "%s: read", cases[i].name);
+			ck_assert_msg(strstr(cause, cases[i].cause) != NULL, "%s: \"%s\"", cases[i].name, cause);
+			free(cause);
+			cause = NULL;
+			continue;
+		}
+		ck_assert_msg(ok, "%s: %s", cases[i].name, ok ? "" : cause);
+		assert_same_series(&got, cases[i].like == 7 ? &want7 : &want8, cases[i].name);
+		series_free(&got);
+	}
+	series_free(&want7);
+	series_free(&want8);
+}
+END_TEST
+
 static Suite *
 compare_suite(void)
 {
@@ -302,6 +416,7 @@ compare_suite(void)
 	tcase_add_test(tc, fail_if_lists);
 	tcase_add_test(tc, shared_gate_cases);
 	tcase_add_test(tc, series_text_round_trip);
+	tcase_add_test(tc, series_read_by_columns);
 	tcase_add_test(tc, bootstrap_finds_a_change);
 	tcase_add_test(tc, bootstrap_aa_and_short);
 	suite_add_tcase(s, tc);

@@ -193,16 +193,16 @@ START_TEST(cases_heads)
 		const hwant *w = NULL;
 
 		for (int k = 0; k < want; k++)
-			if (c->heads[k].pid == v[i]->pid)
+			if (c->heads[k].pid == v[i]->id.pid)
 				w = &c->heads[k];
-		ck_assert_msg(w != NULL, "%s: pid %d is no head", c->name, v[i]->pid);
+		ck_assert_msg(w != NULL, "%s: pid %d is no head", c->name, v[i]->id.pid);
 		ck_assert_msg(near(v[i]->samples, w->samples) && near(v[i]->direct, w->direct),
-					  "%s: pid %d: %g samples (%g direct), not %g (%g)", c->name, v[i]->pid,
+					  "%s: pid %d: %g samples (%g direct), not %g (%g)", c->name, v[i]->id.pid,
 					  v[i]->samples, v[i]->direct, w->samples, w->direct);
 		ck_assert_msg(v[i]->cycle == w->cycle && v[i]->seen == w->seen, "%s: pid %d: flags",
-					  c->name, v[i]->pid);
-		ck_assert_msg(v[i]->backend_start_us == (w->seen ? 1000 * (int64_t) w->pid : INT64_MIN),
-					  "%s: pid %d: backend start", c->name, v[i]->pid);
+					  c->name, v[i]->id.pid);
+		ck_assert_msg(v[i]->id.backend_start_us == (w->seen ? 1000 * (int64_t) w->pid : INT64_MIN),
+					  "%s: pid %d: backend start", c->name, v[i]->id.pid);
 		if (w->seen)
 			ck_assert_int_eq(v[i]->xact_start_us, 2000000);
 		sum += v[i]->samples;
@@ -349,12 +349,12 @@ START_TEST(identities_from_side_table)
 	heads_add_batch(&h, &batch);
 	v = heads_sorted(&h, &n);
 	ck_assert_msg(n == 1, "%s: %d heads", c->name, n);
-	ck_assert_msg(c->head_app ? v[0]->appname && strcmp(v[0]->appname, c->head_app) == 0 :
-				  v[0]->appname == NULL, "%s: application %s", c->name,
-				  v[0]->appname ? v[0]->appname : "(none)");
-	ck_assert_msg(c->head_user ? v[0]->usename && strcmp(v[0]->usename, c->head_user) == 0 :
-				  v[0]->usename == NULL, "%s: user %s", c->name,
-				  v[0]->usename ? v[0]->usename : "(none)");
+	ck_assert_msg(c->head_app ? v[0]->id.application_name && strcmp(v[0]->id.application_name, c->head_app) == 0 :
+				  v[0]->id.application_name == NULL, "%s: application %s", c->name,
+				  v[0]->id.application_name ? v[0]->id.application_name : "(none)");
+	ck_assert_msg(c->head_user ? v[0]->id.usename && strcmp(v[0]->id.usename, c->head_user) == 0 :
+				  v[0]->id.usename == NULL, "%s: user %s", c->name,
+				  v[0]->id.usename ? v[0]->id.usename : "(none)");
 	free(v);
 	ch = heads_chains_sorted(&h, &n);
 	for (int i = 0; i < n; i++)
@@ -384,8 +384,8 @@ START_TEST(identity_kept)
 	heads_add_batch(&h, &batch);
 	v = heads_sorted(&h, &n);
 	ck_assert_int_eq(n, 1);
-	ck_assert_str_eq(v[0]->appname, "appA");
-	ck_assert_str_eq(v[0]->usename, "alice");
+	ck_assert_str_eq(v[0]->id.application_name, "appA");
+	ck_assert_str_eq(v[0]->id.usename, "alice");
 	free(v);
 	heads_free(&h);
 }
@@ -455,9 +455,9 @@ same_heads(const heads_prof *a, const heads_prof *b)
 	vb = heads_sorted(b, &nb);
 	ck_assert_int_eq(na, nb);
 	for (int i = 0; i < na; i++)
-		ck_assert(va[i]->pid == vb[i]->pid && va[i]->samples == vb[i]->samples &&
+		ck_assert(va[i]->id.pid == vb[i]->id.pid && va[i]->samples == vb[i]->samples &&
 				  va[i]->direct == vb[i]->direct && va[i]->cycle == vb[i]->cycle &&
-				  va[i]->seen == vb[i]->seen && va[i]->appname == vb[i]->appname &&
+				  va[i]->seen == vb[i]->seen && va[i]->id.application_name == vb[i]->id.application_name &&
 				  va[i]->last_us == vb[i]->last_us);
 	free(va);
 	free(vb);

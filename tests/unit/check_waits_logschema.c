@@ -651,10 +651,10 @@ START_TEST(round_trip_heads)
 		if (full)
 		{
 			c->cycle = true;
-			c->datname = "shop";
-			c->usename = "app \"x\"";
-			c->appname = "web, 1";
-			c->backend_type = "client backend";
+			c->id.datname = "shop";
+			c->id.usename = "app \"x\"";
+			c->id.application_name = "web, 1";
+			c->id.backend_type = "client backend";
 			c->state = "idle in transaction";
 			c->type = "Client";
 			c->event = "ClientRead";

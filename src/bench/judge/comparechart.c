@@ -152,8 +152,7 @@ cmpout_chart(const char *path, const cmp *c, char **cause)
 						   make_dist(c));
 	strbuf_init(&sb);
 	chart_render(ch, &sb);
-	ok = strbuf_write_file(path, sb.data, sb.len, cause);
-	strbuf_free(&sb);
+	ok = strbuf_write_free(&sb, path, cause);
 	chart_free(ch);
 	free(sub);
 	return ok;

@@ -297,7 +297,6 @@ bool
 cmpout_json(const char *path, const cmp *c, int exit_status, char **cause)
 {
 	strbuf		sb;
-	bool		ok;
 	cmpjson_doc d = {
 		.tool = "pgtempo-bench",
 		.level = GATE_LEVEL,
@@ -311,7 +310,5 @@ cmpout_json(const char *path, const cmp *c, int exit_status, char **cause)
 
 	strbuf_init(&sb);
 	cmpjson_write(&sb, &d);
-	ok = strbuf_write_file(path, sb.data, sb.len, cause);
-	strbuf_free(&sb);
-	return ok;
+	return strbuf_write_free(&sb, path, cause);
 }

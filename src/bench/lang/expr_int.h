@@ -158,10 +158,13 @@ typedef struct expr_parse_state
 #define EXPR_STRINGIFY_(x)	#x
 
 /*
- * Scan and parse ps->text (exprscan.l): true with ps->result set, or
- * false with the error in *ps->err.
+ * The scanner (exprscan.l) over ps->text for the grammar's expr_yyparse
+ * (exprparse.y, which calls these and expr_yylex): NULL if it cannot be
+ * made.  expr_scan_end frees it, after reading the rest of the text when
+ * read_rest (an error before the end: a later lexical error replaces it).
  */
-bool		expr_scan_parse(expr_parse_state *ps);
+void	   *expr_scan_begin(expr_parse_state *ps);
+void		expr_scan_end(void *scanner, bool read_rest);
 
 /* Record an error at the end of the last token, replacing any earlier one. */
 void		expr_parse_fail(expr_parse_state *ps, const char *msg, const char *more);
@@ -178,6 +181,9 @@ struct expr *expr_make_case(expr_parse_state *ps, expr_list *when_then, struct e
 struct expr *expr_nest(expr_parse_state *ps, struct expr *e);
 /* The index of a function by name (case-insensitive), or -1 with the error recorded. */
 int			expr_find_func(expr_parse_state *ps, const char *name, int len);
+
+/* Free every node made so far (ps->all), after a failed parse: they are not one tree. */
+void		expr_discard(expr_parse_state *ps);
 
 void		expr_list_init(expr_list *l);
 void		expr_list_append(expr_list *l, struct expr *e);

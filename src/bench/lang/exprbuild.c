@@ -1,8 +1,9 @@
 /*
  * exprbuild.c — the parsing side of expressions: the grammar's node
- * constructors with pgbench's function names and argument rules, parsing
- * one meta-command's expression, freeing a tree, and splitting a
- * meta-command's words.  Evaluation is in expr.c.
+ * constructors with pgbench's function names and argument rules, the
+ * error they and the scanner record, freeing a tree, and splitting a
+ * meta-command's words.  It calls neither the scanner nor the grammar:
+ * expr_parse (exprparse.y) runs both above it.  Evaluation is in expr.c.
  */
 #include "config.h"
 
@@ -278,39 +279,16 @@ free_node(struct expr *e)
 	free(e);
 }
 
-/* Parse one expression; on error, free what was built. */
-expr *
-expr_parse(const char *text, int start, int end, expr_error *err)
+void
+expr_discard(expr_parse_state *ps)
 {
-	expr_parse_state ps;
-
-	if (end < 0)
-		end = (int) strlen(text);
-	memset(&ps, 0, sizeof(ps));
-	ps.text = text + start;
-	ps.len = end - start;
-	ps.base = start;
-	ps.err = err;
-	err->msg = NULL;
-	err->more = NULL;
-	err->column = -1;
-
-	if (!expr_scan_parse(&ps))
+	while (ps->all != NULL)
 	{
-		/* the nodes made so far are not all in one tree: free them one by one */
-		while (ps.all != NULL)
-		{
-			struct expr *next = ps.all->all_next;
+		struct expr *next = ps->all->all_next;
 
-			free_node(ps.all);
-			ps.all = next;
-		}
-		if (err->msg == NULL)
-			err->msg = xstrdup("syntax error");
-		return NULL;
+		free_node(ps->all);
+		ps->all = next;
 	}
-	ps.result->all = ps.all;
-	return ps.result;
 }
 
 /* Free a tree: every node of its parse, from the list, without recursion. */

@@ -37,6 +37,8 @@ typedef void *yyscan_t;
 {
 #include <string.h>
 
+#include "pgtempo/xalloc.h"
+
 /* bison's "memory exhausted" comes at this depth; reported as too deep nesting */
 #define YYMAXDEPTH	EXPR_PARSER_STACK
 
@@ -229,4 +231,42 @@ expr_yyerror(yyscan_t scanner, expr_parse_state *ps, const char *msg)
 		expr_parse_fail(ps, EXPR_DEPTH_MSG, EXPR_DEPTH_MORE);
 	else
 		expr_parse_fail(ps, msg, NULL);
+}
+
+/*
+ * Parse one expression: the grammar over the scanner, the tree built by
+ * exprbuild.c.  Here, above both, so that neither calls back up; on an
+ * error, what was built is freed.
+ */
+expr *
+expr_parse(const char *text, int start, int end, expr_error *err)
+{
+	expr_parse_state ps;
+	void	   *scanner;
+	bool		ok;
+
+	if (end < 0)
+		end = (int) strlen(text);
+	memset(&ps, 0, sizeof(ps));
+	ps.text = text + start;
+	ps.len = end - start;
+	ps.base = start;
+	ps.err = err;
+	err->msg = NULL;
+	err->more = NULL;
+	err->column = -1;
+
+	scanner = expr_scan_begin(&ps);
+	ok = scanner != NULL && expr_yyparse(scanner, &ps) == 0 && !ps.failed;
+	if (scanner != NULL)
+		expr_scan_end(scanner, !ok && !ps.at_end);
+	if (!ok)
+	{
+		expr_discard(&ps);
+		if (err->msg == NULL)
+			err->msg = xstrdup("syntax error");
+		return NULL;
+	}
+	ps.result->all = ps.all;
+	return ps.result;
 }

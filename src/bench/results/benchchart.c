@@ -155,8 +155,7 @@ bench_chart_write(const bench_settings *s, const char *subtitle, const bench_cha
 		waits_panel(c, pts, n);
 	strbuf_init(&out);
 	chart_render(c, &out);
-	ok = strbuf_write_file(s->chart_path, out.data, out.len, cause);
-	strbuf_free(&out);
+	ok = strbuf_write_free(&out, s->chart_path, cause);
 	chart_free(c);
 	return ok;
 }

@@ -520,11 +520,8 @@ jsonreport_write(const char *path, const bench_settings *s, const jsonreport_run
 				 char **cause)
 {
 	strbuf		sb;
-	bool		ok;
 
 	strbuf_init(&sb);
 	jsonreport_build(&sb, s, run);
-	ok = strbuf_write_file(path, sb.data, sb.len, cause);
-	strbuf_free(&sb);
-	return ok;
+	return strbuf_write_free(&sb, path, cause);
 }

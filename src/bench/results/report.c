@@ -408,11 +408,8 @@ bool
 report_histogram_write(const char *path, const hist *h, char **cause)
 {
 	strbuf		sb;
-	bool		ok;
 
 	strbuf_init(&sb);
 	report_histogram_text(&sb, h);
-	ok = strbuf_write_file(path, sb.data, sb.len, cause);
-	strbuf_free(&sb);
-	return ok;
+	return strbuf_write_free(&sb, path, cause);
 }

@@ -15,7 +15,12 @@
 #include "pgtempo/xalloc.h"
 
 /* What a row holds, in order: documented in pgtempo-bench(1), JSON OUTPUT. */
-static const char *const row_columns[] = {
+enum
+{
+	COL_TIME, COL_EPOCH, COL_INTERVAL, COL_TRANSACTIONS, COL_FAILED, COL_LATENCY_SUM,
+	COL_HISTOGRAM, COL_SCRIPTS, COL_COUNT
+};
+static const char *const row_columns[COL_COUNT] = {
 	"time_s", "epoch_s", "interval_s", "transactions", "failed", "latency_sum_ns", "histogram",
 	"scripts",
 };
@@ -318,46 +323,130 @@ series_json(json_writer *w, const series *sr)
 	json_object_end(w);
 }
 
-/* A cell from items[0..4) of a row; false if they are not what they must be. */
-static bool
-cell_read(const jsonread_value *items, series_cell *c)
+/* Where a row's items are: a column's index in row_columns to its place in a row. */
+typedef struct row_layout
 {
-	if (items[0].type != JSONREAD_NUMBER || !items[0].is_int || items[0].i < 0 ||
-		items[1].type != JSONREAD_NUMBER || !items[1].is_int || items[1].i < 0 ||
-		items[2].type != JSONREAD_NUMBER || items[3].type != JSONREAD_STRING)
+	int			pos[COL_COUNT];		/* -1: not in the file */
+	uint32_t	width;			/* items a row has, unknown columns included */
+	int			cell[4];		/* a script cell's place of transactions .. histogram */
+} row_layout;
+
+/* A cell from items at the places at[0..4) (transactions .. histogram); false if malformed. */
+static bool
+cell_read(const jsonread_value *items, const int *at, series_cell *c)
+{
+	const jsonread_value *tx = &items[at[0]],
+			   *failed = &items[at[1]],
+			   *sum = &items[at[2]],
+			   *text = &items[at[3]];
+
+	if (tx->type != JSONREAD_NUMBER || !tx->is_int || tx->i < 0 ||
+		failed->type != JSONREAD_NUMBER || !failed->is_int || failed->i < 0 ||
+		sum->type != JSONREAD_NUMBER || text->type != JSONREAD_STRING)
 		return false;
-	c->transactions = items[0].i;
-	c->failed = items[1].i;
-	c->latency_sum_ns = items[2].num;
-	c->hist_text = xstrdup(items[3].u.str);
+	c->transactions = tx->i;
+	c->failed = failed->i;
+	c->latency_sum_ns = sum->num;
+	c->hist_text = xstrdup(text->u.str);
 	return true;
 }
 
-/* Row r of the document into sr; false if it is malformed. */
+/* Row r of the document into sr, its items where lay says; false if it is malformed. */
 static bool
-row_read(const jsonread_value *v, series *sr)
+row_read(const jsonread_value *v, const row_layout *lay, series *sr)
 {
 	series_row *row;
 	const jsonread_value *it = v->u.items;
-	uint32_t	want = sr->ncells > 1 ? 8 : 7;
+	const jsonread_value *scripts;
+	int			first[4] = {lay->pos[COL_TRANSACTIONS], lay->pos[COL_FAILED],
+	lay->pos[COL_LATENCY_SUM], lay->pos[COL_HISTOGRAM]};
 
-	if (v->type != JSONREAD_ARRAY || v->n != want || it[0].type != JSONREAD_NUMBER ||
-		it[1].type != JSONREAD_NUMBER || it[2].type != JSONREAD_NUMBER)
+	if (v->type != JSONREAD_ARRAY || v->n != lay->width ||
+		it[lay->pos[COL_TIME]].type != JSONREAD_NUMBER ||
+		it[lay->pos[COL_EPOCH]].type != JSONREAD_NUMBER ||
+		it[lay->pos[COL_INTERVAL]].type != JSONREAD_NUMBER)
 		return false;
-	row = series_add_row(sr, it[0].num, it[1].num, it[2].num);
-	if (!cell_read(&it[3], &row->cells[0]))
+	row = series_add_row(sr, it[lay->pos[COL_TIME]].num, it[lay->pos[COL_EPOCH]].num,
+						 it[lay->pos[COL_INTERVAL]].num);
+	if (!cell_read(it, first, &row->cells[0]))
 		return false;
 	if (sr->ncells == 1)
 		return true;
-	if (it[7].type != JSONREAD_ARRAY || it[7].n != (uint32_t) sr->ncells - 1)
+	scripts = &it[lay->pos[COL_SCRIPTS]];
+	if (scripts->type != JSONREAD_ARRAY || scripts->n != (uint32_t) sr->ncells - 1)
 		return false;
 	for (int c = 1; c < sr->ncells; c++)
 	{
-		const jsonread_value *sc = &it[7].u.items[c - 1];
+		const jsonread_value *sc = &scripts->u.items[c - 1];
 
-		if (sc->type != JSONREAD_ARRAY || sc->n != 4 || !cell_read(sc->u.items, &row->cells[c]))
+		if (sc->type != JSONREAD_ARRAY || sc->n != 4 ||
+			!cell_read(sc->u.items, lay->cell, &row->cells[c]))
 			return false;
 	}
+	return true;
+}
+
+/*
+ * The places of a row's items from the file's "columns" (cols; NULL: a file
+ * without the list, read in the order this writer has always used, the
+ * scripts there when a first row has 8 items).  Columns this version does
+ * not know are skipped; one named twice or a needed one missing is refused.
+ * A script cell holds transactions .. histogram in the order the list gives
+ * them.  False with *cause set when the list is not one.
+ */
+static bool
+layout_read(const jsonread_value *cols, const jsonread_value *rows, row_layout *lay,
+			char **cause)
+{
+	int			rank = 0;
+
+	for (int k = 0; k < COL_COUNT; k++)
+		lay->pos[k] = -1;
+	if (cols == NULL)
+	{
+		const jsonread_value *first = rows->n > 0 ? &rows->u.items[0] : NULL;
+
+		lay->width = first != NULL && first->type == JSONREAD_ARRAY && first->n == COL_COUNT ?
+			COL_COUNT : COL_COUNT - 1;
+		for (uint32_t k = 0; k < lay->width; k++)
+			lay->pos[k] = (int) k;
+	}
+	else
+	{
+		lay->width = cols->n;
+		for (uint32_t i = 0; i < cols->n; i++)
+		{
+			const jsonread_value *name = &cols->u.items[i];
+
+			if (name->type != JSONREAD_STRING)
+			{
+				*cause = xasprintf("field \"intervals.columns[%u]\" is not a column name", i);
+				return false;
+			}
+			for (int k = 0; k < COL_COUNT; k++)
+				if (strcmp(name->u.str, row_columns[k]) == 0)
+				{
+					if (lay->pos[k] >= 0)
+					{
+						*cause = xasprintf("field \"intervals.columns\" names \"%s\" twice",
+										   row_columns[k]);
+						return false;
+					}
+					lay->pos[k] = (int) i;
+				}
+		}
+	}
+	for (int k = 0; k < COL_SCRIPTS; k++)
+		if (lay->pos[k] < 0)
+		{
+			*cause = xasprintf("field \"intervals.columns\" has no column \"%s\"", row_columns[k]);
+			return false;
+		}
+	/* a script cell's order: the four cell columns' order in the list */
+	for (int i = 0; i < (int) lay->width; i++)
+		for (int k = COL_TRANSACTIONS; k <= COL_HISTOGRAM; k++)
+			if (lay->pos[k] == i)
+				lay->cell[k - COL_TRANSACTIONS] = rank++;
 	return true;
 }
 
@@ -369,6 +458,7 @@ series_read(const jsonread_value *root, series *sr, char **cause)
 			   *buckets,
 			   *cols,
 			   *rows;
+	row_layout	lay;
 
 	series_init(sr, 0, 1);
 	if (iv == NULL || iv->type == JSONREAD_NULL)
@@ -378,7 +468,7 @@ series_read(const jsonread_value *root, series *sr, char **cause)
 	cols = jsonread_get(iv, "columns");
 	rows = jsonread_get(iv, "rows");
 	if (iv->type != JSONREAD_OBJECT || len == NULL || !len->is_int || len->i <= 0 ||
-		len->i > 86400 || cols == NULL || cols->type != JSONREAD_ARRAY || cols->n < 7 ||
+		len->i > 86400 || (cols != NULL && cols->type != JSONREAD_ARRAY) ||
 		rows == NULL || rows->type != JSONREAD_ARRAY)
 	{
 		*cause = xstrdup("field \"intervals\" is not a series of intervals");
@@ -389,17 +479,20 @@ series_read(const jsonread_value *root, series *sr, char **cause)
 		*cause = xstrdup("field \"intervals\": its histograms are not of this version's buckets");
 		return false;
 	}
-	series_init(sr, (int) len->i, cols->n > 7 ? 0 : 1);
-	if (cols->n > 7)
+	if (!layout_read(cols, rows, &lay, cause))
+		return false;
+	series_init(sr, (int) len->i, 1);
+	if (lay.pos[COL_SCRIPTS] >= 0)
 	{
 		const jsonread_value *first = rows->n > 0 ? &rows->u.items[0] : NULL;
 
-		/* the number of scripts is the length of a row's last item */
-		sr->ncells = 1 + (first != NULL && first->type == JSONREAD_ARRAY && first->n == 8 &&
-						  first->u.items[7].type == JSONREAD_ARRAY ? (int) first->u.items[7].n : 1);
+		/* the number of scripts is the length of a row's "scripts" item */
+		sr->ncells = 1 + (first != NULL && first->type == JSONREAD_ARRAY && first->n == lay.width &&
+						  first->u.items[lay.pos[COL_SCRIPTS]].type == JSONREAD_ARRAY ?
+						  (int) first->u.items[lay.pos[COL_SCRIPTS]].n : 1);
 	}
 	for (uint32_t r = 0; r < rows->n; r++)
-		if (!row_read(&rows->u.items[r], sr))
+		if (!row_read(&rows->u.items[r], &lay, sr))
 		{
 			*cause = xasprintf("field \"intervals.rows[%u]\" is not a row of the series", r);
 			series_free(sr);

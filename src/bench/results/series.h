@@ -93,7 +93,9 @@ void		series_json(json_writer *w, const series *sr);
  * Read the "intervals" member of a report's root into *sr (left empty
  * when the report has none: written before it was added, or a run that
  * did not start); false with *cause set (caller frees) when it is there
- * but malformed.  The histogram texts are checked when they are used.
+ * but malformed.  A row's items are found by the names in "columns"
+ * (unknown ones skipped; without the list, in the writer's order).  The
+ * histogram texts are checked when they are used.
  */
 bool		series_read(const jsonread_value *root, series *sr, char **cause);
 
