@@ -86,5 +86,13 @@ opt_status	opt_string(const opt_def *def, void *ctx, const char *arg); /* const 
 opt_status	opt_strdup(const opt_def *def, void *ctx, const char *arg); /* char * = copy */
 opt_status	opt_int(const opt_def *def, void *ctx, const char *arg);	/* int in [min, max] */
 opt_status	opt_version(const opt_def *def, void *ctx, const char *arg);	/* prints label */
+/* const char * = arg, which must name a file: standard output carries the report */
+opt_status	opt_file(const opt_def *def, void *ctx, const char *arg);
+
+/*
+ * --json[=FILE]: no value or "-" sets *to_stdout (the document instead of
+ * the report), a name sets *path (the document beside it); "" is refused.
+ */
+opt_status	opt_json_arg(const char *arg, bool *to_stdout, const char **path);
 
 #endif

@@ -183,3 +183,31 @@ opt_version(const opt_def *def, void *ctx, const char *arg)
 	printf("%s\n", def->label);
 	return OPT_EXIT_OK;
 }
+
+opt_status
+opt_file(const opt_def *def, void *ctx, const char *arg)
+{
+	if (strcmp(arg, "-") == 0 || arg[0] == '\0')
+	{
+		msg_error("invalid value \"%s\" for option --%s: must be a file name "
+				  "(standard output carries the report)", arg, def->name);
+		return OPT_ERROR;
+	}
+	*(const char **) field(def, ctx) = arg;
+	return OPT_OK;
+}
+
+opt_status
+opt_json_arg(const char *arg, bool *to_stdout, const char **path)
+{
+	if (arg == NULL || strcmp(arg, "-") == 0)
+		*to_stdout = true;
+	else if (arg[0] == '\0')
+	{
+		msg_error("invalid value \"\" for option --json: must be a file name");
+		return OPT_ERROR;
+	}
+	else
+		*path = arg;
+	return OPT_OK;
+}

@@ -150,30 +150,7 @@ handle_json(const opt_def *def, void *ctx, const char *arg)
 	io_settings *s = ctx;
 
 	(void) def;
-	if (arg == NULL || strcmp(arg, "-") == 0)
-		s->json = true;
-	else if (arg[0] == '\0')
-	{
-		msg_error("invalid value \"\" for option --json: must be a file name");
-		return OPT_ERROR;
-	}
-	else
-		s->json_path = arg;
-	return OPT_OK;
-}
-
-/* --metrics=FILE, --chart=FILE: a file; standard output carries the report. */
-static opt_status
-handle_file(const opt_def *def, void *ctx, const char *arg)
-{
-	if (strcmp(arg, "-") == 0 || arg[0] == '\0')
-	{
-		msg_error("invalid value \"%s\" for option --%s: must be a file name "
-				  "(standard output carries the report)", arg, def->name);
-		return OPT_ERROR;
-	}
-	*(const char **) ((char *) ctx + def->field) = arg;
-	return OPT_OK;
+	return opt_json_arg(arg, &s->json, &s->json_path);
 }
 
 static opt_status
@@ -243,8 +220,8 @@ static const opt_def options[] = {
 	{"help", 'h', no_argument, handle_help},
 	{"version", 'v', no_argument, opt_version, .label = VERSION_LINE},
 	{"json", 0, optional_argument, handle_json},
-	{"metrics", 0, required_argument, handle_file, F(metrics_path)},
-	{"chart", 0, required_argument, handle_file, F(chart_path)},
+	{"metrics", 0, required_argument, opt_file, F(metrics_path)},
+	{"chart", 0, required_argument, opt_file, F(chart_path)},
 	{"histogram", 0, optional_argument, handle_histogram},
 };
 
