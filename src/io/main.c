@@ -17,6 +17,7 @@
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
 #include "ioparse.h"
+#include "pgdisk.h"
 #include "settings.h"
 #include "tool.h"
 
@@ -27,7 +28,9 @@ usage(void)
 	printf("%s measures storage latency as ioping does: it times requests to a\n"
 		   "directory (in a work file of its own), a file or a device, prints ioping's\n"
 		   "lines, and adds the distribution, JSON and metrics.\n\n", msg_progname());
-	printf("Usage:\n  %s [OPTION]... DIRECTORY|FILE|DEVICE\n\n", msg_progname());
+	printf("Usage:\n  %s [OPTION]... DIRECTORY|FILE|DEVICE\n", msg_progname());
+	printf("  %s --pgdata=DIR | --pg [CONNECTION]... [--wal-sync=DIR] [-w TIME] [-c COUNT]\n", msg_progname());
+	printf("  %s --wal-sync=DIR [--pg [CONNECTION]...] [-w TIME] [-c COUNT]\n\n", msg_progname());
 	printf("ioping's options (long forms take one dash or two):\n"
 		   "  -A, --async             asynchronous I/O (Linux AIO: io_submit)\n"
 		   "  -C, --cached            cached I/O (no cache drop before reads, no fdatasync)\n"
@@ -70,6 +73,18 @@ usage(void)
 		   "      --metrics=FILE      the results as Prometheus metrics (textfile: *.prom)\n"
 		   "      --chart=FILE        an SVG chart: request times over the run (mean and\n"
 		   "                          slowest), requests per second, the distribution\n\n"
+		   "PostgreSQL's questions (8 KiB requests, each test -w TIME, 5s by default):\n"
+		   "      --pgdata=DIR        random and sequential reads over the cluster's\n"
+		   "                          relation files in DIR, read-only, direct I/O where\n"
+		   "                          the filesystem allows; their ratio\n"
+		   "      --pg                ask the server: its data directory and largest\n"
+		   "                          relations (read as --pgdata does), random_page_cost,\n"
+		   "                          wal_sync_method\n"
+		   "      --host=HOST, --port=PORT, --username=USER, --dbname=DBNAME\n"
+		   "                          the connection (each implies --pg)\n"
+		   "      --wal-sync=DIR      writes and their sync in a work file in DIR (on the\n"
+		   "                          filesystem of pg_wal) with each wal_sync_method,\n"
+		   "                          one and two writes per sync\n\n"
 		   "SIZE: bytes, or with sector, k/kb/KiB, page, m/mb/MiB, g/gb/GiB, t/tb/TiB.\n"
 		   "TIME: seconds, or with ns, us, ms, s, m/min, h/hour.  COUNT: with k, m, g, t.\n\n"
 		   "Exit status: 0 if all went well (also at -w's deadline), 1 on a usage error,\n"
@@ -171,6 +186,17 @@ handle_histogram(const opt_def *def, void *ctx, const char *arg)
 	return OPT_OK;
 }
 
+/* --host, --port, --username, --dbname: the connection, which implies --pg. */
+static opt_status
+handle_conn(const opt_def *def, void *ctx, const char *arg)
+{
+	io_settings *s = ctx;
+
+	s->pg = true;
+	(void) conn_option(&s->conn, def->unit[0], arg);
+	return OPT_OK;
+}
+
 /* -h: ioping's help letter. */
 static opt_status
 handle_help(const opt_def *def, void *ctx, const char *arg)
@@ -223,6 +249,13 @@ static const opt_def options[] = {
 	{"metrics", 0, required_argument, opt_file, F(metrics_path)},
 	{"chart", 0, required_argument, opt_file, F(chart_path)},
 	{"histogram", 0, optional_argument, handle_histogram},
+	{"pgdata", 0, required_argument, opt_string, F(pgdata)},
+	{"pg", 0, no_argument, opt_true, F(pg)},
+	{"host", 0, required_argument, handle_conn, .unit = "h"},
+	{"port", 0, required_argument, handle_conn, .unit = "p"},
+	{"username", 0, required_argument, handle_conn, .unit = "U"},
+	{"dbname", 0, required_argument, handle_conn, .unit = "d"},
+	{"wal-sync", 0, required_argument, opt_string, F(wal_sync_dir)},
 };
 
 /* The table, --help, every usage error ends with the --help hint, ioping's one-dash long forms. */
@@ -272,6 +305,8 @@ parse_arguments(int argc, char **argv, io_settings *s)
 	ioping_json_form(argc, argv);
 	if ((st = opt_parse(&parser, argc, argv, s, NULL)) != OPT_OK)
 		return st;
+	if (s->pgdata != NULL || s->pg || s->wal_sync_dir != NULL)
+		return opt_no_more_args(argc, argv) ? OPT_OK : OPT_ERROR;
 	if (optind >= argc)
 	{
 		msg_error("no destination specified: give a directory, a file or a device");
@@ -303,5 +338,7 @@ main(int argc, char **argv)
 		case OPT_OK:
 			break;
 	}
+	if (settings.pgdata != NULL || settings.pg || settings.wal_sync_dir != NULL)
+		return pgdisk_run(&settings);
 	return io_tool_run(&settings);
 }
