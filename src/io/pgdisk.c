@@ -584,7 +584,7 @@ text_reads(FILE *out, const pgdisk *d)
 	text_series(out, "sequential", &d->seq);
 	if (ratio > 0)
 	{
-		fprintf(out, "random/sequential time per page: %.2f", ratio);
+		fprintf(out, "random/sequential mean time per page: %.2f", ratio);
 		if (d->srv.random_page_cost >= 0 && d->srv.seq_page_cost > 0)
 			fprintf(out, " (the server's random_page_cost %g / seq_page_cost %g = %.2f)\n",
 					d->srv.random_page_cost, d->srv.seq_page_cost,

@@ -86,7 +86,7 @@ like($out, qr/^8 KiB reads over \d+ relation files \(.*\) in \Q$pgdata\E, read-o
 	'text: the files read');
 like($out, qr/^  random +50 ops .* p50 .* p99 .* max /m, 'text: random reads with percentiles');
 like($out, qr/^  sequential +50 ops /m, 'text: sequential reads');
-like($out, qr/^random\/sequential time per page: [\d.]+ \(the server's random_page_cost 4 \/ seq_page_cost 1 = 4\.00\)$/m,
+like($out, qr/^random\/sequential mean time per page: [\d.]+ \(the server's random_page_cost 4 \/ seq_page_cost 1 = 4\.00\)$/m,
 	'text: the ratio beside random_page_cost');
 like($out, qr/cannot tell/, 'text: what the ratio cannot tell');
 like($out, qr/direct I\/O not available/, 'text: buffered I/O is said')
