@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <libpq-fe.h>
@@ -35,6 +36,8 @@
 #define WORK_FILE_NAME "pgtempo-io-walsync.tmp"
 #define WORK_FILE_SIZE (16 * 1024 * 1024)	/* one WAL segment, as pg_test_fsync */
 #define NMETHODS 4
+#define TMPFS_MAGIC_NUMBER 0x01021994	/* linux/magic.h's TMPFS_MAGIC */
+#define RAMFS_MAGIC_NUMBER 0x858458f6	/* and RAMFS_MAGIC */
 
 typedef struct pgdisk_file
 {
@@ -64,6 +67,7 @@ typedef struct pgdisk
 	int			nfiles;
 	uint64_t	blocks;
 	bool		direct;			/* every file opened with O_DIRECT */
+	bool		in_memory;		/* the files are on tmpfs or ramfs */
 	bool		reads;
 	pgdisk_series random;
 	pgdisk_series seq;
@@ -106,7 +110,7 @@ pgdisk_favoured(const pgdisk_series *x, int n)
 	const pgdisk_series *best = NULL;
 
 	for (int i = 0; i < n; i++)
-		if (x[i].writes == 1 && x[i].available && x[i].h != NULL && x[i].h->total > 0
+		if (x[i].writes == 1 && x[i].h != NULL && x[i].h->total > 0
 			&& (best == NULL
 				|| hist_percentile(x[i].h, 50) < hist_percentile(best->h, 50)))
 			best = &x[i];
@@ -336,6 +340,15 @@ open_files(pgdisk *d, char **cause)
 			return false;
 		}
 	}
+	/* tmpfs takes O_DIRECT since Linux 6.6, but no read of it is a disk read */
+	for (int i = 0; i < d->nfiles; i++)
+	{
+		struct statfs fs;
+
+		if (fstatfs(d->files[i].fd, &fs) == 0
+			&& (fs.f_type == TMPFS_MAGIC_NUMBER || fs.f_type == RAMFS_MAGIC_NUMBER))
+			d->in_memory = true;
+	}
 	if (!d->direct)
 		for (int i = 0; i < d->nfiles; i++)
 		{
@@ -399,7 +412,6 @@ run_reads(pgdisk *d, pgdisk_series *x, bool random, char **cause)
 
 	x->name = random ? "random" : "sequential";
 	x->writes = 1;
-	x->available = true;
 	x->direct = d->direct;
 	x->h = hist_new(1);
 	/* a cold start: what the page cache holds of the files goes first */
@@ -424,6 +436,8 @@ run_reads(pgdisk *d, pgdisk_series *x, bool random, char **cause)
 			(void) posix_fadvise(f->fd, off, PGDISK_BLOCK, POSIX_FADV_DONTNEED);
 		t0 = clock_now_ns();
 		n = pread(f->fd, d->buf, PGDISK_BLOCK, off);
+		if (n < 0 && errno == EINTR && stop_signal != 0)
+			break;				/* a stop signal cut it short: not a request */
 		hist_record(x->h, clock_now_ns() - t0);
 		if (n < 0)
 		{
@@ -494,7 +508,6 @@ run_sync(pgdisk *d, pgdisk_series *x, int m, int writes, char **cause)
 
 	x->name = methods[m].name;
 	x->writes = writes;
-	x->available = true;
 	x->h = hist_new(1);
 	/* the open_* methods with direct I/O where it works, as pg_test_fsync */
 	fd = -1;
@@ -511,11 +524,12 @@ run_sync(pgdisk *d, pgdisk_series *x, int m, int writes, char **cause)
 		return false;
 	}
 	start = clock_now_ns();
-	errno = 0;
 	while (!test_done(d, x, start))
 	{
 		uint64_t	t0 = clock_now_ns();
 		bool		ok = true;
+
+		errno = 0;
 
 		for (int w = 0; w < writes && ok; w++)
 			ok = pwrite(fd, d->buf, PGDISK_BLOCK, (off_t) w * PGDISK_BLOCK) == PGDISK_BLOCK;
@@ -523,6 +537,8 @@ run_sync(pgdisk *d, pgdisk_series *x, int m, int writes, char **cause)
 			ok = fdatasync(fd) == 0;
 		else if (ok && methods[m].sync == 2)
 			ok = fsync(fd) == 0;
+		if (!ok && errno == EINTR && stop_signal != 0)
+			break;				/* a stop signal cut it short: not an operation */
 		hist_record(x->h, clock_now_ns() - t0);
 		if (!ok)
 		{
@@ -548,9 +564,9 @@ text_series(FILE *out, const char *label, const pgdisk_series *x)
 {
 	char		b[IOFMT_MAX];
 
-	if (!x->available || x->h == NULL)
+	if (x->h == NULL)
 	{
-		fprintf(out, "  %-32s n/a\n", label);
+		fprintf(out, "  %-32s not run (stopped)\n", label);
 		return;
 	}
 	fprintf(out, "  %-32s %8llu ops %9.1f ops/s", label,
@@ -580,6 +596,8 @@ text_reads(FILE *out, const pgdisk *d)
 	if (!d->direct)
 		fprintf(out, "  direct I/O not available on this filesystem; reads may come from the page\n"
 				"  cache (each random read is preceded by posix_fadvise(DONTNEED) on its block)\n");
+	if (d->in_memory)
+		fprintf(out, "  the files are in memory (tmpfs or ramfs): no read here is a disk read\n");
 	text_series(out, "random", &d->random);
 	text_series(out, "sequential", &d->seq);
 	if (ratio > 0)
@@ -631,7 +649,6 @@ json_series(json_writer *w, const pgdisk_series *x)
 	json_object_begin(w);
 	json_kv_string(w, "name", x->name);
 	json_kv_int(w, "writes_per_sync", x->writes);
-	json_kv_bool(w, "available", x->available);
 	json_kv_bool(w, "direct_io", x->direct);
 	if (x->h != NULL)
 	{
@@ -686,6 +703,7 @@ json_report(const pgdisk *d)
 		json_kv_int(&w, "files", d->nfiles);
 		json_kv_uint(&w, "bytes", d->blocks * PGDISK_BLOCK);
 		json_kv_bool(&w, "direct_io", d->direct);
+		json_kv_bool(&w, "in_memory", d->in_memory);
 		json_key(&w, "random");
 		json_series(&w, &d->random);
 		json_key(&w, "sequential");
@@ -751,7 +769,7 @@ run_tests(pgdisk *d, char **cause)
 
 	if (s->pg && !ask_server(d, cause))
 		return false;
-	if (d->reads)
+	if (d->reads && stop_signal == 0)
 	{
 		if (!s->pg && !scan_pgdata(d, cause))
 			return false;
@@ -760,17 +778,17 @@ run_tests(pgdisk *d, char **cause)
 			*cause = xasprintf("no relation files of at least 8 KiB found in \"%s\"", d->datadir);
 			return false;
 		}
-		if (!open_files(d, cause)
-			|| !run_reads(d, &d->random, true, cause)
-			|| !run_reads(d, &d->seq, false, cause))
+		if (!open_files(d, cause) || !run_reads(d, &d->random, true, cause))
+			return false;
+		if (stop_signal == 0 && !run_reads(d, &d->seq, false, cause))
 			return false;
 	}
-	if (d->syncs)
+	if (d->syncs && stop_signal == 0)
 	{
 		if (!make_work_file(d, cause))
 			return false;
-		for (int writes = 1; writes <= 2; writes++)
-			for (int m = 0; m < NMETHODS; m++)
+		for (int writes = 1; writes <= 2 && stop_signal == 0; writes++)
+			for (int m = 0; m < NMETHODS && stop_signal == 0; m++)
 				if (!run_sync(d, &d->sync[d->nsync++], m, writes, cause))
 					return false;
 	}

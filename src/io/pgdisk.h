@@ -23,7 +23,6 @@ typedef struct pgdisk_series
 {
 	const char *name;
 	int			writes;			/* sync test: writes per sync; reads: 1 */
-	bool		available;		/* false: the platform has no such method */
 	bool		direct;			/* opened with O_DIRECT */
 	hist	   *h;
 	uint64_t	elapsed_ns;

@@ -12,6 +12,7 @@ use warnings;
 use Digest::MD5;
 use File::Find;
 use File::Temp qw(tempdir);
+use IPC::Run;
 use JSON::PP;
 use PgTempo::Test;
 use Test::More;
@@ -120,6 +121,32 @@ like($err, qr/is not a PostgreSQL data directory \(no PG_VERSION\)/, 'not a data
 is($rc, 1, 'a destination with --pgdata: usage error');
 $node->start;
 
+# a data directory on tmpfs: in memory, which is said (and no direct I/O
+# before Linux 6.6, also said); only relation files are read
+SKIP:
+{
+	my $shm = '/dev/shm';
+	skip 'no writable tmpfs at /dev/shm', 6
+	  unless -d $shm && -w $shm && `df -T $shm 2>/dev/null` =~ /\btmpfs\b/;
+	my $fake = tempdir(DIR => $shm, CLEANUP => 1);
+	mkdir "$fake/$_" for qw(base base/5 global);
+	write_file("$fake/PG_VERSION", "15\n");
+	write_file("$fake/base/5/$_", 'r' x 65536) for qw(16384 16384.1 16390_fsm pg_filenode.map);
+	write_file("$fake/base/5/16400", 'r' x 100);	# less than a block
+	($rc, $out, $err) = run_tool([ $bin, "--pgdata=$fake", '-c', '20', "--json=$fake.json" ]);
+	is($rc, 0, 'tmpfs: exit 0') or diag($err);
+	like($out, qr/, read-only, (?:direct I\/O|buffered I\/O\n  direct I\/O not available on this filesystem; reads may come from the page\n.*)\n  the files are in memory \(tmpfs or ramfs\): no read here is a disk read\n/,
+		'tmpfs: in memory (and no direct I/O where the kernel has none), said');
+	like($out, qr/^8 KiB reads over 2 relation files \(128 KiB\)/m, 'tmpfs: only the relation files of a block or more');
+	my $j = decode_json(slurp_text("$fake.json"));
+	is($j->{reads}{in_memory}, JSON::PP::true, 'tmpfs: --json=FILE says in memory');
+	is($j->{reads}{sequential}{count}, 20, 'tmpfs: the reads ran');
+	unlink "$fake.json";
+	unlink "$fake/base/5/$_" for qw(16384 16384.1);
+	($rc, $out, $err) = run_tool([ $bin, "--pgdata=$fake", '-c', '1' ]);
+	like($err, qr/no relation files of at least 8 KiB found/, 'no relation files: said');
+}
+
 # ---- the sync test beside pg_test_fsync ----
 my $dir = tempdir(CLEANUP => 1);
 $r = run_json('--wal-sync', "--wal-sync=$dir", @conn, '-w', '1s');
@@ -139,6 +166,25 @@ closedir $dh;
 is($rc, 2, 'no such directory: exit 2');
 like($err, qr/could not create work file ".*pgtempo-io-walsync.tmp": No such file or directory/,
 	'no such directory: said');
+
+# SIGINT in the middle: the report so far, 128+2, and the work file gone
+{
+	my ($o, $e) = ('', '');
+	my $h = IPC::Run::start([ $bin, "--wal-sync=$dir", '--json', '-w', '60s' ], '>', \$o, '2>', \$e);
+	my $work = "$dir/pgtempo-io-walsync.tmp";
+	for (1 .. 600)
+	{
+		last if -e $work && -s $work >= 16 * 1024 * 1024;
+		select(undef, undef, undef, 0.1);
+	}
+	select(undef, undef, undef, 0.5);
+	$h->signal('INT');
+	$h->finish;
+	is($h->result(0), 130, 'SIGINT: exit 130') or diag($e);
+	my $j = eval { decode_json($o) };
+	ok($j && $j->{syncs}{methods}[0]{count} > 0, 'SIGINT: the report of what ran');
+	ok(!-e $work, 'SIGINT: the work file is removed');
+}
 
 SKIP:
 {
