@@ -77,6 +77,13 @@ opt_status	opt_parse(const opt_parser *p, int argc, char **argv, void *ctx, unsi
  */
 bool		opt_no_more_args(int argc, char **argv);
 
+/*
+ * The exit status when the command line ends the run: 0 after --help or
+ * --version (1 if standard output could not be written: a full disk), 1
+ * after a usage error; -1 for OPT_OK, when the run goes on.
+ */
+int			opt_exit_status(opt_status st);
+
 /* Report cause (allocated; freed here) as the error and return OPT_ERROR. */
 opt_status	opt_fail(char *cause);
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/parse.h"
 #include "pgtempo/xalloc.h"
@@ -128,6 +129,21 @@ opt_no_more_args(int argc, char **argv)
 	msg_error("too many command-line arguments (first is \"%s\")", argv[optind]);
 	msg_try_help();
 	return false;
+}
+
+int
+opt_exit_status(opt_status st)
+{
+	switch (st)
+	{
+		case OPT_EXIT_OK:
+			return msg_flush_stdout() ? EXITCODE_OK : EXITCODE_ERROR;
+		case OPT_ERROR:
+			return EXITCODE_ERROR;
+		case OPT_OK:
+			break;
+	}
+	return -1;
 }
 
 opt_status

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "pgtempo/clock.h"
-#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
 #include "ioparse.h"
@@ -327,17 +326,11 @@ int
 main(int argc, char **argv)
 {
 	io_settings settings = IO_SETTINGS_INIT;
+	int			rc;
 
 	msg_set_progname(argv[0]);
-	switch (parse_arguments(argc, argv, &settings))
-	{
-		case OPT_EXIT_OK:
-			return msg_flush_stdout() ? EXITCODE_OK : EXITCODE_ERROR;
-		case OPT_ERROR:
-			return EXITCODE_ERROR;
-		case OPT_OK:
-			break;
-	}
+	if ((rc = opt_exit_status(parse_arguments(argc, argv, &settings))) >= 0)
+		return rc;
 	if (settings.pgdata != NULL || settings.pg || settings.wal_sync_dir != NULL)
 		return pgdisk_run(&settings);
 	return io_tool_run(&settings);

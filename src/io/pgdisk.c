@@ -31,6 +31,7 @@
 #include "pgtempo/xalloc.h"
 
 #include "iofmt.h"
+#include "suiteout.h"
 #include "tool.h"
 
 #define WORK_FILE_NAME "pgtempo-io-walsync.tmp"
@@ -635,11 +636,9 @@ text_syncs(FILE *out, const pgdisk *d)
 		text_series(out, label, &d->sync[i]);
 	}
 	if (fav != NULL)
-		fprintf(out, "the numbers favour %s (the lowest median with one write per sync)", fav);
-	if (d->srv.wal_sync_method != NULL)
-		fprintf(out, "; the server's wal_sync_method: %s", d->srv.wal_sync_method);
-	if (fav != NULL)
-		fputc('\n', out);
+		fprintf(out, "the numbers favour %s (the lowest median with one write per sync)%s%s\n",
+				fav, d->srv.wal_sync_method ? "; the server's wal_sync_method: " : "",
+				d->srv.wal_sync_method ? d->srv.wal_sync_method : "");
 }
 
 /* A series as a JSON object. */
@@ -655,13 +654,8 @@ json_series(json_writer *w, const pgdisk_series *x)
 		json_kv_uint(w, "count", x->h->total);
 		json_kv_double(w, "seconds", (double) x->elapsed_ns / 1e9);
 		json_kv_double(w, "ops_per_sec", pgdisk_ops(x));
-		json_kv_uint(w, "min_ns", x->h->total ? x->h->min : 0);
-		json_kv_double(w, "mean_ns", hist_mean(x->h));
-		json_kv_uint(w, "p50_ns", hist_percentile(x->h, 50));
-		json_kv_uint(w, "p90_ns", hist_percentile(x->h, 90));
-		json_kv_uint(w, "p99_ns", hist_percentile(x->h, 99));
-		json_kv_uint(w, "p99_9_ns", hist_percentile(x->h, 99.9));
-		json_kv_uint(w, "max_ns", x->h->max);
+		json_key(w, "latency_ns");
+		suiteout_json_latency(w, x->h);
 	}
 	json_object_end(w);
 }

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
 #include "pgtempo/parse.h"
@@ -205,17 +204,11 @@ int
 main(int argc, char **argv)
 {
 	timing_settings settings = TIMING_SETTINGS_INIT;
+	int			rc;
 
 	msg_set_progname(argv[0]);
-	switch (parse_arguments(argc, argv, &settings))
-	{
-		case OPT_EXIT_OK:
-			/* --help and --version to a full disk fail too */
-			return msg_flush_stdout() ? EXITCODE_OK : EXITCODE_ERROR;
-		case OPT_ERROR:
-			return EXITCODE_ERROR;
-		case OPT_OK:
-			break;
-	}
+	/* --help and --version to a full disk fail too */
+	if ((rc = opt_exit_status(parse_arguments(argc, argv, &settings))) >= 0)
+		return rc;
 	return tool_run(&settings);
 }

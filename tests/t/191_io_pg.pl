@@ -74,8 +74,10 @@ is($r->{reads}{sequential}{count}, 300, '-c 300: 300 sequential reads');
 for my $k (qw(random sequential))
 {
 	my $x = $r->{reads}{$k};
-	ok($x->{min_ns} > 0 && $x->{min_ns} <= $x->{p50_ns} && $x->{p50_ns} <= $x->{p99_ns}
-		  && $x->{p99_ns} <= $x->{max_ns}, "$k: min <= p50 <= p99 <= max");
+	my $l = $x->{latency_ns};
+	ok($l->{min} > 0 && $l->{min} <= $l->{percentiles}{p50}
+		  && $l->{percentiles}{p50} <= $l->{percentiles}{p99} && $l->{percentiles}{p99} <= $l->{max},
+		"$k: min <= p50 <= p99 <= max");
 }
 ok($r->{reads}{random_sequential_ratio} > 0, 'a random/sequential ratio');
 is($r->{syncs}, undef, 'no sync test without --wal-sync');
@@ -154,7 +156,8 @@ my @m = @{ $r->{syncs}{methods} || [] };
 is_deeply([ map { "$_->{name}/$_->{writes_per_sync}" } @m ],
 	[ map { my $w = $_; map { "$_/$w" } qw(open_datasync fdatasync fsync open_sync) } 1, 2 ],
 	'each wal_sync_method, one and two writes per sync');
-ok(!grep({ !$_->{count} || $_->{p50_ns} > $_->{max_ns} } @m), 'each method ran, with its distribution');
+ok(!grep({ !$_->{count} || $_->{latency_ns}{percentiles}{p50} > $_->{latency_ns}{max} } @m),
+	'each method ran, with its distribution');
 ok((grep { $_ eq $r->{syncs}{favoured} } qw(open_datasync fdatasync fsync open_sync)),
 	'a method is favoured');
 is($r->{server}{wal_sync_method}, $method, 'beside the server\'s setting');
@@ -204,6 +207,7 @@ SKIP:
 	{
 		my $k = "$x->{name}/$x->{writes_per_sync}";
 		my $t = $theirs{$k};
+		note(sprintf('%s: ours %.1f ops/s, pg_test_fsync %s ops/s', $k, $x->{ops_per_sec}, $t // 'n/a'));
 		ok(defined $t && $t > 0 && $x->{ops_per_sec} > $t / 10 && $x->{ops_per_sec} < $t * 10,
 			"$k: our ops/s of pg_test_fsync's order")
 		  or diag(sprintf('ours %.1f, pg_test_fsync %s', $x->{ops_per_sec}, $t // 'n/a'));
