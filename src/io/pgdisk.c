@@ -227,6 +227,15 @@ scan_pgdata(pgdisk *d, char **cause)
 	return true;
 }
 
+/* The server's primary message of a failed result, without "ERROR:". */
+static char *
+server_words(const PGresult *r)
+{
+	const char *m = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+
+	return m != NULL ? xstrdup(m) : conn_trim_message(PQresultErrorMessage(r));
+}
+
 /* One value of a one-row query, allocated, or NULL with the server's words in *cause. */
 static char *
 query_value(PGconn *c, const char *sql, char **cause)
@@ -237,7 +246,7 @@ query_value(PGconn *c, const char *sql, char **cause)
 	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
 		v = xstrdup(PQgetvalue(r, 0, 0));
 	else if (cause != NULL)
-		*cause = conn_trim_message(PQresultErrorMessage(r));
+		*cause = server_words(r);
 	PQclear(r);
 	return v;
 }
@@ -270,9 +279,9 @@ ask_server(pgdisk *d, char **cause)
 			d->datadir = d->srv.data_directory;
 		if (d->datadir == NULL)
 		{
-			*cause = xasprintf("the server did not give its data directory: %s "
-							   "(reading it needs superuser or pg_read_all_settings; "
-							   "or give --pgdata=DIR)", d->srv.refused);
+			*cause = xasprintf("the server did not give its data directory: %s (it needs "
+							   "superuser or pg_read_all_settings); give --pgdata=DIR instead",
+							   d->srv.refused);
 			PQfinish(c);
 			return false;
 		}
@@ -283,8 +292,10 @@ ask_server(pgdisk *d, char **cause)
 				   "ORDER BY pg_relation_size(c.oid) DESC, c.oid LIMIT 64");
 		if (PQresultStatus(r) != PGRES_TUPLES_OK)
 		{
-			*cause = xasprintf("could not list the relation files: %s",
-							   conn_trim_message(PQresultErrorMessage(r)));
+			char	   *why = server_words(r);
+
+			*cause = xasprintf("could not list the relation files: %s", why);
+			free(why);
 			PQclear(r);
 			PQfinish(c);
 			return false;

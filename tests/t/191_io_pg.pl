@@ -98,7 +98,7 @@ like($out, qr/direct I\/O not available/, 'text: buffered I/O is said')
 # a role that may not read data_directory is told why
 ($rc, $out, $err) = run_tool([ $bin, @conn, '--username=plain', '-c', '10' ]);
 is($rc, 2, 'no pg_read_all_settings: exit 2');
-like($err, qr/^pgtempo-io: error: the server did not give its data directory: .*pg_read_all_settings/m,
+like($err, qr/^pgtempo-io: error: the server did not give its data directory: (?!ERROR).* \(it needs superuser or pg_read_all_settings\); give --pgdata=DIR instead$/m,
 	'no pg_read_all_settings: the error says what is needed');
 # with --pgdata too it goes on, with the server's settings
 $r = run_json('plain role and --pgdata', @conn, '--username=plain', "--pgdata=$pgdata", '-c', '20');
