@@ -72,7 +72,8 @@ usage(void)
 		   "      --metrics=FILE      the results as Prometheus metrics (textfile: *.prom)\n"
 		   "      --chart=FILE        an SVG chart: request times over the run (mean and\n"
 		   "                          slowest), requests per second, the distribution\n\n"
-		   "PostgreSQL's questions (8 KiB requests, each test -w TIME, 5s by default):\n"
+		   "PostgreSQL's questions (8 KiB requests; each test -w TIME, 5s by default,\n"
+		   "or -c COUNT; of the options above only -w, -c and --json apply):\n"
 		   "      --pgdata=DIR        random and sequential reads over the cluster's\n"
 		   "                          relation files in DIR, read-only, direct I/O where\n"
 		   "                          the filesystem allows; their ratio\n"
@@ -295,6 +296,41 @@ settle(io_settings *s)
 	return true;
 }
 
+/*
+ * The first of ioping's options, or of the outputs, that PostgreSQL's
+ * questions do not take (their requests are 8 KiB, back to back, and their
+ * report is their own); NULL when there is none.
+ */
+static const char *
+pg_refused(const io_settings *s)
+{
+	const struct
+	{
+		bool		given;
+		const char *label;
+	}			checks[] = {
+		{s->async, "-A/--async"}, {s->cached, "-C/--cached"}, {s->direct, "-D/--direct"},
+		{s->read_write, "-G/--read-write"}, {s->linear, "-L/--linear"},
+		{s->nowait, "-N/--nowait"}, {s->hipri, "-H/--hipri"}, {s->write > 0, "-W/--write"},
+		{s->sync, "-Y/--sync"}, {s->dsync, "-y/--dsync"}, {s->rapid, "-R/--rapid"},
+		{s->keep, "-k/--keep"}, {s->warmup != 1, "-a/--warmup"}, {s->burst > 0, "-b/--burst"},
+		{s->seed > 0, "-e/--entropy"}, {s->interval_set, "-i/--interval"},
+		{s->size_set, "-s/--size"}, {s->work_size > 0, "-S/--work-size"},
+		{s->work_offset > 0, "-o/--work-offset"}, {s->speed_limit > 0, "-l/--speed-limit"},
+		{s->rate_limit > 0, "-r/--rate-limit"}, {s->min_time_ns > 0, "-t/--min-time"},
+		{s->max_time_ns > 0, "-T/--max-time"}, {s->batch, "-B/--batch"},
+		{s->print_time, "-I/--time"}, {s->ioping_json, "-J/--ioping-json"},
+		{s->print_count > 0, "-p/--print-count"}, {s->print_interval_ns > 0, "-P/--print-interval"},
+		{s->quiet, "-q/--quiet"}, {s->histogram > 0, "--histogram"},
+		{s->metrics_path != NULL, "--metrics"}, {s->chart_path != NULL, "--chart"},
+	};
+
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+		if (checks[i].given)
+			return checks[i].label;
+	return NULL;
+}
+
 /* Fill the settings from the command line; report usage errors the PostgreSQL way. */
 static opt_status
 parse_arguments(int argc, char **argv, io_settings *s)
@@ -305,7 +341,17 @@ parse_arguments(int argc, char **argv, io_settings *s)
 	if ((st = opt_parse(&parser, argc, argv, s, NULL)) != OPT_OK)
 		return st;
 	if (s->pgdata != NULL || s->pg || s->wal_sync_dir != NULL)
+	{
+		const char *no = pg_refused(s);
+
+		if (no != NULL)
+		{
+			msg_error("option %s cannot be used with --pgdata, --pg or --wal-sync", no);
+			msg_try_help();
+			return OPT_ERROR;
+		}
 		return opt_no_more_args(argc, argv) ? OPT_OK : OPT_ERROR;
+	}
 	if (optind >= argc)
 	{
 		msg_error("no destination specified: give a directory, a file or a device");

@@ -121,6 +121,15 @@ is($rc, 2, 'not a data directory: exit 2');
 like($err, qr/is not a PostgreSQL data directory \(no PG_VERSION\)/, 'not a data directory: said');
 ($rc, $out, $err) = run_tool([ $bin, "--pgdata=$pgdata", '/tmp' ]);
 is($rc, 1, 'a destination with --pgdata: usage error');
+for my $no ([ '-s', '4k', '-s/--size' ], [ '-D', undef, '-D/--direct' ], [ '--metrics=x.prom', undef, '--metrics' ],
+	[ '-q', undef, '-q/--quiet' ])
+{
+	my @o = grep { defined } @$no[ 0, 1 ];
+	($rc, $out, $err) = run_tool([ $bin, "--wal-sync=$pgdata/none", @o ]);
+	is($rc, 1, "@o with --wal-sync: usage error");
+	like($err, qr/^pgtempo-io: error: option \Q$no->[2]\E cannot be used with --pgdata, --pg or --wal-sync$/m,
+		"@o with --wal-sync: the option named");
+}
 $node->start;
 
 # a data directory on tmpfs: in memory, which is said (and no direct I/O
