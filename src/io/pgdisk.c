@@ -2,7 +2,10 @@
  * pgdisk.c — PostgreSQL's questions about its disks (see pgdisk.h): the
  * cluster's files found (--pgdata or the server's own answer), read
  * read-only and timed, the sync methods timed in a work file, then one
- * report in text or JSON.
+ * report in text or JSON.  Its requests are timed in loops of its own, not
+ * by engine.c, whose plan is one file and one request per sync: so a read
+ * or sync that never returns is not cut at -w here (a stop signal is seen
+ * when it returns).
  */
 #include "config.h"
 
@@ -30,6 +33,7 @@
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
+#include "engine.h"
 #include "iofmt.h"
 #include "suiteout.h"
 #include "tool.h"
@@ -391,16 +395,6 @@ file_of(pgdisk *d, uint64_t b)
 	return &d->files[lo];
 }
 
-/* xorshift64*: the random offsets. */
-static uint64_t
-next_random(uint64_t *x)
-{
-	*x ^= *x >> 12;
-	*x ^= *x << 25;
-	*x ^= *x >> 27;
-	return *x * UINT64_C(2685821657736338717);
-}
-
 /* Whether a test that began at start has done its work. */
 static bool
 test_done(const pgdisk *d, const pgdisk_series *x, uint64_t start)
@@ -418,7 +412,7 @@ test_done(const pgdisk *d, const pgdisk_series *x, uint64_t start)
 static bool
 run_reads(pgdisk *d, pgdisk_series *x, bool random, char **cause)
 {
-	uint64_t	seed = clock_now_ns() | 1;
+	uint64_t	seed = clock_now_ns();
 	uint64_t	b = 0;
 	uint64_t	start;
 
@@ -439,7 +433,7 @@ run_reads(pgdisk *d, pgdisk_series *x, bool random, char **cause)
 		ssize_t		n;
 
 		if (random)
-			b = next_random(&seed) % d->blocks;
+			b = io_engine_random(&seed) % d->blocks;
 		else if (b >= d->blocks)
 			b = 0;
 		f = file_of(d, b);
