@@ -77,6 +77,13 @@ opt_status	opt_parse(const opt_parser *p, int argc, char **argv, void *ctx, unsi
  */
 bool		opt_no_more_args(int argc, char **argv);
 
+/*
+ * The exit status when the command line ends the run: 0 after --help or
+ * --version (1 if standard output could not be written: a full disk), 1
+ * after a usage error; -1 for OPT_OK, when the run goes on.
+ */
+int			opt_exit_status(opt_status st);
+
 /* Report cause (allocated; freed here) as the error and return OPT_ERROR. */
 opt_status	opt_fail(char *cause);
 
@@ -86,5 +93,13 @@ opt_status	opt_string(const opt_def *def, void *ctx, const char *arg); /* const 
 opt_status	opt_strdup(const opt_def *def, void *ctx, const char *arg); /* char * = copy */
 opt_status	opt_int(const opt_def *def, void *ctx, const char *arg);	/* int in [min, max] */
 opt_status	opt_version(const opt_def *def, void *ctx, const char *arg);	/* prints label */
+/* const char * = arg, which must name a file: standard output carries the report */
+opt_status	opt_file(const opt_def *def, void *ctx, const char *arg);
+
+/*
+ * --json[=FILE]: no value or "-" sets *to_stdout (the document instead of
+ * the report), a name sets *path (the document beside it); "" is refused.
+ */
+opt_status	opt_json_arg(const char *arg, bool *to_stdout, const char **path);
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/parse.h"
 #include "pgtempo/xalloc.h"
@@ -130,6 +131,21 @@ opt_no_more_args(int argc, char **argv)
 	return false;
 }
 
+int
+opt_exit_status(opt_status st)
+{
+	switch (st)
+	{
+		case OPT_EXIT_OK:
+			return msg_flush_stdout() ? EXITCODE_OK : EXITCODE_ERROR;
+		case OPT_ERROR:
+			return EXITCODE_ERROR;
+		case OPT_OK:
+			break;
+	}
+	return -1;
+}
+
 opt_status
 opt_fail(char *cause)
 {
@@ -182,4 +198,32 @@ opt_version(const opt_def *def, void *ctx, const char *arg)
 	(void) arg;
 	printf("%s\n", def->label);
 	return OPT_EXIT_OK;
+}
+
+opt_status
+opt_file(const opt_def *def, void *ctx, const char *arg)
+{
+	if (strcmp(arg, "-") == 0 || arg[0] == '\0')
+	{
+		msg_error("invalid value \"%s\" for option --%s: must be a file name "
+				  "(standard output carries the report)", arg, def->name);
+		return OPT_ERROR;
+	}
+	*(const char **) field(def, ctx) = arg;
+	return OPT_OK;
+}
+
+opt_status
+opt_json_arg(const char *arg, bool *to_stdout, const char **path)
+{
+	if (arg == NULL || strcmp(arg, "-") == 0)
+		*to_stdout = true;
+	else if (arg[0] == '\0')
+	{
+		msg_error("invalid value \"\" for option --json: must be a file name");
+		return OPT_ERROR;
+	}
+	else
+		*path = arg;
+	return OPT_OK;
 }

@@ -9,8 +9,8 @@
  * a request is still in the kernel (a device that does not answer), it
  * calls on_cut, which must report what was measured, and the process ends
  * there with the status on_cut returns; otherwise the loop ends at once.
- * ioping's front end (tool.c) and the later PostgreSQL questions (relation
- * files, WAL sync methods) both run their requests through it.
+ * ioping's front end (tool.c) runs its requests through it; PostgreSQL's
+ * questions (pgdisk.c: many files, several writes per sync) do not yet.
  */
 #ifndef PGTEMPO_IO_ENGINE_H
 #define PGTEMPO_IO_ENGINE_H

@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "pgtempo/clock.h"
-#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
 #include "ioparse.h"
+#include "pgdisk.h"
 #include "settings.h"
 #include "tool.h"
 
@@ -27,7 +27,9 @@ usage(void)
 	printf("%s measures storage latency as ioping does: it times requests to a\n"
 		   "directory (in a work file of its own), a file or a device, prints ioping's\n"
 		   "lines, and adds the distribution, JSON and metrics.\n\n", msg_progname());
-	printf("Usage:\n  %s [OPTION]... DIRECTORY|FILE|DEVICE\n\n", msg_progname());
+	printf("Usage:\n  %s [OPTION]... DIRECTORY|FILE|DEVICE\n", msg_progname());
+	printf("  %s --pgdata=DIR | --pg [CONNECTION]... [--wal-sync=DIR] [-w TIME] [-c COUNT]\n", msg_progname());
+	printf("  %s --wal-sync=DIR [--pg [CONNECTION]...] [-w TIME] [-c COUNT]\n\n", msg_progname());
 	printf("ioping's options (long forms take one dash or two):\n"
 		   "  -A, --async             asynchronous I/O (Linux AIO: io_submit)\n"
 		   "  -C, --cached            cached I/O (no cache drop before reads, no fdatasync)\n"
@@ -70,6 +72,19 @@ usage(void)
 		   "      --metrics=FILE      the results as Prometheus metrics (textfile: *.prom)\n"
 		   "      --chart=FILE        an SVG chart: request times over the run (mean and\n"
 		   "                          slowest), requests per second, the distribution\n\n"
+		   "PostgreSQL's questions (8 KiB requests; each test -w TIME, 5s by default,\n"
+		   "or -c COUNT; of the options above only -w, -c and --json apply):\n"
+		   "      --pgdata=DIR        random and sequential reads over the cluster's\n"
+		   "                          relation files in DIR, read-only, direct I/O where\n"
+		   "                          the filesystem allows; their ratio\n"
+		   "      --pg                ask the server: its data directory and largest\n"
+		   "                          relations (read as --pgdata does), random_page_cost,\n"
+		   "                          wal_sync_method\n"
+		   "      --host=HOST, --port=PORT, --username=USER, --dbname=DBNAME\n"
+		   "                          the connection (each implies --pg)\n"
+		   "      --wal-sync=DIR      writes and their sync in a work file in DIR (on the\n"
+		   "                          filesystem of pg_wal) with each wal_sync_method,\n"
+		   "                          one and two writes per sync\n\n"
 		   "SIZE: bytes, or with sector, k/kb/KiB, page, m/mb/MiB, g/gb/GiB, t/tb/TiB.\n"
 		   "TIME: seconds, or with ns, us, ms, s, m/min, h/hour.  COUNT: with k, m, g, t.\n\n"
 		   "Exit status: 0 if all went well (also at -w's deadline), 1 on a usage error,\n"
@@ -150,30 +165,7 @@ handle_json(const opt_def *def, void *ctx, const char *arg)
 	io_settings *s = ctx;
 
 	(void) def;
-	if (arg == NULL || strcmp(arg, "-") == 0)
-		s->json = true;
-	else if (arg[0] == '\0')
-	{
-		msg_error("invalid value \"\" for option --json: must be a file name");
-		return OPT_ERROR;
-	}
-	else
-		s->json_path = arg;
-	return OPT_OK;
-}
-
-/* --metrics=FILE, --chart=FILE: a file; standard output carries the report. */
-static opt_status
-handle_file(const opt_def *def, void *ctx, const char *arg)
-{
-	if (strcmp(arg, "-") == 0 || arg[0] == '\0')
-	{
-		msg_error("invalid value \"%s\" for option --%s: must be a file name "
-				  "(standard output carries the report)", arg, def->name);
-		return OPT_ERROR;
-	}
-	*(const char **) ((char *) ctx + def->field) = arg;
-	return OPT_OK;
+	return opt_json_arg(arg, &s->json, &s->json_path);
 }
 
 static opt_status
@@ -191,6 +183,17 @@ handle_histogram(const opt_def *def, void *ctx, const char *arg)
 		msg_error("invalid value \"%s\" for option --histogram: must be us or ns", arg);
 		return OPT_ERROR;
 	}
+	return OPT_OK;
+}
+
+/* --host, --port, --username, --dbname: the connection, which implies --pg. */
+static opt_status
+handle_conn(const opt_def *def, void *ctx, const char *arg)
+{
+	io_settings *s = ctx;
+
+	s->pg = true;
+	(void) conn_option(&s->conn, def->unit[0], arg);
 	return OPT_OK;
 }
 
@@ -243,9 +246,16 @@ static const opt_def options[] = {
 	{"help", 'h', no_argument, handle_help},
 	{"version", 'v', no_argument, opt_version, .label = VERSION_LINE},
 	{"json", 0, optional_argument, handle_json},
-	{"metrics", 0, required_argument, handle_file, F(metrics_path)},
-	{"chart", 0, required_argument, handle_file, F(chart_path)},
+	{"metrics", 0, required_argument, opt_file, F(metrics_path)},
+	{"chart", 0, required_argument, opt_file, F(chart_path)},
 	{"histogram", 0, optional_argument, handle_histogram},
+	{"pgdata", 0, required_argument, opt_string, F(pgdata)},
+	{"pg", 0, no_argument, opt_true, F(pg)},
+	{"host", 0, required_argument, handle_conn, .unit = "h"},
+	{"port", 0, required_argument, handle_conn, .unit = "p"},
+	{"username", 0, required_argument, handle_conn, .unit = "U"},
+	{"dbname", 0, required_argument, handle_conn, .unit = "d"},
+	{"wal-sync", 0, required_argument, opt_string, F(wal_sync_dir)},
 };
 
 /* The table, --help, every usage error ends with the --help hint, ioping's one-dash long forms. */
@@ -286,6 +296,41 @@ settle(io_settings *s)
 	return true;
 }
 
+/*
+ * The first of ioping's options, or of the outputs, that PostgreSQL's
+ * questions do not take (their requests are 8 KiB, back to back, and their
+ * report is their own); NULL when there is none.
+ */
+static const char *
+pg_refused(const io_settings *s)
+{
+	const struct
+	{
+		bool		given;
+		const char *label;
+	}			checks[] = {
+		{s->async, "-A/--async"}, {s->cached, "-C/--cached"}, {s->direct, "-D/--direct"},
+		{s->read_write, "-G/--read-write"}, {s->linear, "-L/--linear"},
+		{s->nowait, "-N/--nowait"}, {s->hipri, "-H/--hipri"}, {s->write > 0, "-W/--write"},
+		{s->sync, "-Y/--sync"}, {s->dsync, "-y/--dsync"}, {s->rapid, "-R/--rapid"},
+		{s->keep, "-k/--keep"}, {s->warmup != 1, "-a/--warmup"}, {s->burst > 0, "-b/--burst"},
+		{s->seed > 0, "-e/--entropy"}, {s->interval_set, "-i/--interval"},
+		{s->size_set, "-s/--size"}, {s->work_size > 0, "-S/--work-size"},
+		{s->work_offset > 0, "-o/--work-offset"}, {s->speed_limit > 0, "-l/--speed-limit"},
+		{s->rate_limit > 0, "-r/--rate-limit"}, {s->min_time_ns > 0, "-t/--min-time"},
+		{s->max_time_ns > 0, "-T/--max-time"}, {s->batch, "-B/--batch"},
+		{s->print_time, "-I/--time"}, {s->ioping_json, "-J/--ioping-json"},
+		{s->print_count > 0, "-p/--print-count"}, {s->print_interval_ns > 0, "-P/--print-interval"},
+		{s->quiet, "-q/--quiet"}, {s->histogram > 0, "--histogram"},
+		{s->metrics_path != NULL, "--metrics"}, {s->chart_path != NULL, "--chart"},
+	};
+
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+		if (checks[i].given)
+			return checks[i].label;
+	return NULL;
+}
+
 /* Fill the settings from the command line; report usage errors the PostgreSQL way. */
 static opt_status
 parse_arguments(int argc, char **argv, io_settings *s)
@@ -295,6 +340,18 @@ parse_arguments(int argc, char **argv, io_settings *s)
 	ioping_json_form(argc, argv);
 	if ((st = opt_parse(&parser, argc, argv, s, NULL)) != OPT_OK)
 		return st;
+	if (s->pgdata != NULL || s->pg || s->wal_sync_dir != NULL)
+	{
+		const char *no = pg_refused(s);
+
+		if (no != NULL)
+		{
+			msg_error("option %s cannot be used with --pgdata, --pg or --wal-sync", no);
+			msg_try_help();
+			return OPT_ERROR;
+		}
+		return opt_no_more_args(argc, argv) ? OPT_OK : OPT_ERROR;
+	}
 	if (optind >= argc)
 	{
 		msg_error("no destination specified: give a directory, a file or a device");
@@ -315,16 +372,12 @@ int
 main(int argc, char **argv)
 {
 	io_settings settings = IO_SETTINGS_INIT;
+	int			rc;
 
 	msg_set_progname(argv[0]);
-	switch (parse_arguments(argc, argv, &settings))
-	{
-		case OPT_EXIT_OK:
-			return msg_flush_stdout() ? EXITCODE_OK : EXITCODE_ERROR;
-		case OPT_ERROR:
-			return EXITCODE_ERROR;
-		case OPT_OK:
-			break;
-	}
+	if ((rc = opt_exit_status(parse_arguments(argc, argv, &settings))) >= 0)
+		return rc;
+	if (settings.pgdata != NULL || settings.pg || settings.wal_sync_dir != NULL)
+		return pgdisk_run(&settings);
 	return io_tool_run(&settings);
 }

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pgtempo/conn.h"
+
 typedef struct io_settings
 {
 	const char *target;			/* directory, file or device */
@@ -59,6 +61,12 @@ typedef struct io_settings
 	const char *metrics_path;	/* --metrics=FILE */
 	const char *chart_path;		/* --chart=FILE */
 	int			histogram;		/* --histogram: 0 none, 1 us, 2 ns */
+
+	/* PostgreSQL's questions (pgdisk.h) */
+	const char *pgdata;			/* --pgdata: the cluster's files to read */
+	bool		pg;				/* --pg or a connection option: ask the server */
+	conn_opts	conn;			/* --host --port --username --dbname */
+	const char *wal_sync_dir;	/* --wal-sync: the sync test's directory */
 } io_settings;
 
 #define IO_SETTINGS_INIT { \

@@ -93,6 +93,22 @@ print_histogram(FILE *out, const io_settings *s, const io_stats *st)
 	fputc('\n', out);
 }
 
+void
+suiteout_json_latency(json_writer *w, const hist *v)
+{
+	json_object_begin(w);
+	json_kv_uint(w, "min", v->total ? v->min : 0);
+	json_kv_double(w, "mean", hist_mean(v));
+	json_kv_uint(w, "max", v->max);
+	json_kv_double(w, "stddev", hist_stddev(v));
+	json_key(w, "percentiles");
+	json_object_begin(w);
+	for (size_t i = 0; i < NPCT; i++)
+		json_kv_uint(w, percentiles[i].key, hist_percentile(v, percentiles[i].pct));
+	json_object_end(w);
+	json_object_end(w);
+}
+
 /* The JSON document: target, settings, counts, latency, percentiles, histogram. */
 static void
 json_document(strbuf *sb, const io_settings *s, const io_target *t, const io_stats *st)
@@ -137,17 +153,7 @@ json_document(strbuf *sb, const io_settings *s, const io_target *t, const io_sta
 	json_kv_double(&w, "bytes_per_second", f.bps);
 	json_object_end(&w);
 	json_key(&w, "latency_ns");
-	json_object_begin(&w);
-	json_kv_uint(&w, "min", f.min);
-	json_kv_double(&w, "mean", hist_mean(v));
-	json_kv_uint(&w, "max", f.max);
-	json_kv_double(&w, "stddev", hist_stddev(v));
-	json_key(&w, "percentiles");
-	json_object_begin(&w);
-	for (size_t i = 0; i < NPCT; i++)
-		json_kv_uint(&w, percentiles[i].key, hist_percentile(v, percentiles[i].pct));
-	json_object_end(&w);
-	json_object_end(&w);
+	suiteout_json_latency(&w, v);
 	json_key(&w, "histogram_ns");
 	json_array_begin(&w);
 	for (int b = 0; b <= top; b++)

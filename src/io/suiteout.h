@@ -13,6 +13,8 @@
 
 #include <stdbool.h>
 
+#include "pgtempo/hist.h"
+#include "pgtempo/json.h"
 #include "settings.h"
 #include "stats.h"
 #include "target.h"
@@ -22,5 +24,8 @@ bool		suiteout_check(const io_settings *s);
 
 /* After the run: every output asked for; false after an error. */
 bool		suiteout_write(const io_settings *s, const io_target *t, const io_stats *st);
+
+/* The latency object of every JSON document: min, mean, max, stddev, percentiles (ns). */
+void		suiteout_json_latency(json_writer *w, const hist *v);
 
 #endif

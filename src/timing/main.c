@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgtempo/exitcode.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/opt.h"
 #include "pgtempo/parse.h"
@@ -165,31 +164,7 @@ handle_json(const opt_def *def, void *ctx, const char *arg)
 	timing_settings *s = ctx;
 
 	(void) def;
-	if (arg == NULL || strcmp(arg, "-") == 0)
-		s->json = true;
-	else if (arg[0] == '\0')
-	{
-		msg_error("invalid value \"\" for option --json");
-		return OPT_ERROR;
-	}
-	else
-		s->json_path = arg;
-	return OPT_OK;
-}
-
-/* --metrics=FILE: a file; standard output carries the report. */
-static opt_status
-handle_metrics(const opt_def *def, void *ctx, const char *arg)
-{
-	(void) def;
-	if (strcmp(arg, "-") == 0 || arg[0] == '\0')
-	{
-		msg_error("invalid value \"%s\" for option --metrics: must be a file name "
-				  "(standard output carries the report)", arg);
-		return OPT_ERROR;
-	}
-	((timing_settings *) ctx)->metrics_path = arg;
-	return OPT_OK;
+	return opt_json_arg(arg, &s->json, &s->json_path);
 }
 
 static opt_status
@@ -206,7 +181,7 @@ static const opt_def options[] = {
 	{"clock", 0, required_argument, handle_clock},
 	{"cross-cpu", 0, no_argument, opt_true, offsetof(timing_settings, cross_cpu)},
 	{"json", 0, optional_argument, handle_json},
-	{"metrics", 0, required_argument, handle_metrics},
+	{"metrics", 0, required_argument, opt_file, offsetof(timing_settings, metrics_path)},
 	{"version", 'V', no_argument, opt_version, .label = "pg_test_timing (pgtempo) " PACKAGE_VERSION},
 	{"help", '?', no_argument, NULL},
 };
@@ -229,17 +204,11 @@ int
 main(int argc, char **argv)
 {
 	timing_settings settings = TIMING_SETTINGS_INIT;
+	int			rc;
 
 	msg_set_progname(argv[0]);
-	switch (parse_arguments(argc, argv, &settings))
-	{
-		case OPT_EXIT_OK:
-			/* --help and --version to a full disk fail too */
-			return msg_flush_stdout() ? EXITCODE_OK : EXITCODE_ERROR;
-		case OPT_ERROR:
-			return EXITCODE_ERROR;
-		case OPT_OK:
-			break;
-	}
+	/* --help and --version to a full disk fail too */
+	if ((rc = opt_exit_status(parse_arguments(argc, argv, &settings))) >= 0)
+		return rc;
 	return tool_run(&settings);
 }

@@ -19,6 +19,7 @@
 #include "engine.h"
 #include "iofmt.h"
 #include "ioparse.h"
+#include "pgdisk.h"
 #include "stats.h"
 #include "unit.h"
 
@@ -350,6 +351,42 @@ START_TEST(deadline_holds)
 }
 END_TEST
 
+/* A series of the given name and writes with these times (ns). */
+static pgdisk_series
+series_of(const char *name, int writes, const uint64_t *t, int n)
+{
+	pgdisk_series x = {name, writes, false, hist_new(1), UINT64_C(1000000000)};
+
+	for (int i = 0; i < n; i++)
+		hist_record(x.h, t[i]);
+	return x;
+}
+
+/* The ratio is of means; the favoured method has the lowest median with one write per sync. */
+START_TEST(pgdisk_verdicts)
+{
+	static const uint64_t slow[] = {100, 100, 100, 100, 10000};	/* median 100, mean 2080 */
+	static const uint64_t mid[] = {200, 200, 200, 200, 200};
+	static const uint64_t fast[] = {50, 50, 50, 50, 50};
+	pgdisk_series x[4];
+
+	x[0] = series_of("fdatasync", 1, slow, 5);
+	x[1] = series_of("fsync", 1, mid, 5);
+	x[2] = series_of("open_sync", 2, fast, 5);	/* two writes: not in the choice */
+	x[3] = series_of("open_datasync", 1, mid, 5);
+	free(x[3].h);
+	x[3].h = NULL;				/* not run (stopped): not in the choice */
+	ck_assert_str_eq(pgdisk_favoured(x, 4), "fdatasync");
+	ck_assert_ptr_null(pgdisk_favoured(x + 2, 1));
+	ck_assert(pgdisk_ratio(&x[0], &x[1]) > 10.39 && pgdisk_ratio(&x[0], &x[1]) < 10.41);
+	ck_assert(pgdisk_ops(&x[1]) == 5.0);
+	hist_reset(x[1].h);
+	ck_assert(pgdisk_ratio(&x[0], &x[1]) == 0);	/* nothing to divide by: unknown */
+	for (int i = 0; i < 3; i++)
+		free(x[i].h);
+}
+END_TEST
+
 static Suite *
 io_suite(void)
 {
@@ -365,6 +402,7 @@ io_suite(void)
 	tcase_add_test(tc, deadline_holds);
 	tcase_add_test(tc, timeline_merges);
 	tcase_add_test(tc, long_only_forms);
+	tcase_add_test(tc, pgdisk_verdicts);
 	suite_add_tcase(s, tc);
 	return s;
 }
