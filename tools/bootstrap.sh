@@ -144,7 +144,7 @@ optional_deb_packages() {
 	local dir=${PG_BINDIR:-}
 
 	printf 'libpqtypes-dev\n'
-	if [ "$mode" = check ]; then printf 'chromium\nprometheus\npython3-prometheus-client\n'; fi
+	if [ "$mode" = check ]; then printf 'chromium\nprometheus\npython3-prometheus-client\nioping\n'; fi
 
 	if [ -z "$dir" ]; then
 		dir=$(for d in /usr/lib/postgresql/*/bin; do
