@@ -27,7 +27,8 @@
 #include "pgtempo/signals.h"
 #include "pgtempo/xalloc.h"
 
-typedef struct engine
+/* The watchdog and what it shares with the loop (the engine's or a caller's). */
+struct io_watch
 {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;			/* the pause between requests */
@@ -38,8 +39,11 @@ typedef struct engine
 	uint64_t	deadline_abs;	/* 0: none */
 	io_on_cut	on_cut;
 	void	   *ctx;
-	aio_context_t aio;			/* -A: the context, 0 when none */
-} engine;
+	pthread_t	dog;
+	sigset_t	old_mask;		/* the mask before the watch */
+};
+
+typedef struct io_watch engine;
 
 void		(*io_engine_request_hook) (void) = NULL;
 
@@ -169,7 +173,7 @@ aio_request(aio_context_t ctx, const io_plan *p, void *buf, const io_request *r)
 
 /* One request, r's kind and offset given: its start, time and bytes done in r; 0 or errno. */
 static int
-do_request(const engine *e, const io_plan *p, void *buf, io_request *r)
+do_request(aio_context_t aio, const io_plan *p, void *buf, io_request *r)
 {
 	struct iovec iov = {buf, p->size};
 	uint64_t	t1;
@@ -182,7 +186,7 @@ do_request(const engine *e, const io_plan *p, void *buf, io_request *r)
 	r->start_ns = clock_now_ns();
 	if (p->async)
 	{
-		n = aio_request(e->aio, p, buf, r);
+		n = aio_request(aio, p, buf, r);
 		if (n < 0)
 		{
 			errno = (int) -n;
@@ -219,7 +223,8 @@ pause_locked(engine *e, uint64_t next_ns)
  * loop pauses), so each request takes it once.
  */
 static void
-loop(engine *e, const io_plan *p, void *buf, io_on_request on_request, io_outcome *out)
+loop(engine *e, aio_context_t aio, const io_plan *p, void *buf, io_on_request on_request,
+	 io_outcome *out)
 {
 	uint64_t	rng = p->seed;
 	uint64_t	planned = out->start_ns;
@@ -238,7 +243,7 @@ loop(engine *e, const io_plan *p, void *buf, io_on_request on_request, io_outcom
 		r.burst_start = p->burst > 0 && i > 0 && i % p->burst == 0;
 		e->in_request = true;
 		pthread_mutex_unlock(&e->mu);
-		err = do_request(e, p, buf, &r);
+		err = do_request(aio, p, buf, &r);
 		pthread_mutex_lock(&e->mu);
 		e->in_request = false;
 		pthread_cond_broadcast(&e->cv);	/* a watchdog may wait for it */
@@ -290,24 +295,54 @@ loop(engine *e, const io_plan *p, void *buf, io_on_request on_request, io_outcom
 	pthread_mutex_unlock(&e->mu);
 }
 
+/*
+ * Set the watch up and start its watchdog: the stop signals are blocked in
+ * the calling thread from now on (the mask before is kept in w).
+ */
+static void
+watch_begin(io_watch *w, uint64_t deadline_abs, io_on_cut on_cut, void *ctx)
+{
+	pthread_condattr_t ca;
+
+	memset(w, 0, sizeof(*w));
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	w->on_cut = on_cut;
+	w->ctx = ctx;
+	w->deadline_abs = deadline_abs;
+	/* the stop signals go to the watchdog alone */
+	signals_block_stop(&w->old_mask);
+	pthread_create(&w->dog, NULL, watchdog, w);
+}
+
+/*
+ * Stop the watchdog (the loop has ended: nothing is left to cut) and free
+ * what the watch holds; the stop signals stay blocked.
+ */
+static void
+watch_finish(io_watch *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;				/* from now on the watchdog has nothing to cut */
+	pthread_mutex_unlock(&w->mu);
+	pthread_cancel(w->dog);
+	pthread_join(w->dog, NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+}
+
 void
 io_engine_run(const io_plan *p, io_on_request on_request, io_on_cut on_cut, void *ctx,
 			  io_outcome *out)
 {
 	engine		e;
-	pthread_condattr_t ca;
-	pthread_t	dog;
+	aio_context_t aio = 0;		/* -A: the context, 0 when none */
 	void	   *buf;
 
 	memset(out, 0, sizeof(*out));
-	memset(&e, 0, sizeof(e));
-	pthread_mutex_init(&e.mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&e.cv, &ca);
-	pthread_condattr_destroy(&ca);
-	e.on_cut = on_cut;
-	e.ctx = ctx;
 	if (posix_memalign(&buf, p->align > 0 ? p->align : 4096, p->size) != 0)
 		buf = NULL;
 	if (buf == NULL)
@@ -316,33 +351,67 @@ io_engine_run(const io_plan *p, io_on_request on_request, io_on_cut on_cut, void
 	for (uint64_t i = 0, s = p->seed ^ 0x5eed; i < p->size / 8; i++)
 		((uint64_t *) buf)[i] = io_engine_random(&s);
 
-	if (p->async && syscall(SYS_io_setup, 1L, &e.aio) != 0)
+	if (p->async && syscall(SYS_io_setup, 1L, &aio) != 0)
 	{
 		out->end = IO_END_ERROR;
 		out->errnum = errno;
 		free(buf);
 		return;
 	}
-	/* the stop signals go to the watchdog alone */
-	signals_block_stop(NULL);
 	out->start_ns = out->end_ns = clock_now_ns();
-	if (p->deadline_ns != 0)
-		e.deadline_abs = out->start_ns + p->deadline_ns;
 	out->end = IO_END_COUNT;
-	pthread_create(&dog, NULL, watchdog, &e);
-	loop(&e, p, buf, on_request, out);
-	pthread_mutex_lock(&e.mu);
-	e.stop = true;				/* from now on the watchdog has nothing to cut */
-	pthread_mutex_unlock(&e.mu);
-	pthread_cancel(dog);
-	pthread_join(dog, NULL);
+	watch_begin(&e, p->deadline_ns != 0 ? out->start_ns + p->deadline_ns : 0, on_cut, ctx);
+	loop(&e, aio, p, buf, on_request, out);
+	watch_finish(&e);
 	/*
 	 * The stop signals stay blocked: one that comes now waits, harmless,
 	 * until the caller has reported and ended.
 	 */
-	if (e.aio != 0)
-		syscall(SYS_io_destroy, e.aio);
-	pthread_cond_destroy(&e.cv);
-	pthread_mutex_destroy(&e.mu);
+	if (aio != 0)
+		syscall(SYS_io_destroy, aio);
 	free(buf);
+}
+
+io_watch *
+io_watch_start(uint64_t deadline_ns, io_on_cut on_cut, void *ctx)
+{
+	io_watch   *w = xmalloc(sizeof(*w));
+
+	watch_begin(w, deadline_ns != 0 ? clock_now_ns() + deadline_ns : 0, on_cut, ctx);
+	return w;
+}
+
+bool
+io_watch_enter(io_watch *w)
+{
+	bool		go;
+
+	pthread_mutex_lock(&w->mu);
+	go = !w->stop;
+	w->in_request = go;
+	pthread_mutex_unlock(&w->mu);
+	if (go && io_engine_request_hook != NULL)
+		io_engine_request_hook();
+	return go;
+}
+
+void
+io_watch_leave(io_watch *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->in_request = false;
+	pthread_cond_broadcast(&w->cv);	/* the watchdog may wait for it */
+	pthread_mutex_unlock(&w->mu);
+}
+
+int
+io_watch_end(io_watch *w)
+{
+	int			signo;
+
+	watch_finish(w);
+	signo = w->signo;
+	pthread_sigmask(SIG_SETMASK, &w->old_mask, NULL);
+	free(w);
+	return signo;
 }

@@ -9,8 +9,9 @@
  * a request is still in the kernel (a device that does not answer), it
  * calls on_cut, which must report what was measured, and the process ends
  * there with the status on_cut returns; otherwise the loop ends at once.
- * ioping's front end (tool.c) runs its requests through it; PostgreSQL's
- * questions (pgdisk.c: many files, several writes per sync) do not yet.
+ * ioping's front end (tool.c) runs its requests through io_engine_run();
+ * PostgreSQL's questions (pgdisk.c: many files, several writes and a sync
+ * per request) run loops of their own under the same watchdog (io_watch).
  */
 #ifndef PGTEMPO_IO_ENGINE_H
 #define PGTEMPO_IO_ENGINE_H
@@ -93,6 +94,32 @@ typedef int (*io_on_cut) (void *ctx, int signo, uint64_t now_ns);
  */
 void		io_engine_run(const io_plan *p, io_on_request on_request, io_on_cut on_cut,
 						  void *ctx, io_outcome *out);
+
+/*
+ * The watchdog alone, around a caller's own loop: the same deadline, stop
+ * signals and cut as io_engine_run's.  io_watch_start() blocks SIGINT and
+ * SIGTERM in the calling thread and starts the watchdog (deadline_ns after
+ * now, 0: none); the loop brackets each request's system calls with
+ * io_watch_enter() and io_watch_leave(), and io_watch_end() ends the watch.
+ */
+typedef struct io_watch io_watch;
+
+io_watch   *io_watch_start(uint64_t deadline_ns, io_on_cut on_cut, void *ctx);
+
+/*
+ * A request begins (io_engine_request_hook runs here, untimed); false when
+ * the deadline or a stop signal came: then make no request.
+ */
+bool		io_watch_enter(io_watch *w);
+
+/* The request returned. */
+void		io_watch_leave(io_watch *w);
+
+/*
+ * Stop the watchdog and free w, unblock the stop signals again; the stop
+ * signal that ended the watch, or 0 (none, or the deadline).
+ */
+int			io_watch_end(io_watch *w);
 
 /*
  * For the tests: called in each request, before its system calls (and not

@@ -2,10 +2,10 @@
  * pgdisk.c — PostgreSQL's questions about its disks (see pgdisk.h): the
  * cluster's files found (--pgdata or the server's own answer), read
  * read-only and timed, the sync methods timed in a work file, then one
- * report in text or JSON.  Its requests are timed in loops of its own, not
- * by engine.c, whose plan is one file and one request per sync: so a read
- * or sync that never returns is not cut at -w here (a stop signal is seen
- * when it returns).
+ * report in text or JSON.  Its requests are timed in loops of its own (many
+ * files; several writes and a sync per request), each test under engine.c's
+ * watchdog: a read or sync that never returns is cut at -w or at a stop
+ * signal, as ioping's requests are, and the report is of what was measured.
  */
 #include "config.h"
 
@@ -81,11 +81,15 @@ typedef struct pgdisk
 	pgdisk_series sync[NMETHODS * 2];
 	int			nsync;
 	void	   *buf;
+	pgdisk_series *cur;			/* the test running and its start */
+	uint64_t	cur_start;
 } pgdisk;
+
+static bool report(const pgdisk *d);
 
 static volatile sig_atomic_t stop_signal;
 
-/* SIGINT/SIGTERM: end the test running now; the report still comes. */
+/* SIGINT/SIGTERM between the tests (the watchdog takes them in one): no test after it. */
 static void
 on_stop(int signo)
 {
@@ -395,17 +399,65 @@ file_of(pgdisk *d, uint64_t b)
 	return &d->files[lo];
 }
 
-/* Whether a test that began at start has done its work. */
-static bool
-test_done(const pgdisk *d, const pgdisk_series *x, uint64_t start)
+/* A test's time: -w, or pg_test_fsync's. */
+static uint64_t
+test_limit(const pgdisk *d)
 {
-	uint64_t	limit = d->s->deadline_set ? (uint64_t) d->s->deadline_ns : PGDISK_DEFAULT_NS;
+	return d->s->deadline_set ? (uint64_t) d->s->deadline_ns : PGDISK_DEFAULT_NS;
+}
 
-	if (stop_signal != 0)
+/*
+ * The watchdog's cut: a request of the test running did not return by its
+ * deadline or a stop signal.  Report what was measured, remove the work
+ * file; the status ends the process (as ioping's: 0 at -w, 128+N).
+ */
+static int
+cut(void *ctx, int signo, uint64_t now_ns)
+{
+	pgdisk	   *d = ctx;
+	int			status = signo != 0 ? EXITCODE_SIGNAL(signo) : EXITCODE_OK;
+
+	d->cur->elapsed_ns = now_ns - d->cur_start;
+	if (d->work_path != NULL)
+		unlink(d->work_path);
+	msg_warning("a request of the %s test did not return by %s; the tests after it did not run",
+				d->cur->name, signo != 0 ? "the stop signal" : "the end of its time (-w)");
+	if (!report(d) && status == EXITCODE_OK)
+		status = EXITCODE_ERROR;
+	if (!msg_flush_stdout() && status == EXITCODE_OK)
+		status = EXITCODE_ERROR;
+	return status;
+}
+
+/* A test begins: its series, its start, and the watchdog holding its time. */
+static io_watch *
+test_begin(pgdisk *d, pgdisk_series *x)
+{
+	x->h = hist_new(1);
+	d->cur = x;
+	d->cur_start = clock_now_ns();
+	return io_watch_start(test_limit(d), cut, d);
+}
+
+/* Whether the test running has done its work. */
+static bool
+test_done(const pgdisk *d)
+{
+	if (d->s->count > 0 && d->cur->h->total >= d->s->count)
 		return true;
-	if (d->s->count > 0 && x->h->total >= d->s->count)
-		return true;
-	return clock_now_ns() - start >= limit;
+	return clock_now_ns() - d->cur_start >= test_limit(d);
+}
+
+/* The test ends: its time, and a stop signal that came meanwhile. */
+static void
+test_end(pgdisk *d, io_watch *w)
+{
+	int			signo;
+
+	d->cur->elapsed_ns = clock_now_ns() - d->cur_start;
+	signo = io_watch_end(w);
+	if (signo != 0)
+		stop_signal = signo;
 }
 
 /* Random or sequential 8 KiB reads over the files, timed; false with *cause on a failed read. */
@@ -414,23 +466,24 @@ run_reads(pgdisk *d, pgdisk_series *x, bool random, char **cause)
 {
 	uint64_t	seed = clock_now_ns();
 	uint64_t	b = 0;
-	uint64_t	start;
+	io_watch   *w;
+	bool		ok = true;
 
 	x->name = random ? "random" : "sequential";
 	x->writes = 1;
 	x->direct = d->direct;
-	x->h = hist_new(1);
 	/* a cold start: what the page cache holds of the files goes first */
 	if (!d->direct)
 		for (int i = 0; i < d->nfiles; i++)
 			(void) posix_fadvise(d->files[i].fd, 0, 0, POSIX_FADV_DONTNEED);
-	start = clock_now_ns();
-	while (!test_done(d, x, start))
+	w = test_begin(d, x);
+	while (ok && !test_done(d) && io_watch_enter(w))
 	{
 		pgdisk_file *f;
 		off_t		off;
 		uint64_t	t0;
 		ssize_t		n;
+		int			err;
 
 		if (random)
 			b = io_engine_random(&seed) % d->blocks;
@@ -442,19 +495,19 @@ run_reads(pgdisk *d, pgdisk_series *x, bool random, char **cause)
 			(void) posix_fadvise(f->fd, off, PGDISK_BLOCK, POSIX_FADV_DONTNEED);
 		t0 = clock_now_ns();
 		n = pread(f->fd, d->buf, PGDISK_BLOCK, off);
-		if (n < 0 && errno == EINTR && stop_signal != 0)
-			break;				/* a stop signal cut it short: not a request */
+		err = errno;
 		hist_record(x->h, clock_now_ns() - t0);
+		io_watch_leave(w);
 		if (n < 0)
 		{
-			*cause = xasprintf("could not read file \"%s\": %s", f->path, strerror(errno));
-			return false;
+			*cause = xasprintf("could not read file \"%s\": %s", f->path, strerror(err));
+			ok = false;
 		}
 		if (!random)
 			b++;
 	}
-	x->elapsed_ns = clock_now_ns() - start;
-	return true;
+	test_end(d, w);
+	return ok;
 }
 
 /* ---- the sync methods ---- */
@@ -510,11 +563,11 @@ run_sync(pgdisk *d, pgdisk_series *x, int m, int writes, char **cause)
 {
 	int			flags = O_RDWR | O_CLOEXEC | methods[m].open_flags;
 	int			fd;
-	uint64_t	start;
+	io_watch   *w;
+	bool		ok = true;
 
 	x->name = methods[m].name;
 	x->writes = writes;
-	x->h = hist_new(1);
 	/* the open_* methods with direct I/O where it works, as pg_test_fsync */
 	fd = -1;
 	if (methods[m].open_flags != 0)
@@ -529,34 +582,29 @@ run_sync(pgdisk *d, pgdisk_series *x, int m, int writes, char **cause)
 		*cause = xasprintf("could not open work file \"%s\": %s", d->work_path, strerror(errno));
 		return false;
 	}
-	start = clock_now_ns();
-	while (!test_done(d, x, start))
+	w = test_begin(d, x);
+	while (ok && !test_done(d) && io_watch_enter(w))
 	{
 		uint64_t	t0 = clock_now_ns();
-		bool		ok = true;
+		int			err;
 
 		errno = 0;
-
-		for (int w = 0; w < writes && ok; w++)
-			ok = pwrite(fd, d->buf, PGDISK_BLOCK, (off_t) w * PGDISK_BLOCK) == PGDISK_BLOCK;
+		for (int i = 0; i < writes && ok; i++)
+			ok = pwrite(fd, d->buf, PGDISK_BLOCK, (off_t) i * PGDISK_BLOCK) == PGDISK_BLOCK;
 		if (ok && methods[m].sync == 1)
 			ok = fdatasync(fd) == 0;
 		else if (ok && methods[m].sync == 2)
 			ok = fsync(fd) == 0;
-		if (!ok && errno == EINTR && stop_signal != 0)
-			break;				/* a stop signal cut it short: not an operation */
+		err = errno;
 		hist_record(x->h, clock_now_ns() - t0);
+		io_watch_leave(w);
 		if (!ok)
-		{
 			*cause = xasprintf("%s on work file \"%s\" failed: %s", methods[m].name,
-							   d->work_path, errno ? strerror(errno) : "short write");
-			close(fd);
-			return false;
-		}
+							   d->work_path, err ? strerror(err) : "short write");
 	}
-	x->elapsed_ns = clock_now_ns() - start;
+	test_end(d, w);
 	close(fd);
-	return true;
+	return ok;
 }
 
 /* ---- the report ---- */

@@ -6,9 +6,11 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -351,6 +353,129 @@ START_TEST(deadline_holds)
 }
 END_TEST
 
+/* pgdisk_cut's case: the directory, the test, and whether a stop signal or -w cuts it. */
+static char cut_dir[64];
+static bool cut_sync;
+static bool cut_by_signal;
+
+/* A request that never returns after a SIGTERM to the process (the watchdog takes it). */
+static void
+term_then_hang(void)
+{
+	kill(getpid(), SIGTERM);
+	hang();
+}
+
+/* A file of n bytes of zeros at dir/name. */
+static void
+make_file(const char *dir, const char *name, size_t n)
+{
+	char		path[128];
+	FILE	   *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	for (size_t i = 0; i < n; i++)
+		fputc(0, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The child of pgdisk_cut: the read or sync test in cut_dir, its first request hanging. */
+static void
+run_pgdisk_hanging(void)
+{
+	io_settings s;
+	char		out[128];
+	char		json[128];
+
+	snprintf(out, sizeof(out), "%s/out.txt", cut_dir);
+	snprintf(json, sizeof(json), "%s/report.json", cut_dir);
+	if (freopen(out, "w", stdout) == NULL)
+		exit(90);
+	memset(&s, 0, sizeof(s));
+	if (cut_sync)
+		s.wal_sync_dir = cut_dir;
+	else
+		s.pgdata = cut_dir;
+	s.json_path = json;
+	s.deadline_set = true;
+	s.deadline_ns = cut_by_signal ? INT64_C(600000000000) : INT64_C(200000000);
+	io_engine_request_hook = cut_by_signal ? term_then_hang : hang;
+	fprintf(stderr, "status %d\n", pgdisk_run(&s));	/* not reached: the cut ends the process */
+	exit(0);
+}
+
+/* The whole of a small file, allocated. */
+static char *
+slurp(const char *dir, const char *name)
+{
+	char		path[128];
+	char	   *buf = calloc(1, 65536);
+	FILE	   *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_ptr_nonnull(f = fopen(path, "r"));
+	fread(buf, 1, 65535, f);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * pgdisk's read and sync tests hold -w and a stop signal while a request
+ * hangs: the report of what was measured (text and JSON), the work file
+ * gone, ioping's status (0 at -w, 128+N at a signal).
+ */
+START_TEST(pgdisk_cut)
+{
+	char		err[512];
+	char		path[128];
+	char	   *out;
+	char	   *json;
+	int			status;
+
+	cut_sync = _i / 2 == 1;
+	cut_by_signal = _i % 2 == 1;
+	snprintf(cut_dir, sizeof(cut_dir), "/tmp/check_io.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(cut_dir));
+	make_file(cut_dir, "PG_VERSION", 3);
+	snprintf(path, sizeof(path), "%s/base", cut_dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/base/1", cut_dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	make_file(cut_dir, "base/1/16384", 4 * 8192);
+
+	status = unit_run_in_child(run_pgdisk_hanging, err, sizeof(err));
+	ck_assert_msg(WIFEXITED(status), "%s", err);
+	ck_assert_int_eq(WEXITSTATUS(status), cut_by_signal ? 128 + SIGTERM : 0);
+	ck_assert_msg(strstr(err, cut_sync ? "the open_datasync test did not return"
+						 : "the random test did not return") != NULL, "%s", err);
+	ck_assert_ptr_null(strstr(err, "status"));
+	out = slurp(cut_dir, "out.txt");
+	json = slurp(cut_dir, "report.json");
+	if (cut_sync)
+	{
+		ck_assert_msg(strstr(out, "open_datasync, 1 write") != NULL, "%s", out);
+		ck_assert_ptr_null(strstr(out, "fdatasync, 1 write"));
+		ck_assert_msg(strstr(json, "\"open_datasync\"") != NULL, "%s", json);
+		snprintf(path, sizeof(path), "%s/pgtempo-io-walsync.tmp", cut_dir);
+		ck_assert_int_ne(access(path, F_OK), 0);	/* removed */
+	}
+	else
+	{
+		ck_assert_msg(strstr(out, "random                                  0 ops") != NULL,
+					  "%s", out);
+		ck_assert_msg(strstr(out, "sequential                       not run (stopped)") != NULL,
+					  "%s", out);
+		ck_assert_msg(strstr(json, "\"random\"") != NULL, "%s", json);
+	}
+	ck_assert_msg(strstr(json, "\"count\": 0") != NULL, "%s", json);
+	free(out);
+	free(json);
+	snprintf(path, sizeof(path), "rm -rf '%s'", cut_dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 /* A series of the given name and writes with these times (ns). */
 static pgdisk_series
 series_of(const char *name, int writes, const uint64_t *t, int n)
@@ -403,6 +528,7 @@ io_suite(void)
 	tcase_add_test(tc, timeline_merges);
 	tcase_add_test(tc, long_only_forms);
 	tcase_add_test(tc, pgdisk_verdicts);
+	tcase_add_loop_test(tc, pgdisk_cut, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }
