@@ -23,8 +23,9 @@ my $node = new_cluster('waits_baseline');
 my $dir = tempdir(CLEANUP => 1);
 my $log = "$dir/w.csv";
 # the episode's length, and the quiet time before and after it (two windows of it each):
-# 12 s of 1 s profile lines, at least the 12 slices a bound needs
-my $len = 12;
+# 14 s of 1 s profile lines: a window of 13 s or more holds at least the 12
+# whole lines (slices) a bound needs, whatever the lines' phase
+my $len = 14;
 my $quiet = 2 * $len + 4;
 
 $node->safe_psql('postgres', 'CREATE TABLE t (i int)');
