@@ -404,6 +404,32 @@ sampler_count_backends(sampler *sm, int *n, char **cause)
 	return ok;
 }
 
+bool
+sampler_read_int8(sampler *sm, const char *sql, int n, int64_t *v, bool *isnull, char **cause)
+{
+	PGresult   *res;
+	bool		ok;
+
+	drain(sm);
+	res = stmt_exec(&sm->sc, sql, cause);
+	synced(sm, SAMPLER_OK);
+	if (res == NULL)
+		return false;
+	ok = PQntuples(res) == 1 && PQnfields(res) == n;
+	for (int i = 0; ok && i < n; i++)
+	{
+		isnull[i] = PQgetisnull(res, 0, i);
+		v[i] = 0;
+		ok = isnull[i] || pqbin_get_int8(pqbin, res, 0, i, &v[i]);
+	}
+	if (!ok)
+		*cause = xasprintf("could not read the server's counters: %s",
+						   PQntuples(res) != 1 || PQnfields(res) != n ?
+						   "not one row of the columns asked for" : pqbin->error());
+	PQclear(res);
+	return ok;
+}
+
 /*
  * The statement for the next sample.  With known pids: a call of
  * pg_stat_get_activity(pid) per pid costs more than a row of
