@@ -294,8 +294,12 @@ measured_rows(measured_run *m, const sample_batch *b, bool include_idle)
 
 		if (!sample_row_counted(r, include_idle))
 			continue;
+		/* background processes have no state; sessions without one are an in-server source's */
 		if (r->state == NULL)
-			m->no_state += r->samples;
+		{
+			if (r->backend_type == NULL || strcmp(r->backend_type, "client backend") == 0)
+				m->no_state += r->samples;
+		}
 		else if (strcmp(r->state, "active") == 0 || strcmp(r->state, "fastpath function call") == 0)
 			m->samples[MEAS_KIND_ACTIVE] += r->samples;
 		if (r->cls != SAMPLE_WAIT || r->wait_event_type == NULL || r->wait_event == NULL ||
@@ -473,6 +477,16 @@ costs(const measured_run *m, double clock_ns, measured_cost *c)
 	return n;
 }
 
+/* The settings that are off, priced: the clock is read for a while only when one is. */
+static int
+priced_costs(const measured_run *m, measured_cost *c, double *clock_ns)
+{
+	*clock_ns = -1;
+	if (costs(m, -1, c) > 0)
+		*clock_ns = clock_read_ns();
+	return costs(m, *clock_ns, c);
+}
+
 /* "N.NNN ms" of a measured average per operation. */
 static void
 text_per_op(FILE *out, const measured_pair *p, const measured_fig *f)
@@ -524,7 +538,9 @@ measured_text(FILE *out, const measured_run *m, double period_s)
 		}
 		fprintf(out, " sampled %.3f ± %.3f s (%s)", f.sampled_s, f.bound_s, p->sampled_by);
 		if (f.missing == NULL && !f.compared)
-			fputs(": not compared", out);
+			fputs(p->kind == MEAS_KIND_ACTIVE && m->no_state > 0 ?
+				  ": not compared (the source gives no session states)" :
+				  ": not compared (the setting changed during the run)", out);
 		else if (f.missing == NULL)
 			fputs(f.agree ? ": within the bound" : ": disagree", out);
 		fputc('\n', out);
@@ -552,10 +568,7 @@ measured_text(FILE *out, const measured_run *m, double period_s)
 	if (m->wal_io_on && m->wal_io_off)
 		fputs("  track_wal_io_timing changed during the run: the WAL times are not compared\n",
 			  out);
-	nc = costs(m, -1, c);
-	if (nc > 0)
-		clock_ns = clock_read_ns();
-	nc = costs(m, clock_ns, c);
+	nc = priced_costs(m, c, &clock_ns);
 	for (int i = 0; i < nc; i++)
 	{
 		fprintf(out, "  %s is off: %s are not measured; turning it on reads the clock twice"
@@ -623,10 +636,7 @@ measured_json(json_writer *w, const measured_run *m, double period_s)
 		json_object_end(w);
 	}
 	json_array_end(w);
-	nc = costs(m, -1, c);
-	if (nc > 0)
-		clock_ns = clock_read_ns();
-	nc = costs(m, clock_ns, c);
+	nc = priced_costs(m, c, &clock_ns);
 	json_key(w, "timing_off");
 	json_array_begin(w);
 	for (int i = 0; i < nc; i++)
