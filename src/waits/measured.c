@@ -388,9 +388,10 @@ figure(const measured_run *m, const measured_pair *p, double period_s, measured_
 			"pg_stat_reset_shared()): before the reset only the time since it was measured";
 	if (f->measured_s < f->sampled_s)
 		f->reasons[f->nreasons++] = p->kind == MEAS_KIND_ACTIVE ?
-			"the server adds a statement's active time when it ends, and a session sends its "
-			"statistics at most once a second or when it ends: time of statements still running "
-			"at the last read was sampled but not yet measured" :
+			"the server adds a statement's active time when it ends, and a session sends it at "
+			"most once a second, after a statement that touched a table, or when it ends (15: "
+			"a session of pg_sleep or SELECT 1 alone sends nothing until it ends): time still "
+			"running or not yet sent at the last read was sampled but not yet measured" :
 			"a session sends its statistics when its transaction ends, at most once a second: "
 			"I/O of transactions still open at the last read was sampled but not yet measured";
 	else
