@@ -46,7 +46,8 @@ sub measured_run
 		$h->pump_nb;
 	}
 	usleep(500_000);
-	my $b = IPC::Run::start([ $bench, @conn, '-n', '-c', '2', '-T', $secs, '-f', $script ],
+	my $b = IPC::Run::start([ $bench, @conn, '-n', '-c', '2', '-T', $secs,
+		@{ $o{load} || [ '-f', $script ] } ],
 		'>', \my $bout, '2>', \my $berr);
 	if ($o{during})
 	{
@@ -122,5 +123,27 @@ like($a->{reasons}[0] || '', qr/reset during the run/, 'reset: its reason comes 
 like($text, qr/^    disagreement: measured [\d.]+ s lies below the sampled bound/m,
 	'text: the disagreement');
 like($text, qr/^  counter reset: pg_stat_database reset during the run/m, 'text: the reset');
+
+# ---------------------------------------------------------------- WAL syncs with synchronous_commit on
+
+# the test clusters run with fsync off, which syncs nothing and counts nothing
+$node->safe_psql('postgres', 'ALTER SYSTEM SET track_wal_io_timing = on; '
+	  . 'ALTER SYSTEM SET fsync = on; SELECT pg_reload_conf()');
+$node->poll_query_until('postgres',
+	q{SELECT current_setting('track_wal_io_timing') = 'on' AND current_setting('fsync') = 'on'})
+  or die 'track_wal_io_timing did not come on';
+my ($rc, $bout, $berr) = run_tool([ $bench, @conn, '-i', '-s', '1', '-q' ]);
+is($rc, 0, 'pgbench tables') or diag($berr);
+($r, $fig, $text) = measured_run(name => 'wal', load => [], args => [ '--backend-type=all' ]);
+my $w = $fig->{wal_syncs};
+ok(!defined $w->{measured_missing}, 'track_wal_io_timing on: WAL syncs measured');
+cmp_ok($w->{measured_count}, '>', 0, 'WAL syncs: counted by the server (a commit each)');
+cmp_ok($w->{measured_ms_each}, '>', 0, 'WAL syncs: the measured average duration of one');
+ok(!(grep { $_->{setting} eq 'track_wal_io_timing' } @{ $r->{measured_by_server}{timing_off} }),
+	'track_wal_io_timing on: no cost line for it');
+like($text, qr/^  WAL syncs: measured [\d.]+ s in \d+ syncs, [\d.]+ ms each \(pg_stat_wal\.wal_sync_time, wal_sync\); sampled [\d.]+ ± [\d.]+ s \(IO\/WALSync\)/m,
+	'text: WAL syncs measured beside sampled, with the time of one');
+note("WAL syncs: measured $w->{measured_seconds} s in $w->{measured_count}, sampled "
+	  . "$w->{sampled_seconds} ± $w->{sampled_error_seconds} s");
 
 done_testing();
