@@ -377,7 +377,9 @@ figure(const measured_run *m, const measured_pair *p, double period_s, measured_
 	f->count = f->has_count ? m->sum[p->count_col] : 0;
 	f->reset = p->reset_col == MEAS_WAL_RESET_US ? m->wal_reset : m->db_reset;
 	/* a setting turned on or off during the run leaves part of the time out */
-	f->compared = !off && !(p->kind == MEAS_KIND_ACTIVE && m->no_state > 0);
+	/* a few rows without a state are sessions starting; most of them, a source without states */
+	f->compared = !off && !(p->kind == MEAS_KIND_ACTIVE &&
+							m->no_state > m->samples[MEAS_KIND_ACTIVE]);
 	if (!f->compared)
 		return;
 	f->agree = fabs(f->measured_s - f->sampled_s) <= f->bound_s;
@@ -539,7 +541,7 @@ measured_text(FILE *out, const measured_run *m, double period_s)
 		}
 		fprintf(out, " sampled %.3f ± %.3f s (%s)", f.sampled_s, f.bound_s, p->sampled_by);
 		if (f.missing == NULL && !f.compared)
-			fputs(p->kind == MEAS_KIND_ACTIVE && m->no_state > 0 ?
+			fputs(p->kind == MEAS_KIND_ACTIVE && m->no_state > m->samples[MEAS_KIND_ACTIVE] ?
 				  ": not compared (the source gives no session states)" :
 				  ": not compared (the setting changed during the run)", out);
 		else if (f.missing == NULL)

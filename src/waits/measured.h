@@ -94,7 +94,7 @@ typedef struct measured_run
 	uint64_t	next_ns;		/* monotonic: the next read in the run */
 	/* sampled */
 	uint64_t	samples[MEAS_NKINDS];
-	uint64_t	no_state;		/* counted rows without a state (an in-server source) */
+	uint64_t	no_state;		/* counted session rows without a state (starting, or a source without) */
 	double		cpu0;			/* our server backend's CPU seconds at the first read; < 0 unknown */
 	double		own_s;			/* our own statements' active time: its CPU time; < 0 unknown */
 } measured_run;

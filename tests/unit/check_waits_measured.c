@@ -62,6 +62,43 @@ START_TEST(rows_counted)
 }
 END_TEST
 
+/* A session starting has no state yet: one such row does not stop the comparison, most do. */
+START_TEST(stateless_rows)
+{
+	static const struct
+	{
+		uint64_t	active;
+		uint64_t	no_state;
+		bool		compared;
+	}			cases[] = {
+		{600, 1, true}, {600, 600, true}, {0, 600, false}, {100, 600, false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		waits_settings s = WAITS_SETTINGS_INIT;
+		measured_run m;
+		char	   *buf = NULL;
+		size_t		len = 0;
+		FILE	   *f;
+
+		measured_init(&m, &s);
+		m.nreads = 2;
+		m.io_on = m.wal_io_on = true;
+		m.own_s = -1;
+		m.samples[MEAS_KIND_ACTIVE] = cases[i].active;
+		m.no_state = cases[i].no_state;
+		f = open_memstream(&buf, &len);
+		measured_text(f, &m, 0.01);
+		fclose(f);
+		ck_assert_msg((strstr(buf, "not compared (the source gives no session states)") == NULL) ==
+					  cases[i].compared, "case %zu: %s", i, buf);
+		free(buf);
+		measured_free(&m);
+	}
+}
+END_TEST
+
 START_TEST(bound)
 {
 	/* none seen still allows 3 samples */
@@ -175,6 +212,7 @@ main(void)
 	TCase	   *tc = tcase_create("measured");
 
 	tcase_add_test(tc, rows_counted);
+	tcase_add_test(tc, stateless_rows);
 	tcase_add_test(tc, bound);
 	tcase_add_test(tc, agree_and_disagree);
 	tcase_add_test(tc, setting_off_and_missing);
