@@ -252,4 +252,14 @@ double		sampler_backend_cpu_s(const sampler *sm);
  */
 bool		sampler_count_backends(sampler *sm, int *n, char **cause);
 
+/*
+ * Run sql (no parameters), which returns one row of n bigint columns, into
+ * v and isnull (a NULL reads as 0); false with *cause if it fails.  It is
+ * prepared once a connection: every call of a run passes the same sql.
+ * Used for the server's own counters, read a few times a run
+ * (waits/measured.h).
+ */
+bool		sampler_read_int8(sampler *sm, const char *sql, int n, int64_t *v, bool *isnull,
+							  char **cause);
+
 #endif

@@ -460,6 +460,8 @@ report_text(FILE *out, const report_info *ri)
 	wprof_groups_free(&g);
 	report_heads_text(out, ri);
 	text_durations(out, ri->p);
+	if (ri->meas != NULL)
+		measured_text(out, ri->meas, ri->src.period_s);
 	fflush(out);
 }
 
@@ -693,6 +695,8 @@ json_document(strbuf *sb, const report_info *ri)
 	report_heads_json(&w, ri);
 	if (ri->p->has_measured)
 		json_durations(&w, ri->p);
+	if (ri->meas != NULL)
+		measured_json(&w, ri->meas, ri->src.period_s);
 	json_object_end(&w);
 	strbuf_putc(sb, '\n');
 }

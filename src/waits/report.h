@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "format.h"
+#include "measured.h"
 #include "report_cost.h"
 #include "wprof.h"
 #include "sample.h"
@@ -54,6 +55,7 @@ typedef struct report_info
 	bool		no_blockers;	/* the rows say nothing of blockers (profiles read back) */
 	const format_store_counts *store;	/* --store's rows, or NULL */
 	const report_cost *cost;	/* what sampling cost the server, or NULL */
+	const measured_run *meas;		/* what the server measured itself, or NULL */
 } report_info;
 
 void		report_text(FILE *out, const report_info *ri);

@@ -31,6 +31,7 @@
 #include "budget.h"
 #include "format.h"
 #include "fromlog.h"
+#include "measured.h"
 #include "options.h"
 #include "report.h"
 #include "sample.h"
@@ -108,6 +109,7 @@ typedef struct run_state
 	char	   *reconnect_error;	/* why the last attempt to reconnect failed */
 	bool		ended;			/* sampling is over: final_health is what the run measured */
 	sample_health final_health;	/* the one account the log and the report both give */
+	measured_run meas;			/* the server's own counters, beside the sampled estimates */
 } run_state;
 
 /* A timeval in seconds. */
@@ -205,7 +207,10 @@ consume(run_state *r, const sample_batch *b, bool tick)
 	heads_graph_build(&r->graph, b);
 	wprof_add_heads(&r->run, &r->graph);
 	if (tick)
+	{
 		wprof_tick(&r->run, b->ts_us);
+		measured_rows(&r->meas, b, s->include_idle);
+	}
 	sinks_rows(&r->out, b, &r->graph, tick);
 }
 
@@ -471,6 +476,7 @@ housekeeping(run_state *r, uint64_t now_ns)
 		if (!sampler_refresh_names(r->sm, &cause))
 			free(cause);
 		measure(r, now_us);
+		measured_due(&r->meas, r->sm, now_ns);
 		/* a statement without an answer in time dropped the connection: lost, as in a sample */
 		if (!sampler_connected(r->sm) && !stop_flag)
 			handle_sample(r, SAMPLER_LOST);
@@ -682,6 +688,7 @@ finish(run_state *r)
 	uint64_t	stop_ns;
 
 	measure(r, clock_wall_us());
+	measured_finish(&r->meas, r->sm);
 	sinks_stop(&r->out);
 	end_us = clock_wall_us();
 	/* every tick due by the end is accounted for: sampled, missed or in a gap */
@@ -725,6 +732,7 @@ finish(run_state *r)
 	ri.p = &r->run;
 	ri.gave_up = gave_up;
 	ri.store = s->store != NULL ? &r->out.run.stored : NULL;
+	ri.meas = &r->meas;
 	if (s->json)
 		report_json(stdout, &ri);
 	else
@@ -781,6 +789,7 @@ free_state(run_state *r)
 	free(r->user_seen);
 	free(r->match_apps);
 	free(r->app_seen);
+	measured_free(&r->meas);
 	strpool_free(&r->pool);
 }
 
@@ -829,6 +838,7 @@ waits_run(const waits_settings *s)
 	r.out.run.missed = &r.sc.missed;
 	sinkset_add_all(&r.out);
 	sample_batch_init(&r.batch);
+	measured_init(&r.meas, s);
 	init_matches(&r);
 
 	if (!open_outputs(&r, &cause))
@@ -858,6 +868,8 @@ waits_run(const waits_settings *s)
 	if (sampler_get_info(r.sm)->interval_ns < NS_PER_MS)
 		prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 #endif
+	/* the counters' first read: before the budget's window starts, so that it is not counted */
+	measured_read(&r.meas, r.sm);
 	getrusage(RUSAGE_SELF, &r.ru0);
 	r.t0_ns = clock_now_ns();
 	r.last_sample_us = clock_wall_us();

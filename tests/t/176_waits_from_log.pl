@@ -71,21 +71,24 @@ sub run_ok
 
 # A JSON report without what only a live run knows: idle rows are not logged,
 # the cost budget's account (a live run's own) is not repeated from files,
-# and raw rows do not carry the transaction's start (a head blocker's age).
+# the server's own counters are not logged (yet), and raw rows do not carry
+# the transaction's start (a head blocker's age).
 sub comparable
 {
 	my ($r) = @_;
-	delete $r->{$_} for qw(idle_rows first_sample last_sample cost);
+	delete $r->{$_} for qw(idle_rows first_sample last_sample cost measured_by_server);
 	delete $_->{xact_age_seconds} for @{ $r->{blockers}{heads} // [] };
 	return $r;
 }
 
 # The text report without the lines only a live run prints: its sampling cost
-# and the statement it chose; and without a head blocker's transaction age.
+# and the statement it chose, what the server measured (its last section);
+# and without a head blocker's transaction age.
 sub comparable_text
 {
 	my ($t) = @_;
 	$t =~ s/^(?:cost|statement): .*\n//mg;
+	$t =~ s/\nmeasured by the server: .*\z//s;
 	$t =~ s/, xact [\d.]+ s//g;
 	return $t;
 }

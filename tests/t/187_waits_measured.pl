@@ -1,0 +1,149 @@
+# pgtempo-waits: what the server measured itself beside the sampled
+# estimates, where the truth is known.  Two sessions run short pg_sleep
+# statements back to back: the server adds their active time at each
+# statement's end, so the measured active_time and the sampled activity of
+# the sessions describe the same seconds and must agree within the bound.
+# track_io_timing off leaves the block times out and says what turning it on
+# would cost; on, they are measured.  A pg_stat_reset() in the middle of a
+# run loses the time before it, and the report says so with its reason.
+
+use strict;
+use warnings;
+
+use File::Temp qw(tempdir);
+use IPC::Run;
+use JSON::PP;
+use PgTempo::Test;
+use Test::More;
+use Time::HiRes qw(usleep);
+
+my $bin = pgtempo_bin('pgtempo-waits');
+my $bench = pgtempo_bin('pgtempo-bench');
+# no autovacuum: its workers would add active time the sessions' samples do not have
+my $node = new_cluster('waits_measured', conf => "autovacuum = off\n");
+my @conn = ('-h', $node->host, '-p', $node->port, '-d', 'postgres');
+my $dir = tempdir(CLEANUP => 1);
+my $script = "$dir/sleep.sql";
+write_file($script, "SELECT pg_sleep(0.05);\n");
+
+# One run: the sampler starts, after its first read the load runs for
+# $secs s ($during is called in the middle of it), and the sampler ends a
+# while after the load did, so that every statement's time has reached the
+# server's counters.  Returns the JSON report and the text report.
+sub measured_run
+{
+	my (%o) = @_;
+	my $secs = $o{secs} || 3;
+	my ($out, $err) = ('', '');
+	my $json = "$dir/run.json";
+	unlink $json;
+	my $h = IPC::Run::start([ $bin, @conn, '--source=activity', '-i', '10ms',
+		'-T', $secs + 4, "--json=$json", @{ $o{args} || [] } ], '>', \$out, '2>', \$err);
+	my $waited = 0;
+	while ($err !~ /sampling/ && $waited++ < 300)
+	{
+		usleep(100_000);
+		$h->pump_nb;
+	}
+	usleep(500_000);
+	my $b = IPC::Run::start([ $bench, @conn, '-n', '-c', '2', '-T', $secs,
+		@{ $o{load} || [ '-f', $script ] } ],
+		'>', \my $bout, '2>', \my $berr);
+	if ($o{during})
+	{
+		usleep($secs * 500_000);
+		$o{during}->();
+	}
+	$b->finish;
+	is($b->result(0), 0, "$o{name}: the load ran") or diag($berr);
+	$h->finish;
+	is($h->result(0), 0, "$o{name}: exit 0") or diag($err);
+	my $r = eval { decode_json(slurp_text($json)) } || {};
+	my %fig = map { $_->{what} => $_ } @{ $r->{measured_by_server}{figures} || [] };
+	return ($r, \%fig, $out);
+}
+
+# ---------------------------------------------------------------- track_io_timing off
+
+my ($r, $fig, $text) = measured_run(name => 'io timing off');
+my $m = $r->{measured_by_server};
+ok($m, 'the JSON report has measured_by_server');
+cmp_ok($m->{reads}, '>=', 2, 'the counters were read at the start and at the end');
+my $a = $fig->{active_time};
+ok(defined $a->{measured_seconds}, 'active time measured');
+cmp_ok($a->{sampled_samples}, '>', 0, 'the sessions in state active were sampled');
+# 2 sessions for about 3 s: seconds of active time on both sides
+cmp_ok($a->{measured_seconds}, '>', 1, 'active time: the measured seconds are the sessions\'');
+ok($a->{agree}, 'active time: measured within the sampled bound')
+  or diag(explain($a));
+is_deeply($a->{reasons}, [], 'active time: no disagreement, no reasons');
+is($fig->{data_file_reads}{measured_missing}, 'track_io_timing is off',
+	'track_io_timing off: block read time missing, and why');
+ok(!defined $fig->{data_file_reads}{measured_seconds}, 'track_io_timing off: no measured seconds');
+ok(defined $fig->{data_file_reads}{sampled_seconds}, 'the sampled side is there all the same');
+my ($io_cost) = grep { $_->{setting} eq 'track_io_timing' } @{ $m->{timing_off} };
+ok($io_cost, 'track_io_timing off: its cost is priced');
+cmp_ok($io_cost->{clock_read_ns}, '>', 0, 'the clock read cost, from the timing loop');
+ok(defined $io_cost->{cpu_us_per_second}, 'the cost from the I/O rate of the counters');
+like($text, qr/^measured by the server: its counters read \d+ times/m, 'text: the section');
+like($text, qr/^  active time: measured [\d.]+ s \(pg_stat_database\.active_time\)(, less [\d.]+ s of this sampler's own statements \(its backend's CPU time\))?; sampled [\d.]+ ± [\d.]+ s \(sessions in state active\): within the bound$/m,
+	'text: active time, measured beside sampled');
+like($text, qr/^  data file reads: measured: none \(track_io_timing is off\); sampled [\d.]+ ± [\d.]+ s \(IO\/DataFileRead\)$/m,
+	'text: the read time is not measured, and why');
+like($text, qr/^  track_io_timing is off: pg_stat_database\.blk_read_time and blk_write_time are not measured; turning it on reads the clock twice per operation, [\d.]+ ns a read on this host: at the [\d.]+ block reads and writes a second of this run, [\d.]+ us of CPU a second \([\d.]+ % of one CPU\)$/m,
+	'text: what turning track_io_timing on would cost');
+
+# ---------------------------------------------------------------- track_io_timing on
+
+$node->safe_psql('postgres', 'ALTER SYSTEM SET track_io_timing = on; SELECT pg_reload_conf()');
+$node->poll_query_until('postgres', q{SELECT current_setting('track_io_timing') = 'on'})
+  or die 'track_io_timing did not come on';
+($r, $fig, $text) = measured_run(name => 'io timing on');
+$m = $r->{measured_by_server};
+ok(!defined $fig->{data_file_reads}{measured_missing}, 'track_io_timing on: the read time is measured');
+ok(defined $fig->{data_file_reads}{measured_count}, 'track_io_timing on: with the count of reads');
+ok(!(grep { $_->{setting} eq 'track_io_timing' } @{ $m->{timing_off} }),
+	'track_io_timing on: no cost line for it');
+ok($fig->{active_time}{agree}, 'io timing on: active time within the bound')
+  or diag(explain($fig->{active_time}));
+unlike($text, qr/track_io_timing is off/, 'text: no missing-figures line for track_io_timing');
+like($text, qr/^  data file reads: measured [\d.]+ s in \d+ reads/m, 'text: the read time measured');
+
+# ---------------------------------------------------------------- a reset in the middle
+
+($r, $fig, $text) = measured_run(name => 'reset', secs => 4,
+	during => sub { $node->safe_psql('postgres', 'SELECT pg_stat_reset()') });
+$m = $r->{measured_by_server};
+ok($m->{reset_pg_stat_database}, 'reset: noticed');
+$a = $fig->{active_time};
+# the seconds of both sessions before the reset are lost: far outside the bound
+ok(defined $a->{agree} && !$a->{agree}, 'reset: active time disagrees')
+  or diag(explain($a));
+like($a->{reasons}[0] || '', qr/reset during the run/, 'reset: its reason comes first');
+like($text, qr/^    disagreement: measured [\d.]+ s lies below the sampled bound/m,
+	'text: the disagreement');
+like($text, qr/^  counter reset: pg_stat_database reset during the run/m, 'text: the reset');
+
+# ---------------------------------------------------------------- WAL syncs with synchronous_commit on
+
+# the test clusters run with fsync off, which syncs nothing and counts nothing
+$node->safe_psql('postgres', 'ALTER SYSTEM SET track_wal_io_timing = on; '
+	  . 'ALTER SYSTEM SET fsync = on; SELECT pg_reload_conf()');
+$node->poll_query_until('postgres',
+	q{SELECT current_setting('track_wal_io_timing') = 'on' AND current_setting('fsync') = 'on'})
+  or die 'track_wal_io_timing did not come on';
+my ($rc, $bout, $berr) = run_tool([ $bench, @conn, '-i', '-s', '1', '-q' ]);
+is($rc, 0, 'pgbench tables') or diag($berr);
+($r, $fig, $text) = measured_run(name => 'wal', load => [], args => [ '--backend-type=all' ]);
+my $w = $fig->{wal_syncs};
+ok(!defined $w->{measured_missing}, 'track_wal_io_timing on: WAL syncs measured');
+cmp_ok($w->{measured_count}, '>', 0, 'WAL syncs: counted by the server (a commit each)');
+cmp_ok($w->{measured_ms_each}, '>', 0, 'WAL syncs: the measured average duration of one');
+ok(!(grep { $_->{setting} eq 'track_wal_io_timing' } @{ $r->{measured_by_server}{timing_off} }),
+	'track_wal_io_timing on: no cost line for it');
+like($text, qr/^  WAL syncs: measured [\d.]+ s in \d+ syncs, [\d.]+ ms each \(pg_stat_wal\.wal_sync_time, wal_sync\); sampled [\d.]+ ± [\d.]+ s \(IO\/WALSync\)/m,
+	'text: WAL syncs measured beside sampled, with the time of one');
+note("WAL syncs: measured $w->{measured_seconds} s in $w->{measured_count}, sampled "
+	  . "$w->{sampled_seconds} ± $w->{sampled_error_seconds} s");
+
+done_testing();

@@ -1,0 +1,221 @@
+/*
+ * check_waits_measured.c — the server's own counters beside the sampled
+ * estimates: which rows count for which figure, the bound, and the
+ * report's lines for agreement, disagreement with its reasons, a reset, a
+ * setting that is off and a column the server does not have.
+ */
+#include "config.h"
+
+#include "measured.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+/* A row of a sample. */
+static void
+add_row(sample_batch *b, const char *btype, const char *state, sample_class cls,
+		const char *type, const char *event)
+{
+	sample_row *r = sample_batch_add(b);
+
+	r->backend_type = btype;
+	r->state = state;
+	r->cls = cls;
+	r->wait_event_type = type;
+	r->wait_event = event;
+	r->samples = 1;
+}
+
+START_TEST(rows_counted)
+{
+	waits_settings s = WAITS_SETTINGS_INIT;
+	measured_run m;
+	sample_batch b;
+
+	measured_init(&m, &s);
+	sample_batch_init(&b);
+	add_row(&b, "client backend", "active", SAMPLE_CPU, "CPU", "CPU");
+	add_row(&b, "client backend", "active", SAMPLE_WAIT, "IO", "DataFileRead");
+	add_row(&b, "client backend", "fastpath function call", SAMPLE_WAIT, "IO", "WALSync");
+	add_row(&b, "client backend", "idle in transaction", SAMPLE_WAIT, "Client", "ClientRead");
+	add_row(&b, "client backend", "idle", SAMPLE_IDLE, "Client", "ClientRead");
+	/* a background process has no state: not a session, its I/O counts all the same */
+	add_row(&b, "checkpointer", NULL, SAMPLE_WAIT, "IO", "DataFileWrite");
+	add_row(&b, "walwriter", NULL, SAMPLE_WAIT, "IO", "WALWrite");
+	add_row(&b, "client backend", "active", SAMPLE_WAIT, "LWLock", "WALWrite");
+	measured_rows(&m, &b, false);
+	ck_assert_uint_eq(m.samples[MEAS_KIND_ACTIVE], 4);
+	ck_assert_uint_eq(m.samples[MEAS_KIND_READ], 1);
+	ck_assert_uint_eq(m.samples[MEAS_KIND_WRITE], 1);
+	ck_assert_uint_eq(m.samples[MEAS_KIND_WAL_WRITE], 1);
+	ck_assert_uint_eq(m.samples[MEAS_KIND_WAL_SYNC], 1);
+	ck_assert_uint_eq(m.no_state, 0);
+	/* a session without a state: an in-server source's */
+	sample_batch_reset(&b, 0);
+	add_row(&b, "client backend", NULL, SAMPLE_CPU, "CPU", "CPU");
+	measured_rows(&m, &b, false);
+	ck_assert_uint_eq(m.no_state, 1);
+	sample_batch_free(&b);
+	measured_free(&m);
+}
+END_TEST
+
+/* A session starting has no state yet: one such row does not stop the comparison, most do. */
+START_TEST(stateless_rows)
+{
+	static const struct
+	{
+		uint64_t	active;
+		uint64_t	no_state;
+		bool		compared;
+	}			cases[] = {
+		{600, 1, true}, {600, 600, true}, {0, 600, false}, {100, 600, false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		waits_settings s = WAITS_SETTINGS_INIT;
+		measured_run m;
+		char	   *buf = NULL;
+		size_t		len = 0;
+		FILE	   *f;
+
+		measured_init(&m, &s);
+		m.nreads = 2;
+		m.io_on = m.wal_io_on = true;
+		m.own_s = -1;
+		m.samples[MEAS_KIND_ACTIVE] = cases[i].active;
+		m.no_state = cases[i].no_state;
+		f = open_memstream(&buf, &len);
+		measured_text(f, &m, 0.01);
+		fclose(f);
+		ck_assert_msg((strstr(buf, "not compared (the source gives no session states)") == NULL) ==
+					  cases[i].compared, "case %zu: %s", i, buf);
+		free(buf);
+		measured_free(&m);
+	}
+}
+END_TEST
+
+START_TEST(bound)
+{
+	/* none seen still allows 3 samples */
+	ck_assert_double_eq_tol(measured_bound_s(0, 0.01), 0.03, 1e-12);
+	ck_assert_double_eq_tol(measured_bound_s(100, 0.01), 0.01 * (19.6 + 3), 1e-12);
+}
+END_TEST
+
+/* A run read twice: 600 active samples of 10 ms, active_time us measured. */
+static void
+two_reads(measured_run *m, int64_t active_us)
+{
+	waits_settings s = WAITS_SETTINGS_INIT;
+
+	measured_init(m, &s);
+	m->nreads = 2;
+	m->first_us = 1000000;
+	m->last_us = 11000000;
+	m->io_on = m->wal_io_on = true;
+	m->own_s = -1;
+	m->samples[MEAS_KIND_ACTIVE] = 600;
+	m->sum[MEAS_ACTIVE_US] = active_us;
+	m->sum[MEAS_BLKS_READ] = 1000;
+	m->sum[MEAS_READ_US] = 20000;
+}
+
+/* The text section of m at 10 ms a sample. */
+static char *
+text_of(const measured_run *m)
+{
+	char	   *buf = NULL;
+	size_t		len = 0;
+	FILE	   *f = open_memstream(&buf, &len);
+
+	measured_text(f, m, 0.01);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(agree_and_disagree)
+{
+	static const struct
+	{
+		int64_t		active_us;
+		bool		reset;
+		const char *want;
+	}			cases[] = {
+		/* 6 s sampled, bound 0.01 * (1.96 * sqrt(600) + 3) = 0.510 s */
+		{6300000, false, "  active time: measured 6.300 s (pg_stat_database.active_time); "
+		"sampled 6.000 ± 0.510 s (sessions in state active): within the bound\n"},
+		{6600000, false, "    disagreement: measured 6.600 s lies above the sampled bound "
+		"[5.490, 6.510] s; what usually explains it:\n"
+		"    - statements that began before the first read"},
+		{2000000, true, "    disagreement: measured 2.000 s lies below the sampled bound "
+		"[5.490, 6.510] s; what usually explains it:\n"
+		"    - the counters were reset during the run"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		measured_run m;
+		char	   *t;
+
+		two_reads(&m, cases[i].active_us);
+		m.db_reset = cases[i].reset;
+		m.db_reset_us = 5000000;
+		t = text_of(&m);
+		ck_assert_msg(strstr(t, cases[i].want) != NULL, "case %zu: %s", i, t);
+		ck_assert_msg(strstr(t, "  data file reads: measured 0.020 s in 1000 reads, 0.020 ms each")
+					  != NULL, "%s", t);
+		ck_assert((strstr(t, "  counter reset: pg_stat_database reset during the run") != NULL) ==
+				  cases[i].reset);
+		free(t);
+		measured_free(&m);
+	}
+}
+END_TEST
+
+START_TEST(setting_off_and_missing)
+{
+	measured_run m;
+	char	   *t;
+
+	two_reads(&m, 6000000);
+	m.io_on = false;
+	m.io_off = true;
+	m.sum[MEAS_BUF_WRITES] = 200;
+	m.missing[MEAS_WAL_WRITE_US] = m.missing[MEAS_WAL_SYNC_US] =
+		m.missing[MEAS_WAL_WRITE] = m.missing[MEAS_WAL_SYNC] = "pg_stat_wal needs PostgreSQL 14 or later";
+	t = text_of(&m);
+	ck_assert_msg(strstr(t, "  data file reads: measured: none (track_io_timing is off); sampled "
+						 "0.000 ± 0.030 s (IO/DataFileRead)\n") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "  WAL syncs: measured: none (pg_stat_wal needs PostgreSQL 14 or later)")
+				  != NULL, "%s", t);
+	/* 1,200 block I/Os in 10 s: 120 a second, two clock reads each */
+	ck_assert_msg(strstr(t, "  track_io_timing is off: pg_stat_database.blk_read_time and "
+						 "blk_write_time are not measured; turning it on reads the clock twice "
+						 "per operation, ") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "at the 120.0 block reads and writes a second of this run") != NULL,
+				  "%s", t);
+	ck_assert(strstr(t, "track_wal_io_timing") == NULL);
+	free(t);
+	measured_free(&m);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	   *s = suite_create("waits_measured");
+	TCase	   *tc = tcase_create("measured");
+
+	tcase_add_test(tc, rows_counted);
+	tcase_add_test(tc, stateless_rows);
+	tcase_add_test(tc, bound);
+	tcase_add_test(tc, agree_and_disagree);
+	tcase_add_test(tc, setting_off_and_missing);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
