@@ -130,7 +130,7 @@ for my $case (@cases)
 {
   SKIP:
 	{
-		skip "no direct I/O in $target's file system", 4
+		skip "no direct I/O in ${target}'s file system", 4
 		  if $direct_rc != 0 && grep { $_ eq '-D' } @{ $case->[1] };
 		differential(@$case);
 	}
