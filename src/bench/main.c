@@ -21,6 +21,7 @@
 #include "results/bench.h"
 #include "results/benchwaits.h"
 #include "run/init.h"
+#include "judge/capacity.h"
 #include "judge/compare.h"
 #include "judge/merge.h"
 #include "pgtempo/exitcode.h"
@@ -47,7 +48,8 @@ usage_runs(void)
 		   "  --to NEW.json...         the new runs' reports, compared with the base\n"
 		   "  --fail-if=LIST           exit status 3 when the interval of a change lies\n"
 		   "                           wholly beyond a limit, e.g. \"tps:-5%%,p99:+10%%\"\n"
-		   "                           or \"tps<0.95x\"\n\n"
+		   "                           or \"tps<0.95x\"; with --capacity: \"capacity:<1500\"\n"
+		   "                           exits 3 when the capacity lies wholly below 1500 tps\n\n"
 		   "The first SIGINT or SIGTERM ends the run after the transactions in flight and\n"
 		   "prints the report (exit status 128 + the signal number).\n\n"
 		   "See 'man pgtempo-bench' for more information.\n");
@@ -124,6 +126,9 @@ usage(void)
 		   "  -v, --vacuum-all         vacuum all four standard tables before tests\n"
 		   "  --aggregate-interval=NUM log one summary line per NUM seconds\n"
 		   "  --aggregate-per-script   aggregate lines per script (adds the script number)\n"
+		   "  --capacity=OBJECTIVES    search for the highest -R rate meeting them, e.g.\n"
+		   "                           \"p99<10ms\" (-T: the whole search's budget)\n"
+		   "  --capacity-resolution=PCT  stop the search at a bracket this narrow (default: 5)\n"
 		   "  --chart=FILE             draw tps and latency over time as an SVG file\n"
 		   "  --continue-on-error      continue running after an SQL error\n"
 		   "  --dry-run                run the scripts without a server: execute the\n"
@@ -408,6 +413,7 @@ typedef struct cmdline
 	/* --compare */
 	bool		compare_mode;
 	compare_settings cmp;
+	capacity_settings cap;		/* --capacity (issue 36) */
 } cmdline;
 
 /* The classes of options (opt_def.flags): -i refuses the one, a run the other. */
@@ -651,6 +657,18 @@ handle_warmup(const opt_def *def, void *ctx, const char *arg)
 	return warmup_parse(arg, &s->warmup, &s->warmup_s) ? OPT_OK : OPT_ERROR;
 }
 
+/* --capacity=LIST, --capacity-resolution=PCT, --fail-if=capacity:<N */
+static opt_status
+handle_capacity(const opt_def *def, void *ctx, const char *arg)
+{
+	capacity_settings *c = &((cmdline *) ctx)->cap;
+	bool		ok = strcmp(def->name, "capacity") == 0 ? capacity_parse_objectives(c, arg) :
+		strcmp(def->name, "fail-if") == 0 ? capacity_parse_fail_if(c, arg) :
+		capacity_parse_resolution(c, arg);
+
+	return ok ? OPT_OK : OPT_ERROR;
+}
+
 #define S(f)	offsetof(cmdline, s.f)
 #define I(f)	offsetof(cmdline, init.f)
 #define VERSION_LINE	"pgtempo-bench (pgtempo) " PACKAGE_VERSION
@@ -714,6 +732,10 @@ static const opt_def options[] = {
 	{"dry-run", 0, no_argument, opt_true, S(dry_run)},
 	/* --warmup (issue 28) */
 	{"warmup", 0, required_argument, handle_warmup, .flags = BENCH_ONLY},
+	/* --capacity (issue 36) */
+	{"capacity", 0, required_argument, handle_capacity, .flags = BENCH_ONLY},
+	{"capacity-resolution", 0, required_argument, handle_capacity, .flags = BENCH_ONLY},
+	{"fail-if", 0, required_argument, handle_capacity, .flags = BENCH_ONLY},
 	{"version", 'V', no_argument, opt_version, .label = VERSION_LINE},
 	{"help", '?', no_argument, NULL},
 };
@@ -971,7 +993,7 @@ parse_arguments(int argc, char **argv, cmdline *cl)
 		msg_error("some of the specified options cannot be used in benchmarking mode");
 		return OPT_ERROR;
 	}
-	return check_bench_settings(&cl->s) ? OPT_OK : OPT_ERROR;
+	return check_bench_settings(&cl->s) && capacity_check(&cl->cap, &cl->s) ? OPT_OK : OPT_ERROR;
 }
 
 /* A connection string with a password in it: not shown in the chart's subtitle. */
@@ -1083,6 +1105,8 @@ main(int argc, char **argv)
 		status = dryrun_run(settings);
 	else if (!check_output_paths(settings))
 		status = EXITCODE_ERROR;
+	else if (cl.cap.wanted)
+		status = capacity_run(settings, &cl.cap);
 	else
 	{
 		bench_results res;
