@@ -39,7 +39,8 @@ usage_runs(void)
 		   "  --to NEW.json...         the new runs' reports, compared with the base\n"
 		   "  --fail-if=LIST           exit status 3 when the interval of a change lies\n"
 		   "                           wholly beyond a limit, e.g. \"tps:-5%%,p99:+10%%\"\n"
-		   "                           or \"tps<0.95x\"\n\n"
+		   "                           or \"tps<0.95x\"; with --capacity: \"capacity:<1500\"\n"
+		   "                           exits 3 when the capacity lies wholly below 1500 tps\n\n"
 		   "The first SIGINT or SIGTERM ends the run after the transactions in flight and\n"
 		   "prints the report (exit status 128 + the signal number).\n\n"
 		   "See 'man pgtempo-bench' for more information.\n");
@@ -116,6 +117,9 @@ usage(void)
 		   "  -v, --vacuum-all         vacuum all four standard tables before tests\n"
 		   "  --aggregate-interval=NUM log one summary line per NUM seconds\n"
 		   "  --aggregate-per-script   aggregate lines per script (adds the script number)\n"
+		   "  --capacity=OBJECTIVES    search for the highest -R rate meeting them, e.g.\n"
+		   "                           \"p99<10ms\" (-T: the whole search's budget)\n"
+		   "  --capacity-resolution=PCT  stop the search at a bracket this narrow (default: 5)\n"
 		   "  --chart=FILE             draw tps and latency over time as an SVG file\n"
 		   "  --continue-on-error      continue running after an SQL error\n"
 		   "  --dry-run                run the scripts without a server: execute the\n"
@@ -330,6 +334,8 @@ main(int argc, char **argv)
 	/* the files are written after the run: a bad path fails now, not after it */
 	else if (!output_check_paths(settings, OUTPUT_RUN))
 		status = EXITCODE_ERROR;
+	else if (cl.cap.wanted)
+		status = capacity_run(settings, &cl.cap);
 	else
 	{
 		bench_results res;

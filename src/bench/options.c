@@ -499,6 +499,18 @@ handle_warmup(const opt_def *def, void *ctx, const char *arg)
 	return warmup_parse(arg, &s->warmup, &s->warmup_s) ? OPT_OK : OPT_ERROR;
 }
 
+/* --capacity=LIST, --capacity-resolution=PCT, --fail-if=capacity:<N */
+static opt_status
+handle_capacity(const opt_def *def, void *ctx, const char *arg)
+{
+	capacity_settings *c = &((cmdline *) ctx)->cap;
+	bool		ok = strcmp(def->name, "capacity") == 0 ? capacity_parse_objectives(c, arg) :
+		strcmp(def->name, "fail-if") == 0 ? capacity_parse_fail_if(c, arg) :
+		capacity_parse_resolution(c, arg);
+
+	return ok ? OPT_OK : OPT_ERROR;
+}
+
 #define S(f)	offsetof(cmdline, s.f)
 #define I(f)	offsetof(cmdline, init.f)
 #define VERSION_LINE	"pgtempo-bench (pgtempo) " PACKAGE_VERSION
@@ -558,6 +570,9 @@ static const opt_def options[] = {
 	{"dry-run", 0, no_argument, opt_true, S(dry_run)},
 	/* --warmup (issue 28) */
 	{"warmup", 0, required_argument, handle_warmup, .flags = BENCH_ONLY},
+	{"capacity", 0, required_argument, handle_capacity, .flags = BENCH_ONLY},
+	{"capacity-resolution", 0, required_argument, handle_capacity, .flags = BENCH_ONLY},
+	{"fail-if", 0, required_argument, handle_capacity, .flags = BENCH_ONLY},
 	{"version", 'V', no_argument, opt_version, .label = VERSION_LINE},
 	{"help", '?', no_argument, NULL},
 };
@@ -763,7 +778,7 @@ parse_run_arguments(const opt_parser *p, int argc, char **argv, cmdline *cl)
 		msg_error("some of the specified options cannot be used in benchmarking mode");
 		return OPT_ERROR;
 	}
-	return check_bench_settings(&cl->s) ? OPT_OK : OPT_ERROR;
+	return check_bench_settings(&cl->s) && capacity_check(&cl->cap, &cl->s) ? OPT_OK : OPT_ERROR;
 }
 
 opt_status

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "judge/capacity.h"
 #include "judge/compare.h"
 #include "pgtempo/opt.h"
 #include "results/bench.h"
@@ -26,6 +27,7 @@ typedef struct cmdline
 	/* --compare */
 	bool		compare_mode;
 	compare_settings cmp;
+	capacity_settings cap;		/* --capacity */
 	/* the command line being parsed (an output's option looks at the next argument) */
 	int			argc;
 	char	  **argv;

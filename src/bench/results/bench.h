@@ -51,6 +51,7 @@ typedef struct bench_settings
 	bool		per_command;	/* -r */
 	int			progress;		/* -P, seconds; 0: none */
 	bool		progress_timestamp; /* --progress-timestamp */
+	bool		progress_quiet;	/* --capacity's steps: keep -P's points, print no line */
 	uint32_t	max_tries;		/* --max-tries; 0: unlimited (needs -T) */
 	bool		failures_detailed;	/* --failures-detailed */
 	bool		verbose_errors; /* --verbose-errors */

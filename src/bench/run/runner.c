@@ -199,7 +199,7 @@ progress_report(runner *shared, uint64_t now, uint64_t start, stats *last, uint6
 							(double) ((int64_t) now + r->r.epoch_shift_ns) / 1e9);
 	bwaits_interval_take(r->r.waits, &p.top_wait, &p.waits_mix);
 	p.warmup = warm;
-	if (s->progress > 0)
+	if (s->progress > 0 && !s->progress_quiet)
 		report_progress_print(stderr, s, &p);
 	if (s->chart_path != NULL)
 		add_chart_point(r, &p, interval);

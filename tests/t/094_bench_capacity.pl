@@ -1,0 +1,216 @@
+# pgtempo-bench --capacity against a known answer: one client running a
+# transaction that holds one row lock through a pg_sleep makes the server
+# a single queue with Poisson arrivals (-R).  Its service times are
+# measured: a transaction that finds the queue empty starts from sleep
+# (the client and the backend wake up: on a busy host that costs
+# milliseconds), one that waited starts at once; so two histograms, one
+# from an open-loop run at a tenth of the ceiling (nearly every
+# transaction finds the queue empty) and one from a closed-loop run (none
+# does).  The rate at which that queue's p99 reaches the objective is
+# computed here by simulation (Lindley's recursion, each service time drawn
+# from the histogram its case calls for), and the
+# capacity the search finds must lie near it.  The band is wide (0.15x to
+# 1.4x of the prediction), not the 10 % hoped for: the search reports the
+# highest rate whose p99's 95 % upper bound passes, which lies below the
+# point where the p99 itself crosses, and on a 2-core host shared with
+# other jobs the service times wander between the calibration runs and
+# the search (five runs here: errors +18, -27, -3, -41 and -59 %; see
+# pgtempo-bench(1), CAPACITY SEARCH; when the host gets busier between
+# the calibration and the search, the first steps fail and the search
+# lands lower still).  The measured error is printed
+# (note) for the record.  A search that measured latency from when the
+# client was free (hiding the queue) would find about the closed-loop
+# ceiling, 1.67x the prediction, and fail; one that found nothing, or fell
+# to its lowest rate (1/64 of the ceiling), fails the lower end.
+# Also: the report's table and its JSON agree with the rule (a passing
+# step's upper bound is below the target, the capacity is the highest
+# passing rate, its bracket's upper end the lowest failing rate above it),
+# --fail-if=capacity:<N exits 3 when the bracket lies wholly below N and 0
+# when not, and the option checks.
+
+use strict;
+use warnings;
+
+use File::Temp qw(tempdir);
+use JSON::PP;
+use List::Util qw(first max min);
+use PgTempo::Test;
+use Test::More;
+
+my $ours = pgtempo_bin('pgtempo-bench');
+my $dir = tempdir(CLEANUP => 1);
+
+# ---------------------------------------------------------------- option checks (no server)
+for my $case (
+	[ [ '--capacity=p99>10ms', '-T', '60' ], qr/invalid value "p99>10ms" for option --capacity/ ],
+	[ [ '--capacity=tps<10', '-T', '60' ], qr/invalid value "tps<10" for option --capacity/ ],
+	[ [ '--capacity=p99<10ms' ], qr/--capacity needs a duration \(-T/ ],
+	[ [ '--capacity=p99<10ms', '-T', '60', '-R', '10' ], qr/--capacity needs no -R/ ],
+	[ [ '--capacity=p99<10ms', '-T', '10' ], qr/--capacity needs a budget \(-T\) of at least 30 seconds/ ],
+	[ [ '--capacity=p99<10ms', '-T', '60', '--capacity-resolution=0' ],
+		qr/invalid value "0" for option --capacity-resolution/ ],
+	[ [ '--fail-if=capacity:<10', '-T', '60' ], qr/--fail-if needs --capacity/ ],
+	[ [ '--capacity=p99<10ms', '-T', '60', '--fail-if=tps<10' ],
+		qr/invalid value "tps<10" for option --fail-if/ ])
+{
+	my ($args, $re) = @$case;
+	my ($code, undef, $err) = run_tool([ $ours, @$args, '-h', '/nonexistent' ]);
+	is($code, 1, "@$args: exit 1");
+	like($err, $re, "@$args: said why");
+}
+
+# ---------------------------------------------------------------- the single queue
+my $node = new_cluster('bench_capacity');
+my $db = $node->connstr('postgres');
+$node->safe_psql('postgres', 'CREATE TABLE q (id int PRIMARY KEY); INSERT INTO q VALUES (1), (2);');
+my $script = write_file("$dir/q.sql",
+	"BEGIN;\nSELECT id FROM q WHERE id = 1 FOR UPDATE;\nSELECT pg_sleep(0.001);\nCOMMIT;\n");
+
+# a --latency-histogram file as [low_s], [high_s], [cumulative count]
+sub read_hist
+{
+	my ($path) = @_;
+	my (@lo, @hi, @cum);
+	my $n = 0;
+	for my $line (slurp_lines($path))
+	{
+		my ($l, $h, $c) = split ' ', $line;
+		next unless defined $c && $c > 0;
+		push @lo, $l / 1e6;
+		push @hi, $h / 1e6;
+		$n += $c;
+		push @cum, $n;
+	}
+	return { lo => \@lo, hi => \@hi, cum => \@cum, n => $n };
+}
+
+# the service times of a waiting transaction: a closed-loop run of the one client
+my ($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '5', '-f', $script,
+	"--latency-histogram=$dir/busy.txt", $db ]);
+is($code, 0, 'closed-loop run of one client: exit 0') or diag($err);
+my $busy = read_hist("$dir/busy.txt");
+ok($busy->{n} >= 100, "service times from busy measured ($busy->{n} transactions)");
+my $mean = 0;
+for my $i (0 .. $#{ $busy->{cum} })
+{
+	$mean += ($busy->{lo}[$i] + $busy->{hi}[$i]) / 2 *
+	  ($busy->{cum}[$i] - ($i ? $busy->{cum}[ $i - 1 ] : 0));
+}
+$mean /= $busy->{n};
+my $mu = 1 / $mean;
+
+# ... and of one that finds the queue empty: an open-loop run at a tenth of the ceiling
+($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '8', '-R', sprintf('%.1f', $mu / 10),
+	'-f', $script, "--latency-histogram=$dir/idle.txt", $db ]);
+is($code, 0, 'open-loop run at a tenth of the ceiling: exit 0') or diag($err);
+my $idle = read_hist("$dir/idle.txt");
+ok($idle->{n} >= 50, "service times from idle measured ($idle->{n} transactions)");
+
+# a service time drawn from histogram h (uniform within its bucket)
+sub service
+{
+	my ($h) = @_;
+	my $u = rand($h->{n});
+	my ($a, $b) = (0, $#{ $h->{cum} });
+	while ($a < $b)
+	{
+		my $m = int(($a + $b) / 2);
+		if ($h->{cum}[$m] > $u) { $b = $m; }
+		else { $a = $m + 1; }
+	}
+	return $h->{lo}[$a] + rand($h->{hi}[$a] - $h->{lo}[$a]);
+}
+
+# the p99 of the response time (wait + service) of the queue at rate lambda:
+# Lindley's recursion over 60,000 arrivals, the same random numbers each call
+sub sim_p99
+{
+	my ($lambda) = @_;
+	srand(36);
+	my ($w, $s, @r) = (0, 0);
+	for my $i (1 .. 61000)
+	{
+		my $a = -log(1 - rand()) / $lambda;
+		$w = max(0, $w + $s - $a);
+		$s = service($w > 0 ? $busy : $idle);
+		push @r, $w + $s if $i > 1000;
+	}
+	@r = sort { $a <=> $b } @r;
+	return $r[ int(0.99 * @r) ];
+}
+
+# the objective: the queue's p99 at 60 % of the ceiling, rounded to 0.1 ms;
+# the prediction: the rate at which the simulated p99 reaches it
+my $target_ms = sprintf('%.1f', 1e3 * sim_p99(0.6 * $mu));
+my ($plo, $phi) = (0.05 * $mu, 0.99 * $mu);
+for (1 .. 14)
+{
+	my $mid = sqrt($plo * $phi);
+	if (sim_p99($mid) * 1e3 <= $target_ms) { $plo = $mid; }
+	else { $phi = $mid; }
+}
+my $predicted = sqrt($plo * $phi);
+note(sprintf('service: mean %.3f ms (ceiling %.1f tps); objective p99<%sms; predicted capacity %.1f tps',
+	1e3 * $mean, $mu, $target_ms, $predicted));
+
+# the search
+($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '80', '-P', '5', '-f', $script,
+	"--capacity=p99<${target_ms}ms", "--json=$dir/cap.json",
+	'--fail-if=capacity:<' . int(100 * $mu), $db ], timeout => 200);
+is($code, 3, '--fail-if=capacity:<100x the ceiling: exit 3') or diag($err);
+like($err, qr/^capacity: step 1: [\d.]+ tps offered, bracket /m, '-P: a line as each step starts');
+like($out, qr/^capacity: [\d.]+ tps at p99<${target_ms}ms \(bracket /m, 'the capacity line');
+like($out, qr/^fail-if capacity:<\d+: the capacity's bracket lies wholly below the limit$/m,
+	'the gate said so');
+my $j = do { open my $fh, '<', "$dir/cap.json" or die; local $/; JSON::PP->new->decode(<$fh>) };
+is($j->{kind}, 'capacity', 'JSON: kind capacity');
+ok($j->{fail_if}{tripped}, 'JSON: the gate tripped');
+my @steps = @{ $j->{steps} };
+ok(@steps >= 2, scalar(@steps) . ' steps');
+my @table = $out =~ /^\s+\d+\s+[\d.]+\s+[\d.]+\s.*\s(pass|fail|again)\b/mg;
+is(scalar(@table), scalar(@steps), 'a table row per step');
+
+# the rule, step by step
+my ($best, $above) = (0, undef);
+for my $s (@steps)
+{
+	my $o = $s->{objectives}[0];
+	my $passed_objective = defined $o->{high_ms} && $o->{high_ms} < $target_ms;
+	is($s->{objectives_met} ? 1 : 0, $passed_objective ? 1 : 0,
+		"step at $s->{offered_tps}: objective met iff its upper bound is below the target");
+	is($s->{pass} ? 1 : 0, ($s->{objectives_met} && $s->{steady} && $s->{failed} == 0) ? 1 : 0,
+		"step at $s->{offered_tps}: pass iff met and steady");
+	ok($s->{pass} || $s->{why} ne '', "step at $s->{offered_tps}: a failure says why");
+	ok(!$s->{measured_again} || $s->{why} =~ /measured again/, "step at $s->{offered_tps}: says it is measured again");
+	$best = max($best, $s->{offered_tps}) if $s->{pass};
+}
+for my $s (@steps)
+{
+	$above = min(grep { defined } $above, $s->{offered_tps})
+	  if !$s->{pass} && !$s->{measured_again} && $s->{offered_tps} > $best;
+}
+my $cap = $j->{capacity};
+ok(defined $cap->{tps}, 'a capacity was found');
+is($cap->{tps}, $best, 'the capacity is the highest passing rate') if $best > 0;
+is($cap->{bracket_high_tps}, $above // $j->{ceiling_tps}, "the bracket's upper end: the lowest failing rate above it");
+
+# against the known answer
+my $found = $cap->{tps} // 0;
+my $error = $predicted > 0 ? 100 * ($found / $predicted - 1) : 0;
+note(sprintf('capacity found %.1f tps, bracket %.1f-%.1f; predicted %.1f tps: error %+.1f %%; search %.0f s, %d steps',
+	$found, $cap->{bracket_low_tps} // 0, $cap->{bracket_high_tps} // 0, $predicted, $error,
+	$j->{used_s}, scalar(@steps)));
+ok($found >= 0.15 * $predicted && $found <= 1.4 * $predicted,
+	sprintf('capacity %.1f tps within 0.15x..1.4x of the predicted %.1f tps (error %+.1f %%)',
+		$found, $predicted, $error));
+
+# a floor below any bracket does not trip; the first row's lock is left to the search above
+my $script2 = write_file("$dir/q2.sql",
+	"BEGIN;\nSELECT id FROM q WHERE id = 2 FOR UPDATE;\nSELECT pg_sleep(0.002);\nCOMMIT;\n");
+($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '30', '-f', $script2,
+	"--capacity=p99<${target_ms}ms", '--capacity-resolution=100', '--fail-if=capacity:<0.5', $db ],
+	timeout => 120);
+is($code, 0, '--fail-if=capacity:<0.5: exit 0') or diag($err);
+like($out, qr/^fail-if capacity:<0\.5: not shown below the limit$/m, 'the gate did not trip');
+
+done_testing();
