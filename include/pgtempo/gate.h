@@ -70,6 +70,9 @@ typedef struct gate_spec
 bool		gate_parse(const char *list, const gate_spec *spec, gate_limit *out, int *n,
 					   char **cause);
 
+/* gate_parse, its cause reported with msg_error: for an option that stops the tool when bad. */
+bool		gate_parse_report(const char *list, const gate_spec *spec, gate_limit *out, int *n);
+
 /* The level of each of family intervals that hold at level together (Bonferroni). */
 double		gate_level(double level, int family);
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
 /* A unit's spellings: the factor to the gate's unit (seconds for a time). */
@@ -168,6 +169,18 @@ gate_parse(const char *list, const gate_spec *spec, gate_limit *out, int *n, cha
 	*n = 0;
 	*cause = xasprintf("invalid value \"%s\" for option %s: %s, as in \"%s\"", list,
 					   spec->option, why, spec->example);
+	return false;
+}
+
+bool
+gate_parse_report(const char *list, const gate_spec *spec, gate_limit *out, int *n)
+{
+	char	   *cause = NULL;
+
+	if (gate_parse(list, spec, out, n, &cause))
+		return true;
+	msg_error("%s", cause);
+	free(cause);
 	return false;
 }
 

@@ -254,28 +254,45 @@ infer_lag1(const double *x, int n)
 	return den > 0 ? num / den : 0;
 }
 
-bool
-infer_ratio_series(const double *y, const double *x, int n, infer_ratio *out)
+/*
+ * The ratio of sums over the n pairs with x > 0, the part both estimators
+ * share: out cleared, est and n set, se NaN; *sx the sum of those x.  false
+ * when no x > 0.
+ */
+static bool
+ratio_of_sums(const double *y, const double *x, int n, infer_ratio *out, double *sx)
 {
-	double		sy = 0,
-				sx = 0,
-				ss = 0;
-	double	   *e;
+	double		sy = 0;
 	int			m = 0;
 
 	memset(out, 0, sizeof(*out));
+	*sx = 0;
 	for (int i = 0; i < n; i++)
 		if (x[i] > 0)
 		{
 			sy += y[i];
-			sx += x[i];
+			*sx += x[i];
 			m++;
 		}
 	if (m == 0)
 		return false;
-	out->est = sy / sx;
+	out->est = sy / *sx;
 	out->n = m;
 	out->se = NAN;
+	return true;
+}
+
+bool
+infer_ratio_series(const double *y, const double *x, int n, infer_ratio *out)
+{
+	double		sx,
+				ss = 0;
+	double	   *e;
+	int			m;
+
+	if (!ratio_of_sums(y, x, n, out, &sx))
+		return false;
+	m = out->n;
 	if (m < 2)
 		return true;
 	e = xmalloc((size_t) m * sizeof(double));
@@ -348,27 +365,15 @@ infer_quantile(double *v, int n, double q)
 bool
 infer_ratio_batches(const double *y, const double *x, int n, int nb, infer_ratio *out)
 {
-	double		sy = 0,
-				sx = 0,
+	double		sx,
 				ss = 0;
 	double	   *e;
-	int			m = 0;
+	int			m;
 
-	memset(out, 0, sizeof(*out));
-	for (int i = 0; i < n; i++)
-		if (x[i] > 0)
-		{
-			sy += y[i];
-			sx += x[i];
-			m++;
-		}
-	if (m == 0)
+	if (!ratio_of_sums(y, x, n, out, &sx))
 		return false;
-	out->est = sy / sx;
-	out->n = m;
-	out->se = NAN;
 	out->df = NAN;
-	if (nb < 2 || nb > m)
+	if (nb < 2 || nb > out->n)
 		return true;
 	/* batch k holds the valid slices j with floor(j nb / m) = k: sizes differ by one at most */
 	e = xcalloc((size_t) nb, sizeof(double));

@@ -84,6 +84,14 @@ typedef struct cap_search
 	int			pool_runs;
 } cap_search;
 
+/* What an objective is, for the messages of --capacity. */
+static const char objective_help[] =
+"an objective is an upper limit on a percentile or the average, as p99<10ms or avg<5ms";
+
+/* What --fail-if's limit is outside --compare. */
+static const char floor_help[] =
+"outside --compare the limit is capacity:<N (transactions per second)";
+
 /* The objective's name as it is kept: "p99", "p99.9" or "avg". */
 static bool
 objective_name_ok(gate_limit *l, const char **why)
@@ -92,7 +100,7 @@ objective_name_ok(gate_limit *l, const char **why)
 	char	   *end;
 	double		p;
 
-	*why = "an objective is an upper limit on a percentile or the average, as p99<10ms or avg<5ms";
+	*why = objective_help;
 	if (strncmp(n, "latency:", 8) == 0)
 		memmove(l->name, n + 8, strlen(n + 8) + 1);
 	if (l->above || l->unit != GATE_UNIT_TIME || !(l->value > 0))
@@ -112,18 +120,11 @@ bool
 capacity_parse_objectives(capacity_settings *c, const char *arg)
 {
 	static const gate_spec spec = {
-		"--capacity", GATE_UNIT_TIME, "p99<10ms,avg<2ms",
-		"an objective is an upper limit on a percentile or the average, as p99<10ms or avg<5ms",
-		objective_name_ok
+		"--capacity", GATE_UNIT_TIME, "p99<10ms,avg<2ms", objective_help, objective_name_ok
 	};
-	char	   *cause = NULL;
 
 	c->wanted = true;
-	if (gate_parse(arg, &spec, c->objectives, &c->nobjectives, &cause))
-		return true;
-	msg_error("%s", cause);
-	free(cause);
-	return false;
+	return gate_parse_report(arg, &spec, c->objectives, &c->nobjectives);
 }
 
 bool
@@ -148,7 +149,7 @@ capacity_parse_resolution(capacity_settings *c, const char *arg)
 static bool
 floor_name_ok(gate_limit *l, const char **why)
 {
-	*why = "outside --compare the limit is capacity:<N (transactions per second)";
+	*why = floor_help;
 	return strcmp(l->name, "capacity") == 0 && !l->above && l->value > 0;
 }
 
@@ -156,26 +157,22 @@ bool
 capacity_parse_fail_if(capacity_settings *c, const char *arg)
 {
 	static const gate_spec spec = {
-		"--fail-if", GATE_UNIT_NONE, "capacity:<1500",
-		"outside --compare the limit is capacity:<N (transactions per second)",
-		floor_name_ok
+		"--fail-if", GATE_UNIT_NONE, "capacity:<1500", floor_help, floor_name_ok
 	};
-	char	   *cause = NULL;
 	int			n;
 	gate_limit	l[GATE_MAX_LIMITS];
 
-	if (gate_parse(arg, &spec, l, &n, &cause) && n == 1)
+	if (!gate_parse_report(arg, &spec, l, &n))
+		return false;
+	if (n != 1)
 	{
-		c->floor = l[0];
-		c->has_floor = true;
-		return true;
+		msg_error("invalid value \"%s\" for option --fail-if: one limit, as in \"capacity:<1500\"",
+				  arg);
+		return false;
 	}
-	if (cause == NULL)
-		cause = xasprintf("invalid value \"%s\" for option --fail-if: one limit, as in \"capacity:<1500\"",
-						  arg);
-	msg_error("%s", cause);
-	free(cause);
-	return false;
+	c->floor = l[0];
+	c->has_floor = true;
+	return true;
 }
 
 bool

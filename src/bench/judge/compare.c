@@ -60,13 +60,8 @@ compare_parse_limits(compare_settings *cs, const char *list)
 		"the limit is a signed change in % (-5%) or a ratio after < or > (<0.95x)",
 		limit_name_ok
 	};
-	char	   *cause = NULL;
 
-	if (gate_parse(list, &spec, cs->limits, &cs->nlimits, &cause))
-		return true;
-	msg_error("%s", cause);
-	free(cause);
-	return false;
+	return gate_parse_report(list, &spec, cs->limits, &cs->nlimits);
 }
 
 /* The metrics: tps, the average, and the percentiles of --percentiles or of the first run. */
