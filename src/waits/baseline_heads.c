@@ -191,7 +191,9 @@ head_ests(bl_heads *h, int side, const bl_window *w)
 	double	   *y = xcalloc((size_t) (w->nslices > 0 ? w->nslices : 1), sizeof(double));
 	size_t		j = 0;
 
-	qsort(h->at[side], h->nat[side], sizeof(head_at), cmp_at);
+	/* no head seen in this window: no array (qsort must not get NULL) */
+	if (h->nat[side] > 0)
+		qsort(h->at[side], h->nat[side], sizeof(head_at), cmp_at);
 	for (int k = 0; k < h->n; k++)
 	{
 		const heads_cell *c = h->cell[k];
