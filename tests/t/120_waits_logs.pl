@@ -23,16 +23,7 @@ my $ts_re = qr/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z/;
 
 $node->safe_psql('postgres', 'CREATE TABLE t (i int)');
 
-my ($holder, $holder_pid) = start_session($node, 'w_holder');
-$holder->query_safe('BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
-$holder->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(600);\n");
-my ($waiter, $waiter_pid) = start_session($node, 'w_lock', "BEGIN;\nLOCK TABLE t");
-my ($sleeper, $sleeper_pid) = start_session($node, 'w_sleep', 'SELECT pg_sleep(600)');
-$node->poll_query_until('postgres', q{
-	SELECT count(*) = 2 FROM pg_stat_activity
-	WHERE (application_name = 'w_lock' AND wait_event = 'relation')
-	   OR (application_name = 'w_sleep' AND wait_event = 'PgSleep')})
-  or die 'the induced waits did not start';
+my ($holder, $holder_pid, $waiter, $waiter_pid, $sleeper, $sleeper_pid) = start_lock_and_sleep($node);
 my @two = ('--application-name=w_sleep', '--application-name=w_lock');
 
 # Split one CSV line (RFC 4180 quoting, as pgtempo-waits writes it).

@@ -24,16 +24,7 @@ $node->safe_psql('postgres', 'CREATE TABLE t (i int)');
 $node->safe_psql('postgres', q{CREATE DATABASE fleet ENCODING 'UTF8' TEMPLATE template0 LOCALE 'C'});
 
 # a lock wait (blockers, a head blocker with a transaction) and a sleeper
-my ($holder, $holder_pid) = start_session($node, 'w_holder');
-$holder->query_safe('BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
-$holder->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(600);\n");
-my ($waiter, $waiter_pid) = start_session($node, 'w_lock', "BEGIN;\nLOCK TABLE t");
-my ($sleeper, $sleeper_pid) = start_session($node, 'w_sleep', 'SELECT pg_sleep(600)');
-$node->poll_query_until('postgres', q{
-	SELECT count(*) = 2 FROM pg_stat_activity
-	WHERE (application_name = 'w_lock' AND wait_event = 'relation')
-	   OR (application_name = 'w_sleep' AND wait_event = 'PgSleep')})
-  or die 'the induced waits did not start';
+my ($holder, $holder_pid, $waiter, $waiter_pid, $sleeper, $sleeper_pid) = start_lock_and_sleep($node);
 
 # A timestamp as format_ts writes it, from the log's or from the store's JSON.
 sub norm_ts

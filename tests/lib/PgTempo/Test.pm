@@ -43,7 +43,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference start_session write_file
+our @EXPORT = qw(pgtempo_bin run_tool new_cluster pg_reference start_session start_lock_and_sleep write_file
   slurp_lines slurp_text event_description_re SHORT_RUN);
 
 # The -T of a short pgtempo-waits run that must connect and sample.  -T also
@@ -310,6 +310,34 @@ sub start_session
 	my $pid = $s->query_safe('SELECT pg_backend_pid()');
 	$s->query_until(qr/started/, "\\echo started\n$sql;\n") if defined $sql;
 	return ($s, $pid);
+}
+
+=pod
+
+=item start_lock_and_sleep($node)
+
+The waits most waits tests watch, on a table C<t> that must exist: a session
+C<w_holder> that locks C<t> in an open transaction and sleeps, C<w_lock>
+waiting on that lock, and C<w_sleep> in C<pg_sleep>; returns once both
+waits show in C<pg_stat_activity>, as C<($holder, $holder_pid, $waiter,
+$waiter_pid, $sleeper, $sleeper_pid)>.
+
+=cut
+
+sub start_lock_and_sleep
+{
+	my ($node) = @_;
+	my ($holder, $holder_pid) = start_session($node, 'w_holder');
+	$holder->query_safe('BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
+	$holder->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(600);\n");
+	my ($waiter, $waiter_pid) = start_session($node, 'w_lock', "BEGIN;\nLOCK TABLE t");
+	my ($sleeper, $sleeper_pid) = start_session($node, 'w_sleep', 'SELECT pg_sleep(600)');
+	$node->poll_query_until('postgres', q{
+		SELECT count(*) = 2 FROM pg_stat_activity
+		WHERE (application_name = 'w_lock' AND wait_event = 'relation')
+		   OR (application_name = 'w_sleep' AND wait_event = 'PgSleep')})
+	  or die 'the induced waits did not start';
+	return ($holder, $holder_pid, $waiter, $waiter_pid, $sleeper, $sleeper_pid);
 }
 
 =pod
