@@ -234,6 +234,90 @@ hist_value(const gate_limit *o, const uint32_t *cols, const uint64_t *acc, int n
 	return NAN;
 }
 
+/* A step's one-second histograms as dense rows over the buckets any of them uses. */
+typedef struct step_matrix
+{
+	int			n;				/* seconds */
+	int			ncols;			/* buckets used */
+	uint32_t   *cols;			/* their bucket numbers */
+	uint64_t   *rows;			/* n x ncols counts */
+	uint64_t   *tot;			/* each second's count */
+	double	   *lat;			/* each second's latency sum (ns) */
+} step_matrix;
+
+/* Fill m from the series' rows (n >= 1); a row that does not decode counts nothing. */
+static void
+step_matrix_build(step_matrix *m, const series *sr)
+{
+	int			n = sr->nrows;
+	int		   *col = xmalloc(sizeof(int) * HIST_BUCKETS);
+
+	memset(m, 0, sizeof(*m));
+	m->n = n;
+	memset(col, -1, sizeof(int) * HIST_BUCKETS);
+	for (int pass = 0; pass < 2; pass++)
+	{
+		if (pass == 1)
+		{
+			/* the buckets seen, in order, and each one's column */
+			m->cols = xcalloc(HIST_BUCKETS, sizeof(uint32_t));
+			for (int i = 0; i < HIST_BUCKETS; i++)
+				if (col[i] == 0)
+				{
+					m->cols[m->ncols] = (uint32_t) i;
+					col[i] = m->ncols++;
+				}
+			m->rows = xcalloc((size_t) n * (size_t) (m->ncols + 1), sizeof(uint64_t));
+			m->tot = xcalloc((size_t) n, sizeof(uint64_t));
+			m->lat = xcalloc((size_t) n, sizeof(double));
+		}
+		for (int r = 0; r < n; r++)
+		{
+			series_sparse sp;
+			char	   *cause = NULL;
+
+			if (pass == 1)
+				m->lat[r] = sr->rows[r].cells[0].latency_sum_ns;
+			if (!series_sparse_decode(sr->rows[r].cells[0].hist_text, &sp, &cause))
+			{
+				free(cause);
+				continue;
+			}
+			for (int i = 0; i < sp.nb; i++)
+			{
+				if (pass == 0)
+					col[sp.idx[i]] = 0;
+				else
+				{
+					m->rows[(size_t) r * m->ncols + col[sp.idx[i]]] += sp.cnt[i];
+					m->tot[r] += sp.cnt[i];
+				}
+			}
+			series_sparse_free(&sp);
+		}
+	}
+	free(col);
+}
+
+static void
+step_matrix_free(step_matrix *m)
+{
+	free(m->cols);
+	free(m->rows);
+	free(m->tot);
+	free(m->lat);
+}
+
+/* Add second r of m to the running counts acc, *total and *sum. */
+static void
+step_matrix_add(const step_matrix *m, int r, uint64_t *acc, uint64_t *total, double *sum)
+{
+	for (int k = 0; k < m->ncols; k++)
+		acc[k] += m->rows[(size_t) r * m->ncols + k];
+	*total += m->tot[r];
+	*sum += m->lat[r];
+}
+
 /*
  * The objectives' values over the step's one-second histograms, and their
  * intervals: a circular block bootstrap of the seconds (as --compare's),
@@ -242,16 +326,10 @@ hist_value(const gate_limit *o, const uint32_t *cols, const uint64_t *acc, int n
 static void
 step_values(const cap_search *cs, const series *sr, cap_step *st)
 {
-	int			n = sr->nrows;
 	int			nobj = cs->c->nobjectives;
-	int		   *col = xmalloc(sizeof(int) * HIST_BUCKETS);
-	uint32_t   *cols;
-	int			ncols = 0;
-	uint64_t   *rows,
-			   *acc,
-			   *tot;
-	double	   *lat,
-			   *boot;
+	step_matrix m;
+	uint64_t   *acc;
+	double	   *boot;
 	int			len,
 				nblocks,
 			   *starts;
@@ -260,74 +338,24 @@ step_values(const cap_search *cs, const series *sr, cap_step *st)
 
 	for (int i = 0; i < nobj; i++)
 		st->v[i].known = false;
-	if (n < 3)
-	{
-		free(col);
+	if (sr->nrows < 3)
 		return;
-	}
-	memset(col, -1, sizeof(int) * HIST_BUCKETS);
-	for (int r = 0; r < n; r++)
-	{
-		series_sparse sp;
-		char	   *cause = NULL;
-
-		if (!series_sparse_decode(sr->rows[r].cells[0].hist_text, &sp, &cause))
-		{
-			free(cause);
-			continue;
-		}
-		for (int i = 0; i < sp.nb; i++)
-			col[sp.idx[i]] = 0;
-		series_sparse_free(&sp);
-	}
-	cols = xcalloc(HIST_BUCKETS, sizeof(uint32_t));
-	for (int i = 0; i < HIST_BUCKETS; i++)
-		if (col[i] == 0)
-		{
-			cols[ncols] = (uint32_t) i;
-			col[i] = ncols++;
-		}
-	rows = xcalloc((size_t) n * (size_t) (ncols + 1), sizeof(uint64_t));
-	acc = xcalloc((size_t) ncols + 1, sizeof(uint64_t));
-	tot = xcalloc((size_t) n, sizeof(uint64_t));
-	lat = xcalloc((size_t) n, sizeof(double));
-	for (int r = 0; r < n; r++)
-	{
-		series_sparse sp;
-		char	   *cause = NULL;
-
-		lat[r] = sr->rows[r].cells[0].latency_sum_ns;
-		if (!series_sparse_decode(sr->rows[r].cells[0].hist_text, &sp, &cause))
-		{
-			free(cause);
-			continue;
-		}
-		for (int i = 0; i < sp.nb; i++)
-		{
-			rows[(size_t) r * ncols + col[sp.idx[i]]] += sp.cnt[i];
-			tot[r] += sp.cnt[i];
-		}
-		series_sparse_free(&sp);
-	}
+	step_matrix_build(&m, sr);
+	acc = xcalloc((size_t) m.ncols + 1, sizeof(uint64_t));
 
 	/* the whole step */
 	{
 		uint64_t	total = 0;
 		double		sum = 0;
 
-		for (int r = 0; r < n; r++)
-		{
-			for (int k = 0; k < ncols; k++)
-				acc[k] += rows[(size_t) r * ncols + k];
-			total += tot[r];
-			sum += lat[r];
-		}
+		for (int r = 0; r < m.n; r++)
+			step_matrix_add(&m, r, acc, &total, &sum);
 		for (int i = 0; i < nobj; i++)
-			st->v[i].est = hist_value(&cs->c->objectives[i], cols, acc, ncols, total, sum);
+			st->v[i].est = hist_value(&cs->c->objectives[i], m.cols, acc, m.ncols, total, sum);
 	}
 
-	len = infer_block_length(n);
-	nblocks = infer_block_count(n, len);
+	len = infer_block_length(m.n);
+	nblocks = infer_block_count(m.n, len);
 	starts = xcalloc((size_t) nblocks, sizeof(int));
 	boot = xcalloc((size_t) nobj * CAP_RESAMPLES, sizeof(double));
 	infer_rng_seed(&rng, CAP_SEED);
@@ -337,44 +365,33 @@ step_values(const cap_search *cs, const series *sr, cap_step *st)
 		double		sum = 0;
 		int			taken = 0;
 
-		memset(acc, 0, sizeof(uint64_t) * (size_t) ncols);
-		infer_block_starts(&rng, n, nblocks, starts);
-		for (int k = 0; k < nblocks && taken < n; k++)
-			for (int j = 0; j < len && taken < n; j++, taken++)
-			{
-				int			r = (starts[k] + j) % n;
-
-				for (int q = 0; q < ncols; q++)
-					acc[q] += rows[(size_t) r * ncols + q];
-				total += tot[r];
-				sum += lat[r];
-			}
+		memset(acc, 0, sizeof(uint64_t) * (size_t) m.ncols);
+		infer_block_starts(&rng, m.n, nblocks, starts);
+		for (int k = 0; k < nblocks && taken < m.n; k++)
+			for (int j = 0; j < len && taken < m.n; j++, taken++)
+				step_matrix_add(&m, (starts[k] + j) % m.n, acc, &total, &sum);
 		for (int i = 0; i < nobj; i++)
 			boot[(size_t) i * CAP_RESAMPLES + b] =
-				hist_value(&cs->c->objectives[i], cols, acc, ncols, total, sum);
+				hist_value(&cs->c->objectives[i], m.cols, acc, m.ncols, total, sum);
 	}
 	for (int i = 0; i < nobj; i++)
 	{
 		double	   *v = &boot[(size_t) i * CAP_RESAMPLES];
-		int			m = 0;
+		int			k = 0;
 
 		for (int b = 0; b < CAP_RESAMPLES; b++)
 			if (isfinite(v[b]))
-				v[m++] = v[b];
-		if (m < CAP_RESAMPLES / 2 || !isfinite(st->v[i].est))
+				v[k++] = v[b];
+		if (k < CAP_RESAMPLES / 2 || !isfinite(st->v[i].est))
 			continue;
-		st->v[i].lo = infer_quantile(v, m, (1 - level) / 2);
-		st->v[i].hi = infer_quantile(v, m, 1 - (1 - level) / 2);
+		st->v[i].lo = infer_quantile(v, k, (1 - level) / 2);
+		st->v[i].hi = infer_quantile(v, k, 1 - (1 - level) / 2);
 		st->v[i].known = true;
 	}
 	free(starts);
 	free(boot);
-	free(lat);
-	free(tot);
 	free(acc);
-	free(rows);
-	free(cols);
-	free(col);
+	step_matrix_free(&m);
 }
 
 /*
@@ -777,6 +794,38 @@ print_report(FILE *out, const cap_search *cs, bool tripped)
 				"not shown below the limit");
 }
 
+/* One step of --json's "steps". */
+static void
+write_json_step(json_writer *w, const capacity_settings *c, const cap_step *st)
+{
+	json_object_begin(w);
+	json_kv_double(w, "offered_tps", st->rate);
+	json_kv_double(w, "achieved_tps", st->tps);
+	json_kv_double(w, "measured_s", st->measured_s);
+	json_kv_int(w, "runs_pooled", st->runs);
+	json_kv_int(w, "transactions", st->transactions);
+	json_kv_int(w, "failed", st->failed);
+	json_key(w, "objectives");
+	json_array_begin(w);
+	for (int i = 0; i < c->nobjectives; i++)
+	{
+		json_object_begin(w);
+		json_kv_string(w, "metric", c->objectives[i].name);
+		json_kv_double_or_null(w, "value_ms", st->v[i].known, st->v[i].est * 1e3);
+		json_kv_double_or_null(w, "low_ms", st->v[i].known, st->v[i].lo * 1e3);
+		json_kv_double_or_null(w, "high_ms", st->v[i].known, st->v[i].hi * 1e3);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_kv_double_or_null(w, "lag_slope_ms_per_s", st->lag_known, st->lag_slope);
+	json_kv_bool(w, "objectives_met", st->met);
+	json_kv_bool(w, "steady", st->steady);
+	json_kv_bool(w, "pass", st->pass);
+	json_kv_bool(w, "measured_again", st->again);
+	json_kv_string(w, "why", st->why);
+	json_object_end(w);
+}
+
 /* --json: the search as one document. */
 static bool
 write_json(const char *path, const cap_search *cs, bool tripped, int status)
@@ -816,36 +865,7 @@ write_json(const char *path, const cap_search *cs, bool tripped, int status)
 	json_key(&w, "steps");
 	json_array_begin(&w);
 	for (int k = 1; k < cs->nsteps; k++)
-	{
-		const cap_step *st = &cs->steps[k];
-
-		json_object_begin(&w);
-		json_kv_double(&w, "offered_tps", st->rate);
-		json_kv_double(&w, "achieved_tps", st->tps);
-		json_kv_double(&w, "measured_s", st->measured_s);
-		json_kv_int(&w, "runs_pooled", st->runs);
-		json_kv_int(&w, "transactions", st->transactions);
-		json_kv_int(&w, "failed", st->failed);
-		json_key(&w, "objectives");
-		json_array_begin(&w);
-		for (int i = 0; i < c->nobjectives; i++)
-		{
-			json_object_begin(&w);
-			json_kv_string(&w, "metric", c->objectives[i].name);
-			json_kv_double_or_null(&w, "value_ms", st->v[i].known, st->v[i].est * 1e3);
-			json_kv_double_or_null(&w, "low_ms", st->v[i].known, st->v[i].lo * 1e3);
-			json_kv_double_or_null(&w, "high_ms", st->v[i].known, st->v[i].hi * 1e3);
-			json_object_end(&w);
-		}
-		json_array_end(&w);
-		json_kv_double_or_null(&w, "lag_slope_ms_per_s", st->lag_known, st->lag_slope);
-		json_kv_bool(&w, "objectives_met", st->met);
-		json_kv_bool(&w, "steady", st->steady);
-		json_kv_bool(&w, "pass", st->pass);
-		json_kv_bool(&w, "measured_again", st->again);
-		json_kv_string(&w, "why", st->why);
-		json_object_end(&w);
-	}
+		write_json_step(&w, c, &cs->steps[k]);
 	json_array_end(&w);
 	json_key(&w, "capacity");
 	json_object_begin(&w);
@@ -872,13 +892,12 @@ write_json(const char *path, const cap_search *cs, bool tripped, int status)
 	json_kv_int(&w, "exit_status", status);
 	json_object_end(&w);
 	strbuf_putc(&sb, '\n');
-	ok = strbuf_write_file(path, sb.data, sb.len, &cause);
+	ok = strbuf_write_free(&sb, path, &cause);
 	if (!ok)
 	{
 		msg_error("%s", cause);
 		free(cause);
 	}
-	strbuf_free(&sb);
 	return ok;
 }
 
