@@ -30,16 +30,7 @@ my $dir = tempdir(CLEANUP => 1);
 my %utc = (env => { TZ => 'UTC' });
 
 $node->safe_psql('postgres', 'CREATE TABLE t (i int)');
-my ($holder, $holder_pid) = start_session($node, 'f_holder');
-$holder->query_safe('BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
-$holder->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(600);\n");
-my ($waiter, $waiter_pid) = start_session($node, 'f_lock', "BEGIN;\nLOCK TABLE t");
-my ($sleeper, $sleeper_pid) = start_session($node, 'f_sleep', 'SELECT pg_sleep(600)');
-$node->poll_query_until('postgres', q{
-	SELECT count(*) = 2 FROM pg_stat_activity
-	WHERE (application_name = 'f_lock' AND wait_event = 'relation')
-	   OR (application_name = 'f_sleep' AND wait_event = 'PgSleep')})
-  or die 'the induced waits did not start';
+my ($holder, $holder_pid, $waiter, $waiter_pid, $sleeper, $sleeper_pid) = start_lock_and_sleep($node, 'f');
 my @apps = ('--application-name=f_sleep', '--application-name=f_lock', '--application-name=f_holder');
 
 sub slurp

@@ -314,11 +314,12 @@ sub start_session
 
 =pod
 
-=item start_lock_and_sleep($node)
+=item start_lock_and_sleep($node [, $prefix])
 
 The waits most waits tests watch, on a table C<t> that must exist: a session
 C<w_holder> that locks C<t> in an open transaction and sleeps, C<w_lock>
-waiting on that lock, and C<w_sleep> in C<pg_sleep>; returns once both
+waiting on that lock, and C<w_sleep> in C<pg_sleep> (C<$prefix> instead of
+C<w> in the application names); returns once both
 waits show in C<pg_stat_activity>, as C<($holder, $holder_pid, $waiter,
 $waiter_pid, $sleeper, $sleeper_pid)>.
 
@@ -326,16 +327,17 @@ $waiter_pid, $sleeper, $sleeper_pid)>.
 
 sub start_lock_and_sleep
 {
-	my ($node) = @_;
-	my ($holder, $holder_pid) = start_session($node, 'w_holder');
+	my ($node, $p) = @_;
+	$p //= 'w';
+	my ($holder, $holder_pid) = start_session($node, "${p}_holder");
 	$holder->query_safe('BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
 	$holder->query_until(qr/started/, "\\echo started\nSELECT pg_sleep(600);\n");
-	my ($waiter, $waiter_pid) = start_session($node, 'w_lock', "BEGIN;\nLOCK TABLE t");
-	my ($sleeper, $sleeper_pid) = start_session($node, 'w_sleep', 'SELECT pg_sleep(600)');
-	$node->poll_query_until('postgres', q{
+	my ($waiter, $waiter_pid) = start_session($node, "${p}_lock", "BEGIN;\nLOCK TABLE t");
+	my ($sleeper, $sleeper_pid) = start_session($node, "${p}_sleep", 'SELECT pg_sleep(600)');
+	$node->poll_query_until('postgres', qq{
 		SELECT count(*) = 2 FROM pg_stat_activity
-		WHERE (application_name = 'w_lock' AND wait_event = 'relation')
-		   OR (application_name = 'w_sleep' AND wait_event = 'PgSleep')})
+		WHERE (application_name = '${p}_lock' AND wait_event = 'relation')
+		   OR (application_name = '${p}_sleep' AND wait_event = 'PgSleep')})
 	  or die 'the induced waits did not start';
 	return ($holder, $holder_pid, $waiter, $waiter_pid, $sleeper, $sleeper_pid);
 }
