@@ -14,6 +14,7 @@
 
 #include "pgtempo/json.h"
 #include "pgtempo/table.h"
+#include "pgcost.h"
 
 /* Percentiles of every pass, in the JSON report. */
 static const struct
@@ -262,6 +263,28 @@ report_env_text(FILE *out, const timing_results *r)
 		fprintf(out, "  TSC:               unavailable: %s\n", r->tsc.why_not);
 	if (advice)
 		fprintf(out, "  advice:            %s\n", advice);
+	fflush(out);
+}
+
+/* The pass of the clock PostgreSQL reads (the system clock), if it ran; else NULL. */
+static const timing_pass *
+system_pass(const timing_results *r)
+{
+	for (int i = 0; i < r->npasses; i++)
+		if ((r->passes[i]->clock == TIMING_CLOCK_SYSTEM || r->passes[i]->clock == TIMING_CLOCK_FAKE) &&
+			r->passes[i]->loops > 0 && r->passes[i]->outcome != TIMING_BACKWARDS)
+			return r->passes[i];
+	return NULL;
+}
+
+void
+report_cost_text(FILE *out, const timing_results *r)
+{
+	const timing_pass *p = system_pass(r);
+
+	if (p == NULL)
+		return;
+	pgcost_text(out, timing_per_loop_ns(p));
 	fflush(out);
 }
 
@@ -554,6 +577,14 @@ report_json(strbuf *out, const timing_results *r)
 	json_tsc(&w, &r->tsc);
 	json_kv_string(&w, "advice", advice);
 	json_object_end(&w);
+
+	if (system_pass(r) != NULL)
+		pgcost_json(&w, timing_per_loop_ns(system_pass(r)));
+	else
+	{
+		json_key(&w, "postgresql_cost");
+		json_null(&w);
+	}
 
 	json_kv_string(&w, "verdict", report_verdict(r));
 	json_kv_int(&w, "exit_status", r->exit_status);

@@ -14,6 +14,8 @@
 void		report_header(FILE *out, const timing_settings *s);
 void		report_pass_text(FILE *out, const timing_results *r, const timing_pass *p);
 void		report_env_text(FILE *out, const timing_results *r);
+/* What a clock read of the system clock costs PostgreSQL's timing features (pgcost.h). */
+void		report_cost_text(FILE *out, const timing_results *r);
 void		report_cross_text(FILE *out, const timing_results *r, const crosscpu_result *c);
 void		report_json(strbuf *out, const timing_results *r);
 

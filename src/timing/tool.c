@@ -85,7 +85,10 @@ run_passes(timing_results *r, uint64_t duration_ns, bool fake)
 			break;
 	}
 	if (!s->json)
+	{
 		report_env_text(stdout, r);
+		report_cost_text(stdout, r);
+	}
 }
 
 /* --cross-cpu: the check for every clock asked for that this machine has, until a signal. */

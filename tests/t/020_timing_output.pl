@@ -52,6 +52,23 @@ like($out, qr/^  clocksource:       \S+$/m, 'environment: clocksource line');
 like($out, qr/^  TSC:               (usable|unavailable)/m, 'environment: TSC line');
 unlike($out, qr/^Clock system:/m, 'a lone system pass has no clock header');
 
+# what a clock read costs PostgreSQL: priced from the pass's own loop time
+my ($loop_ns) = $out =~ /^Per loop time including overhead: (\S+) ns$/m;
+my ($read_ns) = $out =~ /^What timing costs PostgreSQL here \(a clock read takes at most (\S+) ns\):$/m;
+ok(defined $read_ns, 'the cost section follows the environment');
+is($read_ns, $loop_ns, 'priced at the loop time of the system pass');
+my ($io_us, $cpu_pct) = $out =~
+  /^  track_io_timing:   (\S+) us per block read, write or sync \(2 clock reads\);\n {21}at 10000 a second, (\S+) % of one CPU$/m;
+my ($row_us, $plan_s) = $out =~
+  /^  EXPLAIN ANALYZE:   (\S+) us per row per plan node \(2 clock reads\);\n {21}1000000 rows through 10 nodes add (\S+) s \(TIMING OFF leaves it out\)$/m;
+ok(defined $io_us && defined $row_us, 'track_io_timing and EXPLAIN ANALYZE lines');
+cmp_ok(abs($io_us - 2 * $loop_ns / 1e3), '<=', 0.0006, 'an I/O costs two clock reads');
+cmp_ok(abs($row_us - $io_us), '<', 1e-9, 'so does a row through a node');
+cmp_ok(abs($cpu_pct - 10000 * 2 * $loop_ns / 1e9 * 100), '<=', 0.006, 'CPU share at 10000 I/Os a second');
+cmp_ok(abs($plan_s - 1e6 * 10 * 2 * $loop_ns / 1e9), '<=', 0.006, 'seconds a 10-node plan of 1e6 rows adds');
+($rc, $out) = run_tool([ $bin, '-d', '1', '--clock=rdtsc' ]);
+unlike($out, qr/What timing costs PostgreSQL/, 'no price without a pass of the clock PostgreSQL reads');
+
 ($rc, $out) = run_tool([ $bin, '-d', '2' ]);
 like($out, qr/\ATesting timing overhead for 2 seconds\.\n/, 'plural "seconds"');
 

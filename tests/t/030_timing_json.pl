@@ -77,6 +77,19 @@ for my $p (@passes)
 	is($obs[-1]{count}, $p->{largest_count}, "$c: with its count");
 }
 
+my $cost = $doc->{postgresql_cost};
+my ($sys) = grep { $_->{clock} eq 'system' } @passes;
+ok($cost, 'postgresql_cost present with a system pass');
+cmp_ok(abs($cost->{clock_read_ns} - $sys->{per_loop_ns}), '<', 1e-6, 'priced at the system pass\'s loop time');
+is($cost->{clock_reads_per_op}, 2, 'two clock reads per timed operation');
+cmp_ok(abs($cost->{track_io_timing}{us_per_io} - 2 * $sys->{per_loop_ns} / 1e3), '<', 1e-9, 'us_per_io');
+cmp_ok(abs($cost->{track_io_timing}{example_cpu_pct} -
+	  $cost->{track_io_timing}{example_ios_per_s} * $cost->{track_io_timing}{us_per_io} / 1e4), '<', 1e-9,
+	'example_cpu_pct');
+my $ea = $cost->{explain_analyze};
+cmp_ok(abs($ea->{example_added_s} - $ea->{example_rows} * $ea->{example_nodes} * $ea->{us_per_row_per_node} / 1e6),
+	'<', 1e-9, 'example_added_s');
+
 my $env = $doc->{clock_environment};
 for my $k (qw(clocksource available_clocksources cpu_flags hypervisor tsc advice))
 {
