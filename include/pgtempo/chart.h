@@ -109,6 +109,13 @@ typedef struct chart chart;
 /* A new empty chart; title and subtitle may be NULL. */
 chart	   *chart_new(const char *title, const char *subtitle);
 void		chart_free(chart *c);
+/*
+ * Prefix the ids of the document's elements (its clip paths) with prefix:
+ * a chart rendered into another's custom panel needs one, since ids are
+ * shared by the whole document and a clip path found by another's id
+ * clips the wrong plot.
+ */
+void		chart_set_id_prefix(chart *c, const char *prefix);
 
 /* The shared x axis of the time panels: scale and label (NULL: none). */
 void		chart_set_x(chart *c, chart_xscale scale, const char *label);

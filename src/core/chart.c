@@ -70,6 +70,13 @@ chart_new(const char *title, const char *subtitle)
 }
 
 void
+chart_set_id_prefix(chart *c, const char *prefix)
+{
+	free(c->id_prefix);
+	c->id_prefix = dup_or_null(prefix);
+}
+
+void
 chart_free(chart *c)
 {
 	if (c == NULL)
@@ -98,6 +105,7 @@ chart_free(chart *c)
 	free(c->title);
 	free(c->subtitle);
 	free(c->xlabel);
+	free(c->id_prefix);
 	free(c);
 }
 

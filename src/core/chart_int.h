@@ -80,6 +80,7 @@ struct chart
 	char	   *subtitle;
 	chart_xscale xscale;
 	char	   *xlabel;
+	char	   *id_prefix;		/* of the document's element ids; NULL: none */
 	double		xlo;
 	double		xhi;
 	panel	   *panels;

@@ -523,12 +523,14 @@ draw_series(const chart *c, int pi, const layout *L, const scale *xs, const stac
 {
 	const panel_layout *pl = &L->p[pi];
 
-	strbuf_printf(out, "<clipPath id=\"plot%d\"><rect", pi);
+	const char *idp = c->id_prefix != NULL ? c->id_prefix : "";
+
+	strbuf_printf(out, "<clipPath id=\"%splot%d\"><rect", idp, pi);
 	svg_attr_num(out, "x", L->plot_x);
 	svg_attr_num(out, "y", pl->plot_y - 1);
 	svg_attr_num(out, "width", L->plot_w);
 	svg_attr_num(out, "height", pl->plot_h + 2);
-	strbuf_printf(out, "/></clipPath>\n<g clip-path=\"url(#plot%d)\">\n", pi);
+	strbuf_printf(out, "/></clipPath>\n<g clip-path=\"url(#%splot%d)\">\n", idp, pi);
 	for (int a = 0; a < 2; a++)
 		chart_draw_stack(c, &stacks[a], xs, &ys[a], out);
 	for (int i = 0; i < c->nseries; i++)

@@ -89,6 +89,11 @@ is($aa->{method}{unit}, 'interval', 'A/A: JSON says the unit');
 my $svg = do { local $/; open my $fh, '<', "$dir/aa.svg" or die; <$fh> };
 like($svg, qr/Throughput of each run.*Latency distributions/s, '--chart: both panels');
 is(scalar(() = $svg =~ /<svg /g), 2, '--chart: the distributions are a nested chart');
+# ids are the whole document's: the nested chart's clip path must not be found by the outer one's id
+my @ids = $svg =~ /\bid="([^"]+)"/g;
+my %seen;
+is(scalar(grep { $seen{$_}++ } @ids), 0, '--chart: no element id twice (' . join(',', @ids) . ')');
+is(scalar(grep { !$seen{$_} } $svg =~ /url\(#([^)]+)\)/g), 0, '--chart: every url(#id) names an element');
 
 # --json alone: the comparison's document on stdout, the table on stderr;
 # "--json FILE" is still a file

@@ -80,6 +80,8 @@ make_dist(const cmp *c)
 	const char *body;
 	int			height = 0;
 
+	/* nested in the outer chart: ids of its own, else the outer plot's clip path clips its curves */
+	chart_set_id_prefix(dc, "dist-");
 	chart_set_x(dc, CHART_X_NUMBER, "percentile as nines: 0 = p0, 1 = p90, 2 = p99, 3 = p99.9");
 	chart_set_y(dc, p, CHART_LEFT, "latency", "ms, log scale");
 	chart_set_y_log(dc, p, CHART_LEFT, true);
