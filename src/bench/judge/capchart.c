@@ -74,9 +74,9 @@ add_marks(chart *ch, int panel, const cap_search *cs, double lo, double hi)
 	}
 }
 
-/* One objective's panel: its value and interval per rate, its target, the marks. */
+/* An objective's panel (x: 0 to xmax): its value and interval per rate, target, marks. */
 static void
-add_objective(chart *ch, const cap_search *cs, int obj, const int *order, int n)
+add_objective(chart *ch, const cap_search *cs, int obj, const int *order, int n, double xmax)
 {
 	const gate_limit *o = &cs->c->objectives[obj];
 	char	   *title = xasprintf("%s against the offered rate (objective %s)", o->name, o->text);
@@ -104,12 +104,9 @@ add_objective(chart *ch, const cap_search *cs, int obj, const int *order, int n)
 		chart_add_point(ch, s_lo, st->rate, v->known ? v->lo * 1e3 : NAN);
 		chart_add_point(ch, s_hi, st->rate, v->known ? v->hi * 1e3 : NAN);
 	}
-	/* across the steps, and to the bracket's upper end when that is the probe's ceiling */
-	if (n > 0)
-	{
-		chart_add_point(ch, s_target, cs->steps[order[0]].rate, o->value * 1e3);
-		chart_add_point(ch, s_target, fmax(cs->steps[order[n - 1]].rate, cs->hi), o->value * 1e3);
-	}
+	/* across the whole axis, as a limit */
+	chart_add_point(ch, s_target, 0, o->value * 1e3);
+	chart_add_point(ch, s_target, xmax, o->value * 1e3);
 	panel_range(cs, obj, order, n, &lo, &hi);
 	add_marks(ch, panel, cs, lo, hi);
 	free(title);
@@ -127,10 +124,17 @@ capacity_write_chart(const output_ctx *oc, const char *path, char **cause)
 	chart	   *ch = chart_new("pgtempo-bench", oc->s->command_line);
 	strbuf		sb;
 	bool		ok;
+	double		top = n > 0 ? fmax(cs->steps[order[n - 1]].rate, cs->hi) : cs->hi,
+				first,
+				last,
+				step;
 
+	/* from no load to the tick above the highest rate: no mark on the plot's edge */
+	chart_nice_ticks(0, top * 1.02, 6, &first, &last, &step);
 	chart_set_x(ch, CHART_X_NUMBER, "offered rate (tps)");
+	chart_set_x_range(ch, 0, last);
 	for (int i = 0; i < cs->c->nobjectives; i++)
-		add_objective(ch, cs, i, order, n);
+		add_objective(ch, cs, i, order, n, last);
 	strbuf_init(&sb);
 	chart_render(ch, &sb);
 	ok = strbuf_write_free(&sb, path, cause);
