@@ -121,6 +121,7 @@ usage(void)
 		   "                           \"p99<10ms\" (-T: the whole search's budget)\n"
 		   "  --capacity-resolution=PCT  stop the search at a bracket this narrow (default: 5)\n"
 		   "  --chart=FILE             draw tps and latency over time as an SVG file\n"
+		   "                           (with --capacity: each objective against the rate)\n"
 		   "  --continue-on-error      continue running after an SQL error\n"
 		   "  --dry-run                run the scripts without a server: execute the\n"
 		   "                           meta-commands and print each SQL command\n"
@@ -135,7 +136,8 @@ usage(void)
 		   "  --log-prefix=PREFIX      name of the -l log files (default: \"pgbench_log\")\n"
 		   "  --max-tries=NUM          max number of tries to run transaction (default: 1)\n"
 		   "  --metrics=FILE           also write the results as Prometheus metrics to FILE\n"
-		   "                           (for node_exporter's textfile collector: *.prom)\n"
+		   "                           (for node_exporter's textfile collector: *.prom;\n"
+		   "                           with --capacity: the capacity, bracket and steps)\n"
 		   "  --percentiles=LIST       latency percentiles to report (default: 50,90,99,99.9)\n"
 		   "  --progress-percentiles   add the interval's percentiles to -P progress lines\n"
 		   "  --progress-timestamp     use Unix epoch timestamps for progress\n"
@@ -332,7 +334,7 @@ main(int argc, char **argv)
 	else if (settings->dry_run)
 		status = dryrun_run(settings);
 	/* the files are written after the run: a bad path fails now, not after it */
-	else if (!output_check_paths(settings, OUTPUT_RUN))
+	else if (!output_check_paths(settings, cl.cap.wanted ? OUTPUT_CAPACITY : OUTPUT_RUN))
 		status = EXITCODE_ERROR;
 	else if (cl.cap.wanted)
 		status = capacity_run(settings, &cl.cap);

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "judge/capacity.h"
 #include "judge/compare.h"
 #include "judge/merge.h"
 #include "pgtempo/metrics.h"
@@ -25,14 +26,17 @@
  */
 const output_def outputs_table[] = {
 	{"json", PATH(json_path), "-", strbuf_check_writable, OUTPUT_STATUS,
-	{[OUTPUT_RUN] = results_write_json, [OUTPUT_MERGE] = merge_write_json, [OUTPUT_COMPARE] = compare_write_json}},
+	{[OUTPUT_RUN] = results_write_json, [OUTPUT_MERGE] = merge_write_json, [OUTPUT_COMPARE] = compare_write_json,
+	[OUTPUT_CAPACITY] = capacity_write_json}},
 	{"latency-histogram", PATH(hist_path), NULL, strbuf_check_writable, 0,
 	{[OUTPUT_RUN] = results_write_hist, [OUTPUT_MERGE] = merge_write_hist}},
 	{"chart", PATH(chart_path), NULL, strbuf_check_writable, 0,
-	{[OUTPUT_RUN] = results_write_chart, [OUTPUT_MERGE] = merge_write_chart, [OUTPUT_COMPARE] = compare_write_chart}},
+	{[OUTPUT_RUN] = results_write_chart, [OUTPUT_MERGE] = merge_write_chart, [OUTPUT_COMPARE] = compare_write_chart,
+	[OUTPUT_CAPACITY] = capacity_write_chart}},
 	/* the textfile also needs its temporary file beside it */
 	{"metrics", PATH(metrics_path), NULL, metrics_check_path, OUTPUT_STATUS,
-	{[OUTPUT_RUN] = results_write_metrics, [OUTPUT_NOT_STARTED] = results_write_metrics}},
+	{[OUTPUT_RUN] = results_write_metrics, [OUTPUT_NOT_STARTED] = results_write_metrics,
+	[OUTPUT_CAPACITY] = capacity_write_metrics}},
 };
 
 const int	outputs_count = (int) (sizeof(outputs_table) / sizeof(outputs_table[0]));

@@ -26,7 +26,10 @@
 # step's upper bound is below the target, the capacity is the highest
 # passing rate, its bracket's upper end the lowest failing rate above it),
 # --fail-if=capacity:<N exits 3 when the bracket lies wholly below N and 0
-# when not, and the option checks.
+# when not, and the option checks.  --metrics: promtool accepts the file
+# and its numbers are the JSON's (capacity, bracket, steps, verdict);
+# --chart: a well-formed SVG with the capacity marked and a point per rate;
+# their paths are checked before the search starts.
 
 use strict;
 use warnings;
@@ -34,6 +37,7 @@ use warnings;
 use File::Temp qw(tempdir);
 use JSON::PP;
 use List::Util qw(first max min);
+use PgTempo::Metrics;
 use PgTempo::Test;
 use Test::More;
 
@@ -51,7 +55,18 @@ for my $case (
 		qr/invalid value "0" for option --capacity-resolution/ ],
 	[ [ '--fail-if=capacity:<10', '-T', '60' ], qr/--fail-if needs --capacity/ ],
 	[ [ '--capacity=p99<10ms', '-T', '60', '--fail-if=tps<10' ],
-		qr/invalid value "tps<10" for option --fail-if/ ])
+		qr/invalid value "tps<10" for option --fail-if/ ],
+	[ [ '--capacity=p99<10ms', '-T', '60', "--latency-histogram=$dir/h.txt" ],
+		qr/--capacity needs no -l or --latency-histogram/ ],
+	# the outputs' paths, before connecting (the host does not exist)
+	[ [ '--capacity=p99<10ms', '-T', '60', "--chart=$dir/no/such/dir/c.svg" ],
+		qr{^pgtempo-bench: error: could not open file "\Q$dir\E/no/such/dir/c\.svg" for writing: No such file or directory$}m ],
+	[ [ '--capacity=p99<10ms', '-T', '60', "--metrics=$dir/no/such/dir/m.prom" ],
+		qr{^pgtempo-bench: error: could not open file "\Q$dir\E/no/such/dir/m\.prom" for writing: No such file or directory$}m ],
+	[ [ '--capacity=p99<10ms', '-T', '60', "--json=$dir" ],
+		qr{^pgtempo-bench: error: could not open file "\Q$dir\E" for writing: Is a directory$}m ],
+	[ [ '--capacity=p99<10ms', '-T', '60', '--json=-', '--metrics=-' ],
+		qr/only one of --json, --latency-histogram, --chart and --metrics can write to standard output/ ])
 {
 	my ($args, $re) = @$case;
 	my ($code, undef, $err) = run_tool([ $ours, @$args, '-h', '/nonexistent' ]);
@@ -155,8 +170,8 @@ note(sprintf('service: mean %.3f ms (ceiling %.1f tps); objective p99<%sms; pred
 
 # the search
 ($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '80', '-P', '5', '-f', $script,
-	"--capacity=p99<${target_ms}ms", "--json=$dir/cap.json",
-	'--fail-if=capacity:<' . int(100 * $mu), $db ], timeout => 200);
+	"--capacity=p99<${target_ms}ms", "--json=$dir/cap.json", "--chart=$dir/cap.svg",
+	"--metrics=$dir/cap.prom", '--fail-if=capacity:<' . int(100 * $mu), $db ], timeout => 200);
 is($code, 3, '--fail-if=capacity:<100x the ceiling: exit 3') or diag($err);
 like($err, qr/^capacity: step 1: [\d.]+ tps offered, bracket /m, '-P: a line as each step starts');
 like($out, qr/^capacity: [\d.]+ tps at p99<${target_ms}ms \(bracket /m, 'the capacity line');
@@ -194,6 +209,55 @@ ok(defined $cap->{tps}, 'a capacity was found');
 is($cap->{tps}, $best, 'the capacity is the highest passing rate') if $best > 0;
 is($cap->{bracket_high_tps}, $above // $j->{ceiling_tps}, "the bracket's upper end: the lowest failing rate above it");
 
+# --metrics: the search's numbers, as the JSON has them
+promtool_ok("$dir/cap.prom", 'capacity --metrics');
+my $m = parse_metrics(slurp_text("$dir/cap.prom") // '');
+is_deeply($m->{errors}, [], '--metrics: every line parses');
+is(metric_value($m, 'pgtempo_bench_exit_status'), 3, '--metrics: exit status 3');
+is(metric_value($m, 'pgtempo_bench_capacity_verdict', verdict => 'below_limit'), 1,
+	'--metrics: the verdict is below_limit');
+is(scalar(grep { $_->{value} == 1 } metric_samples($m, 'pgtempo_bench_capacity_verdict')), 1,
+	'--metrics: one verdict holds');
+ok(same_number(metric_value($m, 'pgtempo_bench_capacity_tps'), $cap->{tps}), '--metrics: the capacity');
+ok(same_number(metric_value($m, 'pgtempo_bench_capacity_bracket_low_tps'), $cap->{bracket_low_tps}),
+	'--metrics: the bracket\'s low end');
+ok(same_number(metric_value($m, 'pgtempo_bench_capacity_bracket_high_tps'), $cap->{bracket_high_tps}),
+	'--metrics: the bracket\'s high end');
+ok(same_number(metric_value($m, 'pgtempo_bench_capacity_ceiling_tps'), $j->{ceiling_tps}),
+	'--metrics: the ceiling');
+is(metric_value($m, 'pgtempo_bench_capacity_steps'), scalar(@steps), '--metrics: the steps');
+my $bad = 0;
+for my $k (1 .. @steps)
+{
+	my ($s, %l) = ($steps[ $k - 1 ], step => $k);
+	my $o = $s->{objectives}[0];
+	$bad++ unless same_number(metric_value($m, 'pgtempo_bench_capacity_step_offered_tps', %l), $s->{offered_tps})
+	  && same_number(metric_value($m, 'pgtempo_bench_capacity_step_achieved_tps', %l), $s->{achieved_tps})
+	  && metric_value($m, 'pgtempo_bench_capacity_step_pass', %l) == ($s->{pass} ? 1 : 0)
+	  && metric_value($m, 'pgtempo_bench_capacity_step_transactions', %l) == $s->{transactions}
+	  && (!defined $o->{high_ms}
+		|| same_number(1e3 * metric_value($m, 'pgtempo_bench_capacity_step_latency_seconds', %l,
+				metric => 'p99', bound => 'high'), $o->{high_ms}));
+}
+is($bad, 0, '--metrics: each step\'s rate, tps, transactions, verdict and p99 bound are the JSON\'s');
+
+# --chart: well-formed, the objective's panel, a point per rate, the capacity marked
+my $svg = slurp_text("$dir/cap.svg") // '';
+SKIP:
+{
+	skip 'xmllint not installed', 1 unless system('command -v xmllint >/dev/null 2>&1') == 0;
+	is(system("xmllint --noout '$dir/cap.svg'"), 0, '--chart: xmllint reads it');
+}
+like($svg, qr/p99 against the offered rate \(objective p99&lt;${target_ms}ms\)/, '--chart: the objective\'s panel');
+# of a rate measured again, the last step (it pools the runs); a step without a value is a gap
+my %known = map { $_->{offered_tps} => defined $_->{objectives}[0]{value_ms} } @steps;
+my ($path) = $svg =~ /<path class="line"[^>]* d="([^"]*)"><title>p99<\/title>/;
+is(scalar(() = ($path // '') =~ /[ML]/g), scalar(grep { $_ } values %known),
+	'--chart: a point of p99 per rate tried');
+like($svg, qr/<title>capacity: \Q${\ sprintf('%.1f', $cap->{tps} \/\/ 0)}\E tps<\/title>/,
+	'--chart: the capacity marked') if defined $cap->{tps};
+like($svg, qr/<title>objective: p99&lt;${target_ms}ms<\/title>/, '--chart: the objective drawn');
+
 # against the known answer
 my $found = $cap->{tps} // 0;
 my $error = $predicted > 0 ? 100 * ($found / $predicted - 1) : 0;
@@ -224,9 +288,26 @@ ok(within($found),
 my $script2 = write_file("$dir/q2.sql",
 	"BEGIN;\nSELECT id FROM q WHERE id = 2 FOR UPDATE;\nSELECT pg_sleep(0.002);\nCOMMIT;\n");
 ($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '30', '-f', $script2,
-	"--capacity=p99<${target_ms}ms", '--capacity-resolution=100', '--fail-if=capacity:<0.5', $db ],
-	timeout => 120);
+	"--capacity=p99<${target_ms}ms", '--capacity-resolution=100', '--fail-if=capacity:<0.5',
+	"--json=$dir/cap3.json", '--metrics=-', $db ], timeout => 120);
 is($code, 0, '--fail-if=capacity:<0.5: exit 0') or diag($err);
-like($out, qr/^fail-if capacity:<0\.5: not shown below the limit$/m, 'the gate did not trip');
+like($err, qr/^fail-if capacity:<0\.5: not shown below the limit$/m,
+	'the gate did not trip (the report on stderr: --metrics=- takes stdout)');
+$m = parse_metrics($out);
+my $j3 = eval { JSON::PP->new->decode(slurp_text("$dir/cap3.json") // '') };
+is(metric_value($m, 'pgtempo_bench_capacity_verdict',
+		verdict => defined $j3->{capacity}{tps} ? 'found' : 'none_passed'), 1,
+	'--metrics=-: the verdict, as the JSON\'s capacity says');
+is(metric_value($m, 'pgtempo_bench_exit_status'), 0, '--metrics=-: exit status 0');
+is($j3->{exit_status}, 0, '--json: exit status 0');
+
+# a search that cannot start: --metrics says so, as a run's does
+($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '30', '-f', $script2,
+	"--capacity=p99<${target_ms}ms", "--metrics=$dir/nc.prom", '-h', $node->host, '-p', $node->port,
+	'-d', 'no_such_database' ]);
+is($code, 1, 'no connection: exit 1');
+$m = parse_metrics(slurp_text("$dir/nc.prom") // '');
+is(metric_value($m, 'pgtempo_bench_exit_status'), 1, 'no connection: --metrics says exit 1');
+is(scalar(metric_samples($m, 'pgtempo_bench_capacity_steps')), 0, 'no connection: and no search');
 
 done_testing();

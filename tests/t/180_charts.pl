@@ -54,6 +54,12 @@ is($rc, 0, 'pgtempo-bench --waits --chart');
 ($rc) = run_tool([ pgtempo_bin('pgtempo-bench'), '--merge', "--chart=$tmp/tool-bench-merged.svg",
 	"$tmp/bench-waits.json" ]);
 is($rc, 0, 'pgtempo-bench --merge --chart of a --waits run');
+# --capacity: a short search whose objective the first step meets (one step, then the
+# bracket is within --capacity-resolution=100)
+($rc) = run_tool([ pgtempo_bin('pgtempo-bench'), @conn, '-n', '-S', '-c', '1', '-T', '30',
+	'--capacity=p99<1000ms', '--capacity-resolution=100', "--chart=$tmp/tool-bench-capacity.svg",
+	'postgres' ], timeout => 120);
+is($rc, 0, 'pgtempo-bench --capacity --chart');
 my ($sleeper) = start_session($node, 'chart_sleep', 'SELECT pg_sleep(600)');
 ($rc) = run_tool([ pgtempo_bin('pgtempo-waits'), @conn, '-d', 'postgres', '-T', '3',
 	'--application-name=chart_sleep', "--chart=$tmp/tool-waits.svg" ]);
@@ -199,6 +205,8 @@ my %charts = (
 	# the waits panel: Lock (vermillion) stacked under tps (blue) and latency (green)
 	'tool-bench-waits' => [ [qw(blue green vermillion)], 100 ],
 	'tool-bench-merged' => [ [qw(blue purple vermillion)], 100 ],
+	# p99 (blue), its interval (sky), the capacity and the bracket's upper end (green)
+	'tool-bench-capacity' => [ [qw(blue sky green)], 20 ],
 	'tool-waits' => [ [qw(blue)], 300 ],);
 
 for my $name (sort keys %charts)

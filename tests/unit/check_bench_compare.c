@@ -406,6 +406,54 @@ START_TEST(series_read_by_columns)
 }
 END_TEST
 
+/*
+ * The chart's latency curves go as far as the data do: the last point at
+ * 1 - 1/n (log10(n) nines), for the counts the issue saw cut short
+ * (27,000 and 420,000) and a few more; no point a gap, x rising by at most
+ * 0.02 nines, the last y the latency at that percentile.
+ */
+START_TEST(chart_curve_to_the_end)
+{
+	static const uint64_t counts[] = {1, 2, 10, 1000, 27000, 420000, 1000000};
+	double	   *x = xcalloc(CMP_CURVE_MAX, sizeof(double)),
+			   *y = xcalloc(CMP_CURVE_MAX, sizeof(double));
+
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+	{
+		uint64_t	n = counts[c];
+		hist	   *h = hist_new(1);
+		uint64_t	state = 36;
+		int			k;
+		double		want = n > 1 ? 100 * (1 - 1 / (double) n) : 0;
+
+		/* latencies from 1 ms with a long tail: 1 ms / u, u uniform in (0, 1] */
+		for (uint64_t i = 0; i < n; i++)
+		{
+			state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+			hist_record(h, (uint64_t) (1e6 / ((double) ((state >> 11) + 1) / 9007199254740992.0)));
+		}
+		k = cmpchart_curve(h, x, y);
+		ck_assert_int_ge(k, 1);
+		ck_assert_double_eq_tol(x[k - 1], n > 1 ? log10((double) n) : 0, 1e-9);
+		ck_assert_double_eq_tol(100 * (1 - pow(10, -x[k - 1])), want, 1e-6);
+		ck_assert_double_eq((double) hist_percentile(h, want) / 1e6, y[k - 1]);
+		/* the end is the largest latency but one: beyond it only the maximum */
+		ck_assert_double_le(y[k - 1], (double) h->max / 1e6);
+		for (int i = 0; i < k; i++)
+		{
+			ck_assert_msg(isfinite(y[i]) && y[i] > 0, "n %llu: point %d (%.2f nines) is a gap",
+						  (unsigned long long) n, i, x[i]);
+			if (i > 0)
+				ck_assert_msg(x[i] > x[i - 1] && x[i] - x[i - 1] <= 0.02 + 1e-9 &&
+							  y[i] >= y[i - 1], "n %llu: point %d", (unsigned long long) n, i);
+		}
+		free(h);
+	}
+	free(x);
+	free(y);
+}
+END_TEST
+
 static Suite *
 compare_suite(void)
 {
@@ -419,6 +467,7 @@ compare_suite(void)
 	tcase_add_test(tc, series_read_by_columns);
 	tcase_add_test(tc, bootstrap_finds_a_change);
 	tcase_add_test(tc, bootstrap_aa_and_short);
+	tcase_add_test(tc, chart_curve_to_the_end);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -128,8 +128,8 @@ capacity_check(const capacity_settings *c, const bench_settings *s)
 		bad = "no -R (it chooses the rates)";
 	else if (s->warmup != WARMUP_NONE)
 		bad = "no --warmup (each step leaves its own out)";
-	else if (s->use_log || s->chart_path != NULL || s->hist_path != NULL || s->metrics_path != NULL)
-		bad = "no -l, --chart, --latency-histogram or --metrics";
+	else if (s->use_log || s->hist_path != NULL)
+		bad = "no -l or --latency-histogram";
 	else if (s->latency_limit_ns > 0 || s->dry_run || s->waits_ns > 0 || s->is_connect)
 		bad = "no -L, -C, --waits or --dry-run";
 	else if (s->duration < 30)
@@ -253,7 +253,6 @@ int
 capacity_run(const bench_settings *s, const capacity_settings *c)
 {
 	cap_search *cs = xcalloc(1, sizeof(cap_search));
-	bool		tripped = false;
 	int			status;
 	FILE	   *out = report_stream(s);
 
@@ -265,20 +264,15 @@ capacity_run(const bench_settings *s, const capacity_settings *c)
 	{
 		series_free(&cs->pool);
 		free(cs);
-		return EXITCODE_ERROR;
+		/* as a run that could not start: --metrics says so (exit status 1) */
+		return results_not_started(s);
 	}
-	if (c->has_floor && cs->nsteps > 1)
-	{
-		gate_change ch = {true, cs->lo, cs->hi, 0, 0};
-
-		tripped = gate_trips(&c->floor, &ch);
-	}
-	if (status == 0 && tripped)
+	cs->tripped = cap_floor_tripped(cs);
+	if (status == 0 && cs->tripped)
 		status = EXITCODE_LIMIT;
-	cap_print_report(out, cs, tripped);
+	cap_print_report(out, cs, cs->tripped);
 	fflush(out);
-	if (s->json_path != NULL && !cap_write_json(s->json_path, cs, tripped, status) && status == 0)
-		status = EXITCODE_ERROR;
+	output_write_all(s, OUTPUT_CAPACITY, cs, &status);
 	series_free(&cs->pool);
 	free(cs);
 	return status;

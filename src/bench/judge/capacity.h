@@ -22,6 +22,7 @@
 
 #include "pgtempo/gate.h"
 #include "results/bench.h"
+#include "results/output.h"
 
 /* --capacity-resolution's default: the bracket's width relative to its low end */
 #define CAPACITY_RESOLUTION 0.05
@@ -52,11 +53,17 @@ bool		capacity_parse_fail_if(capacity_settings *c, const char *arg);
 bool		capacity_check(const capacity_settings *c, const bench_settings *s);
 
 /*
- * Run the search and print its report (and --json).  Returns the exit
+ * Run the search and print its report, then write its outputs (--json,
+ * --chart, --metrics) through the table of outputs.  Returns the exit
  * status: 0, 1 (a step could not start or an output was not written), 2
  * (a client aborted), 3 (--fail-if: the bracket lies wholly below the
  * limit), or 128 + N (interrupted by signal N).
  */
 int			capacity_run(const bench_settings *s, const capacity_settings *c);
+
+/* The outputs of a search (c->data: the search), for the table of outputs. */
+bool		capacity_write_json(const output_ctx *c, const char *path, char **cause);
+bool		capacity_write_chart(const output_ctx *c, const char *path, char **cause);
+bool		capacity_write_metrics(const output_ctx *c, const char *path, char **cause);
 
 #endif

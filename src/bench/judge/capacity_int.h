@@ -1,7 +1,8 @@
 /*
  * capacity_int.h — what the parts of --capacity share: a step, the search's
  * state, and the calls between the search (capacity.c), its steps
- * (capstep.c) and its report (capreport.c).
+ * (capstep.c), its report and --json (capreport.c), --chart (capchart.c)
+ * and --metrics (capmetrics.c).
  */
 #ifndef PGTEMPO_BENCH_CAPACITY_INT_H
 #define PGTEMPO_BENCH_CAPACITY_INT_H
@@ -70,6 +71,7 @@ typedef struct cap_search
 	bool		hi_tested;		/* hi failed a step (else it is the probe's ceiling) */
 	const char *stop_why;
 	int			status;			/* of the runs: 0, 2, or 128 + N */
+	bool		tripped;		/* --fail-if: the bracket lies wholly below the limit */
 	double		used_s;
 	series		pool;			/* the one-second series of the runs at pool_rate */
 	double		pool_rate;
@@ -83,10 +85,48 @@ typedef struct cap_search
  */
 bool		cap_run_step(cap_search *cs, double rate, int measure_s, int warm_max, cap_step *st);
 
-/* The text report (stdout, or stderr when --json takes stdout). */
-void		cap_print_report(FILE *out, const cap_search *cs, bool tripped);
+/* Judge a step from its values, lag and failures: met, pass, inconclusive, why. */
+void		cap_judge_step(const capacity_settings *c, cap_step *st);
 
-/* Write --json to path ("-": stdout); false with the message printed. */
-bool		cap_write_json(const char *path, const cap_search *cs, bool tripped, int status);
+/*
+ * Whether the lag grows across a run (its per-second progress points):
+ * lag_known, lag_slope, lag_growth_lo and steady of st, against limit_ms.
+ */
+void		cap_step_lag(const bench_results *res, double limit_ms, cap_step *st);
+
+/* The search's outcome, as the report and --metrics give it. */
+typedef enum cap_verdict
+{
+	CAP_FOUND,					/* a rate passed (and --fail-if did not trip) */
+	CAP_NONE_PASSED,			/* steps ran, none passed */
+	CAP_BELOW_LIMIT,			/* --fail-if tripped: the bracket lies wholly below it */
+	CAP_NO_STEP,				/* no step ran after the probe */
+	CAP_NVERDICTS
+} cap_verdict;
+
+extern const char *const cap_verdict_names[CAP_NVERDICTS];
+
+/* Whether --fail-if=capacity:<N trips: the bracket lies wholly below N. */
+bool		cap_floor_tripped(const cap_search *cs);
+
+/* The search's verdict (cs->tripped set). */
+cap_verdict cap_search_verdict(const cap_search *cs);
+
+/*
+ * The knee: the first rate (in offered order) at which the first
+ * objective's percentile is more than twice its value at the lowest rate
+ * tried, with the rate below it; false when none is.
+ */
+bool		cap_find_knee(const cap_search *cs, double *below, double *at);
+
+/*
+ * The steps that stand for their rate, in offered order (of steps measured
+ * at one rate, the last, which pools them): their indexes into cs->steps,
+ * the probe left out; returns how many.
+ */
+int			cap_steps_by_rate(const cap_search *cs, int *order);
+
+/* The text report (stdout, or stderr when an output takes stdout). */
+void		cap_print_report(FILE *out, const cap_search *cs, bool tripped);
 
 #endif

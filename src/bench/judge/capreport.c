@@ -12,16 +12,64 @@
 #include <string.h>
 
 #include "pgtempo/json.h"
-#include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 
-/*
- * The knee: the first rate (in offered order) at which the first
- * objective's percentile is more than twice its value at the lowest rate
- * tried, with the rate below it; false when none is.
- */
-static bool
-find_knee(const cap_search *cs, double *below, double *at)
+const char *const cap_verdict_names[CAP_NVERDICTS] = {
+	[CAP_FOUND] = "found",
+	[CAP_NONE_PASSED] = "none_passed",
+	[CAP_BELOW_LIMIT] = "below_limit",
+	[CAP_NO_STEP] = "no_step",
+};
+
+bool
+cap_floor_tripped(const cap_search *cs)
+{
+	gate_change ch = {true, cs->lo, cs->hi, 0, 0};
+
+	return cs->c->has_floor && cs->nsteps > 1 && gate_trips(&cs->c->floor, &ch);
+}
+
+cap_verdict
+cap_search_verdict(const cap_search *cs)
+{
+	if (cs->tripped)
+		return CAP_BELOW_LIMIT;
+	if (cs->nsteps < 2)
+		return CAP_NO_STEP;
+	return cs->lo > 0 ? CAP_FOUND : CAP_NONE_PASSED;
+}
+
+int
+cap_steps_by_rate(const cap_search *cs, int *order)
+{
+	int			n = 0;
+
+	for (int k = 1; k < cs->nsteps; k++)
+	{
+		int			j = n;
+
+		/* a later step at a rate already seen takes its place: it pools the earlier runs */
+		for (int i = 0; i < n; i++)
+			if (cs->steps[order[i]].rate == cs->steps[k].rate)
+				j = i;
+		if (j < n)
+		{
+			order[j] = k;
+			continue;
+		}
+		while (j > 0 && cs->steps[order[j - 1]].rate > cs->steps[k].rate)
+		{
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = k;
+		n++;
+	}
+	return n;
+}
+
+bool
+cap_find_knee(const cap_search *cs, double *below, double *at)
 {
 	int			order[CAP_MAX_STEPS];
 	int			n = 0;
@@ -114,7 +162,7 @@ cap_print_report(FILE *out, const cap_search *cs, bool tripped)
 				cs->hi_tested ? "" : "; its upper end is the probe's ceiling");
 	else
 		fprintf(out, "capacity: below %.1f tps at %s (no rate tried passed)\n", cs->hi, objs);
-	if (find_knee(cs, &kb, &ka))
+	if (cap_find_knee(cs, &kb, &ka))
 		fprintf(out, "knee: between %.1f and %.1f tps (%s more than doubles from the lowest rate tried)\n",
 				kb, ka, c->objectives[0].name);
 	else
@@ -161,16 +209,17 @@ write_json_step(json_writer *w, const capacity_settings *c, const cap_step *st)
 
 /* --json: the search as one document. */
 bool
-cap_write_json(const char *path, const cap_search *cs, bool tripped, int status)
+capacity_write_json(const output_ctx *oc, const char *path, char **cause)
 {
+	const cap_search *cs = oc->data;
 	const capacity_settings *c = cs->c;
+	bool		tripped = cs->tripped;
+	int			status = oc->status;
 	strbuf		sb;
 	json_writer w;
-	char	   *cause = NULL;
 	double		kb,
 				ka;
-	bool		knee = find_knee(cs, &kb, &ka);
-	bool		ok;
+	bool		knee = cap_find_knee(cs, &kb, &ka);
 
 	strbuf_init(&sb);
 	json_init(&w, &sb, true);
@@ -225,11 +274,5 @@ cap_write_json(const char *path, const cap_search *cs, bool tripped, int status)
 	json_kv_int(&w, "exit_status", status);
 	json_object_end(&w);
 	strbuf_putc(&sb, '\n');
-	ok = strbuf_write_free(&sb, path, &cause);
-	if (!ok)
-	{
-		msg_error("%s", cause);
-		free(cause);
-	}
-	return ok;
+	return strbuf_write_free(&sb, path, cause);
 }

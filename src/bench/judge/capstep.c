@@ -208,8 +208,8 @@ step_values(const cap_search *cs, const series *sr, cap_step *st)
  * of the per-second lag against time, its lower 95 % bound (t with n - 2
  * degrees of freedom) times the step's span against limit_ms.
  */
-static void
-step_lag(const bench_results *res, double limit_ms, cap_step *st)
+void
+cap_step_lag(const bench_results *res, double limit_ms, cap_step *st)
 {
 	int			n = res->nprogress;
 	double		mt = 0,
@@ -266,17 +266,17 @@ smallest_target_ms(const capacity_settings *c)
 }
 
 /* Judge a step: the objectives' intervals, then the steady state; say why it failed. */
-static void
-step_judge(const cap_search *cs, cap_step *st)
+void
+cap_judge_step(const capacity_settings *c, cap_step *st)
 {
 	strbuf		why;
 	char	   *w;
 
 	strbuf_init(&why);
 	st->met = true;
-	for (int i = 0; i < cs->c->nobjectives; i++)
+	for (int i = 0; i < c->nobjectives; i++)
 	{
-		const gate_limit *o = &cs->c->objectives[i];
+		const gate_limit *o = &c->objectives[i];
 
 		if (!st->v[i].known)
 		{
@@ -295,8 +295,8 @@ step_judge(const cap_search *cs, cap_step *st)
 		strbuf_printf(&why, "%s%lld failed", why.len ? "; " : "", (long long) st->failed);
 	st->pass = st->met && st->steady && st->failed == 0;
 	st->inconclusive = !st->met && st->steady && st->failed == 0;
-	for (int i = 0; i < cs->c->nobjectives; i++)
-		if (!st->v[i].known || !(st->v[i].est < cs->c->objectives[i].value))
+	for (int i = 0; i < c->nobjectives; i++)
+		if (!st->v[i].known || !(st->v[i].est < c->objectives[i].value))
 			st->inconclusive = false;
 	w = strbuf_detach(&why);
 	snprintf(st->why, sizeof(st->why), "%s", w);
@@ -345,6 +345,7 @@ cap_run_step(cap_search *cs, double rate, int measure_s, int warm_max, cap_step 
 	s.warmup_s = rate > 0 ? warm_max : 0;
 	/* the runner keeps the one-second series and lag points for "-"; nothing is written */
 	s.json_path = "-";
+	s.chart_path = NULL;		/* the search's chart is drawn from the steps */
 	s.progress = 1;
 	s.progress_quiet = true;
 	s.progress_timestamp = false;
@@ -372,8 +373,8 @@ cap_run_step(cap_search *cs, double rate, int measure_s, int warm_max, cap_step 
 	st->measured_s = secs;
 	st->tps = secs > 0 ? (double) st->transactions / secs : 0;
 	step_values(cs, &cs->pool, st);
-	step_lag(&res, CAP_LAG_FRACTION * smallest_target_ms(cs->c), st);
-	step_judge(cs, st);
+	cap_step_lag(&res, CAP_LAG_FRACTION * smallest_target_ms(cs->c), st);
+	cap_judge_step(cs->c, st);
 	if (res.stop_signal != 0)
 		cs->status = EXITCODE_SIGNAL(res.stop_signal);
 	else if (res.client_aborted || res.abandoned > 0 || res.setup_failed)

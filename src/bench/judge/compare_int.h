@@ -114,4 +114,15 @@ void		cmpout_print(FILE *out, const cmp *c);
 bool		cmpout_json(const char *path, const cmp *c, int exit_status, char **cause);
 bool		cmpout_chart(const char *path, const cmp *c, char **cause);
 
+/* Room for a distribution's curve: 0.02 nines apart up to log10(2^64), and its end. */
+#define CMP_CURVE_MAX 1000
+
+/*
+ * A latency distribution as the chart draws it: x the percentile as nines
+ * (-log10(1 - p): 0 = p0, 1 = p90, 2 = p99), y the latency in ms, every
+ * 0.02 nines and last at 1 - 1/n, the highest percentile that n latencies
+ * support; returns the number of points (at most CMP_CURVE_MAX).
+ */
+int			cmpchart_curve(const hist *h, double *x, double *y);
+
 #endif

@@ -69,6 +69,23 @@ side_hist(const cmp_side *sd)
 	return h;
 }
 
+int
+cmpchart_curve(const hist *h, double *x, double *y)
+{
+	double		top = h->total > 1 ? log10((double) h->total) : 0;
+	int			n = 0;
+
+	/* on a grid of whole steps (no sum of steps that drifts), then the end itself */
+	for (int k = 0; k < CMP_CURVE_MAX - 1 && k * 0.02 < top - 1e-9; k++)
+		x[n++] = k * 0.02;
+	x[n++] = top;
+	for (int i = 0; i < n; i++)
+		y[i] = (double) hist_percentile(h, i == n - 1 && h->total > 1 ?
+										100 * (1 - 1 / (double) h->total) :
+										100 * (1 - pow(10, -x[i]))) / 1e6;
+	return n;
+}
+
 /* The distributions' chart, rendered into a panel. */
 static dist_panel *
 make_dist(const cmp *c)
@@ -79,6 +96,8 @@ make_dist(const cmp *c)
 	strbuf		sb;
 	const char *body;
 	int			height = 0;
+	double	   *x = xcalloc(CMP_CURVE_MAX, sizeof(double)),
+			   *y = xcalloc(CMP_CURVE_MAX, sizeof(double));
 
 	/* nested in the outer chart: ids of its own, else the outer plot's clip path clips its curves */
 	chart_set_id_prefix(dc, "dist-");
@@ -90,14 +109,15 @@ make_dist(const cmp *c)
 		hist	   *h = side_hist(&c->side[s]);
 		int			ser = chart_add_series(dc, p, s == 0 ? "base" : "new", CHART_LINE, CHART_LEFT,
 										   s == 0 ? CHART_BLUE : CHART_ORANGE);
-		double		top = h->total > 1 ? log10((double) h->total) : 0;
+		int			n = cmpchart_curve(h, x, y);
 
 		/* up to the percentile one transaction lies beyond */
-		for (double x = 0; x <= top + 1e-9; x += 0.02)
-			chart_add_point(dc, ser, x,
-							(double) hist_percentile(h, 100 * (1 - pow(10, -x))) / 1e6);
+		for (int i = 0; i < n; i++)
+			chart_add_point(dc, ser, x[i], y[i]);
 		free(h);
 	}
+	free(x);
+	free(y);
 	strbuf_init(&sb);
 	chart_render(dc, &sb);
 	chart_free(dc);

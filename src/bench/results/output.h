@@ -32,6 +32,7 @@ typedef enum output_mode
 	OUTPUT_NOT_STARTED,			/* a run that could not start: bench_results, all zero */
 	OUTPUT_MERGE,				/* --merge: merge.c's merged run */
 	OUTPUT_COMPARE,				/* --compare: compare.c's comparison */
+	OUTPUT_CAPACITY,			/* --capacity: capacity.c's search */
 	OUTPUT_NMODES
 } output_mode;
 
