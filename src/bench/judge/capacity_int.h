@@ -89,12 +89,13 @@ void		cap_step_settings(const cap_search *cs, double rate, int measure_s, int wa
 							  bench_settings *s);
 
 /*
- * Judge a step from its measured one-second series and its -P lag points
- * (st->rate set): its counts, the objectives' intervals, the lag trend,
- * the verdict.  --sweep's merge judges the added shares with it.
+ * Judge a step from its measured one-second series and the -P lag points
+ * of lag (its progress, nprogress; st->rate set): its counts, the
+ * objectives' intervals, the lag trend, the verdict.  --sweep's merge
+ * judges the added shares with it.
  */
-void		cap_judge_step(const cap_search *cs, const series *sr, const report_progress_point *lag,
-						   int nlag, cap_step *st);
+void		cap_judge_step(const cap_search *cs, const series *sr, const bench_results *lag,
+						   cap_step *st);
 
 /* A run's outcome into cs->status: a signal, or a client that aborted. */
 void		cap_run_status(cap_search *cs, const bench_results *res);

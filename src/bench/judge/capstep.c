@@ -209,8 +209,9 @@ step_values(const cap_search *cs, const series *sr, cap_step *st)
  * degrees of freedom) times the step's span against limit_ms.
  */
 static void
-step_lag(const report_progress_point *pts, int n, double limit_ms, cap_step *st)
+step_lag(const bench_results *res, double limit_ms, cap_step *st)
 {
+	int			n = res->nprogress;
 	double		mt = 0,
 				ml = 0,
 				sxx = 0,
@@ -226,27 +227,27 @@ step_lag(const report_progress_point *pts, int n, double limit_ms, cap_step *st)
 		return;
 	for (int i = 0; i < n; i++)
 	{
-		mt += pts[i].elapsed_s / n;
-		ml += pts[i].lag_ms / n;
+		mt += res->progress[i].elapsed_s / n;
+		ml += res->progress[i].lag_ms / n;
 	}
 	for (int i = 0; i < n; i++)
 	{
-		double		dt = pts[i].elapsed_s - mt;
+		double		dt = res->progress[i].elapsed_s - mt;
 
 		sxx += dt * dt;
-		sxy += dt * (pts[i].lag_ms - ml);
+		sxy += dt * (res->progress[i].lag_ms - ml);
 	}
 	if (!(sxx > 0))
 		return;
 	b = sxy / sxx;
 	for (int i = 0; i < n; i++)
 	{
-		double		e = pts[i].lag_ms - ml - b * (pts[i].elapsed_s - mt);
+		double		e = res->progress[i].lag_ms - ml - b * (res->progress[i].elapsed_s - mt);
 
 		sse += e * e;
 	}
 	se = sqrt(sse / (n - 2) / sxx);
-	span = pts[n - 1].elapsed_s - pts[0].elapsed_s + pts[0].interval_s;
+	span = res->progress[n - 1].elapsed_s - res->progress[0].elapsed_s + res->progress[0].interval_s;
 	st->lag_known = true;
 	st->lag_slope = b;
 	st->lag_growth_lo = (b - infer_t_quantile(0.95, n - 2) * se) * span;
@@ -349,8 +350,7 @@ cap_step_settings(const cap_search *cs, double rate, int measure_s, int warm_max
 }
 
 void
-cap_judge_step(const cap_search *cs, const series *sr, const report_progress_point *lag, int nlag,
-			   cap_step *st)
+cap_judge_step(const cap_search *cs, const series *sr, const bench_results *lag, cap_step *st)
 {
 	double		secs = 0;
 
@@ -365,7 +365,7 @@ cap_judge_step(const cap_search *cs, const series *sr, const report_progress_poi
 	st->measured_s = secs;
 	st->tps = secs > 0 ? (double) st->transactions / secs : 0;
 	step_values(cs, sr, st);
-	step_lag(lag, nlag, CAP_LAG_FRACTION * smallest_target_ms(cs->c), st);
+	step_lag(lag, CAP_LAG_FRACTION * smallest_target_ms(cs->c), st);
 	step_judge(cs, st);
 }
 
@@ -390,7 +390,7 @@ cap_run_step(cap_search *cs, double rate, int measure_s, int warm_max, cap_step 
 	}
 	pool_add(cs, rate, &res.series);
 	st->runs = cs->pool_runs;
-	cap_judge_step(cs, &cs->pool, res.progress, res.nprogress, st);
+	cap_judge_step(cs, &cs->pool, &res, st);
 	cap_run_status(cs, &res);
 	runner_end(&s, &res);
 	return cs->status == 0;

@@ -228,7 +228,7 @@ run_one(cap_search *cs, int i)
 	d->lag = xmalloc(sizeof(report_progress_point) * (size_t) (d->nlag > 0 ? d->nlag : 1));
 	if (d->nlag > 0)
 		memcpy(d->lag, res.progress, sizeof(report_progress_point) * (size_t) d->nlag);
-	cap_judge_step(cs, &d->sr, d->lag, d->nlag, st);
+	cap_judge_step(cs, &d->sr, &res, st);
 	cap_run_status(cs, &res);
 	runner_end(&rs, &res);
 	if (cs->s->progress > 0)

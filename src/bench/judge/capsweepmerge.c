@@ -347,6 +347,8 @@ merge_steps(cap_search *cs, const share *sh, int n)
 {
 	capsweep_plan *p = (capsweep_plan *) cs->plan;
 	int			m = common_steps(sh, n, p->nrates);
+	bench_results *lag = xmalloc(sizeof(bench_results));
+	bool		ok = true;
 
 	p->data = xcalloc((size_t) p->nrates, sizeof(capsweep_data));
 	cs->nsteps = 1;
@@ -357,15 +359,23 @@ merge_steps(cap_search *cs, const share *sh, int n)
 
 		d->epoch_s = p->start_epoch_s + (double) i * p->slot_s;
 		if (!add_seconds(sh, n, i, d) || !add_lag(sh, n, i, d))
-			return false;
+		{
+			ok = false;
+			break;
+		}
 		memset(st, 0, sizeof(*st));
 		st->rate = p->rates[i];
 		st->runs = 1;
-		cap_judge_step(cs, &d->sr, d->lag, d->nlag, st);
+		/* the lag points as a run's: what cap_judge_step reads of it */
+		memset(lag, 0, sizeof(*lag));
+		lag->progress = d->lag;
+		lag->nprogress = d->nlag;
+		cap_judge_step(cs, &d->sr, lag, st);
 		cs->nsteps++;
 	}
+	free(lag);
 	cs->stop_why = m == p->nrates ? "the plan ran to its end" : "a share stopped early";
-	return true;
+	return ok;
 }
 
 /* The merged report's settings: the shares' clients added, the first's budget; their worst status. */
