@@ -224,6 +224,17 @@ if (!near($mlo, $slo))
 ok(near($mlo, $slo),
 	sprintf('merged capacity %.1f tps within 1/4..4x of the single host\'s %.1f tps', $mlo, $slo));
 
+# a share that stopped early ends the merged plan there, with a warning
+my $short = $json->decode($json->encode($share[1]));
+pop @{ $short->{sweep}{steps} };
+write_file("$dir/short.json", $json->encode($short));
+($code, $out, $err) = run_tool([ $ours, '--merge', "$dir/share-1.json", "$dir/short.json" ]);
+is($code, 0, 'a merge with a share that stopped early: exit 0') or diag($err);
+like($err, qr/warning: "\Q$dir\E\/short.json" ran 4 of the plan's 5 steps: the merge stops there/,
+	'... warns');
+like($out, qr/^sweep stopped: a share stopped early$/m, '... says where it stopped');
+is(scalar(() = $out =~ /^\s+\d+\s+[\d.]+\s+[\d.]+\s.*\s(?:pass|fail)\b/mg), 4, '... a row for each of its steps');
+
 # ---------------------------------------------------------------- merges that are refused
 my $other = $json->decode($json->encode($share[1]));
 $other->{sweep}{plan}{rates_tps}[0] *= 2;

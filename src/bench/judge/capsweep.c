@@ -220,6 +220,13 @@ run_one(cap_search *cs, int i)
 		cs->status = EXITCODE_ERROR;
 		return false;
 	}
+	if (res.setup_failed)
+	{
+		/* its clients did not start (the cause was printed): not a step of the report */
+		cap_run_status(cs, &res);
+		runner_end(&rs, &res);
+		return false;
+	}
 	cs->nsteps++;
 	/* the step's series and lag points are kept for --json */
 	d->sr = res.series;
