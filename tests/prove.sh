@@ -236,7 +236,7 @@ if [ "$uid" -eq 0 ]; then
 	stage=$(mktemp -d "$tmpbase/pgtempo-prove.XXXXXX") ||
 		die "could not create a directory in $tmpbase"
 	mkdir "$stage/src" "$stage/build" "$stage/build/tests" "$stage/tmp"
-	(cd "$srcdir" && tar --exclude=tests/tmp_check --exclude=tests/unit --exclude=tests/fuzz -cf - tests man contrib) |
+	(cd "$srcdir" && tar --exclude=tests/tmp_check --exclude=tests/unit --exclude=tests/fuzz -cf - tests man contrib examples) |
 		(cd "$stage/src" && tar -xf -) ||
 		die "could not copy $srcdir/tests to $stage/src"
 	for b in $binaries; do

@@ -146,6 +146,11 @@ usage(void)
 		   "  --show-script=NAME       show builtin script code, then exit\n"
 		   "  --start-at=TIME          connect, then start at TIME (ISO 8601 with offset,\n"
 		   "                           or @EPOCH): one start for runs on several hosts\n"
+		   "  --sweep=RATES            with --capacity: a fixed plan of rates, not a search\n"
+		   "                           (\"100,200,400\" or \"100..1600x2\"; -T: the whole plan)\n"
+		   "  --sweep-share=K/N        run share K of N of the sweep (1/N of each rate, with\n"
+		   "                           --start-at); --merge of the shares' --json reports\n"
+		   "                           gives the capacity report (--json, --chart, --metrics)\n"
 		   "  --verbose-errors         print messages of all errors\n"
 		   "  --waits[=INTERVAL]       sample the sessions' wait events every INTERVAL\n"
 		   "                           (default 10ms; units us, ms, s) and report them\n"
@@ -325,10 +330,15 @@ main(int argc, char **argv)
 	if (cl.compare_mode)
 		status = output_check_paths(settings, OUTPUT_COMPARE) ? compare_run(settings, &cl.cmp) :
 			EXITCODE_ERROR;
+	/* the shares of a --sweep add up to a capacity report, not a run's */
+	else if (cl.merge_mode && capsweep_is_report(argv[optind]))
+		status = output_check_paths(settings, OUTPUT_CAPACITY) ?
+			capsweep_merge(settings, cl.allow_partial, argv + optind, argc - optind) : EXITCODE_ERROR;
+	else if (cl.merge_mode && (!output_only_mode(settings, OUTPUT_MERGE, "a merge of runs' reports") ||
+							   !output_check_paths(settings, OUTPUT_MERGE)))
+		status = EXITCODE_ERROR;
 	else if (cl.merge_mode)
-		status = output_check_paths(settings, OUTPUT_MERGE) ?
-			merge_run(settings, cl.allow_partial, argv + optind, argc - optind) :
-			EXITCODE_ERROR;
+		status = merge_run(settings, cl.allow_partial, argv + optind, argc - optind);
 	else if (cl.init_mode)
 		status = init_run(&cl.init, &settings->conn);
 	else if (settings->dry_run)
@@ -336,6 +346,8 @@ main(int argc, char **argv)
 	/* the files are written after the run: a bad path fails now, not after it */
 	else if (!output_check_paths(settings, cl.cap.wanted ? OUTPUT_CAPACITY : OUTPUT_RUN))
 		status = EXITCODE_ERROR;
+	else if (cl.cap.wanted && cl.sweep.nrates > 0)
+		status = capsweep_run(settings, &cl.cap, &cl.sweep);
 	else if (cl.cap.wanted)
 		status = capacity_run(settings, &cl.cap);
 	else

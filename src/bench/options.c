@@ -511,6 +511,17 @@ handle_capacity(const opt_def *def, void *ctx, const char *arg)
 	return ok ? OPT_OK : OPT_ERROR;
 }
 
+/* --sweep=RATES, --sweep-share=K/N */
+static opt_status
+handle_sweep(const opt_def *def, void *ctx, const char *arg)
+{
+	capsweep_plan *p = &((cmdline *) ctx)->sweep;
+	bool		ok = strcmp(def->name, "sweep") == 0 ? capsweep_parse_rates(p, arg) :
+		capsweep_parse_share(p, arg);
+
+	return ok ? OPT_OK : OPT_ERROR;
+}
+
 #define S(f)	offsetof(cmdline, s.f)
 #define I(f)	offsetof(cmdline, init.f)
 #define VERSION_LINE	"pgtempo-bench (pgtempo) " PACKAGE_VERSION
@@ -573,6 +584,8 @@ static const opt_def options[] = {
 	{"capacity", 0, required_argument, handle_capacity, .flags = BENCH_ONLY},
 	{"capacity-resolution", 0, required_argument, handle_capacity, .flags = BENCH_ONLY},
 	{"fail-if", 0, required_argument, handle_capacity, .flags = BENCH_ONLY},
+	{"sweep", 0, required_argument, handle_sweep, .flags = BENCH_ONLY},
+	{"sweep-share", 0, required_argument, handle_sweep, .flags = BENCH_ONLY},
 	{"version", 'V', no_argument, opt_version, .label = VERSION_LINE},
 	{"help", '?', no_argument, NULL},
 };
@@ -686,7 +699,8 @@ options_with_outputs(const opt_def *own, size_t n, output_mode mode, unsigned fl
 	{
 		const output_def *d = &s->outputs[i];
 
-		if (!output_in_mode(d, mode))
+		/* --merge also reads sweep reports, whose outputs are a capacity report's */
+		if (!output_in_mode(d, mode) && !(mode == OUTPUT_MERGE && output_in_mode(d, OUTPUT_CAPACITY)))
 			continue;
 		v[k] = (opt_def) {
 			d->option, 0, d->bare != NULL ? optional_argument : required_argument, handle_output,
@@ -778,7 +792,8 @@ parse_run_arguments(const opt_parser *p, int argc, char **argv, cmdline *cl)
 		msg_error("some of the specified options cannot be used in benchmarking mode");
 		return OPT_ERROR;
 	}
-	return check_bench_settings(&cl->s) && capacity_check(&cl->cap, &cl->s) ? OPT_OK : OPT_ERROR;
+	return check_bench_settings(&cl->s) && capacity_check(&cl->cap, &cl->s) &&
+		capsweep_check(&cl->sweep, &cl->cap, &cl->s) ? OPT_OK : OPT_ERROR;
 }
 
 opt_status

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "judge/capacity.h"
+#include "judge/capsweep.h"
 #include "judge/compare.h"
 #include "pgtempo/opt.h"
 #include "results/bench.h"
@@ -28,6 +29,7 @@ typedef struct cmdline
 	bool		compare_mode;
 	compare_settings cmp;
 	capacity_settings cap;		/* --capacity */
+	capsweep_plan sweep;		/* --sweep, --sweep-share */
 	/* the command line being parsed (an output's option looks at the next argument) */
 	int			argc;
 	char	  **argv;

@@ -253,13 +253,20 @@ int
 capacity_run(const bench_settings *s, const capacity_settings *c)
 {
 	cap_search *cs = xcalloc(1, sizeof(cap_search));
-	int			status;
-	FILE	   *out = report_stream(s);
 
 	cs->s = s;
 	cs->c = c;
 	search(cs);
-	status = cs->status;
+	return cap_finish(cs);
+}
+
+int
+cap_finish(cap_search *cs)
+{
+	const bench_settings *s = cs->s;
+	int			status = cs->status;
+	FILE	   *out = report_stream(s);
+
 	if (cs->nsteps < 1 || (cs->status == EXITCODE_ERROR && cs->nsteps < 2))
 	{
 		series_free(&cs->pool);

@@ -76,6 +76,7 @@ typedef struct cap_search
 	series		pool;			/* the one-second series of the runs at pool_rate */
 	double		pool_rate;
 	int			pool_runs;
+	const struct capsweep_plan *plan;	/* --sweep: its plan (capsweep.h); NULL: the search */
 } cap_search;
 
 /*
@@ -84,6 +85,26 @@ typedef struct cap_search
  * False if it could not start (the cause was printed) or was stopped.
  */
 bool		cap_run_step(cap_search *cs, double rate, int measure_s, int warm_max, cap_step *st);
+
+/* The settings of a step's run (first: the run that vacuums and keeps --start-at). */
+void		cap_step_settings(const cap_search *cs, double rate, int measure_s, int warm_max, bool first,
+							  bench_settings *s);
+
+/*
+ * Measure and judge a step from its measured one-second series and the -P
+ * lag points of lag (its progress, nprogress; st->rate set): its counts,
+ * the objectives' intervals, the lag trend, the verdict.  --sweep's merge
+ * judges the added shares with it.
+ */
+void		cap_measure_step(const cap_search *cs, const series *sr, const bench_results *lag,
+							 cap_step *st);
+
+/* A run's outcome into cs->status: a signal, or a client that aborted. */
+void		cap_run_status(cap_search *cs, const bench_results *res);
+
+/* The report (text, --json) and the exit status of a finished search or sweep; frees cs. */
+int			cap_finish(cap_search *cs);
+
 
 /* Judge a step from its values, lag and failures: met, pass, inconclusive, why. */
 void		cap_judge_step(const capacity_settings *c, cap_step *st);

@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "capacity_int.h"
+#include "capsweep_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -100,8 +100,8 @@ cap_find_knee(const cap_search *cs, double *below, double *at)
 }
 
 /* The objectives as given, joined by commas. */
-static void
-objectives_text(const capacity_settings *c, char *buf, size_t len)
+void
+cap_objectives_text(const capacity_settings *c, char *buf, size_t len)
 {
 	size_t		used = 0;
 
@@ -119,11 +119,14 @@ cap_print_report(FILE *out, const cap_search *cs, bool tripped)
 	double		kb,
 				ka;
 
-	objectives_text(c, objs, sizeof(objs));
-	fprintf(out, "capacity search: %s, resolution %.1f %%, budget %d s (used %.0f s), %d clients\n",
-			objs, 100 * (c->resolution > 0 ? c->resolution : CAPACITY_RESOLUTION),
-			cs->s->duration, cs->used_s, cs->s->nclients);
-	if (cs->nsteps > 0)
+	cap_objectives_text(c, objs, sizeof(objs));
+	if (cs->plan != NULL)
+		capsweep_print_header(out, cs);
+	else
+		fprintf(out, "capacity search: %s, resolution %.1f %%, budget %d s (used %.0f s), %d clients\n",
+				objs, 100 * (c->resolution > 0 ? c->resolution : CAPACITY_RESOLUTION),
+				cs->s->duration, cs->used_s, cs->s->nclients);
+	if (cs->nsteps > 0 && cs->plan == NULL)
 		fprintf(out, "closed-loop probe: %.1f tps (the ceiling)\n", cs->steps[0].tps);
 	fprintf(out, "%4s %12s %12s", "step", "offered tps", "achieved tps");
 	for (int i = 0; i < c->nobjectives; i++)
@@ -159,7 +162,8 @@ cap_print_report(FILE *out, const cap_search *cs, bool tripped)
 	if (cs->lo > 0)
 		fprintf(out, "capacity: %.1f tps at %s (bracket %.1f-%.1f tps, %.1f %% wide%s)\n", cs->lo, objs,
 				cs->lo, cs->hi, 100 * (cs->hi / cs->lo - 1),
-				cs->hi_tested ? "" : "; its upper end is the probe's ceiling");
+				cs->hi_tested ? "" : cs->plan != NULL ? "; no rate of the plan failed: it may be higher" :
+				"; its upper end is the probe's ceiling");
 	else
 		fprintf(out, "capacity: below %.1f tps at %s (no rate tried passed)\n", cs->hi, objs);
 	if (cap_find_knee(cs, &kb, &ka))
@@ -168,7 +172,7 @@ cap_print_report(FILE *out, const cap_search *cs, bool tripped)
 	else
 		fprintf(out, "knee: not seen (%s stays within twice its value at the lowest rate tried)\n",
 				c->objectives[0].name);
-	fprintf(out, "search stopped: %s\n", cs->stop_why);
+	fprintf(out, "%s stopped: %s\n", cs->plan != NULL ? "sweep" : "search", cs->stop_why);
 	if (c->has_floor)
 		fprintf(out, "fail-if %s: %s\n", c->floor.text,
 				tripped ? "the capacity's bracket lies wholly below the limit" :
@@ -271,6 +275,8 @@ capacity_write_json(const output_ctx *oc, const char *path, char **cause)
 		json_kv_bool(&w, "tripped", tripped);
 		json_object_end(&w);
 	}
+	if (cs->plan != NULL)
+		capsweep_write_json(&w, cs);
 	json_kv_int(&w, "exit_status", status);
 	json_object_end(&w);
 	strbuf_putc(&sb, '\n');

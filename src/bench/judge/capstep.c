@@ -325,6 +325,51 @@ pool_add(cap_search *cs, double rate, const series *sr)
 	}
 }
 
+void
+cap_step_settings(const cap_search *cs, double rate, int measure_s, int warm_max, bool first,
+				  bench_settings *s)
+{
+	*s = *cs->s;
+	s->rate = rate;
+	s->duration = measure_s;
+	s->warmup = rate > 0 ? WARMUP_AUTO : WARMUP_NONE;
+	s->warmup_s = rate > 0 ? warm_max : 0;
+	/* the runner keeps the one-second series and lag points for "-"; nothing is written */
+	s->json_path = "-";
+	s->chart_path = NULL;		/* the search's chart is drawn from the steps */
+	s->progress = 1;
+	s->progress_quiet = true;
+	s->progress_timestamp = false;
+	s->progress_percentiles = false;
+	/* the tables are vacuumed once, before the first step */
+	if (!first)
+	{
+		s->no_vacuum = true;
+		s->vacuum_all = false;
+		s->start_at_epoch_s = 0;
+	}
+}
+
+void
+cap_measure_step(const cap_search *cs, const series *sr, const bench_results *lag, cap_step *st)
+{
+	double		secs = 0;
+
+	st->transactions = 0;
+	st->failed = 0;
+	for (int r = 0; r < sr->nrows; r++)
+	{
+		st->transactions += sr->rows[r].cells[0].transactions;
+		st->failed += sr->rows[r].cells[0].failed;
+		secs += sr->rows[r].interval_s;
+	}
+	st->measured_s = secs;
+	st->tps = secs > 0 ? (double) st->transactions / secs : 0;
+	step_values(cs, sr, st);
+	cap_step_lag(lag, CAP_LAG_FRACTION * smallest_target_ms(cs->c), st);
+	cap_judge_step(cs->c, st);
+}
+
 /*
  * Run one step: open loop at rate with --warmup=auto:warm_max, or the
  * closed-loop probe (rate 0, no warm-up); measure_s seconds measured.
@@ -333,30 +378,12 @@ pool_add(cap_search *cs, double rate, const series *sr)
 bool
 cap_run_step(cap_search *cs, double rate, int measure_s, int warm_max, cap_step *st)
 {
-	bench_settings s = *cs->s;
+	bench_settings s;
 	bench_results res;
-	double		secs = 0;
 
 	memset(st, 0, sizeof(*st));
 	st->rate = rate;
-	s.rate = rate;
-	s.duration = measure_s;
-	s.warmup = rate > 0 ? WARMUP_AUTO : WARMUP_NONE;
-	s.warmup_s = rate > 0 ? warm_max : 0;
-	/* the runner keeps the one-second series and lag points for "-"; nothing is written */
-	s.json_path = "-";
-	s.chart_path = NULL;		/* the search's chart is drawn from the steps */
-	s.progress = 1;
-	s.progress_quiet = true;
-	s.progress_timestamp = false;
-	s.progress_percentiles = false;
-	/* the tables are vacuumed once, before the probe */
-	if (st != &cs->steps[0])
-	{
-		s.no_vacuum = true;
-		s.vacuum_all = false;
-		s.start_at_epoch_s = 0;
-	}
+	cap_step_settings(cs, rate, measure_s, warm_max, st == &cs->steps[0], &s);
 	if (!runner_run(&s, &res))
 	{
 		cs->status = EXITCODE_ERROR;
@@ -364,21 +391,17 @@ cap_run_step(cap_search *cs, double rate, int measure_s, int warm_max, cap_step 
 	}
 	pool_add(cs, rate, &res.series);
 	st->runs = cs->pool_runs;
-	for (int r = 0; r < cs->pool.nrows; r++)
-	{
-		st->transactions += cs->pool.rows[r].cells[0].transactions;
-		st->failed += cs->pool.rows[r].cells[0].failed;
-		secs += cs->pool.rows[r].interval_s;
-	}
-	st->measured_s = secs;
-	st->tps = secs > 0 ? (double) st->transactions / secs : 0;
-	step_values(cs, &cs->pool, st);
-	cap_step_lag(&res, CAP_LAG_FRACTION * smallest_target_ms(cs->c), st);
-	cap_judge_step(cs->c, st);
-	if (res.stop_signal != 0)
-		cs->status = EXITCODE_SIGNAL(res.stop_signal);
-	else if (res.client_aborted || res.abandoned > 0 || res.setup_failed)
-		cs->status = EXITCODE_RUN_FAILED;
+	cap_measure_step(cs, &cs->pool, &res, st);
+	cap_run_status(cs, &res);
 	runner_end(&s, &res);
 	return cs->status == 0;
+}
+
+void
+cap_run_status(cap_search *cs, const bench_results *res)
+{
+	if (res->stop_signal != 0)
+		cs->status = EXITCODE_SIGNAL(res->stop_signal);
+	else if (res->client_aborted || res->abandoned > 0 || res->setup_failed)
+		cs->status = EXITCODE_RUN_FAILED;
 }

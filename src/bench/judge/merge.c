@@ -66,8 +66,8 @@ typedef struct merged
 } merged;
 
 /* v as compact JSON, for a message (into sb). */
-static const char *
-show(strbuf *sb, const jsonread_value *v)
+const char *
+merge_show_json(strbuf *sb, const jsonread_value *v)
 {
 	json_writer w;
 
@@ -96,8 +96,8 @@ same(const merge_host *a, const merge_host *b, const char *what, const jsonread_
 	strbuf_init(&sb);
 	msg_error("\"%s\" and \"%s\" are not runs of the same benchmark: %s differs", a->file,
 			  b->file, what);
-	msg_detail("It is %s in \"%s\" and %s in \"%s\".", show(&sa, va), a->file, show(&sb, vb),
-			   b->file);
+	msg_detail("It is %s in \"%s\" and %s in \"%s\".", merge_show_json(&sa, va), a->file,
+			   merge_show_json(&sb, vb), b->file);
 	strbuf_free(&sa);
 	strbuf_free(&sb);
 	return false;

@@ -118,6 +118,9 @@ void		mergeread_drop_doc(merge_host *h);
  */
 bool		merge_same_benchmark(const merge_host *a, const merge_host *b, bool whole_run);
 
+/* v as compact JSON, for a message (into sb; "absent" for NULL). */
+const char *merge_show_json(strbuf *sb, const jsonread_value *v);
+
 /* Free scripts made by mergeread_host (they hold names and command lines only). */
 void		mergeread_free_scripts(script **scripts, int n);
 

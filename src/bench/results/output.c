@@ -47,6 +47,22 @@ output_check_paths(const bench_settings *s, output_mode mode)
 	return ok;
 }
 
+bool
+output_only_mode(const bench_settings *s, output_mode mode, const char *what)
+{
+	for (int i = 0; i < s->noutputs; i++)
+	{
+		const output_def *d = &s->outputs[i];
+
+		if (output_path(s, d) != NULL && !output_in_mode(d, mode))
+		{
+			msg_error("%s writes no --%s", what, d->option);
+			return false;
+		}
+	}
+	return true;
+}
+
 int
 output_stdout_count(const bench_settings *s)
 {

@@ -73,6 +73,9 @@ bool		output_in_mode(const output_def *d, output_mode mode);
  */
 bool		output_check_paths(const bench_settings *s, output_mode mode);
 
+/* False, with an error naming it and what (a noun phrase), if an output not of mode is asked for. */
+bool		output_only_mode(const bench_settings *s, output_mode mode, const char *what);
+
 /* How many outputs write to standard output ("-"): the text report then goes to stderr. */
 int			output_stdout_count(const bench_settings *s);
 
