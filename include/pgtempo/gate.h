@@ -73,6 +73,14 @@ bool		gate_parse(const char *list, const gate_spec *spec, gate_limit *out, int *
 /* gate_parse, its cause reported with msg_error: for an option that stops the tool when bad. */
 bool		gate_parse_report(const char *list, const gate_spec *spec, gate_limit *out, int *n);
 
+/*
+ * A latency's name, the one rule of pgtempo-bench's --fail-if and
+ * --capacity: drops a leading "latency:" and writes "average" as "avg";
+ * true if the name is then avg or a percentile pN (N decimal digits with
+ * an optional fraction, 0 < N < 100: p50, p99, p99.9).
+ */
+bool		gate_latency_name(gate_limit *l);
+
 /* The level of each of family intervals that hold at level together (Bonferroni). */
 double		gate_level(double level, int family);
 

@@ -136,6 +136,30 @@ parse_item(const char *item, size_t len, const gate_spec *spec, gate_limit *l, c
 }
 
 bool
+gate_latency_name(gate_limit *l)
+{
+	const char *d;
+	double		p;
+
+	if (strncmp(l->name, "latency:", 8) == 0)
+		memmove(l->name, l->name + 8, strlen(l->name + 8) + 1);
+	if (strcmp(l->name, "average") == 0)
+		strcpy(l->name, "avg");
+	if (strcmp(l->name, "avg") == 0)
+		return true;
+	if (l->name[0] != 'p')
+		return false;
+	d = l->name + 1;
+	d += strspn(d, "0123456789");
+	if (d == l->name + 1)
+		return false;
+	if (*d == '.' && d[1] != '\0')
+		d += 1 + strspn(d + 1, "0123456789");
+	p = strtod(l->name + 1, NULL);
+	return *d == '\0' && p > 0 && p < 100;
+}
+
+bool
 gate_parse(const char *list, const gate_spec *spec, gate_limit *out, int *n, char **cause)
 {
 	const char *p = list;

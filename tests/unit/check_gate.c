@@ -145,6 +145,34 @@ START_TEST(grammar_errors)
 }
 END_TEST
 
+/* The one rule for latency names, which --capacity and --compare's --fail-if share. */
+START_TEST(latency_names)
+{
+	static const struct
+	{
+		const char *in;
+		const char *out;		/* NULL: refused */
+	}			cases[] = {
+		{"p99", "p99"}, {"p99.9", "p99.9"}, {"p50", "p50"}, {"p0.1", "p0.1"},
+		{"latency:p99", "p99"}, {"avg", "avg"}, {"average", "avg"}, {"latency:average", "avg"},
+		{"p", NULL}, {"p0", NULL}, {"p100", NULL}, {"p1e1", NULL}, {"p99.", NULL}, {"p.5", NULL},
+		{"pinf", NULL}, {"pnan", NULL}, {"p 99", NULL}, {"p+99", NULL}, {"p99x", NULL},
+		{"tps", NULL}, {"latency:tps", NULL}, {"latency:", NULL}, {"P99", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		gate_limit	l;
+
+		memset(&l, 0, sizeof(l));
+		strcpy(l.name, cases[i].in);
+		ck_assert_msg(gate_latency_name(&l) == (cases[i].out != NULL), "%s", cases[i].in);
+		if (cases[i].out != NULL)
+			ck_assert_str_eq(l.name, cases[i].out);
+	}
+}
+END_TEST
+
 START_TEST(rule)
 {
 	static const struct
@@ -253,6 +281,7 @@ gate_suite(void)
 
 	tcase_add_test(tc, grammar);
 	tcase_add_test(tc, grammar_errors);
+	tcase_add_test(tc, latency_names);
 	tcase_add_test(tc, rule);
 	tcase_add_test(tc, relative_and_absolute_agree);
 	tcase_add_test(tc, verdicts);

@@ -29,24 +29,8 @@ static const char floor_help[] =
 static bool
 objective_name_ok(gate_limit *l, const char **why)
 {
-	const char *n = l->name;
-	char	   *end;
-	double		p;
-
 	*why = objective_help;
-	if (strncmp(n, "latency:", 8) == 0)
-		memmove(l->name, n + 8, strlen(n + 8) + 1);
-	if (l->above || l->unit != GATE_UNIT_TIME || !(l->value > 0))
-		return false;
-	if (strcmp(l->name, "avg") == 0 || strcmp(l->name, "average") == 0)
-	{
-		strcpy(l->name, "avg");
-		return true;
-	}
-	if (l->name[0] != 'p' || l->name[1] == '\0')
-		return false;
-	p = strtod(l->name + 1, &end);
-	return *end == '\0' && p > 0 && p < 100;
+	return gate_latency_name(l) && !l->above && l->unit == GATE_UNIT_TIME && l->value > 0;
 }
 
 bool

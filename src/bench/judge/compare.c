@@ -29,27 +29,14 @@
 /* Fields that differ between runs by design, not worth listing. */
 static const char *const not_listed[] = {"random_seed", "log_prefix", "percentiles"};
 
-/*
- * A --fail-if name: tps, avg or pNN (0 < NN < 100), or latency:avg or
- * latency:pNN for the latter two; the "latency:" is dropped.
- */
+/* A --fail-if name: tps, or a latency by gate_latency_name's rule. */
 static bool
 limit_name_ok(gate_limit *l, const char **why)
 {
-	char	   *end;
-	double		pct;
-
 	*why = "a metric is tps, avg, or a percentile p50, p99, p99.9, ... (or latency:avg, latency:p99, ...)";
-	if (strncmp(l->name, "latency:", 8) == 0 && strcmp(l->name + 8, "tps") != 0)
-		memmove(l->name, l->name + 8, strlen(l->name + 8) + 1);
-	if (strlen(l->name) >= sizeof(((cmp_metric *) NULL)->name))
-		return false;
-	if (strcmp(l->name, "tps") == 0 || strcmp(l->name, "avg") == 0)
+	if (strcmp(l->name, "tps") == 0)
 		return true;
-	if (l->name[0] != 'p' || l->name[1] < '0' || l->name[1] > '9')
-		return false;
-	pct = strtod(l->name + 1, &end);
-	return *end == '\0' && pct > 0 && pct < 100;
+	return gate_latency_name(l) && strlen(l->name) < sizeof(((cmp_metric *) NULL)->name);
 }
 
 bool
