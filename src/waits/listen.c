@@ -4,6 +4,9 @@
  * The socket is bound here rather than by libmicrohttpd, so that a port in
  * use or an address not on this host is said with the system's reason
  * before sampling starts; libmicrohttpd is handed the listening socket.
+ * libmicrohttpd's own messages are kept only while it starts (to say why
+ * a certificate was refused); afterwards a client's failed handshake or
+ * bad request is not the operator's business and is dropped.
  */
 #include "config.h"
 
@@ -11,6 +14,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +25,8 @@
 #ifdef HAVE_MICROHTTPD
 
 #include "pgtempo/metrics.h"
+
+#include "webconfig.h"
 
 #include <netdb.h>
 #include <pthread.h>
@@ -36,13 +42,21 @@ typedef int mhd_result;
 typedef enum MHD_Result mhd_result;
 #endif
 
+/* What a client without the right credentials is told: nothing else. */
+#define LISTEN_REALM		"pgtempo-waits"
+#define LISTEN_UNAUTHORIZED	"Unauthorized\n"
+
 struct listen_server
 {
 	struct MHD_Daemon *d;
 	int			fd;
 	listen_render_fn render;
 	void	   *arg;
+	webconfig	wc;				/* --web-config-file; zeroed: plain HTTP, no users */
+	bool		starting;		/* libmicrohttpd's messages are kept in why */
+	char		why[256];
 	char		addr[80];		/* what listen_address() says */
+	char		url[128];		/* what listen_url() says */
 };
 
 bool
@@ -70,9 +84,53 @@ answer_text(struct MHD_Connection *c, unsigned status, const char *text, const c
 }
 
 /*
- * One request: GET or HEAD of /metrics is rendered, anything else gets a
- * 4xx at once, before any body is read.  libmicrohttpd leaves out the body
- * of a HEAD answer itself.
+ * Whether the request carries a user and password of the web
+ * configuration (always, when it names no users).  Runs on the endpoint's
+ * one thread, which serializes webconfig_password_ok().
+ */
+static bool
+authorized(listen_server *l, struct MHD_Connection *c)
+{
+	char	   *pass = NULL;
+	char	   *user;
+	bool		ok;
+
+	if (l->wc.nusers == 0)
+		return true;
+	user = MHD_basic_auth_get_username_password(c, &pass);
+	ok = user != NULL && pass != NULL && webconfig_password_ok(&l->wc, user, pass);
+	if (pass != NULL)
+	{
+		explicit_bzero(pass, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user != NULL)
+		MHD_free(user);
+	return ok;
+}
+
+/* 401 with the realm to authenticate in, and a body that says nothing else. */
+static mhd_result
+answer_unauthorized(struct MHD_Connection *c)
+{
+	struct MHD_Response *rsp;
+	mhd_result	ret;
+
+	rsp = MHD_create_response_from_buffer(strlen(LISTEN_UNAUTHORIZED), (void *) LISTEN_UNAUTHORIZED,
+										  MHD_RESPMEM_PERSISTENT);
+	if (rsp == NULL)
+		return MHD_NO;
+	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	ret = MHD_queue_basic_auth_fail_response(c, LISTEN_REALM, rsp);
+	MHD_destroy_response(rsp);
+	return ret;
+}
+
+/*
+ * One request: without the credentials a 401 whatever was asked, then GET
+ * or HEAD of /metrics is rendered, anything else gets a 4xx at once, before
+ * any body is read.  libmicrohttpd leaves out the body of a HEAD answer
+ * itself.
  */
 static mhd_result
 answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -85,6 +143,8 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	mhd_result	ret;
 	size_t		len;
 
+	if (!authorized(l, c))
+		return answer_unauthorized(c);
 	if (strcmp(url, "/metrics") != 0)
 		return answer_text(c, MHD_HTTP_NOT_FOUND, "Not found: the metrics are at /metrics\n",
 						   NULL);
@@ -167,7 +227,7 @@ bind_socket(const char *host, int port, char *addr, size_t addrlen, char **cause
 		}
 		/* a restart binds again at once, past the old connections' TIME_WAIT */
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 16) != 0)
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, LISTEN_BACKLOG) != 0)
 		{
 			err = errno;
 			close(fd);
@@ -187,37 +247,95 @@ bind_socket(const char *host, int port, char *addr, size_t addrlen, char **cause
 	return fd;
 }
 
-/* Listen, then start libmicrohttpd's thread on the socket with the signals blocked. */
-listen_server *
-listen_start(const char *host, int port, listen_render_fn fn, void *arg, char **cause)
+/* libmicrohttpd's messages: the first one while it starts, none after. */
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	listen_server *l = xcalloc(1, sizeof(*l));
+	listen_server *l = cls;
+
+	if (__atomic_load_n(&l->starting, __ATOMIC_ACQUIRE) && l->why[0] == '\0')
+	{
+		size_t		n;
+
+		vsnprintf(l->why, sizeof(l->why), fmt, ap);
+		n = strcspn(l->why, "\n");
+		/* the message goes on after it */
+		while (n > 0 && (l->why[n - 1] == '.' || l->why[n - 1] == ' '))
+			n--;
+		l->why[n] = '\0';
+	}
+}
+
+/*
+ * Start libmicrohttpd's one polling thread (epoll where there is) on the
+ * socket, with the signals blocked: slow clients cost a slot each, not a
+ * thread, and are bounded per address and in all (listen.h).
+ */
+static bool
+start_daemon(listen_server *l, char **cause)
+{
+	bool		tls = l->wc.cert_pem != NULL;
+	struct MHD_OptionItem ops[] = {
+		{MHD_OPTION_LISTEN_SOCKET, (intptr_t) l->fd, NULL},
+		{MHD_OPTION_CONNECTION_LIMIT, LISTEN_MAX_CONNECTIONS, NULL},
+		{MHD_OPTION_PER_IP_CONNECTION_LIMIT, LISTEN_MAX_PER_ADDRESS, NULL},
+		{MHD_OPTION_CONNECTION_TIMEOUT, LISTEN_TIMEOUT_S, NULL},
+		/* without TLS the list ends here */
+		{tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, l->wc.cert_pem},
+		{MHD_OPTION_HTTPS_MEM_KEY, 0, l->wc.key_pem},
+		{MHD_OPTION_END, 0, NULL}
+	};
 	sigset_t	block,
 				old;
 
-	l->render = fn;
-	l->arg = arg;
-	if ((l->fd = bind_socket(host, port, l->addr, sizeof(l->addr), cause)) < 0)
-	{
-		free(l);
-		return NULL;
-	}
 	/* the thread inherits the mask: SIGINT and the others must cut the sampler's sleep short */
 	sigfillset(&block);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	l->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, l,
-							MHD_OPTION_LISTEN_SOCKET, (MHD_socket) l->fd,
-							MHD_OPTION_CONNECTION_LIMIT, (unsigned) LISTEN_MAX_CONNECTIONS,
-							MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) LISTEN_TIMEOUT_S,
-							MHD_OPTION_END);
+	l->starting = true;
+	l->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+							(tls ? MHD_USE_TLS : 0), 0, NULL, NULL, answer, l,
+							MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
+							MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (l->d == NULL)
 	{
-		*cause = xasprintf("could not start serving /metrics on %s (--listen)", l->addr);
-		close(l->fd);
+		if (tls)
+			*cause = xasprintf("could not start serving /metrics over TLS on %s (--listen): %s "
+							   "(are \"%s\" and \"%s\" a certificate and its key?)", l->addr,
+							   l->why[0] != '\0' ? l->why : "refused", l->wc.cert_file,
+							   l->wc.key_file);
+		else
+			*cause = xasprintf("could not start serving /metrics on %s (--listen)%s%s", l->addr,
+							   l->why[0] != '\0' ? ": " : "", l->why);
+		return false;
+	}
+	/* the thread reads it only after a message: set before any client can cause one */
+	__atomic_store_n(&l->starting, false, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Read the web configuration, listen, then start serving. */
+listen_server *
+listen_start(const char *host, int port, const char *web_config, listen_render_fn fn, void *arg,
+			 char **cause)
+{
+	listen_server *l = xcalloc(1, sizeof(*l));
+
+	l->render = fn;
+	l->arg = arg;
+	l->fd = -1;
+	if ((web_config != NULL && !webconfig_load(web_config, &l->wc, cause)) ||
+		(l->fd = bind_socket(host, port, l->addr, sizeof(l->addr), cause)) < 0 ||
+		!start_daemon(l, cause))
+	{
+		if (l->fd >= 0)
+			close(l->fd);
+		webconfig_free(&l->wc);
 		free(l);
 		return NULL;
 	}
+	snprintf(l->url, sizeof(l->url), "%s://%s/metrics", l->wc.cert_pem != NULL ? "https" : "http",
+			 l->addr);
 	return l;
 }
 
@@ -227,6 +345,18 @@ listen_address(const listen_server *l)
 	return l->addr;
 }
 
+const char *
+listen_url(const listen_server *l)
+{
+	return l->url;
+}
+
+bool
+listen_authenticates(const listen_server *l)
+{
+	return l->wc.nusers > 0;
+}
+
 /* Stop the thread; it closes every connection and the socket it was handed. */
 void
 listen_stop(listen_server *l)
@@ -234,6 +364,7 @@ listen_stop(listen_server *l)
 	if (l == NULL)
 		return;
 	MHD_stop_daemon(l->d);
+	webconfig_free(&l->wc);
 	free(l);
 }
 
@@ -252,7 +383,8 @@ listen_supported(void)
 
 /* Never: main() refuses --listen first; this says the same should it be called. */
 listen_server *
-listen_start(const char *host, int port, listen_render_fn fn, void *arg, char **cause)
+listen_start(const char *host, int port, const char *web_config, listen_render_fn fn, void *arg,
+			 char **cause)
 {
 	*cause = xstrdup("--listen needs libmicrohttpd: this pgtempo-waits was built without it");
 	return NULL;
@@ -262,6 +394,18 @@ const char *
 listen_address(const listen_server *l)
 {
 	return "";
+}
+
+const char *
+listen_url(const listen_server *l)
+{
+	return "";
+}
+
+bool
+listen_authenticates(const listen_server *l)
+{
+	return false;
 }
 
 void
