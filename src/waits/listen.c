@@ -41,6 +41,10 @@ typedef int mhd_result;
 #else
 typedef enum MHD_Result mhd_result;
 #endif
+/* and 0.9.56 added MHD_free() for what it allocates */
+#if MHD_VERSION < 0x00095600
+#define MHD_free free
+#endif
 
 /* What a client without the right credentials is told: nothing else. */
 #define LISTEN_REALM		"pgtempo-waits"
@@ -65,19 +69,30 @@ listen_supported(void)
 	return true;
 }
 
+/* A short plain-text response (NULL when out of memory). */
+static struct MHD_Response *
+text_response(const char *text, const char *allow)
+{
+	struct MHD_Response *rsp;
+
+	rsp = MHD_create_response_from_buffer(strlen(text), (void *) text, MHD_RESPMEM_PERSISTENT);
+	if (rsp == NULL)
+		return NULL;
+	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (allow != NULL)
+		MHD_add_response_header(rsp, MHD_HTTP_HEADER_ALLOW, allow);
+	return rsp;
+}
+
 /* Queue a short plain-text answer with this status. */
 static mhd_result
 answer_text(struct MHD_Connection *c, unsigned status, const char *text, const char *allow)
 {
-	struct MHD_Response *rsp;
+	struct MHD_Response *rsp = text_response(text, allow);
 	mhd_result	ret;
 
-	rsp = MHD_create_response_from_buffer(strlen(text), (void *) text, MHD_RESPMEM_PERSISTENT);
 	if (rsp == NULL)
 		return MHD_NO;
-	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-	if (allow != NULL)
-		MHD_add_response_header(rsp, MHD_HTTP_HEADER_ALLOW, allow);
 	ret = MHD_queue_response(c, status, rsp);
 	MHD_destroy_response(rsp);
 	return ret;
@@ -113,14 +128,11 @@ authorized(listen_server *l, struct MHD_Connection *c)
 static mhd_result
 answer_unauthorized(struct MHD_Connection *c)
 {
-	struct MHD_Response *rsp;
+	struct MHD_Response *rsp = text_response(LISTEN_UNAUTHORIZED, NULL);
 	mhd_result	ret;
 
-	rsp = MHD_create_response_from_buffer(strlen(LISTEN_UNAUTHORIZED), (void *) LISTEN_UNAUTHORIZED,
-										  MHD_RESPMEM_PERSISTENT);
 	if (rsp == NULL)
 		return MHD_NO;
-	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	ret = MHD_queue_basic_auth_fail_response(c, LISTEN_REALM, rsp);
 	MHD_destroy_response(rsp);
 	return ret;
