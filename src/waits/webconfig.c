@@ -90,13 +90,13 @@ scan_scalar(const char **p, bool key, const char **why)
 			"anchors, tags or block scalars)", NULL;
 	for (e = s; *e != '\0'; e++)
 	{
-		if (key && e[0] == ':' && (e[1] == ' ' || e[1] == '\0'))
+		if (key && e[0] == ':' && (e[1] == ' ' || e[1] == '\t' || e[1] == '\0'))
 			break;
-		if (!key && e[0] == '#' && e > s && e[-1] == ' ')
+		if (!key && e[0] == '#' && e > s && (e[-1] == ' ' || e[-1] == '\t'))
 			break;
 	}
 	*p = e;
-	while (e > s && e[-1] == ' ')
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
 		e--;
 	if (e == s)
 		return *why = key ? "a key is missing" : "a value is missing", NULL;
@@ -121,11 +121,11 @@ scan_line(parse_state *st, const char *s, char **key, char **value)
 		why = "expected \"key: value\"";
 	else
 	{
-		for (s++; *s == ' '; s++)
+		for (s++; *s == ' ' || *s == '\t'; s++)
 			;
 		if (*s != '\0' && *s != '#' && (v = scan_scalar(&s, false, &why)) != NULL)
 		{
-			while (*s == ' ')
+			while (*s == ' ' || *s == '\t')
 				s++;
 			if (*s != '\0' && *s != '#')
 				why = "text after the value";

@@ -37,6 +37,7 @@ START_TEST(parse_ok)
 		{"tls_server_config:\n    cert_file: /abs/a.crt   # the certificate\n    key_file: '/abs/a #1.key'\n",
 		"/abs/a.crt", "/abs/a #1.key", 0, NULL},
 		{"basic_auth_users:\n  prometheus: " HASH_SECRET "\n", NULL, NULL, 1, "prometheus"},
+		{"basic_auth_users:\n  prometheus:\t" HASH_SECRET "\t# tabs\n", NULL, NULL, 1, "prometheus"},
 		{"basic_auth_users:\r\n  \"a b\": '" HASH_SECRET "'\r\n  c: \"" HASH_SECRET "\"\r\n", NULL, NULL, 2, "c"},
 		{"---\n# web\nbasic_auth_users:\n  u: " HASH_SECRET "\n\ntls_server_config:\n cert_file: c\n # k\n key_file: k\n",
 		"/etc/w/c", "/etc/w/k", 1, "u"},
