@@ -24,6 +24,7 @@
 
 #ifdef HAVE_MICROHTTPD
 
+#include "pgtempo/clock.h"
 #include "pgtempo/metrics.h"
 
 #include "webconfig.h"
@@ -50,10 +51,27 @@ typedef enum MHD_Result mhd_result;
 #define LISTEN_REALM		"pgtempo-waits"
 #define LISTEN_UNAUTHORIZED	"Unauthorized\n"
 
+/* A connection the endpoint serves, for the deadline (listen.h). */
+typedef struct listen_conn
+{
+	struct listen_conn *prev,
+			   *next;
+	int			fd;
+	uint64_t	start_ns;		/* clock_now_ns() when accepted */
+	bool		cut;			/* shut down past the deadline */
+} listen_conn;
+
 struct listen_server
 {
 	struct MHD_Daemon *d;
 	int			fd;
+	/* the connections and the thread that cuts those past the deadline */
+	pthread_mutex_t mu;
+	pthread_cond_t wake;
+	listen_conn *conns;
+	bool		stopping;
+	bool		watching;		/* the thread runs */
+	pthread_t	watchdog;
 	listen_render_fn render;
 	void	   *arg;
 	webconfig	wc;				/* --web-config-file; zeroed: plain HTTP, no users */
@@ -259,6 +277,110 @@ bind_socket(const char *host, int port, char *addr, size_t addrlen, char **cause
 	return fd;
 }
 
+/*
+ * libmicrohttpd's thread: a connection accepted is listed with its socket,
+ * one closed leaves the list.  It is told of the close before it closes
+ * the socket, so the watchdog never shuts down a number reused since.
+ */
+static void
+on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	listen_server *l = cls;
+	listen_conn *lc = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+	{
+		if ((ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)) == NULL)
+			return;
+		lc = xcalloc(1, sizeof(*lc));
+		lc->fd = ci->connect_fd;
+		lc->start_ns = clock_now_ns();
+		pthread_mutex_lock(&l->mu);
+		lc->next = l->conns;
+		if (l->conns != NULL)
+			l->conns->prev = lc;
+		l->conns = lc;
+		pthread_mutex_unlock(&l->mu);
+		*socket_context = lc;
+	}
+	else if (code == MHD_CONNECTION_NOTIFY_CLOSED && lc != NULL)
+	{
+		pthread_mutex_lock(&l->mu);
+		if (lc->prev != NULL)
+			lc->prev->next = lc->next;
+		else
+			l->conns = lc->next;
+		if (lc->next != NULL)
+			lc->next->prev = lc->prev;
+		pthread_mutex_unlock(&l->mu);
+		free(lc);
+		*socket_context = NULL;
+	}
+}
+
+/*
+ * Once a second, shut down the connections older than the deadline: the
+ * idle timeout alone lets a client that sends a byte every few seconds
+ * keep its connection for ever.  libmicrohttpd then reads the end of the
+ * stream and closes the connection itself.
+ */
+static void *
+watchdog(void *arg)
+{
+	listen_server *l = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&l->mu);
+	while (!l->stopping)
+	{
+		uint64_t	now = clock_now_ns();
+
+		for (listen_conn *lc = l->conns; lc != NULL; lc = lc->next)
+			if (!lc->cut && now - lc->start_ns >= (uint64_t) LISTEN_DEADLINE_S * NS_PER_S)
+			{
+				shutdown(lc->fd, SHUT_RDWR);
+				lc->cut = true;
+			}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&l->wake, &l->mu, &ts);
+	}
+	pthread_mutex_unlock(&l->mu);
+	return NULL;
+}
+
+/* The watchdog's thread (signals blocked by the caller). */
+static bool
+start_watchdog(listen_server *l, char **cause)
+{
+	int			rc;
+
+	if ((rc = pthread_create(&l->watchdog, NULL, watchdog, l)) != 0)
+	{
+		*cause = xasprintf("could not start serving /metrics on %s (--listen): %s", l->addr,
+						   strerror(rc));
+		return false;
+	}
+	l->watching = true;
+	return true;
+}
+
+/* Stop the watchdog, if it runs. */
+static void
+stop_watchdog(listen_server *l)
+{
+	if (!l->watching)
+		return;
+	pthread_mutex_lock(&l->mu);
+	l->stopping = true;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->mu);
+	pthread_join(l->watchdog, NULL);
+	l->watching = false;
+}
+
 /* libmicrohttpd's messages: the first one while it starts, none after. */
 static void
 mhd_log(void *cls, const char *fmt, va_list ap)
@@ -304,13 +426,18 @@ start_daemon(listen_server *l, char **cause)
 	sigfillset(&block);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	l->starting = true;
-	l->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
-							(tls ? MHD_USE_TLS : 0), 0, NULL, NULL, answer, l,
-							MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
-							MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+	if (start_watchdog(l, cause))
+		l->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+								(tls ? MHD_USE_TLS : 0), 0, NULL, NULL, answer, l,
+								MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
+								MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+								MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (l->d == NULL && !l->watching)
+		return false;
 	if (l->d == NULL)
 	{
+		stop_watchdog(l);
 		if (tls)
 			*cause = xasprintf("could not start serving /metrics over TLS on %s (--listen): %s "
 							   "(are \"%s\" and \"%s\" a certificate and its key?)", l->addr,
@@ -326,24 +453,48 @@ start_daemon(listen_server *l, char **cause)
 	return true;
 }
 
+/* Free the server, its threads stopped (the daemon closed the socket it was handed). */
+static void
+server_free(listen_server *l)
+{
+	webconfig_free(&l->wc);
+	/* libmicrohttpd said every connection closed, but it may not have accepted them all */
+	while (l->conns != NULL)
+	{
+		listen_conn *next = l->conns->next;
+
+		free(l->conns);
+		l->conns = next;
+	}
+	pthread_cond_destroy(&l->wake);
+	pthread_mutex_destroy(&l->mu);
+	free(l);
+}
+
 /* Read the web configuration, listen, then start serving. */
 listen_server *
 listen_start(const char *host, int port, const char *web_config, listen_render_fn fn, void *arg,
 			 char **cause)
 {
 	listen_server *l = xcalloc(1, sizeof(*l));
+	pthread_condattr_t ca;
 
 	l->render = fn;
 	l->arg = arg;
 	l->fd = -1;
+	pthread_mutex_init(&l->mu, NULL);
+	/* the watchdog's seconds are the monotonic clock's */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&l->wake, &ca);
+	pthread_condattr_destroy(&ca);
 	if ((web_config != NULL && !webconfig_load(web_config, &l->wc, cause)) ||
 		(l->fd = bind_socket(host, port, l->addr, sizeof(l->addr), cause)) < 0 ||
 		!start_daemon(l, cause))
 	{
 		if (l->fd >= 0)
 			close(l->fd);
-		webconfig_free(&l->wc);
-		free(l);
+		server_free(l);
 		return NULL;
 	}
 	snprintf(l->url, sizeof(l->url), "%s://%s/metrics", l->wc.cert_pem != NULL ? "https" : "http",
@@ -375,9 +526,9 @@ listen_stop(listen_server *l)
 {
 	if (l == NULL)
 		return;
+	stop_watchdog(l);
 	MHD_stop_daemon(l->d);
-	webconfig_free(&l->wc);
-	free(l);
+	server_free(l);
 }
 
 #else							/* !HAVE_MICROHTTPD */

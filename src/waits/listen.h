@@ -6,7 +6,8 @@
  * function, which reads what the sampler last published (waitsmetrics.h)
  * under a lock the sampler only ever tries.  One polling thread serves
  * every connection, so a slow or silent client costs a slot, not a thread:
- * a connection idle for a few seconds is closed, one address holds at most
+ * a connection idle for a few seconds is closed, one open for ten seconds
+ * is shut down whatever it does, one address holds at most
  * a few slots, and the total leaves room for the scraper (an address of
  * its own) however many connections another address opens.  With
  * --web-config-file (webconfig.h) the endpoint speaks TLS and asks for a
@@ -30,6 +31,12 @@
  * client that sends half a request and waits holds its slot this long.
  */
 #define LISTEN_TIMEOUT_S		5
+/*
+ * A connection open this long is shut down, however busy: a scrape takes a
+ * fraction of it (and Prometheus gives up on one after 10 s by default),
+ * a client that sends its request a byte every few seconds no longer.
+ */
+#define LISTEN_DEADLINE_S		10
 
 typedef enum listen_result
 {

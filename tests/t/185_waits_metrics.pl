@@ -4,8 +4,8 @@
 # serves the same counters at /metrics (Prometheus text, OpenMetrics with
 # "# EOF" when asked), answers anything else with a 4xx, keeps sampling
 # while a client holds a connection without sending anything, refuses
-# connections of one address past its limit and closes idle ones after its
-# timeout; a port in use or a bad address fails before sampling.  The example Grafana
+# connections of one address past its limit, closes idle ones after its
+# timeout and slow ones at its deadline; a port in use or a bad address fails before sampling.  The example Grafana
 # dashboard is valid JSON naming only metrics the tool writes.
 
 use strict;
@@ -138,6 +138,24 @@ is($closed, scalar(@held), 'the idle timeout: the silent clients are closed by t
 $r = $http->get("$base/metrics");
 is($r->{status}, 200, 'after the timeout: served again');
 close $_ for @conns;
+
+# a client that sends its request a byte a second, never idle for the timeout, is shut down all
+# the same (by the deadline)
+my $slow = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $port) or die "connect: $!";
+syswrite($slow, "GET /metrics HTTP/1.1\r\nX-Slow: ");
+my $cut = 0;
+for (1 .. 40)
+{
+	if (IO::Select->new($slow)->can_read(1))
+	{
+		my $n = sysread($slow, my $buf, 100);
+		$cut = 1 if !$n;
+		last;
+	}
+	last if !syswrite($slow, 'a') && ($cut = 1);
+}
+ok($cut, 'a client that sends a byte a second is shut down by the deadline');
+close $slow;
 
 $h->signal('INT');
 $h->finish;
