@@ -25,6 +25,7 @@ deb_packages=(
 	autoconf automake libtool pkg-config make gcc libc6-dev perl
 	libpq-dev check libncurses-dev libmicrohttpd-dev libipc-run-perl bison flex tmux
 	libxml2-utils libyaml-libyaml-perl
+	libcrypt-dev openssl libio-socket-ssl-perl
 	'postgresql|postgresql-[0-9]*'
 	'postgresql-client|postgresql-client-[0-9]*'
 )

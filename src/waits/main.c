@@ -30,10 +30,9 @@ static void
 usage(void)
 {
 	printf("%s samples the wait events of PostgreSQL's backends from pg_stat_activity,\n"
-		   "at a fixed interval over one connection, and reports where the time goes.\n\n",
-		   msg_progname());
-	printf("Usage:\n  %s [OPTION]... [DBNAME]\n", msg_progname());
-	printf("  %s --from-log FILE... [OPTION]...\n\n", msg_progname());
+		   "at a fixed interval over one connection, and reports where the time goes.\n\n"
+		   "Usage:\n  %s [OPTION]... [DBNAME]\n  %s --from-log FILE... [OPTION]...\n\n",
+		   msg_progname(), msg_progname(), msg_progname());
 	printf("Sampling options:\n"
 		   "  -i, --interval=TIME        time between samples (default 10ms; units us, ms, s)\n"
 		   "  -T, --duration=TIME        stop after this long (default: until interrupted;\n"
@@ -74,6 +73,8 @@ usage(void)
 		   "                             node_exporter) at the end and each --log-interval\n"
 		   "      --listen=[HOST:]PORT   serve the metrics at http://HOST:PORT/metrics while\n"
 		   "                             sampling (HOST default 127.0.0.1; IPv6 in brackets)\n"
+		   "      --web-config-file=FILE TLS and basic authentication for --listen, from an\n"
+		   "                             exporter's web configuration file\n"
 		   "      --store=CONNINFO       write samples into tables of this database\n"
 		   "      --store-interval=SECONDS  store a profile per interval instead of raw rows\n"
 		   "      --store-label=TEXT     the \"server\" column of stored rows (default host:port)\n"
@@ -380,6 +381,7 @@ static const opt_def options[] = {
 	{"log-interval", 0, required_argument, handle_duration, F(log_interval_ns), NS_S, 86400 * NS_S, "--log-interval", "s"},
 	{"store-interval", 0, required_argument, handle_duration, F(store_interval_ns), NS_S, 86400 * NS_S, "--store-interval", "s"},
 	{"store-label", 0, required_argument, opt_strdup, F(store_label)},
+	{"web-config-file", 0, required_argument, opt_strdup, F(web_config_path)},
 	{"log-retain", 0, required_argument, handle_parsed},
 	{"from-log", 0, required_argument, handle_from_log, .flags = FROM_LOG_GIVEN},
 	{"since", 0, required_argument, handle_time, F(since_us), .label = "--since", .flags = WINDOW_GIVEN},
@@ -563,6 +565,12 @@ check_settings(waits_settings *s, bool format_given, unsigned seen)
 	if (s->listen_port >= 0 && !listen_supported())
 	{
 		msg_error("--listen needs libmicrohttpd: this pgtempo-waits was built without it");
+		return false;
+	}
+	if (s->web_config_path != NULL && (s->listen_port < 0 || s->web_config_path[0] == '\0'))
+	{
+		msg_error(s->listen_port < 0 ? "--web-config-file needs --listen" :
+				  "invalid value \"\" for option --web-config-file");
 		return false;
 	}
 	if (s->store == NULL && (s->store_interval_ns > 0 || s->store_label != NULL))

@@ -83,11 +83,12 @@ msink_open(sink *k, sink_open_stage stage, char **cause)
 			return false;
 		if (s->listen_port >= 0)
 		{
-			x->ls = listen_start(s->listen_host, s->listen_port, wmetrics_render_published,
-								 &x->m, cause);
+			x->ls = listen_start(s->listen_host, s->listen_port, s->web_config_path,
+								 wmetrics_render_published, &x->m, cause);
 			if (x->ls == NULL)
 				return false;
-			msg_info("serving metrics on http://%s/metrics", listen_address(x->ls));
+			msg_info("serving metrics on %s%s", listen_url(x->ls),
+					 listen_authenticates(x->ls) ? " (basic authentication)" : "");
 		}
 	}
 	else if (stage == SINK_STARTED)

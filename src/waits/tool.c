@@ -899,6 +899,7 @@ waits_settings_free(waits_settings *s)
 	free(s->chart_path);
 	free(s->metrics_path);
 	free(s->listen_host);
+	free(s->web_config_path);
 	free(s->store);
 	free(s->store_label);
 	free(s->trace_pids);
@@ -917,5 +918,5 @@ waits_settings_free(waits_settings *s)
 	s->trace_path = NULL;
 	s->pids = NULL;
 	s->log_path = s->folded_path = s->chart_path = s->store = s->store_label = NULL;
-	s->metrics_path = s->listen_host = NULL;
+	s->metrics_path = s->listen_host = s->web_config_path = NULL;
 }

@@ -109,6 +109,7 @@ typedef struct waits_settings
 	char	   *metrics_path;	/* --metrics: a textfile, at each --log-interval and at the end */
 	char	   *listen_host;	/* --listen: serve /metrics on this address (listen.h) */
 	int			listen_port;	/* 0: a free port, said on stderr; -1: no --listen */
+	char	   *web_config_path;	/* --web-config-file: TLS and users (webconfig.h) */
 	/* --log-retain: rotated files of the --log pattern are deleted past these */
 	int64_t		log_retain_ns;	/* 0: kept whatever their age */
 	int64_t		log_retain_bytes;	/* 0: kept whatever their size */

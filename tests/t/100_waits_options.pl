@@ -74,6 +74,7 @@ my @errors = (
 	[ [ '--folded=' ],       qq{invalid value "" for option --folded} ],
 	[ [ '--store-interval=10' ], '--store-interval needs --store' ],
 	[ [ '--store-label=a' ], '--store-label needs --store' ],
+	[ [ '--web-config-file=web.yml' ], '--web-config-file needs --listen' ],
 	[ [ 'db1', 'db2' ],      qq{too many command-line arguments (first is "db2")} ],
 	[ [ '-d', 'db1', 'db2' ], qq{too many command-line arguments (first is "db2")} ],
 	[ [ '-x' ],              "invalid option -- 'x'" ],

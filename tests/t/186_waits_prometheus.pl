@@ -10,17 +10,13 @@ use strict;
 use warnings;
 
 use File::Temp qw(tempdir);
-use HTTP::Tiny;
-use IO::Socket::INET;
-use IPC::Run;
 use JSON::PP;
+use PgTempo::Metrics;
 use PgTempo::Test;
 use Test::More;
 
 my $bin = pgtempo_bin('pgtempo-waits');
-my ($prometheus) = grep { -x } map { "$_/prometheus" } split /:/, $ENV{PATH} // '';
-$prometheus //= '/usr/bin/prometheus' if -x '/usr/bin/prometheus';
-plan skip_all => 'prometheus is not installed (Debian: prometheus)' unless $prometheus;
+plan skip_all => 'prometheus is not installed (Debian: prometheus)' unless prometheus_bin();
 my $built = (run_tool([ $bin, '--listen=0', '-T', '1', '-h', '/nonexistent' ]))[2] !~ /built without/;
 plan skip_all => 'pgtempo-waits was built without libmicrohttpd (--listen)' unless $built;
 
@@ -40,20 +36,12 @@ $node->poll_query_until('postgres', q{SELECT count(*) = 4 FROM pg_stat_activity
   or die 'the sessions did not start';
 my $active = 4;
 
-# a free port for Prometheus itself
-my $probe = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 1) or die "listen: $!";
-my $pport = $probe->sockport;
-close $probe;
+my ($w, $url, $outref, $errref) = start_listening([ $bin, @conn, '--source=activity', '--json',
+	'--listen=127.0.0.1:0' ]);
+my ($target) = ($url // '') =~ m{^http://(127\.0\.0\.1:\d+)/metrics$};
+ok($target, 'pgtempo-waits listens') or BAIL_OUT("no endpoint: $$errref");
 
-my ($out, $err) = ('', '');
-my $w = IPC::Run::start([ $bin, @conn, '--source=activity', '--json', '--listen=127.0.0.1:0' ],
-	'>', \$out, '2>', \$err);
-my $t0 = time;
-$w->pump until $err =~ m{serving metrics on http://(127\.0\.0\.1:\d+)/metrics} || time - $t0 > 60;
-my ($target) = $err =~ m{serving metrics on http://(127\.0\.0\.1:\d+)/metrics};
-ok($target, 'pgtempo-waits listens') or BAIL_OUT("no endpoint: $err");
-
-write_file("$dir/prometheus.yml", <<"EOF");
+my $p = start_prometheus($dir, <<"EOF");
 global:
   scrape_interval: 1s
   evaluation_interval: 1s
@@ -64,22 +52,7 @@ scrape_configs:
     static_configs:
       - targets: ['$target']
 EOF
-my ($pout, $perr) = ('', '');
-my $p = IPC::Run::start([ $prometheus, "--config.file=$dir/prometheus.yml",
-	"--storage.tsdb.path=$dir/data", "--web.listen-address=127.0.0.1:$pport" ],
-	'>', \$pout, '2>', \$perr);
-my $api = HTTP::Tiny->new(timeout => 5);
-
-# An instant query's first value, or undef.
-sub query
-{
-	my ($q) = @_;
-	my $r = $api->get("http://127.0.0.1:$pport/api/v1/query?" . $api->www_form_urlencode({ query => $q }));
-	return undef unless $r->{success};
-	my $d = eval { decode_json($r->{content}) } or return undef;
-	my $res = $d->{data}{result} // [];
-	return @$res ? $res->[0]{value}[1] : undef;
-}
+my $query = sub { prometheus_query($p, @_) };
 
 # a window of 20 s, within the series' life: rate() then needs no extrapolation to its start
 my $window = 20;
@@ -87,26 +60,25 @@ my $life = $window + 8;
 my $scrapes;
 for (1 .. 150)
 {
-	$p->pump_nb;
 	$w->pump_nb;
-	$scrapes = query(qq{count_over_time(pgtempo_waits_samples_total{job="pgtempo-waits"}[${life}s])});
+	$scrapes = $query->(qq{count_over_time(pgtempo_waits_samples_total{job="pgtempo-waits"}[${life}s])});
 	last if defined $scrapes && $scrapes >= $life - 2;
 	sleep 1;
 }
 cmp_ok($scrapes // 0, '>=', $life - 2, "Prometheus scraped the endpoint about every second ($scrapes)")
-  or diag($perr);
-is(query('up{job="pgtempo-waits"}'), 1, 'the target is up');
-my $rate = query(qq{sum(rate(pgtempo_waits_active_seconds_total{job="pgtempo-waits"}[${window}s]))});
+  or diag(${ $p->{err} });
+is($query->('up{job="pgtempo-waits"}'), 1, 'the target is up');
+my $rate = $query->(qq{sum(rate(pgtempo_waits_active_seconds_total{job="pgtempo-waits"}[${window}s]))});
 # the first and the last scrape in the window are at least a scrape interval inside it
 my $span = $window - 2;
 
 $w->signal('INT');
 $w->finish;
-is($w->result(0), 0, 'pgtempo-waits: exit 0 at SIGINT') or diag($err);
-$p->signal('TERM');
-$p->finish;
+is($w->result(0), 0, 'pgtempo-waits: exit 0 at SIGINT') or diag($$errref);
+$p->{h}->signal('TERM');
+$p->{h}->finish;
 
-my $r = eval { decode_json($out) } || {};
+my $r = eval { decode_json($$outref) } || {};
 my $aas = $r->{avg_active_sessions};
 ok(defined $aas && abs($aas - $active) < 0.1, "the report: $active active sessions on average ($aas)");
 # the report's error bound, as average sessions: its events' bounds summed, over the time sampled

@@ -294,7 +294,7 @@ START_TEST(endpoint)
 
 	if (!listen_supported())
 		return;
-	l = listen_start("127.0.0.1", 0, fixed_render, (void *) 1, &cause);
+	l = listen_start("127.0.0.1", 0, NULL, fixed_render, (void *) 1, &cause);
 	ck_assert_msg(l != NULL, "%s", cause ? cause : "");
 	ck_assert_int_eq(sscanf(listen_address(l), "127.0.0.1:%d", &port), 1);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -312,14 +312,14 @@ START_TEST(endpoint)
 	/* the port is taken: a second endpoint says so */
 	snprintf(addr, sizeof(addr), "could not listen on 127.0.0.1:%d (--listen): Address already in use",
 			 port);
-	again = listen_start("127.0.0.1", port, fixed_render, NULL, &cause);
+	again = listen_start("127.0.0.1", port, NULL, fixed_render, NULL, &cause);
 	ck_assert_ptr_null(again);
 	ck_assert_str_eq(cause, addr);
 	free(cause);
 	listen_stop(l);
 
 	/* nothing to serve yet: 503 */
-	l = listen_start("127.0.0.1", 0, fixed_render, NULL, &cause);
+	l = listen_start("127.0.0.1", 0, NULL, fixed_render, NULL, &cause);
 	ck_assert_ptr_nonnull(l);
 	ck_assert_int_eq(sscanf(listen_address(l), "127.0.0.1:%d", &port), 1);
 	a = http(port, cases[0].request);
@@ -328,7 +328,7 @@ START_TEST(endpoint)
 	listen_stop(l);
 
 	cause = NULL;
-	ck_assert_ptr_null(listen_start("no-such-host.invalid", 0, fixed_render, NULL, &cause));
+	ck_assert_ptr_null(listen_start("no-such-host.invalid", 0, NULL, fixed_render, NULL, &cause));
 	ck_assert_ptr_nonnull(strstr(cause, "could not listen on \"no-such-host.invalid\" (--listen): "));
 	free(cause);
 }

@@ -31,11 +31,16 @@ use warnings;
 
 use Exporter 'import';
 use File::Path qw(make_path);
+use HTTP::Tiny;
+use IO::Socket::INET;
+use IPC::Run;
+use JSON::PP;
 use PgTempo::Test;
 use Test::More;
 
 our @EXPORT = qw(parse_metrics metric_samples metric_value check_histogram promtool_ok
-  dir_entries same_number small_disk_allowed run_on_full_disk);
+  dir_entries same_number small_disk_allowed run_on_full_disk prometheus_bin start_listening
+  start_prometheus prometheus_query);
 
 # A value as Prometheus spells it, as a Perl number.
 sub _num
@@ -189,6 +194,90 @@ sub dir_entries
 	my @e = sort grep { !/^\.\.?$/ } readdir $dh;
 	closedir $dh;
 	return @e;
+}
+
+=pod
+
+=item prometheus_bin()
+
+The Prometheus server's binary from C<PATH> (Debian: prometheus), or undef.
+
+=cut
+
+sub prometheus_bin
+{
+	my ($p) = grep { -x } map { "$_/prometheus" } split /:/, $ENV{PATH} // '';
+	$p //= '/usr/bin/prometheus' if -x '/usr/bin/prometheus';
+	return $p;
+}
+
+=pod
+
+=item start_listening(\@cmd)
+
+Start C<pgtempo-waits> with a C<--listen> option and wait (at most a minute)
+until it says where it serves; returns C<($handle, $url, \$stdout, \$stderr)>,
+C<$url> undef when it did not (the run ended or was too slow).
+
+=cut
+
+sub start_listening
+{
+	my ($cmd) = @_;
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start($cmd, '>', \$out, '2>', \$err);
+	my $t0 = time;
+	my $re = qr{serving metrics on (https?://\S+/metrics)};
+	$h->pump until $err =~ $re || !$h->pumpable || time - $t0 > 60;
+	my ($url) = $err =~ $re;
+	return ($h, $url, \$out, \$err);
+}
+
+=pod
+
+=item start_prometheus(DIR, CONFIG)
+
+Start a Prometheus server with the configuration text C<CONFIG> (written to
+F<DIR/prometheus.yml>, its data under F<DIR/data>) on a free port of
+127.0.0.1; returns a hash of C<h> (its IPC::Run handle, C<$p-E<gt>{h}-E<gt>signal('TERM')> ends
+it), C<port>, and C<err> (a reference to its standard error).
+
+=cut
+
+sub start_prometheus
+{
+	my ($dir, $config) = @_;
+	my $probe = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 1)
+	  or die "listen: $!";
+	my $port = $probe->sockport;
+	close $probe;
+	write_file("$dir/prometheus.yml", $config);
+	my ($pout, $perr) = ('', '');
+	my $h = IPC::Run::start([ prometheus_bin(), "--config.file=$dir/prometheus.yml",
+		"--storage.tsdb.path=$dir/data", "--web.listen-address=127.0.0.1:$port" ],
+		'>', \$pout, '2>', \$perr);
+	return { h => $h, port => $port, err => \$perr };
+}
+
+=pod
+
+=item prometheus_query(P, QUERY)
+
+The first value of an instant query to the server C<P> of start_prometheus,
+or undef (no such series, or the server not answering yet).
+
+=cut
+
+sub prometheus_query
+{
+	my ($p, $q) = @_;
+	my $api = HTTP::Tiny->new(timeout => 5);
+	$p->{h}->pump_nb;
+	my $r = $api->get("http://127.0.0.1:$p->{port}/api/v1/query?" . $api->www_form_urlencode({ query => $q }));
+	return undef unless $r->{success};
+	my $d = eval { decode_json($r->{content}) } or return undef;
+	my $res = $d->{data}{result} // [];
+	return @$res ? $res->[0]{value}[1] : undef;
 }
 
 =pod
