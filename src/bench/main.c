@@ -150,7 +150,8 @@ usage(void)
 		   "                           (\"100,200,400\" or \"100..1600x2\"; -T: the whole plan)\n"
 		   "  --sweep-share=K/N        run share K of N of the sweep (1/N of each rate, with\n"
 		   "                           --start-at); --merge of the shares' --json reports\n"
-		   "                           gives the capacity report (--json, --chart, --metrics)\n"
+		   "                           gives the capacity report (--json, --chart, --metrics,\n"
+		   "                           --fail-if=capacity:<N)\n"
 		   "  --verbose-errors         print messages of all errors\n"
 		   "  --waits[=INTERVAL]       sample the sessions' wait events every INTERVAL\n"
 		   "                           (default 10ms; units us, ms, s) and report them\n"
@@ -333,7 +334,12 @@ main(int argc, char **argv)
 	/* the shares of a --sweep add up to a capacity report, not a run's */
 	else if (cl.merge_mode && capsweep_is_report(argv[optind]))
 		status = output_check_paths(settings, OUTPUT_CAPACITY) ?
-			capsweep_merge(settings, cl.allow_partial, argv + optind, argc - optind) : EXITCODE_ERROR;
+			capsweep_merge(settings, &cl.cap, cl.allow_partial, argv + optind, argc - optind) : EXITCODE_ERROR;
+	else if (cl.merge_mode && cl.cap.has_floor)
+	{
+		msg_error("--fail-if with --merge is for a merge of sweep reports (capacity:<N)");
+		status = EXITCODE_ERROR;
+	}
 	else if (cl.merge_mode && (!output_only_mode(settings, OUTPUT_MERGE, "a merge of runs' reports") ||
 							   !output_check_paths(settings, OUTPUT_MERGE)))
 		status = EXITCODE_ERROR;

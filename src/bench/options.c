@@ -596,6 +596,8 @@ static const opt_def merge_options[] = {
 	{"merge", 0, no_argument, opt_true, offsetof(cmdline, merge_mode)},
 	{"allow-partial", 0, no_argument, opt_true, offsetof(cmdline, allow_partial)},
 	{"percentiles", 0, required_argument, options_percentiles},
+	/* a merge of sweep reports: --fail-if=capacity:<N */
+	{"fail-if", 0, required_argument, handle_capacity},
 	{"help", '?', no_argument, NULL},
 };
 

@@ -245,6 +245,15 @@ my $prom = -f "$dir/merged.prom" ? slurp_text("$dir/merged.prom") : '';
 my ($plo) = $prom =~ /^pgtempo_bench_capacity_bracket_low_tps(?:\{[^}]*\})? (\S+)$/m;
 ok(defined $plo && abs($plo - $mlo) < 1e-6 * ($mlo || 1),
 	'... the metrics\' bracket is the merged report\'s') or diag($prom);
+# the release gate of several hosts: the merged bracket against --fail-if=capacity:<N
+($code, $out, $err) = run_tool([ $ours, '--merge', '--fail-if=capacity:<' . int($mhi * 10 + 1000),
+	"$dir/share-1.json", "$dir/share-2.json" ]);
+is($code, 3, 'a merge whose bracket lies wholly below --fail-if=capacity:<N: exit 3') or diag($err);
+($code, $out, $err) = run_tool([ $ours, '--merge', '--fail-if=capacity:<0.5',
+	"$dir/share-1.json", "$dir/share-2.json" ]);
+is($code, 0, 'a merge above --fail-if=capacity:<0.5: exit 0') or diag($err);
+($code, $out, $err) = run_tool([ $ours, '--merge', '--fail-if=capacity:<1', "$dir/run.json" ]);
+like($err, qr/--fail-if with --merge is for a merge of sweep reports/, 'a merge of runs refuses --fail-if');
 ($code, $out, $err) = run_tool([ $ours, '--merge', "--latency-histogram=$dir/h.txt",
 	"$dir/share-1.json", "$dir/share-2.json" ]);
 isnt($code, 0, 'a merge of sweep reports refuses --latency-histogram');

@@ -68,8 +68,11 @@ bool		capsweep_is_report(const char *file);
 
 /*
  * --merge of the shares' sweep reports: the capacity report of the whole
- * plan (every share needed: allow_partial is refused); 0, or 1.
+ * plan (every share needed: allow_partial is refused), judged against
+ * gate's --fail-if=capacity:<N if it has one; the exit status as
+ * capacity_run's.
  */
-int			capsweep_merge(const bench_settings *opts, bool allow_partial, char **files, int nfiles);
+int			capsweep_merge(const bench_settings *opts, const capacity_settings *gate, bool allow_partial,
+						   char **files, int nfiles);
 
 #endif

@@ -397,7 +397,8 @@ add_hosts(cap_search *cs, bench_settings *s, const share *sh, int n)
 }
 
 int
-capsweep_merge(const bench_settings *opts, bool allow_partial, char **files, int nfiles)
+capsweep_merge(const bench_settings *opts, const capacity_settings *gate, bool allow_partial,
+			   char **files, int nfiles)
 {
 	share	   *sh = xcalloc((size_t) nfiles, sizeof(share));
 	cap_search *cs = xcalloc(1, sizeof(cap_search));
@@ -426,6 +427,8 @@ capsweep_merge(const bench_settings *opts, bool allow_partial, char **files, int
 		}
 	}
 	ok = ok && shares_complete(sh, nfiles) && read_plan(&sh[0], &plan, &c);
+	c.floor = gate->floor;
+	c.has_floor = gate->has_floor;
 	if (ok)
 	{
 		plan.share_k = 0;
