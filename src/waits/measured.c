@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pgtempo/clock.h"
+#include "pgtempo/gate.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
@@ -79,6 +80,8 @@ void
 measured_init(measured_run *m, const waits_settings *s)
 {
 	memset(m, 0, sizeof(*m));
+	m->limits = s->fail_if;
+	m->nlimits = s->nfail_if;
 	m->period_ns = s->log_interval_ns > 0 ? (uint64_t) s->log_interval_ns :
 		MEASURED_DEFAULT_PERIOD_NS;
 	if (s->dbs.n > 0)
@@ -410,6 +413,126 @@ figure(const measured_run *m, const measured_pair *p, double period_s, measured_
 	}
 }
 
+bool
+measured_figure_known(const char *name)
+{
+	for (int i = 0; i < NPAIRS; i++)
+		if (strcmp(pairs[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* What a --fail-if disagreement limit found. */
+typedef struct measured_gate
+{
+	int			checked;		/* figures it names that were compared */
+	bool		tripped;
+	bool		fig_tripped[NPAIRS];
+} measured_gate;
+
+/* Judge disagreement limit l over the figures it names. */
+static void
+judge(const measured_run *m, const waits_limit *l, double period_s, measured_gate *g)
+{
+	memset(g, 0, sizeof(*g));
+	for (int i = 0; i < NPAIRS; i++)
+	{
+		measured_fig f;
+		gate_change ch;
+
+		if (l->event[0] != '\0' && strcmp(l->event, pairs[i].name) != 0)
+			continue;
+		figure(m, &pairs[i], period_s, &f);
+		if (f.missing != NULL || !f.compared)
+			continue;
+		g->checked++;
+		/* measured - sampled, give or take the estimate's bound; % of the estimate */
+		ch = gate_change_abs(true, f.sampled_s, f.measured_s - f.sampled_s - f.bound_s,
+							 f.measured_s - f.sampled_s + f.bound_s);
+		g->fig_tripped[i] = gate_trips(&l->lim, &ch);
+		g->tripped |= g->fig_tripped[i];
+	}
+}
+
+int
+measured_tripped(const measured_run *m, double period_s)
+{
+	int			n = 0;
+
+	for (int i = 0; i < m->nlimits; i++)
+	{
+		measured_gate g;
+
+		if (!m->limits[i].disagree)
+			continue;
+		judge(m, &m->limits[i], period_s, &g);
+		n += g.tripped;
+	}
+	return n;
+}
+
+/* The report's lines of --fail-if's disagreement limits. */
+static void
+text_gate(FILE *out, const measured_run *m, double period_s)
+{
+	for (int i = 0; i < m->nlimits; i++)
+	{
+		const waits_limit *l = &m->limits[i];
+		measured_gate g;
+		const char *sep = ": ";
+
+		if (!l->disagree)
+			continue;
+		judge(m, l, period_s, &g);
+		fprintf(out, "  --fail-if=%s: %s", l->lim.text, gate_outcome_word(g.checked > 0,
+																		   g.tripped));
+		for (int k = 0; k < NPAIRS; k++)
+			if (g.fig_tripped[k])
+			{
+				fprintf(out, "%s%s", sep, pairs[k].what);
+				sep = ", ";
+			}
+		if (g.checked == 0)
+			fputs(" (no figure it names was compared)", out);
+		fputc('\n', out);
+	}
+}
+
+/* The JSON report's "fail_if" (with a disagreement limit): each, what it checked and what tripped it. */
+static void
+json_gate(json_writer *w, const measured_run *m, double period_s)
+{
+	bool		any = false;
+
+	for (int i = 0; i < m->nlimits; i++)
+		any |= m->limits[i].disagree;
+	if (!any)
+		return;
+	json_key(w, "fail_if");
+	json_array_begin(w);
+	for (int i = 0; i < m->nlimits; i++)
+	{
+		const waits_limit *l = &m->limits[i];
+		measured_gate g;
+
+		if (!l->disagree)
+			continue;
+		judge(m, l, period_s, &g);
+		json_object_begin(w);
+		json_kv_string(w, "limit", l->lim.text);
+		json_kv_int(w, "figures_checked", g.checked);
+		json_kv_bool(w, "tripped", g.tripped);
+		json_key(w, "tripped_by");
+		json_array_begin(w);
+		for (int k = 0; k < NPAIRS; k++)
+			if (g.fig_tripped[k])
+				json_string(w, pairs[k].name);
+		json_array_end(w);
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
 /* The clock-read cost here, ns per read (the core timing loop of pg_test_timing). */
 static double
 clock_read_ns(void)
@@ -571,6 +694,7 @@ measured_text(FILE *out, const measured_run *m, double period_s)
 	if (m->wal_io_on && m->wal_io_off)
 		fputs("  track_wal_io_timing changed during the run: the WAL times are not compared\n",
 			  out);
+	text_gate(out, m, period_s);
 	nc = priced_costs(m, c, &clock_ns);
 	for (int i = 0; i < nc; i++)
 	{
@@ -639,6 +763,7 @@ measured_json(json_writer *w, const measured_run *m, double period_s)
 		json_object_end(w);
 	}
 	json_array_end(w);
+	json_gate(w, m, period_s);
 	nc = priced_costs(m, c, &clock_ns);
 	json_key(w, "timing_off");
 	json_array_begin(w);

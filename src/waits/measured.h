@@ -29,6 +29,9 @@
 #include "sampler.h"
 #include "waits.h"
 
+/* The name of --fail-if's disagreement limits: "disagree", "disagree:FIGURE" (waits.h). */
+#define MEASURED_GATE_NAME "disagree"
+
 /* Between two reads when no --log-interval is given. */
 #define MEASURED_DEFAULT_PERIOD_NS	(60 * NS_PER_S)
 
@@ -97,6 +100,8 @@ typedef struct measured_run
 	uint64_t	no_state;		/* counted session rows without a state (starting, or a source without) */
 	double		cpu0;			/* our server backend's CPU seconds at the first read; < 0 unknown */
 	double		own_s;			/* our own statements' active time: its CPU time; < 0 unknown */
+	const waits_limit *limits;	/* --fail-if: its disagreement limits are judged here */
+	int			nlimits;
 } measured_run;
 
 void		measured_init(measured_run *m, const waits_settings *s);
@@ -117,6 +122,17 @@ void		measured_rows(measured_run *m, const sample_batch *b, bool include_idle);
 
 /* The bound (95 %) of a sampled estimate of k samples of period_s, in seconds. */
 double		measured_bound_s(uint64_t k, double period_s);
+
+/* Is name a figure's (its JSON name: active_time, wal_syncs, ...)? */
+bool		measured_figure_known(const char *name);
+
+/*
+ * How many of --fail-if's disagreement limits trip: a limit trips when the
+ * interval of measured - sampled (the sampled estimate's bound about the
+ * difference) of a figure it names lies wholly beyond it (gate_trips); a
+ * figure not measured or not compared is not checked.
+ */
+int			measured_tripped(const measured_run *m, double period_s);
 
 /* The report's section "measured by the server", sampled estimates at period_s. */
 void		measured_text(FILE *out, const measured_run *m, double period_s);

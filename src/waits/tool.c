@@ -755,7 +755,10 @@ finish(run_state *r)
 			msg_error("the run was cut short: %s", r->gaps[r->ngaps - 1].reason);
 		return EXITCODE_RUN_FAILED;
 	}
-	return outputs_ok ? EXITCODE_OK : EXITCODE_ERROR;
+	if (!outputs_ok)
+		return EXITCODE_ERROR;
+	/* --fail-if=disagree: a figure measured by the server outside its sampled bound */
+	return measured_tripped(&r->meas, ri.src.period_s) > 0 ? EXITCODE_LIMIT : EXITCODE_OK;
 }
 
 /* Say on stderr what is sampled, how, and how often: auto's choice is visible. */

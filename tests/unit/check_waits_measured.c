@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "measured.h"
+#include "options.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,69 @@ START_TEST(agree_and_disagree)
 }
 END_TEST
 
+/* --fail-if's disagreement limits against the figures of two_reads: sampled 6.000 ± 0.510 s. */
+START_TEST(gate)
+{
+	static const struct
+	{
+		int64_t		active_us;
+		const char *list;
+		int			tripped;
+		const char *line;		/* of the report, or NULL */
+	}			cases[] = {
+		{6300000, "disagree", 0, "  --fail-if=disagree: not shown beyond the limit\n"},
+		{6600000, "disagree", 1, "  --fail-if=disagree: the change is beyond the limit: active time\n"},
+		{6600000, "disagree:active_time:+0.5s", 0, NULL},
+		{6600000, "disagree:+50ms", 1, NULL},
+		{6600000, "disagree<0", 0, NULL},
+		{6600000, "disagree:wal_syncs,disagree:active_time", 1,
+		"  --fail-if=disagree:wal_syncs: not shown beyond the limit\n"},
+		{2000000, "disagree:-1s,disagree:active_time>0", 1, NULL},
+		{2000000, "disagree:active_time:-50%", 1, NULL},
+		{2000000, "disagree:active_time:-70%", 0, NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		waits_settings s = WAITS_SETTINGS_INIT;
+		measured_run m;
+		char	   *cause = NULL;
+		char	   *t;
+
+		ck_assert_msg(options_parse_fail_if(cases[i].list, &s, &cause), "%s", cause);
+		two_reads(&m, cases[i].active_us);
+		m.limits = s.fail_if;
+		m.nlimits = s.nfail_if;
+		ck_assert_msg(measured_tripped(&m, 0.01) == cases[i].tripped, "case %zu", i);
+		t = text_of(&m);
+		if (cases[i].line != NULL)
+			ck_assert_msg(strstr(t, cases[i].line) != NULL, "case %zu: %s", i, t);
+		free(t);
+		measured_free(&m);
+	}
+	/* a figure not measured is not checked: nothing trips */
+	{
+		waits_settings s = WAITS_SETTINGS_INIT;
+		measured_run m;
+		char	   *cause = NULL;
+		char	   *t;
+
+		ck_assert(options_parse_fail_if("disagree:data_file_reads", &s, &cause));
+		two_reads(&m, 2000000);
+		m.io_on = false;
+		m.io_off = true;
+		m.limits = s.fail_if;
+		m.nlimits = s.nfail_if;
+		ck_assert_int_eq(measured_tripped(&m, 0.01), 0);
+		t = text_of(&m);
+		ck_assert_msg(strstr(t, "  --fail-if=disagree:data_file_reads: not checked (no figure it "
+							 "names was compared)\n") != NULL, "%s", t);
+		free(t);
+		measured_free(&m);
+	}
+}
+END_TEST
+
 START_TEST(setting_off_and_missing)
 {
 	measured_run m;
@@ -216,6 +280,7 @@ main(void)
 	tcase_add_test(tc, bound);
 	tcase_add_test(tc, agree_and_disagree);
 	tcase_add_test(tc, setting_off_and_missing);
+	tcase_add_test(tc, gate);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
