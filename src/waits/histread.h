@@ -43,7 +43,8 @@ typedef enum histread_kind
 	HISTREAD_STORE = FORMAT_REC_STORE,	/* --store's counts: nothing to report */
 	HISTREAD_DESCRIPTION = FORMAT_REC_DESCRIPTION,	/* a wait event's description (log format 2) */
 	HISTREAD_HEAD = FORMAT_REC_HEAD,	/* an interval's head blocker (log format 3) */
-	HISTREAD_CHAIN = FORMAT_REC_CHAIN	/* one of its chains (log format 3) */
+	HISTREAD_CHAIN = FORMAT_REC_CHAIN,	/* one of its chains (log format 3) */
+	HISTREAD_MEASURED = FORMAT_REC_MEASURED	/* a figure measured by the server (log format 4) */
 } histread_kind;
 
 /* How the file is written. */
@@ -85,6 +86,7 @@ typedef struct histread_rec
 	format_description desc;	/* a description record's event and its text, interned */
 	format_store_counts store;	/* a store record's counts */
 	format_head_rec head;		/* a head or chain record's fields, strings interned */
+	format_measured_rec measured;	/* a measured record's fields, strings interned */
 } histread_rec;
 
 typedef struct histread

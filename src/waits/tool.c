@@ -455,6 +455,17 @@ take_sample(run_state *r)
 		apply_budget(r, clock_now_ns());
 }
 
+/* The figures of the span the server's counters were just read at the end of, to the sinks. */
+static void
+measured_out(run_state *r)
+{
+	format_measured_rec recs[MEASURED_NFIGS];
+	int			n = measured_last(&r->meas, r->out.run.src.period_s, recs);
+
+	if (n > 0)
+		sinks_measured(&r->out, recs, n);
+}
+
 /* Once a second: the server's names, its measured waits, every sink's second. */
 static void
 housekeeping(run_state *r, uint64_t now_ns)
@@ -476,7 +487,8 @@ housekeeping(run_state *r, uint64_t now_ns)
 		if (!sampler_refresh_names(r->sm, &cause))
 			free(cause);
 		measure(r, now_us);
-		measured_due(&r->meas, r->sm, now_ns);
+		if (measured_due(&r->meas, r->sm, now_ns))
+			measured_out(r);
 		/* a statement without an answer in time dropped the connection: lost, as in a sample */
 		if (!sampler_connected(r->sm) && !stop_flag)
 			handle_sample(r, SAMPLER_LOST);
@@ -686,9 +698,12 @@ finish(run_state *r)
 	bool		outputs_ok;
 	bool		gave_up = r->gap_open;
 	uint64_t	stop_ns;
+	int			reads = r->meas.nreads;
 
 	measure(r, clock_wall_us());
 	measured_finish(&r->meas, r->sm);
+	if (r->meas.nreads > reads && reads > 0)
+		measured_out(r);
 	sinks_stop(&r->out);
 	end_us = clock_wall_us();
 	/* every tick due by the end is accounted for: sampled, missed or in a gap */
@@ -878,6 +893,8 @@ waits_run(const waits_settings *s)
 	r.last_sample_us = clock_wall_us();
 	mark_backend_cpu(&r);
 	ticker_init(&r.sc, r.t0_ns, sampler_get_info(r.sm)->interval_ns);
+	/* the counters are read when the --log-interval's intervals end */
+	measured_schedule(&r.meas, r.t0_ns);
 	sinks_start(&r.out, r.t0_ns, r.last_sample_us, r.run.has_measured);
 	/* nothing fails here: the live view draws, the log's health schedule starts */
 	sinks_open(&r.out, SINK_STARTED, &cause);

@@ -47,17 +47,17 @@ START_TEST(rows_counted)
 	add_row(&b, "walwriter", NULL, SAMPLE_WAIT, "IO", "WALWrite");
 	add_row(&b, "client backend", "active", SAMPLE_WAIT, "LWLock", "WALWrite");
 	measured_rows(&m, &b, false);
-	ck_assert_uint_eq(m.samples[MEAS_KIND_ACTIVE], 4);
-	ck_assert_uint_eq(m.samples[MEAS_KIND_READ], 1);
-	ck_assert_uint_eq(m.samples[MEAS_KIND_WRITE], 1);
-	ck_assert_uint_eq(m.samples[MEAS_KIND_WAL_WRITE], 1);
-	ck_assert_uint_eq(m.samples[MEAS_KIND_WAL_SYNC], 1);
-	ck_assert_uint_eq(m.no_state, 0);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_ACTIVE], 4);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_READ], 1);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_WRITE], 1);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_WAL_WRITE], 1);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_WAL_SYNC], 1);
+	ck_assert_uint_eq(m.run.no_state, 0);
 	/* a session without a state: an in-server source's */
 	sample_batch_reset(&b, 0);
 	add_row(&b, "client backend", NULL, SAMPLE_CPU, "CPU", "CPU");
 	measured_rows(&m, &b, false);
-	ck_assert_uint_eq(m.no_state, 1);
+	ck_assert_uint_eq(m.run.no_state, 1);
 	sample_batch_free(&b);
 	measured_free(&m);
 }
@@ -86,9 +86,9 @@ START_TEST(stateless_rows)
 		measured_init(&m, &s);
 		m.nreads = 2;
 		m.io_on = m.wal_io_on = true;
-		m.own_s = -1;
-		m.samples[MEAS_KIND_ACTIVE] = cases[i].active;
-		m.no_state = cases[i].no_state;
+		m.run.own_s = -1;
+		m.run.samples[MEAS_KIND_ACTIVE] = cases[i].active;
+		m.run.no_state = cases[i].no_state;
 		f = open_memstream(&buf, &len);
 		measured_text(f, &m, 0.01);
 		fclose(f);
@@ -119,11 +119,11 @@ two_reads(measured_run *m, int64_t active_us)
 	m->first_us = 1000000;
 	m->last_us = 11000000;
 	m->io_on = m->wal_io_on = true;
-	m->own_s = -1;
-	m->samples[MEAS_KIND_ACTIVE] = 600;
-	m->sum[MEAS_ACTIVE_US] = active_us;
-	m->sum[MEAS_BLKS_READ] = 1000;
-	m->sum[MEAS_READ_US] = 20000;
+	m->run.own_s = -1;
+	m->run.samples[MEAS_KIND_ACTIVE] = 600;
+	m->run.sum[MEAS_ACTIVE_US] = active_us;
+	m->run.sum[MEAS_BLKS_READ] = 1000;
+	m->run.sum[MEAS_READ_US] = 20000;
 }
 
 /* The text section of m at 10 ms a sample. */
@@ -164,8 +164,8 @@ START_TEST(agree_and_disagree)
 		char	   *t;
 
 		two_reads(&m, cases[i].active_us);
-		m.db_reset = cases[i].reset;
-		m.db_reset_us = 5000000;
+		m.run.reset[MEAS_DB_RESET_US] = cases[i].reset;
+		m.run.reset_us[MEAS_DB_RESET_US] = 5000000;
 		t = text_of(&m);
 		ck_assert_msg(strstr(t, cases[i].want) != NULL, "case %zu: %s", i, t);
 		ck_assert_msg(strstr(t, "  data file reads: measured 0.020 s in 1000 reads, 0.020 ms each")
@@ -249,7 +249,7 @@ START_TEST(setting_off_and_missing)
 	two_reads(&m, 6000000);
 	m.io_on = false;
 	m.io_off = true;
-	m.sum[MEAS_BUF_WRITES] = 200;
+	m.run.sum[MEAS_BUF_WRITES] = 200;
 	m.missing[MEAS_WAL_WRITE_US] = m.missing[MEAS_WAL_SYNC_US] =
 		m.missing[MEAS_WAL_WRITE] = m.missing[MEAS_WAL_SYNC] = "pg_stat_wal needs PostgreSQL 14 or later";
 	t = text_of(&m);
