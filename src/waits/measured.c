@@ -553,6 +553,8 @@ count(measured_run *m, int k, uint64_t n, bool bg)
 void
 measured_rows(measured_run *m, const sample_batch *b, bool include_idle)
 {
+	m->run.ticks++;
+	m->cur.ticks++;
 	for (int i = 0; i < b->nrows; i++)
 	{
 		const sample_row *r = &b->rows[i];
@@ -735,8 +737,12 @@ figure(const measured_run *m, const measured_pair *p, double period_s, measured_
 int
 measured_last(const measured_run *m, double period_s, format_measured_rec *recs)
 {
+	const measured_span *sp = &m->last;
+
 	if (m->nreads < 2 || m->failed != NULL)
 		return 0;
+	if (sp->ticks > 0 && sp->end_us > sp->start_us)
+		period_s = (double) (sp->end_us - sp->start_us) / 1e6 / (double) sp->ticks;
 	for (int i = 0; i < NPAIRS; i++)
 	{
 		const measured_pair *p = &pairs[i];

@@ -85,6 +85,7 @@ typedef struct measured_span
 	uint64_t	samples[MEAS_NKINDS];
 	uint64_t	bg_samples[MEAS_NKINDS];	/* of them, by the checkpointer or the background writer */
 	uint64_t	no_state;		/* counted session rows without a state (starting, or a source without) */
+	uint64_t	ticks;			/* samples taken (a span's own period: its length over them) */
 	bool		reset[MEAS_NCOLS];	/* by reset column: its group was reset in the span */
 	uint64_t	reset_us[MEAS_NCOLS];	/* the read after which it was first seen */
 	double		own_s;			/* our own statements' active time: its CPU time; < 0 unknown */
@@ -153,8 +154,10 @@ double		measured_bound_s(uint64_t k, double period_s);
 
 /*
  * The figures of the span between the last two reads (after a read that
- * followed another), at period_s a sample, into recs[MEASURED_NFIGS];
- * returns how many (0: no such span).
+ * followed another) into recs[MEASURED_NFIGS]: a sample stands for the
+ * span's length over the samples taken in it (the cost budget may change
+ * the rate within a run), else for period_s; returns how many (0: no such
+ * span).
  */
 int			measured_last(const measured_run *m, double period_s, format_measured_rec *recs);
 
