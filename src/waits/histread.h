@@ -11,9 +11,9 @@
  * run is appending to it) may end on part of a record, which is left for
  * the next reader (tail_skipped says so).  A meta record must come before
  * the first row: it says how the rows were sampled (format_meta).  Files
- * of log format versions 1 to 3 are read; version 2 adds description
+ * of log format versions 1 to 4 are read; version 2 adds description
  * records, which a file of version 1 cannot hold, and version 3 head
- * blocker and chain records.
+ * blocker and chain records, version 4 measured records.
  *
  * Strings of rows are interned in the caller's pool; a column that holds
  * the same text as in the row before is not looked up again, which keeps
