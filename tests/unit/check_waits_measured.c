@@ -241,6 +241,50 @@ START_TEST(gate)
 }
 END_TEST
 
+/* A span's records: each side named, a sample standing for the span over its ticks. */
+START_TEST(span_records)
+{
+	measured_run m;
+	format_measured_rec recs[MEASURED_NFIGS];
+	int			n;
+
+	two_reads(&m, 0);
+	/* 2 s between the reads, 100 ticks: 20 ms a sample, whatever the period given */
+	m.last.start_us = 1000000;
+	m.last.end_us = 3000000;
+	m.last.ticks = 100;
+	m.last.samples[MEAS_KIND_ACTIVE] = 150;
+	m.last.sum[MEAS_ACTIVE_US] = 2900000;
+	m.last.own_s = -1;
+	n = measured_last(&m, 0.01, recs);
+	ck_assert_int_eq(n, MEASURED_NFIGS);
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].figure, "active_time");
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].measured_by, "pg_stat_database.active_time");
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].sampled_by, "sessions in state active");
+	ck_assert_double_eq_tol(recs[MEAS_KIND_ACTIVE].sampled_seconds, 3.0, 1e-9);
+	ck_assert_double_eq_tol(recs[MEAS_KIND_ACTIVE].measured_seconds, 2.9, 1e-9);
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].verdict, "agree");
+	ck_assert_int_eq(recs[MEAS_KIND_ACTIVE].start_us, 1000000);
+	/* a reset in the span: its reason first */
+	m.last.sum[MEAS_ACTIVE_US] = 500000;
+	m.last.reset[MEAS_DB_RESET_US] = true;
+	measured_last(&m, 0.01, recs);
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].verdict, "disagree");
+	ck_assert_msg(strstr(recs[MEAS_KIND_ACTIVE].reason, "reset during the run") != NULL, "%s",
+				  recs[MEAS_KIND_ACTIVE].reason);
+	/* a setting off: no measured side, no verdict */
+	m.io_on = false;
+	m.io_off = true;
+	measured_last(&m, 0.01, recs);
+	ck_assert_str_eq(recs[MEAS_KIND_READ].measured_missing, "track_io_timing is off");
+	ck_assert(recs[MEAS_KIND_READ].measured_seconds < 0 && recs[MEAS_KIND_READ].verdict == NULL);
+	/* read once: no span */
+	m.nreads = 1;
+	ck_assert_int_eq(measured_last(&m, 0.01, recs), 0);
+	measured_free(&m);
+}
+END_TEST
+
 START_TEST(setting_off_and_missing)
 {
 	measured_run m;
@@ -281,6 +325,7 @@ main(void)
 	tcase_add_test(tc, agree_and_disagree);
 	tcase_add_test(tc, setting_off_and_missing);
 	tcase_add_test(tc, gate);
+	tcase_add_test(tc, span_records);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
