@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pgtempo/clock.h"
 #include "pgtempo/gate.h"
@@ -527,14 +528,14 @@ measured_finish(measured_run *m, sampler *sm)
 	m->run.own_s = m->cpu0 >= 0 && cpu >= m->cpu0 ? cpu - m->cpu0 : -1;
 }
 
-/* Does row r describe pair p's sampled side? */
+/* Does row r describe pair p's sampled side?  (17 renamed WALSync WalSync: case is ignored.) */
 static bool
 row_is(const sample_row *r, const measured_pair *p)
 {
 	return p->sampled_type != NULL && r->cls == SAMPLE_WAIT && r->wait_event_type != NULL &&
 		strcmp(r->wait_event_type, p->sampled_type) == 0 &&
 		(p->sampled_event == NULL ||
-		 (r->wait_event != NULL && strcmp(r->wait_event, p->sampled_event) == 0));
+		 (r->wait_event != NULL && strcasecmp(r->wait_event, p->sampled_event) == 0));
 }
 
 /* Add n samples of kind k to the run and to the span. */

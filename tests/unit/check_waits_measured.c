@@ -46,12 +46,19 @@ START_TEST(rows_counted)
 	add_row(&b, "checkpointer", NULL, SAMPLE_WAIT, "IO", "DataFileWrite");
 	add_row(&b, "walwriter", NULL, SAMPLE_WAIT, "IO", "WALWrite");
 	add_row(&b, "client backend", "active", SAMPLE_WAIT, "LWLock", "WALWrite");
+	/* 17's names of the same events */
+	add_row(&b, "client backend", "active", SAMPLE_WAIT, "IO", "WalSync");
+	add_row(&b, "client backend", "active", SAMPLE_WAIT, "Lock", "transactionid");
 	measured_rows(&m, &b, false);
-	ck_assert_uint_eq(m.run.samples[MEAS_KIND_ACTIVE], 4);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_ACTIVE], 6);
 	ck_assert_uint_eq(m.run.samples[MEAS_KIND_READ], 1);
 	ck_assert_uint_eq(m.run.samples[MEAS_KIND_WRITE], 1);
 	ck_assert_uint_eq(m.run.samples[MEAS_KIND_WAL_WRITE], 1);
-	ck_assert_uint_eq(m.run.samples[MEAS_KIND_WAL_SYNC], 1);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_WAL_SYNC], 2);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_LOCK], 1);
+	/* the checkpointer's: a background process's, counted apart too */
+	ck_assert_uint_eq(m.run.bg_samples[MEAS_KIND_WRITE], 1);
+	ck_assert_uint_eq(m.run.ticks, 1);
 	ck_assert_uint_eq(m.run.no_state, 0);
 	/* a session without a state: an in-server source's */
 	sample_batch_reset(&b, 0);
