@@ -210,6 +210,21 @@ ok((grep { $_ eq 'active_time' } @{ $g->{tripped_by} || [] }), 'gate: by the act
 like($text, qr/^  --fail-if=disagree: the change is beyond the limit: .*active time/m,
 	'gate: the report says so');
 
+# ---------------------------------------------------------------- a view the role may not read
+
+# its figures are left out with the reason; the others are read as before
+$node->safe_psql('postgres', 'CREATE ROLE lowly LOGIN; REVOKE SELECT ON pg_catalog.pg_stat_wal FROM PUBLIC');
+($rc, $bout, $berr) = run_tool([ $bin, '-h', $node->host, '-p', $node->port, '-d', 'postgres',
+	'-U', 'lowly', '-T', SHORT_RUN, '--json' ]);
+is($rc, 0, 'a view not readable: exit 0') or diag($berr);
+$r = eval { decode_json($bout) } || {};
+%$fig = map { $_->{what} => $_ } @{ $r->{measured_by_server}{figures} || [] };
+my $wal_why = $major >= 18 ? undef : 'this role may not read pg_stat_wal';
+is($fig->{wal_syncs}{measured_missing}, $wal_why, 'a view not readable: the WAL figures out, and why')
+  if defined $wal_why;
+ok(defined $fig->{active_time}{measured_seconds}, 'a view not readable: the others measured');
+$node->safe_psql('postgres', 'GRANT SELECT ON pg_catalog.pg_stat_wal TO PUBLIC');
+
 # a live run's limits and a comparison's do not mix
 ($rc, $bout, $berr) = run_tool([ $bin, '--from-log', $log, '--fail-if=disagree' ]);
 is($rc, 1, '--fail-if=disagree with --from-log: a usage error');
