@@ -311,6 +311,10 @@ parse_limit_name(const char *name, size_t len, waits_limit *l, const char **why)
 	return true;
 }
 
+/* What a --fail-if limit is (a disagreement's may also be a time: disagree:+50ms). */
+#define LIMIT_HELP "the limit is a signed number of active sessions (+0.5) or a signed " \
+	"percentage (-10%), or a ratio after < or > (<0.95x)"
+
 /* A disagreement limit's name: "disagree" or "disagree:FIGURE"; false if it is not one. */
 static bool
 parse_disagree_name(const char *name, waits_limit *l)
@@ -337,7 +341,8 @@ limit_name_ok(gate_limit *g, const char **why)
 			"wal_syncs";
 		return l.event[0] == '\0' || measured_figure_known(l.event);
 	}
-	*why = "a time (s, ms, us) is a limit of disagree only";
+	/* a time is a disagreement's limit only: for the others, the limits they take */
+	*why = LIMIT_HELP;
 	if (g->unit == GATE_UNIT_TIME)
 		return false;
 	return parse_limit_name(g->name, strlen(g->name), &l, why);
@@ -358,9 +363,7 @@ options_parse_fail_if(const char *arg, waits_settings *s, char **cause)
 {
 	static const gate_spec spec = {
 		"--fail-if", GATE_UNIT_NONE | GATE_UNIT_PCT | GATE_UNIT_TIME, "Lock:+0.5,total:+50%",
-		"the limit is a signed number of active sessions (+0.5) or a signed percentage (-10%), "
-		"or a ratio after < or > (<0.95x); disagree's may be a time (+50ms)",
-		limit_name_ok, limit_bare_ok
+		LIMIT_HELP, limit_name_ok, limit_bare_ok
 	};
 	gate_limit	g[GATE_MAX_LIMITS];
 	const char *why;

@@ -100,7 +100,7 @@ START_TEST(fail_if_lists)
 #define FI_EXAMPLE ", as in \"Lock:+0.5,total:+50%\""
 #define FI_ITEM "each item is NAME:LIMIT or NAME<LIMIT" FI_EXAMPLE
 #define FI_LIMIT "the limit is a signed number of active sessions (+0.5) or a signed percentage (-10%), " \
-	"or a ratio after < or > (<0.95x); disagree's may be a time (+50ms)" FI_EXAMPLE
+	"or a ratio after < or > (<0.95x)" FI_EXAMPLE
 #define FI_NAME "the name is total, a wait event type, a wait event, or TYPE:EVENT" FI_EXAMPLE
 	static const struct
 	{
@@ -125,8 +125,7 @@ START_TEST(fail_if_lists)
 		{"Lock:transactionid:<-1", 1, "Lock", "transactionid", false, false, false, -1, NULL},
 		{"IO/DataFileRead>+0.25", 1, "IO", "DataFileRead", false, false, false, 0.25, NULL},
 		{"total>1.5x", 1, "total", "", true, false, true, 50, NULL},
-		{"Lock:+5ms", 0, NULL, NULL, false, false, false, 0,
-		"a time (s, ms, us) is a limit of disagree only" FI_EXAMPLE},
+		{"Lock:+5ms", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
 		/* a live run's disagreement limits: alone, per figure, by a time or a share */
 		{"disagree", 1, "", "", false, false, false, 0, NULL},
 		{"disagree:wal_syncs", 1, "", "wal_syncs", false, false, false, 0, NULL},
