@@ -736,13 +736,13 @@ figure(const measured_run *m, const measured_pair *p, double period_s, measured_
 }
 
 int
-measured_last(const measured_run *m, double period_s, format_measured_rec *recs)
+measured_last(const measured_run *m, double period_s, bool by_ticks, format_measured_rec *recs)
 {
 	const measured_span *sp = &m->last;
 
 	if (m->nreads < 2 || m->failed != NULL)
 		return 0;
-	if (sp->ticks > 0 && sp->end_us > sp->start_us)
+	if (by_ticks && sp->ticks > 0 && sp->end_us > sp->start_us)
 		period_s = (double) (sp->end_us - sp->start_us) / 1e6 / (double) sp->ticks;
 	for (int i = 0; i < NPAIRS; i++)
 	{

@@ -154,12 +154,14 @@ double		measured_bound_s(uint64_t k, double period_s);
 
 /*
  * The figures of the span between the last two reads (after a read that
- * followed another) into recs[MEASURED_NFIGS]: a sample stands for the
- * span's length over the samples taken in it (the cost budget may change
- * the rate within a run), else for period_s; returns how many (0: no such
- * span).
+ * followed another) into recs[MEASURED_NFIGS]: with by_ticks a sample
+ * stands for the span's length over the samples taken in it (the cost
+ * budget may change the rate within a run), else (an in-server source,
+ * whose rows are its own samples) for period_s; returns how many (0: no
+ * such span).
  */
-int			measured_last(const measured_run *m, double period_s, format_measured_rec *recs);
+int			measured_last(const measured_run *m, double period_s, bool by_ticks,
+						  format_measured_rec *recs);
 
 /* Is name a figure's (its JSON name: active_time, wal_syncs, ...)? */
 bool		measured_figure_known(const char *name);

@@ -460,7 +460,8 @@ static void
 measured_out(run_state *r)
 {
 	format_measured_rec recs[MEASURED_NFIGS];
-	int			n = measured_last(&r->meas, r->out.run.src.period_s, recs);
+	/* pg_wait_sampling's rows are its own samples, each of its period: not our ticks */
+	int			n = measured_last(&r->meas, r->out.run.src.period_s, !r->out.run.in_server, recs);
 
 	if (n > 0)
 		sinks_measured(&r->out, recs, n);

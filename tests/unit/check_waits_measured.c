@@ -263,7 +263,7 @@ START_TEST(span_records)
 	m.last.samples[MEAS_KIND_ACTIVE] = 150;
 	m.last.sum[MEAS_ACTIVE_US] = 2900000;
 	m.last.own_s = -1;
-	n = measured_last(&m, 0.01, recs);
+	n = measured_last(&m, 0.01, true, recs);
 	ck_assert_int_eq(n, MEASURED_NFIGS);
 	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].figure, "active_time");
 	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].measured_by, "pg_stat_database.active_time");
@@ -275,19 +275,25 @@ START_TEST(span_records)
 	/* a reset in the span: its reason first */
 	m.last.sum[MEAS_ACTIVE_US] = 500000;
 	m.last.reset[MEAS_DB_RESET_US] = true;
-	measured_last(&m, 0.01, recs);
+	measured_last(&m, 0.01, true, recs);
 	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].verdict, "disagree");
 	ck_assert_msg(strstr(recs[MEAS_KIND_ACTIVE].reason, "reset during the run") != NULL, "%s",
 				  recs[MEAS_KIND_ACTIVE].reason);
 	/* a setting off: no measured side, no verdict */
 	m.io_on = false;
 	m.io_off = true;
-	measured_last(&m, 0.01, recs);
+	measured_last(&m, 0.01, true, recs);
 	ck_assert_str_eq(recs[MEAS_KIND_READ].measured_missing, "track_io_timing is off");
 	ck_assert(recs[MEAS_KIND_READ].measured_seconds < 0 && recs[MEAS_KIND_READ].verdict == NULL);
+	/* an in-server source: its samples of its own period, whatever our ticks */
+	m.last.sum[MEAS_ACTIVE_US] = 1500000;
+	m.last.reset[MEAS_DB_RESET_US] = false;
+	measured_last(&m, 0.01, false, recs);
+	ck_assert_double_eq_tol(recs[MEAS_KIND_ACTIVE].sampled_seconds, 1.5, 1e-9);
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].verdict, "agree");
 	/* read once: no span */
 	m.nreads = 1;
-	ck_assert_int_eq(measured_last(&m, 0.01, recs), 0);
+	ck_assert_int_eq(measured_last(&m, 0.01, true, recs), 0);
 	measured_free(&m);
 }
 END_TEST
