@@ -8,6 +8,7 @@
  *   LIST   = ITEM [ "," ITEM ]...
  *   ITEM   = NAME ":" SIGN NUMBER [UNIT]       tps:-5%   Lock:+0.5
  *          | NAME [":"] OP [SIGN] NUMBER [UNIT]  tps<-5%   p99:>+10%   tps<0.95x
+ *          | NAME                                disagree   (a tool's word alone)
  *   SIGN   = "+" | "-"       + a rise beyond the number, - a drop beyond it
  *   OP     = ">" | "<"       > above the number, < below it
  *   NUMBER = digits [ "." digits ] | "." digits   (no exponent, no inf)
@@ -18,6 +19,9 @@
  * ":" and "/" itself (latency:p99, Lock:transactionid, IO/DataFileRead).
  * Each tool says which names and units it takes.  "x" is a ratio new /
  * base, kept as the change in % it means (0.95x is -5 %): it needs an OP.
+ * A NAME alone is taken only where the tool's bare_ok says so: it trips
+ * when the interval lies wholly beyond 0 either way (gate_judge's verdict
+ * is not "no difference shown").
  *
  * The rule: a change is judged by its interval at the level of its family
  * (gate_level: Bonferroni over every interval a report computes at once).
@@ -49,6 +53,7 @@ typedef struct gate_limit
 	bool		above;			/* trips above value; else below it */
 	gate_unit	unit;
 	double		value;			/* signed: +10 (%), -0.5, 0.002 (s) */
+	bool		either;			/* a NAME alone: beyond 0 either way (above is unused) */
 } gate_limit;
 
 /* What a tool takes: its names, its units, an example for the message. */
@@ -60,6 +65,8 @@ typedef struct gate_spec
 	const char *limit_help;		/* what a limit is: "the limit is a signed change in % (-5%)..." */
 	/* l->name acceptable (it may rewrite it)?  false with *why, static text */
 	bool		(*name_ok) (gate_limit *l, const char **why);
+	/* may this item (no operator, no limit) stand alone as a NAME?  NULL: never */
+	bool		(*bare_ok) (const char *item);
 } gate_spec;
 
 /*
@@ -107,7 +114,7 @@ gate_change gate_change_abs(bool known, double base, double lo, double hi);
 /* From [lo, hi] of new / base - 1: in the metric's unit by base. */
 gate_change gate_change_rel(bool known, double base, double lo, double hi);
 
-/* Does the change trip l: is its whole interval beyond l's value, in l's direction? */
+/* Does the change trip l: is its whole interval beyond l's value, in l's direction (either: beyond 0)? */
 bool		gate_trips(const gate_limit *l, const gate_change *c);
 
 /* The verdicts both tools print. */

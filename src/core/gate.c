@@ -111,6 +111,15 @@ parse_item(const char *item, size_t len, const gate_spec *spec, gate_limit *l, c
 	memcpy(l->text, item, len);
 	l->text[len] = '\0';
 	op = strcspn(l->text, "<>");
+	if (l->text[op] == '\0' && spec->bare_ok != NULL && spec->bare_ok(l->text) &&
+		len < sizeof(l->name))
+	{
+		/* a name alone: beyond 0 either way, in the tool's own unit */
+		memcpy(l->name, l->text, len + 1);
+		l->either = true;
+		l->unit = GATE_UNIT_NONE;
+		return spec->name_ok == NULL || spec->name_ok(l, why);
+	}
 	if (l->text[op] != '\0')
 	{
 		nlen = op > 0 && l->text[op - 1] == ':' ? op - 1 : op;
@@ -242,6 +251,8 @@ gate_trips(const gate_limit *l, const gate_change *c)
 
 	if (!c->known)
 		return false;
+	if (l->either)
+		return gate_judge(c) != GATE_NO_DIFFERENCE;
 	if (l->above)
 		return (pct ? c->lo_pct : c->lo) > l->value;
 	return (pct ? c->hi_pct : c->hi) < l->value;

@@ -7,12 +7,14 @@
 
 #include "sampler.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "pgtempo/clock.h"
+#include "pgtempo/hash.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
@@ -412,15 +414,22 @@ sampler_read_int8(sampler *sm, const char *sql, int n, int64_t *v, bool *isnull,
 	PGresult   *res = NULL;
 	bool		ok;
 
+	uint64_t	hash = hash_fnv1a_str(sql);
+	char		name[64];
+
 	drain(sm);
+	/* a statement run once (a probe) before the one of the run is prepared apart */
+	snprintf(name, sizeof(name), COUNTERS_STMT "_%016" PRIx64, hash);
 	/* prepared once a connection: planning took twice as long as running it (0.7 against 0.3 ms) */
-	if (!sm->counters_ready && !stmt_prepare(&sm->sc, COUNTERS_STMT, sql, cause))
+	if ((!sm->counters_ready || sm->counters_hash != hash) &&
+		!stmt_prepare(&sm->sc, name, sql, cause))
 	{
 		synced(sm, SAMPLER_ERROR);
 		return false;
 	}
 	sm->counters_ready = true;
-	if (stmt_run_params(&sm->sc, COUNTERS_STMT, &none, &res) != SAMPLER_OK)
+	sm->counters_hash = hash;
+	if (stmt_run_params(&sm->sc, name, &none, &res) != SAMPLER_OK)
 	{
 		*cause = xasprintf("could not read the server's counters: %s", sm->sc.last_error);
 		synced(sm, SAMPLER_ERROR);

@@ -69,6 +69,7 @@ struct sampler
 	sampler_desc *descs;		/* pg_wait_events (17+) */
 	int			ndescs;
 	bool		counters_ready;	/* sampler_read_int8's statement is prepared on this connection */
+	uint64_t	counters_hash;	/* ... of this sql (another sql is prepared under its own name) */
 	bool		history;		/* pg_stat_wait_history is read */
 	bool		history_baseline;	/* history_since_us has been set */
 	int64_t		history_since_us;	/* its newest sample_ts read so far; -1: none */

@@ -262,6 +262,8 @@ format_blockers(strbuf *sb, const int32_t *pids, int n)
 	COLUMN_OF(format_meta, name, type, member, when, least, also, read, NONE)
 #define DESCRIPTION_FIELD(name, type, member, when, least, also, read) \
 	COLUMN_OF(format_description, name, type, member, when, least, also, read, NONE)
+#define MEASURED_FIELD(name, type, member, when, least, also, read) \
+	COLUMN_OF(format_measured_rec, name, type, member, when, least, also, read, NONE)
 #define STORE_FIELD(name, type, member, when, least, also, read) \
 	COLUMN_OF(format_store_counts, name, type, member, when, least, also, read, NONE)
 #define NSAMPLE_COLS (0 FORMAT_SAMPLE_COLUMNS(FORMAT_COUNT_, FORMAT_COUNT_))
@@ -283,6 +285,7 @@ static const format_column chain_fields[] = {FORMAT_CHAIN_FIELDS(HEAD_FIELD)};
 static const format_column meta_fields[] = {FORMAT_META_FIELDS(META_FIELD)};
 static const format_column description_fields[] = {FORMAT_DESCRIPTION_FIELDS(DESCRIPTION_FIELD)};
 static const format_column store_fields[] = {FORMAT_STORE_FIELDS(STORE_FIELD)};
+static const format_column measured_fields[] = {FORMAT_MEASURED_FIELDS(MEASURED_FIELD)};
 
 #define NFIELDS(a) ((int) (sizeof(a) / sizeof((a)[0])))
 #define KIND(name, csv, header, rest, cols, ncols, version) \
@@ -303,6 +306,8 @@ const format_kind format_kinds[FORMAT_NRECKINDS] = {
 									NFIELDS(description_fields), 2),
 	[FORMAT_REC_HEAD] = KIND("head", OBJECT, NULL, NULL, head_fields, NFIELDS(head_fields), 3),
 	[FORMAT_REC_CHAIN] = KIND("chain", OBJECT, NULL, NULL, chain_fields, NFIELDS(chain_fields), 3),
+	[FORMAT_REC_MEASURED] = KIND("measured", OBJECT, NULL, NULL, measured_fields,
+								 NFIELDS(measured_fields), 4),
 };
 
 /* A number column's value. */
@@ -490,6 +495,18 @@ void
 format_head_copy(strbuf *sb, const char *label, const format_head_rec *r)
 {
 	kind_copy(sb, &format_head_kind, label, r);
+}
+
+void
+format_measured_copy(strbuf *sb, const char *label, const format_measured_rec *r)
+{
+	kind_copy(sb, &format_measured_kind, label, r);
+}
+
+void
+format_measured_line(strbuf *sb, bool jsonl, const format_measured_rec *r)
+{
+	format_record(sb, jsonl, FORMAT_REC_MEASURED, r);
 }
 
 /* A raw row as a format_row. */
@@ -896,7 +913,8 @@ format_record(strbuf *sb, bool jsonl, format_reckind kind, const void *r)
 	if (kind == FORMAT_REC_META)
 	{
 		m = *(const format_meta *) r;
-		m.log_version = m.heads ? format_kinds[FORMAT_REC_HEAD].version :
+		m.log_version = m.measured_figs ? format_kinds[FORMAT_REC_MEASURED].version :
+			m.heads ? format_kinds[FORMAT_REC_HEAD].version :
 			m.descriptions ? format_kinds[FORMAT_REC_DESCRIPTION].version : FORMAT_LOG_VERSION_MIN;
 		m.tool = "pgtempo-waits";
 		m.version = PACKAGE_VERSION;

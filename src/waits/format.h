@@ -164,6 +164,30 @@
 	X(interval_start,            TS,   start_us,                  ALWAYS,        0,  COPY,    READ) \
 	X(interval_end,              TS,   end_us,                    ALWAYS,        0,  COPY,    READ)
 
+/*
+ * The fields of a measured record (log format 4, --log-interval): a
+ * figure the server measured itself (measured.h) beside the sampled
+ * estimate of the same thing, over the span between two reads of its
+ * counters, one record per figure after each read.  Each value says by its
+ * name which side it is: measured_* the server's, sampled_* the samples'.
+ * A JSON line, or the same object on a CSV comment line ("# measured
+ * {...}"); the store's pgtempo_waits_measured rows.  member is a
+ * format_measured_rec's.
+ */
+#define FORMAT_MEASURED_FIELDS(X) \
+	FORMAT_HEAD_INTERVAL_FIELDS(X) \
+	X(figure,                    TEXT, figure,                    ALWAYS,        0,  COPY,    READ) \
+	X(measured_by,               TEXT, measured_by,               ALWAYS,        0,  COPY,    READ) \
+	X(measured_missing,          TEXT, measured_missing,          ALWAYS,        0,  COPY,    READ) \
+	X(measured_seconds,          NUM6, measured_seconds,          IF_NONNEG,     -1, COPY,    READ) \
+	X(measured_count,            INT,  measured_count,            IF_NONNEG,     -1, COPY,    READ) \
+	X(sampled_by,                TEXT, sampled_by,                ALWAYS,        0,  COPY,    READ) \
+	X(sampled_samples,           INT,  sampled_samples,           ALWAYS,        0,  COPY,    READ) \
+	X(sampled_seconds,           NUM6, sampled_seconds,           ALWAYS,        0,  COPY,    READ) \
+	X(sampled_error_seconds,     NUM6, sampled_error_seconds,     ALWAYS,        0,  COPY,    READ) \
+	X(verdict,                   TEXT, verdict,                   ALWAYS,        0,  COPY,    READ) \
+	X(reason,                    TEXT, reason,                    ALWAYS,        0,  COPY,    READ)
+
 /* A field written in the log only, always, with no default, read back as it is. */
 #define FORMAT_LOG_FIELD_(X, name, kind, member) X(name, kind, member, ALWAYS, 0, LOGONLY, READ)
 
@@ -212,6 +236,7 @@
 #define FORMAT_COPY_SAMPLE_COLUMNS "server" FORMAT_SAMPLE_COLUMNS(FORMAT_COPY_NAME_, FORMAT_COPY_NAME_)
 #define FORMAT_COPY_INTERVAL_COLUMNS "server" FORMAT_INTERVAL_COLUMNS(FORMAT_COPY_NAME_, FORMAT_COPY_NAME_)
 #define FORMAT_COPY_HEAD_COLUMNS "server" FORMAT_HEAD_FIELDS(FORMAT_COPY_NAME_)
+#define FORMAT_COPY_MEASURED_COLUMNS "server" FORMAT_MEASURED_FIELDS(FORMAT_COPY_NAME_)
 
 /* The kinds of rows: a CSV file holds one, a JSON Lines file either ("type"). */
 typedef enum format_rowkind
@@ -233,6 +258,7 @@ typedef enum format_reckind
 	FORMAT_REC_DESCRIPTION,
 	FORMAT_REC_HEAD,
 	FORMAT_REC_CHAIN,
+	FORMAT_REC_MEASURED,
 	FORMAT_NRECKINDS
 } format_reckind;
 
@@ -386,6 +412,30 @@ enum
 #define format_gap_kind (format_kinds[FORMAT_REC_GAP])
 #define format_head_kind (format_kinds[FORMAT_REC_HEAD])
 #define format_chain_kind (format_kinds[FORMAT_REC_CHAIN])
+#define format_measured_kind (format_kinds[FORMAT_REC_MEASURED])
+
+/* A measured record's fields (FORMAT_MEASURED_FIELDS). */
+typedef struct format_measured_rec
+{
+	int64_t		start_us;		/* the span: the reads that bound it */
+	int64_t		end_us;
+	const char *figure;			/* active_time, data_file_reads, ... */
+	const char *measured_by;	/* the server's view and columns */
+	const char *measured_missing;	/* why there is no measured figure; NULL: there is */
+	double		measured_seconds;	/* < 0: none */
+	int64_t		measured_count; /* < 0: none */
+	const char *sampled_by;		/* the sampled rows of the same thing */
+	int64_t		sampled_samples;
+	double		sampled_seconds;
+	double		sampled_error_seconds;	/* the estimate's bound (95 %) */
+	const char *verdict;		/* "agree", "disagree", or NULL: not compared */
+	const char *reason;			/* the first thing that usually explains a disagreement */
+} format_measured_rec;
+
+/* A measured record: a JSON line, or a CSV comment line ("# measured {...}"). */
+void		format_measured_line(strbuf *sb, bool jsonl, const format_measured_rec *r);
+/* A measured record as a COPY row for --store's measured table, label first. */
+void		format_measured_copy(strbuf *sb, const char *label, const format_measured_rec *r);
 
 /* A description record's fields. */
 typedef struct format_description
@@ -547,11 +597,13 @@ void		format_gap_members(json_writer *w, const sample_gap *g);
  * others.  Raised when a record changes its fields or a new kind of
  * record comes.  A file says the oldest version that holds its records:
  * 3 (head and chain records) only for interval profiles of a source that
- * reads blockers, 2 (description records) only when the run can describe
+ * reads blockers, 4 (measured records) only for interval profiles of a live
+ * run that reads the server's counters, 2 (description records) only when
+ * the run can describe
  * wait events (PostgreSQL 17+), else 1, so that the files of a run on an
  * older server are what they were and readers of version 1 still read them.
  */
-#define FORMAT_LOG_VERSION 3
+#define FORMAT_LOG_VERSION 4
 #define FORMAT_LOG_VERSION_MIN 1
 
 /* What a log's rows mean: the run that wrote them (a meta record heads every file). */
@@ -573,6 +625,7 @@ typedef struct format_meta
 	bool		backend_types_given;
 	bool		descriptions;	/* the file may hold description records (version 2) */
 	bool		heads;			/* ... and head and chain records (version 3) */
+	bool		measured_figs;	/* ... and measured records (version 4) */
 } format_meta;
 
 /* The meta record: a JSON line, or the same object on a CSV comment line ("# meta {...}"). */

@@ -551,6 +551,7 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 			break;
 		case HISTREAD_META:
 		case HISTREAD_STORE:
+		case HISTREAD_MEASURED:
 			break;
 	}
 }

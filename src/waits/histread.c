@@ -639,6 +639,20 @@ decode_head(histread *h, const format_kind *k, histfield *f, int n, histread_rec
 	return NULL;
 }
 
+/* A measured record: its span in order, the figure named. */
+static const char *
+decode_measured(histread *h, const format_kind *k, histfield *f, int n, histread_rec *rec)
+{
+	const char *bad;
+
+	memset(&rec->measured, 0, sizeof(rec->measured));
+	if ((bad = decode_fields(h, k, f, n, &rec->measured, rec)) != NULL)
+		return bad;
+	if (rec->measured.end_us < rec->measured.start_us)
+		return "interval_end";
+	return rec->measured.figure == NULL ? "figure" : NULL;
+}
+
 /* The decoder of each kind of record (format_kinds), and whether a meta record must come first. */
 static const struct
 {
@@ -654,6 +668,7 @@ static const struct
 	[FORMAT_REC_DESCRIPTION] = {decode_description, true},
 	[FORMAT_REC_HEAD] = {decode_head, true},
 	[FORMAT_REC_CHAIN] = {decode_head, true},
+	[FORMAT_REC_MEASURED] = {decode_measured, true},
 };
 
 /* ---------------------------------------------------------------- records */

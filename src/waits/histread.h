@@ -11,9 +11,9 @@
  * run is appending to it) may end on part of a record, which is left for
  * the next reader (tail_skipped says so).  A meta record must come before
  * the first row: it says how the rows were sampled (format_meta).  Files
- * of log format versions 1 to 3 are read; version 2 adds description
+ * of log format versions 1 to 4 are read; version 2 adds description
  * records, which a file of version 1 cannot hold, and version 3 head
- * blocker and chain records.
+ * blocker and chain records, version 4 measured records.
  *
  * Strings of rows are interned in the caller's pool; a column that holds
  * the same text as in the row before is not looked up again, which keeps
@@ -43,7 +43,8 @@ typedef enum histread_kind
 	HISTREAD_STORE = FORMAT_REC_STORE,	/* --store's counts: nothing to report */
 	HISTREAD_DESCRIPTION = FORMAT_REC_DESCRIPTION,	/* a wait event's description (log format 2) */
 	HISTREAD_HEAD = FORMAT_REC_HEAD,	/* an interval's head blocker (log format 3) */
-	HISTREAD_CHAIN = FORMAT_REC_CHAIN	/* one of its chains (log format 3) */
+	HISTREAD_CHAIN = FORMAT_REC_CHAIN,	/* one of its chains (log format 3) */
+	HISTREAD_MEASURED = FORMAT_REC_MEASURED	/* a figure measured by the server (log format 4) */
 } histread_kind;
 
 /* How the file is written. */
@@ -85,6 +86,7 @@ typedef struct histread_rec
 	format_description desc;	/* a description record's event and its text, interned */
 	format_store_counts store;	/* a store record's counts */
 	format_head_rec head;		/* a head or chain record's fields, strings interned */
+	format_measured_rec measured;	/* a measured record's fields, strings interned */
 } histread_rec;
 
 typedef struct histread

@@ -20,6 +20,7 @@
 #include "baseline.h"
 #include "histfield.h"
 #include "listen.h"
+#include "measured.h"
 #include "options.h"
 #include "retain.h"
 #include "sinkset.h"
@@ -104,7 +105,8 @@ usage(void)
 		   "                             wholly beyond a limit: NAME:LIMIT,... with NAME\n"
 		   "                             total, an event type, an event or TYPE:EVENT, and\n"
 		   "                             LIMIT a signed change in active sessions or %%\n"
-		   "                             (Lock:+0.5,total:+50%%), or NAME<LIMIT (total>1.5x)\n"
+		   "                             (Lock:+0.5,total:+50%%), or NAME<LIMIT (total>1.5x);\n"
+		   "                             live: disagree[:FIGURE] (measured off its bound)\n"
 		   "  --pid, --db, --user and --application-name select the files' rows as they\n"
 		   "  select a live run's\n"
 		   "\nTrace mode (instead of sampling):\n"
@@ -445,14 +447,24 @@ from_log_options_ok(const waits_settings *s, unsigned seen)
 
 /*
  * A comparison: the baseline options need --from-log, --fail-if needs a
- * baseline, and a shifted or left out baseline bound is set from the
+ * baseline (its disagreement limits a live run instead), and a shifted or left out baseline bound is set from the
  * window's: --baseline-since=-7d alone is the window a week earlier.
  */
 static bool
 baseline_options_ok(waits_settings *s, unsigned seen)
 {
+	int			ndisagree = 0;
+
 	s->compare = (seen & BASELINE_GIVEN) != 0;
-	if (s->nfail_if > 0 && !s->compare)
+	for (int i = 0; i < s->nfail_if; i++)
+		ndisagree += s->fail_if[i].disagree;
+	if (ndisagree > 0 && (s->nfrom_log > 0 || s->ntrace_pids > 0))
+	{
+		msg_error("--fail-if=%s needs a live run: the server's counters are read while sampling",
+				  MEASURED_GATE_NAME);
+		return false;
+	}
+	if (s->nfail_if > ndisagree && !s->compare)
 	{
 		msg_error("--fail-if needs a baseline: --baseline-since, --baseline-until or --baseline");
 		return false;

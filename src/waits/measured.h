@@ -25,9 +25,13 @@
 
 #include "pgtempo/json.h"
 
+#include "format.h"
 #include "sample.h"
 #include "sampler.h"
 #include "waits.h"
+
+/* The name of --fail-if's disagreement limits: "disagree", "disagree:FIGURE" (waits.h). */
+#define MEASURED_GATE_NAME "disagree"
 
 /* Between two reads when no --log-interval is given. */
 #define MEASURED_DEFAULT_PERIOD_NS	(60 * NS_PER_S)
@@ -36,15 +40,22 @@
 typedef enum measured_col
 {
 	MEAS_ACTIVE_US,				/* pg_stat_database.active_time */
-	MEAS_BLKS_READ,
-	MEAS_READ_US,				/* blk_read_time */
-	MEAS_WRITE_US,				/* blk_write_time */
+	MEAS_BLKS_READ,				/* blks_read, or (16+) pg_stat_io's reads */
+	MEAS_READ_US,				/* blk_read_time, or (16+) pg_stat_io's read_time */
+	MEAS_BLKS_WRITTEN,			/* 16+: pg_stat_io's writes */
+	MEAS_WRITE_US,				/* blk_write_time, or (16+) pg_stat_io's write_time */
+	MEAS_READ_OUT_US,			/* 16+: of the read time, by processes the sampling leaves out */
+	MEAS_WRITE_OUT_US,			/* ... of the write time */
 	MEAS_DB_RESET_US,			/* max(stats_reset) of those databases */
-	MEAS_WAL_WRITE,				/* pg_stat_wal */
+	MEAS_IO_RESET_US,			/* 16+: max(stats_reset) of pg_stat_io */
+	MEAS_WAL_WRITE,				/* pg_stat_wal (14-17), pg_stat_io's WAL rows (18+) */
 	MEAS_WAL_SYNC,
 	MEAS_WAL_WRITE_US,
 	MEAS_WAL_SYNC_US,
 	MEAS_WAL_RESET_US,
+	MEAS_LOCK_WAITS,			/* 19+: pg_stat_lock */
+	MEAS_LOCK_US,
+	MEAS_LOCK_RESET_US,
 	MEAS_BUF_WRITES,			/* shared buffers written, by every process (for the cost) */
 	MEAS_IO_TIMING,				/* track_io_timing: 1 on */
 	MEAS_WAL_IO_TIMING,			/* track_wal_io_timing */
@@ -60,31 +71,53 @@ typedef enum measured_kind
 	MEAS_KIND_WRITE,			/* IO/DataFileWrite */
 	MEAS_KIND_WAL_WRITE,		/* IO/WALWrite */
 	MEAS_KIND_WAL_SYNC,			/* IO/WALSync */
+	MEAS_KIND_LOCK,				/* Lock */
 	MEAS_NKINDS
 } measured_kind;
+
+/*
+ * The counters and the samples over a span of the run: the whole run, or
+ * the time between two reads (an interval of the logs, store and metrics).
+ */
+typedef struct measured_span
+{
+	int64_t		sum[MEAS_NCOLS];	/* of the differences between reads */
+	uint64_t	samples[MEAS_NKINDS];
+	uint64_t	bg_samples[MEAS_NKINDS];	/* of them, by the checkpointer or the background writer */
+	uint64_t	no_state;		/* counted session rows without a state (starting, or a source without) */
+	uint64_t	ticks;			/* samples taken (a span's own period: its length over them) */
+	bool		reset[MEAS_NCOLS];	/* by reset column: its group was reset in the span */
+	uint64_t	reset_us[MEAS_NCOLS];	/* the read after which it was first seen */
+	double		own_s;			/* our own statements' active time: its CPU time; < 0 unknown */
+	uint64_t	start_us,
+				end_us;			/* wall clock of the reads that bound it */
+} measured_span;
+
+/* The figures (format_measured_rec), at most. */
+#define MEASURED_NFIGS MEAS_NKINDS
 
 typedef struct measured_run
 {
 	int			major;			/* the server's major version; 0: not connected yet */
 	char	   *sql;			/* the statement, for that version and the --db list */
 	char	   *dbs_sql;		/* the --db list as a SQL list, or NULL */
+	char	   *types_sql;		/* the sampled backend types as pg_stat_io names them; NULL: all */
 	const char *missing[MEAS_NCOLS];	/* why a column is not read (NULL: it is) */
+	int			reset_of[MEAS_NCOLS];	/* a counter's reset column; -1: none */
+	const char *by[MEAS_NKINDS];	/* what measures a kind on this server */
 	char	   *failed;			/* the statement failed: why; nothing more is read */
 	int64_t		prev[MEAS_NCOLS];
 	bool		prev_null[MEAS_NCOLS];
 	bool		have_prev;
-	int64_t		sum[MEAS_NCOLS];	/* of the differences between reads */
+	measured_span run;			/* the whole run */
+	measured_span cur;			/* since the last read */
+	measured_span last;			/* between the last two reads */
 	int64_t		first[MEAS_NCOLS];	/* the first read's values (settings) */
 	uint64_t	first_us,
 				last_us;		/* wall clock of the first and last read */
 	int			nreads;
 	double		stmt_ms_sum,
 				stmt_ms_max;	/* the statement's time, as seen here */
-	/* a reset between two reads: of the databases' counters, of pg_stat_wal */
-	bool		db_reset,
-				wal_reset;
-	uint64_t	db_reset_us,
-				wal_reset_us;	/* the read after which it was seen */
 	bool		io_off,
 				io_on,
 				wal_io_off,
@@ -92,11 +125,10 @@ typedef struct measured_run
 	bool		own_db;			/* our session's statements add to active_time */
 	uint64_t	period_ns;
 	uint64_t	next_ns;		/* monotonic: the next read in the run */
-	/* sampled */
-	uint64_t	samples[MEAS_NKINDS];
-	uint64_t	no_state;		/* counted session rows without a state (starting, or a source without) */
 	double		cpu0;			/* our server backend's CPU seconds at the first read; < 0 unknown */
-	double		own_s;			/* our own statements' active time: its CPU time; < 0 unknown */
+	double		cpu_prev;		/* ... at the last read */
+	const waits_limit *limits;	/* --fail-if: its disagreement limits are judged here */
+	int			nlimits;
 } measured_run;
 
 void		measured_init(measured_run *m, const waits_settings *s);
@@ -107,8 +139,10 @@ void		measured_free(measured_run *m);
  * statement for its server).  A failure is said once and ends the reading.
  */
 void		measured_read(measured_run *m, sampler *sm);
-/* Read them if an interval is over (monotonic now_ns); the first read sets the schedule. */
-void		measured_due(measured_run *m, sampler *sm, uint64_t now_ns);
+/* The reads are due every period from the monotonic t0_ns (sampling's start). */
+void		measured_schedule(measured_run *m, uint64_t t0_ns);
+/* Read them if an interval is over (monotonic now_ns); true if they were read. */
+bool		measured_due(measured_run *m, sampler *sm, uint64_t now_ns);
 /* The last read, and our own statements' share of active_time. */
 void		measured_finish(measured_run *m, sampler *sm);
 
@@ -117,6 +151,28 @@ void		measured_rows(measured_run *m, const sample_batch *b, bool include_idle);
 
 /* The bound (95 %) of a sampled estimate of k samples of period_s, in seconds. */
 double		measured_bound_s(uint64_t k, double period_s);
+
+/*
+ * The figures of the span between the last two reads (after a read that
+ * followed another) into recs[MEASURED_NFIGS]: with by_ticks a sample
+ * stands for the span's length over the samples taken in it (the cost
+ * budget may change the rate within a run), else (an in-server source,
+ * whose rows are its own samples) for period_s; returns how many (0: no
+ * such span).
+ */
+int			measured_last(const measured_run *m, double period_s, bool by_ticks,
+						  format_measured_rec *recs);
+
+/* Is name a figure's (its JSON name: active_time, wal_syncs, ...)? */
+bool		measured_figure_known(const char *name);
+
+/*
+ * How many of --fail-if's disagreement limits trip: a limit trips when the
+ * interval of measured - sampled (the sampled estimate's bound about the
+ * difference) of a figure it names lies wholly beyond it (gate_trips); a
+ * figure not measured or not compared is not checked.
+ */
+int			measured_tripped(const measured_run *m, double period_s);
 
 /* The report's section "measured by the server", sampled estimates at period_s. */
 void		measured_text(FILE *out, const measured_run *m, double period_s);

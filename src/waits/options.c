@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,8 @@
 #include "pgtempo/parse.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
+
+#include "measured.h"
 
 static const char *const source_names[] = {
 	[SAMPLER_SOURCE_AUTO] = "auto",
@@ -308,23 +311,59 @@ parse_limit_name(const char *name, size_t len, waits_limit *l, const char **why)
 	return true;
 }
 
-/* The gate's check of a limit's name. */
+/* What a --fail-if limit is (a disagreement's may also be a time: disagree:+50ms). */
+#define LIMIT_HELP "the limit is a signed number of active sessions (+0.5) or a signed " \
+	"percentage (-10%), or a ratio after < or > (<0.95x)"
+
+/* A disagreement limit's name: "disagree" or "disagree:FIGURE"; false if it is not one. */
+static bool
+parse_disagree_name(const char *name, waits_limit *l)
+{
+	size_t		len = strlen(MEASURED_GATE_NAME);
+
+	if (strncmp(name, MEASURED_GATE_NAME, len) != 0 || (name[len] != '\0' && name[len] != ':'))
+		return false;
+	l->disagree = true;
+	snprintf(l->event, sizeof(l->event), "%s", name[len] == ':' ? name + len + 1 : "");
+	return true;
+}
+
+/* The gate's check of a limit's name (and, for a disagreement, of its unit). */
 static bool
 limit_name_ok(gate_limit *g, const char **why)
 {
 	waits_limit l;
 
+	memset(&l, 0, sizeof(l));
+	if (parse_disagree_name(g->name, &l))
+	{
+		*why = "the figures are active_time, data_file_reads, data_file_writes, wal_writes and "
+			"wal_syncs";
+		return l.event[0] == '\0' || measured_figure_known(l.event);
+	}
+	/* a time is a disagreement's limit only: for the others, the limits they take */
+	*why = LIMIT_HELP;
+	if (g->unit == GATE_UNIT_TIME)
+		return false;
 	return parse_limit_name(g->name, strlen(g->name), &l, why);
+}
+
+/* A disagreement limit may be its name alone: "disagree", or "disagree:" and a word. */
+static bool
+limit_bare_ok(const char *item)
+{
+	waits_limit l;
+
+	return parse_disagree_name(item, &l) &&
+		strspn(l.event, "abcdefghijklmnopqrstuvwxyz_") == strlen(l.event);
 }
 
 bool
 options_parse_fail_if(const char *arg, waits_settings *s, char **cause)
 {
 	static const gate_spec spec = {
-		"--fail-if", GATE_UNIT_NONE | GATE_UNIT_PCT, "Lock:+0.5,total:+50%",
-		"the limit is a signed number of active sessions (+0.5) or a signed percentage (-10%), "
-		"or a ratio after < or > (<0.95x)",
-		limit_name_ok
+		"--fail-if", GATE_UNIT_NONE | GATE_UNIT_PCT | GATE_UNIT_TIME, "Lock:+0.5,total:+50%",
+		LIMIT_HELP, limit_name_ok, limit_bare_ok
 	};
 	gate_limit	g[GATE_MAX_LIMITS];
 	const char *why;
@@ -339,7 +378,8 @@ options_parse_fail_if(const char *arg, waits_settings *s, char **cause)
 
 		memset(l, 0, sizeof(*l));
 		l->lim = g[i];
-		parse_limit_name(g[i].name, strlen(g[i].name), l, &why);
+		if (!parse_disagree_name(g[i].name, l))
+			parse_limit_name(g[i].name, strlen(g[i].name), l, &why);
 	}
 	s->nfail_if = n;
 	return true;

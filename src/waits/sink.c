@@ -134,6 +134,15 @@ sinks_gap(sink_list *l, const sample_gap *g)
 			l->v[i]->ops->gap(l->v[i], g);
 }
 
+/* The server's figures of a span, beside the sampled ones. */
+void
+sinks_measured(sink_list *l, const format_measured_rec *recs, int n)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->v[i]->ops->measured != NULL)
+			l->v[i]->ops->measured(l->v[i], recs, n);
+}
+
 /* A line of the trace. */
 void
 sinks_trace(sink_list *l, const sink_trace_rec *r)

@@ -15,6 +15,9 @@
  *   interval the sink's interval is over: its profile is handed over and
  *            reset (--log-interval, --store-interval, a second of chart
  *            or live view)
+ *   measured the figures the server measured itself over the span between
+ *            two reads of its counters, beside the sampled estimates
+ *            (measured.h: at each --log-interval, and at the end)
  *   second   once a second: write out, rotate, redraw; and reopen after
  *            SIGHUP (the trace, which has no seconds, calls it on SIGHUP)
  *   flush    write out now, before something that may take seconds
@@ -109,6 +112,8 @@ typedef struct sink_ops
 	void		(*trace) (sink *k, const sink_trace_rec *r);
 	/* The sink's interval is over: iv says which, p holds its rows. */
 	void		(*interval) (sink *k, const format_interval *iv, wprof *p);
+	/* The figures measured by the server over a span, n of them. */
+	void		(*measured) (sink *k, const format_measured_rec *recs, int n);
 	/* Once a second; reopen: SIGHUP came. */
 	void		(*second) (sink *k, uint64_t now_ns, bool reopen);
 	/* Sampling had a gap, now over (or over at the end). */
@@ -154,6 +159,8 @@ void		sinks_rows(sink_list *l, const sample_batch *b, const heads_graph *g, bool
 /* Once a second: end the intervals that are due, then each sink's second. */
 void		sinks_second(sink_list *l, uint64_t now_ns, uint64_t now_us, bool reopen);
 void		sinks_gap(sink_list *l, const sample_gap *g);
+/* The figures measured by the server over the span between its last two reads. */
+void		sinks_measured(sink_list *l, const format_measured_rec *recs, int n);
 /* --trace: hand a line of the trace to every sink. */
 void		sinks_trace(sink_list *l, const sink_trace_rec *r);
 void		sinks_flush(sink_list *l);

@@ -87,6 +87,8 @@ log_meta(sink_log *s)
 		/* interval profiles of a source that reads blockers: head blocker records */
 		.heads = s->intervals && (s->src.source == NULL ||
 								  strncmp(s->src.source, "pg_wait_sampling", 16) != 0),
+		/* interval profiles of a live run: the server's own figures beside them */
+		.measured_figs = s->intervals,
 	};
 
 	if (s->fmt == WAITS_LOG_JSONL)
@@ -212,6 +214,21 @@ log_interval(sink *k, const format_interval *iv, wprof *p)
 	log_health(s);
 }
 
+/* Interval mode: the figures measured by the server, one record each, before the interval's rows. */
+static void
+log_measured(sink *k, const format_measured_rec *recs, int n)
+{
+	sink_log   *s = (sink_log *) k;
+
+	if (!s->intervals)
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		format_measured_line(&s->line, s->fmt == WAITS_LOG_JSONL, &recs[i]);
+		emit(s);
+	}
+}
+
 /* Once a second: raw mode's health record when due; write out, rotate. */
 static void
 log_second(sink *k, uint64_t now_ns, bool reopen)
@@ -294,6 +311,7 @@ static const sink_ops log_ops = {
 	.open = log_open,
 	.batch = log_batch,
 	.interval = log_interval,
+	.measured = log_measured,
 	.second = log_second,
 	.gap = log_gap,
 	.flush = log_flush,

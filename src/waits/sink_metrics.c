@@ -112,6 +112,13 @@ msink_batch(sink *k, const sample_batch *b)
 				   run->in_server ? 0 : *run->missed);
 }
 
+/* The server's figures of a span: into the counters (the file and the endpoint show them next). */
+static void
+msink_measured(sink *k, const format_measured_rec *recs, int n)
+{
+	wmetrics_measured(&((sink_metrics *) k)->m, recs, n);
+}
+
 /* --log-interval: the file is written again. */
 static void
 msink_interval(sink *k, const format_interval *iv, wprof *p)
@@ -178,6 +185,7 @@ static const sink_ops msink_ops = {
 	.open = msink_open,
 	.batch = msink_batch,
 	.interval = msink_interval,
+	.measured = msink_measured,
 	.second = msink_second,
 	.close = msink_close,
 	.free = msink_free,

@@ -146,22 +146,36 @@ prepare_one(store *st, const char *table, const char *ddl, const char *columns,
 	return ok;
 }
 
+/* The kind of record a store's table holds, the table and its COPY columns. */
+static format_reckind
+table_of(const store *st, const char **table, const char **columns)
+{
+	if (st->measured)
+	{
+		*table = STORE_MEASURED_TABLE;
+		*columns = STORE_MEASURED_COLUMNS;
+		return FORMAT_REC_MEASURED;
+	}
+	*table = st->heads ? STORE_HEADS_TABLE :
+		st->intervals ? STORE_PROFILE_TABLE : STORE_SAMPLES_TABLE;
+	*columns = st->heads ? STORE_HEADS_COLUMNS :
+		st->intervals ? STORE_PROFILE_COLUMNS : STORE_SAMPLES_COLUMNS;
+	return st->heads ? FORMAT_REC_HEAD : st->intervals ? FORMAT_REC_INTERVAL : FORMAT_REC_SAMPLE;
+}
+
 /* The rows' table, made of the columns of format.h's kind of its rows, and the batches' marks. */
 static bool
 prepare_table(store *st, uint64_t deadline_ns, char **cause)
 {
-	format_reckind kind = st->heads ? FORMAT_REC_HEAD :
-		st->intervals ? FORMAT_REC_INTERVAL : FORMAT_REC_SAMPLE;
-	const char *table = st->heads ? STORE_HEADS_TABLE :
-		st->intervals ? STORE_PROFILE_TABLE : STORE_SAMPLES_TABLE;
+	const char *table;
+	const char *columns;
+	format_reckind kind = table_of(st, &table, &columns);
 	strbuf		ddl;
 	bool		ok;
 
 	strbuf_init(&ddl);
 	format_kind_ddl(&ddl, &format_kinds[kind], table);
-	ok = prepare_one(st, table, ddl.data, st->heads ? STORE_HEADS_COLUMNS :
-					 st->intervals ? STORE_PROFILE_COLUMNS : STORE_SAMPLES_COLUMNS,
-					 deadline_ns, cause);
+	ok = prepare_one(st, table, ddl.data, columns, deadline_ns, cause);
 	strbuf_free(&ddl);
 	return ok && st->conn != NULL &&
 		prepare_one(st, STORE_BATCHES_TABLE, STORE_BATCHES_DDL, STORE_BATCHES_COLUMNS,
@@ -176,10 +190,10 @@ static bool
 prepare_mark(store *st, char **cause)
 {
 	uint64_t	us = clock_wall_us();
-	/* the heads' store is a run of its own: its batches are numbered apart */
+	/* the heads' and the figures' stores are runs of their own: their batches are numbered apart */
 	char	   *run = xasprintf("%s %" PRIu64 ".%06" PRIu64 " %ld%s", st->label,
 								us / 1000000, us % 1000000, (long) getpid(),
-								st->heads ? " heads" : "");
+								st->heads ? " heads" : st->measured ? " measured" : "");
 	char	   *run_lit = PQescapeLiteral(st->conn, run, strlen(run));
 	char	   *label_lit = PQescapeLiteral(st->conn, st->label, strlen(st->label));
 	bool		ok = run_lit != NULL && label_lit != NULL;
@@ -285,18 +299,19 @@ drain(store *st, uint64_t deadline_ns)
 static send_result
 copy_start(store *st, uint64_t seq, uint64_t deadline_ns, char **cause)
 {
-	char	   *sql = xasprintf("%s%" PRIu64 STORE_MARK_TAIL "COPY %s (%s) FROM STDIN",
-								st->mark_sql, seq,
-								st->heads ? STORE_HEADS_TABLE :
-								st->intervals ? STORE_PROFILE_TABLE : STORE_SAMPLES_TABLE,
-								st->heads ? STORE_HEADS_COLUMNS :
-								st->intervals ? STORE_PROFILE_COLUMNS : STORE_SAMPLES_COLUMNS);
-	bool		sent = PQsendQuery(st->conn, sql) == 1;
+	const char *table;
+	const char *columns;
+	char	   *sql;
+	bool		sent;
 	PGresult   *res;
 	conn_wait	w;
 	const char *state;
 	send_result r;
 
+	table_of(st, &table, &columns);
+	sql = xasprintf("%s%" PRIu64 STORE_MARK_TAIL "COPY %s (%s) FROM STDIN", st->mark_sql, seq,
+					table, columns);
+	sent = PQsendQuery(st->conn, sql) == 1;
 	free(sql);
 	if (!sent)
 	{
@@ -613,7 +628,7 @@ store_main(void *arg)
 
 /* Connect, prepare the table, start the thread: all errors before sampling starts. */
 bool
-store_open(store *st, const waits_settings *s, const char *label, bool heads, char **cause)
+store_open(store *st, const waits_settings *s, const char *label, store_of what, char **cause)
 {
 	uint64_t	deadline;
 
@@ -621,7 +636,8 @@ store_open(store *st, const waits_settings *s, const char *label, bool heads, ch
 	if (s->store == NULL)
 		return true;
 	st->intervals = s->store_interval_ns > 0;
-	st->heads = heads && st->intervals;
+	st->heads = what == STORE_OF_HEADS && st->intervals;
+	st->measured = what == STORE_OF_MEASURED;
 	st->include_idle = s->include_idle;
 	st->label = xstrdup(s->store_label ? s->store_label : label);
 	st->opts.dbname = s->store;
@@ -720,7 +736,7 @@ store_add_batch(store *st, const sample_batch *b)
 {
 	uint64_t	n = 0;
 
-	if (!st->active || st->intervals)
+	if (!st->active || st->intervals || st->measured)
 		return;
 	for (int i = 0; i < b->nrows; i++)
 	{
@@ -740,7 +756,7 @@ store_add_interval(store *st, const format_interval *iv, const wprof *p)
 {
 	wprof_groups g;
 
-	if (!st->active || !st->intervals || st->heads)
+	if (!st->active || !st->intervals || st->heads || st->measured)
 		return;
 	wprof_group_by(p, format_interval_dims, format_interval_ndims, 0, &g);
 	for (int i = 0; i < g.n; i++)
@@ -765,6 +781,16 @@ store_add_heads(store *st, const format_interval *iv, const wprof *p)
 		format_head_copy(&st->local, st->label, &r);
 	}
 	free(v);
+	hand_over(st, (uint64_t) n);
+}
+
+void
+store_add_measured(store *st, const format_measured_rec *recs, int n)
+{
+	if (!st->active || !st->measured)
+		return;
+	for (int i = 0; i < n; i++)
+		format_measured_copy(&st->local, st->label, &recs[i]);
 	hand_over(st, (uint64_t) n);
 }
 

@@ -21,6 +21,9 @@
  *   pgtempo_waits_profile   one row per interval and group (--store-interval)
  *   pgtempo_waits_heads     one row per interval and head blocker (--store-interval;
  *                           a store of its own, so a batch stays one COPY)
+ *   pgtempo_waits_measured  one row per figure the server measured itself and
+ *                           span between two reads of its counters (measured.h;
+ *                           a store of its own too)
  *   pgtempo_waits_batches   one row per run: the last batch it stored
  *
  * A COPY whose answer never came (a deadline, a lost connection) may have
@@ -55,6 +58,7 @@
 #define STORE_PROFILE_TABLE "pgtempo_waits_profile"
 #define STORE_BATCHES_TABLE "pgtempo_waits_batches"
 #define STORE_HEADS_TABLE "pgtempo_waits_heads"
+#define STORE_MEASURED_TABLE "pgtempo_waits_measured"
 #define STORE_MAX_PENDING ((size_t) 64 << 20)
 #define STORE_SEND_TIMEOUT_NS	(10 * NS_PER_S)
 #define STORE_FINAL_TIMEOUT_NS	(3 * NS_PER_S)
@@ -63,13 +67,15 @@
 #define STORE_SAMPLES_COLUMNS FORMAT_COPY_SAMPLE_COLUMNS
 #define STORE_PROFILE_COLUMNS FORMAT_COPY_INTERVAL_COLUMNS
 #define STORE_HEADS_COLUMNS FORMAT_COPY_HEAD_COLUMNS
+#define STORE_MEASURED_COLUMNS FORMAT_COPY_MEASURED_COLUMNS
 #define STORE_BATCHES_COLUMNS "run, server, seq, updated"
 
 /*
  * The rows' tables are made of their COPY columns (format_kind_ddl): the
  * samples table of the sample kind's, the profile table of the interval
  * kind's, the heads table (created by a store of this version in a store
- * database of any: the other tables stay) of the head kind's.
+ * database of any: the other tables stay) of the head kind's, the measured
+ * table (the same way) of the measured kind's.
  */
 #define STORE_BATCHES_DDL \
 	"CREATE TABLE IF NOT EXISTS " STORE_BATCHES_TABLE " (\n" \
@@ -84,6 +90,7 @@ typedef struct store
 	bool		active;
 	bool		intervals;		/* aggregates instead of raw rows */
 	bool		heads;			/* ... of head blockers (STORE_HEADS_TABLE) */
+	bool		measured;		/* the server's figures (STORE_MEASURED_TABLE) */
 	bool		include_idle;
 	char	   *label;			/* the "server" column */
 	char	   *mark_sql;		/* the head of a batch's mark, up to its number */
@@ -116,12 +123,19 @@ typedef struct store
 	uint64_t	doubt_rows;
 } store;
 
+/* What a store stores: the rows (raw or intervals), the head blockers, the server's figures. */
+typedef enum store_of
+{
+	STORE_OF_ROWS,
+	STORE_OF_HEADS,				/* interval mode only */
+	STORE_OF_MEASURED
+} store_of;
+
 /*
  * Connect to the store database, create the table if missing and check
- * its columns, start the thread.  heads: the store of the head blockers
- * (interval mode only).  False with *cause on failure.
+ * its columns, start the thread.  False with *cause on failure.
  */
-bool		store_open(store *st, const waits_settings *s, const char *label, bool heads,
+bool		store_open(store *st, const waits_settings *s, const char *label, store_of what,
 					   char **cause);
 /* Raw mode: queue the counted rows of a batch. */
 void		store_add_batch(store *st, const sample_batch *b);
@@ -129,6 +143,8 @@ void		store_add_batch(store *st, const sample_batch *b);
 void		store_add_interval(store *st, const format_interval *iv, const wprof *p);
 /* Interval mode, a heads store: queue one row per head blocker of the interval. */
 void		store_add_heads(store *st, const format_interval *iv, const wprof *p);
+/* A measured store: queue the server's figures of a span, n of them. */
+void		store_add_measured(store *st, const format_measured_rec *recs, int n);
 /* Once a second: have the thread send what is queued. */
 void		store_kick(store *st);
 /*

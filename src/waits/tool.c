@@ -455,6 +455,18 @@ take_sample(run_state *r)
 		apply_budget(r, clock_now_ns());
 }
 
+/* The figures of the span the server's counters were just read at the end of, to the sinks. */
+static void
+measured_out(run_state *r)
+{
+	format_measured_rec recs[MEASURED_NFIGS];
+	/* pg_wait_sampling's rows are its own samples, each of its period: not our ticks */
+	int			n = measured_last(&r->meas, r->out.run.src.period_s, !r->out.run.in_server, recs);
+
+	if (n > 0)
+		sinks_measured(&r->out, recs, n);
+}
+
 /* Once a second: the server's names, its measured waits, every sink's second. */
 static void
 housekeeping(run_state *r, uint64_t now_ns)
@@ -476,7 +488,8 @@ housekeeping(run_state *r, uint64_t now_ns)
 		if (!sampler_refresh_names(r->sm, &cause))
 			free(cause);
 		measure(r, now_us);
-		measured_due(&r->meas, r->sm, now_ns);
+		if (measured_due(&r->meas, r->sm, now_ns))
+			measured_out(r);
 		/* a statement without an answer in time dropped the connection: lost, as in a sample */
 		if (!sampler_connected(r->sm) && !stop_flag)
 			handle_sample(r, SAMPLER_LOST);
@@ -686,9 +699,12 @@ finish(run_state *r)
 	bool		outputs_ok;
 	bool		gave_up = r->gap_open;
 	uint64_t	stop_ns;
+	int			reads = r->meas.nreads;
 
 	measure(r, clock_wall_us());
 	measured_finish(&r->meas, r->sm);
+	if (r->meas.nreads > reads && reads > 0)
+		measured_out(r);
 	sinks_stop(&r->out);
 	end_us = clock_wall_us();
 	/* every tick due by the end is accounted for: sampled, missed or in a gap */
@@ -755,7 +771,10 @@ finish(run_state *r)
 			msg_error("the run was cut short: %s", r->gaps[r->ngaps - 1].reason);
 		return EXITCODE_RUN_FAILED;
 	}
-	return outputs_ok ? EXITCODE_OK : EXITCODE_ERROR;
+	if (!outputs_ok)
+		return EXITCODE_ERROR;
+	/* --fail-if=disagree: a figure measured by the server outside its sampled bound */
+	return measured_tripped(&r->meas, ri.src.period_s) > 0 ? EXITCODE_LIMIT : EXITCODE_OK;
 }
 
 /* Say on stderr what is sampled, how, and how often: auto's choice is visible. */
@@ -875,6 +894,8 @@ waits_run(const waits_settings *s)
 	r.last_sample_us = clock_wall_us();
 	mark_backend_cpu(&r);
 	ticker_init(&r.sc, r.t0_ns, sampler_get_info(r.sm)->interval_ns);
+	/* the counters are read when the --log-interval's intervals end */
+	measured_schedule(&r.meas, r.t0_ns);
 	sinks_start(&r.out, r.t0_ns, r.last_sample_us, r.run.has_measured);
 	/* nothing fails here: the live view draws, the log's health schedule starts */
 	sinks_open(&r.out, SINK_STARTED, &cause);

@@ -36,6 +36,9 @@ typedef enum waits_log_format
 /*
  * A --fail-if limit (baseline.h): the change of what it names beyond
  * lim.value (gate.h: active sessions, or % of the baseline's) trips it.
+ * A disagreement limit (measured.h) is of a live run: the measured figure
+ * minus its sampled estimate (seconds, or % of the estimate), its interval
+ * the estimate's bound.
  */
 typedef struct waits_limit
 {
@@ -44,6 +47,7 @@ typedef struct waits_limit
 	char		event[64];		/* EVENT of TYPE:EVENT; "" otherwise */
 	bool		total;			/* "total": every event */
 	bool		either;			/* one word: a type or an event of that name */
+	bool		disagree;		/* "disagree" or "disagree:FIGURE" (FIGURE in event; "": all) */
 } waits_limit;
 
 /* A list of strings given by repeating an option. */

@@ -139,6 +139,45 @@ wmetrics_count(wmetrics *m, const char *server, const sample_batch *b, const hea
 	count_heads(m, server, b, g, stands);
 }
 
+void
+wmetrics_measured(wmetrics *m, const format_measured_rec *recs, int n)
+{
+	wmetrics_view *v = &m->live;
+
+	for (int i = 0; i < n; i++)
+	{
+		const format_measured_rec *r = &recs[i];
+		wmetrics_fig *f = NULL;
+
+		for (int j = 0; j < v->nfigs && f == NULL; j++)
+			if (strcmp(v->figs[j].figure, r->figure) == 0)
+				f = &v->figs[j];
+		if (f == NULL && v->nfigs == WMETRICS_NFIGS)
+			continue;
+		if (f == NULL)
+		{
+			f = &v->figs[v->nfigs++];
+			memset(f, 0, sizeof(*f));
+			f->figure = r->figure;
+		}
+		f->measured_by = r->measured_by;
+		f->sampled_by = r->sampled_by;
+		if (r->measured_seconds >= 0)
+		{
+			f->measured = true;
+			f->measured_s += r->measured_seconds;
+		}
+		if (r->measured_count >= 0)
+		{
+			f->has_count = true;
+			f->measured_count += (double) r->measured_count;
+		}
+		f->sampled_s += r->sampled_seconds;
+		f->bound_s = r->sampled_error_seconds;
+		f->disagree = r->verdict == NULL ? -1 : strcmp(r->verdict, "disagree") == 0;
+	}
+}
+
 /* dst becomes a copy of src (dst's array is reused). */
 static void
 view_copy(wmetrics_view *dst, const wmetrics_view *src)
@@ -226,6 +265,46 @@ add_events(metrics *mx, const wmetrics_view *v)
 		metrics_counter(mx, "pgtempo_waits_active_seconds_total",
 						"Estimated backend time in the wait event: its rate is the average "
 						"active sessions.", labels, sr->active_s);
+	}
+}
+
+/* The figures the server measured itself, each beside the sampled estimate of the same thing. */
+static void
+add_figures(metrics *mx, const wmetrics_view *v)
+{
+	for (int i = 0; i < v->nfigs; i++)
+	{
+		const wmetrics_fig *f = &v->figs[i];
+		const char *server = v->server ? v->server : "";
+		const char *const measured[] = {
+			"server", server, "figure", f->figure, "by", "measured", "source", f->measured_by, NULL
+		};
+		const char *const sampled[] = {
+			"server", server, "figure", f->figure, "by", "sampled", "source", f->sampled_by, NULL
+		};
+		const char *const fig[] = {"server", server, "figure", f->figure, NULL};
+
+		if (f->measured)
+			metrics_counter(mx, "pgtempo_waits_figure_seconds_total",
+							"Time in what the figure describes: measured by the server's own "
+							"counters, or sampled (the estimate), summed over the spans between "
+							"two reads of the counters.", measured, f->measured_s);
+		metrics_counter(mx, "pgtempo_waits_figure_seconds_total",
+						"Time in what the figure describes: measured by the server's own "
+						"counters, or sampled (the estimate), summed over the spans between "
+						"two reads of the counters.", sampled, f->sampled_s);
+		if (f->measured && f->has_count)
+			metrics_counter(mx, "pgtempo_waits_figure_operations_total",
+							"Operations the server counted (measured) in what the figure "
+							"describes.", measured, f->measured_count);
+		metrics_gauge(mx, "pgtempo_waits_figure_sampled_error_seconds",
+					  "The bound (95 %) of the sampled figure over the last span between two "
+					  "reads of the server's counters.", sampled, f->bound_s);
+		if (f->disagree >= 0)
+			metrics_gauge(mx, "pgtempo_waits_figure_disagree",
+						  "1 when the measured figure lay outside the sampled figure's bound "
+						  "over the last span between two reads of the server's counters, 0 "
+						  "when within.", fig, f->disagree);
 	}
 }
 
@@ -322,6 +401,7 @@ wmetrics_render(const wmetrics_view *v, metrics *mx, bool openmetrics, strbuf *o
 	metrics_gauge(mx, "pgtempo_waits_start_time_seconds",
 				  "When sampling started, in seconds since the epoch.", NULL, v->start_s);
 	add_events(mx, v);
+	add_figures(mx, v);
 	add_health(mx, &v->h);
 	add_cost(mx, v);
 	return metrics_render(mx, openmetrics ? METRICS_OPENMETRICS : 0, out, cause);

@@ -26,6 +26,7 @@
 #include "pgtempo/metrics.h"
 #include "pgtempo/strbuf.h"
 
+#include "format.h"
 #include "heads.h"
 #include "listen.h"
 #include "sample.h"
@@ -46,6 +47,28 @@ typedef struct wmetrics_series
 /* The type and event of the series of head blockers (by server and the heads' backend type). */
 extern const char wmetrics_head_key[];
 
+/* The most figures measured by the server (measured.h) a view holds. */
+#define WMETRICS_NFIGS 8
+
+/*
+ * A figure the server measured itself beside the sampled estimate of the
+ * same thing (measured.h), summed over the spans between reads of its
+ * counters; the strings are static.
+ */
+typedef struct wmetrics_fig
+{
+	const char *figure;
+	const char *measured_by;
+	const char *sampled_by;
+	bool		measured;		/* some span had a measured figure */
+	double		measured_s;
+	bool		has_count;
+	double		measured_count;
+	double		sampled_s;
+	double		bound_s;		/* the last span's bound of the sampled figure */
+	int			disagree;		/* the last span's: 1 outside the bound, 0 within, -1 not compared */
+} wmetrics_fig;
+
 /* Everything one rendering shows. */
 typedef struct wmetrics_view
 {
@@ -59,6 +82,8 @@ typedef struct wmetrics_view
 	const char *source;
 	double		cost_budget;	/* share of one CPU; 0: none */
 	double		start_s;		/* wall clock sampling started, seconds since the epoch */
+	wmetrics_fig figs[WMETRICS_NFIGS];	/* the server's figures, once its counters were read twice */
+	int			nfigs;
 } wmetrics_view;
 
 typedef struct wmetrics
@@ -86,6 +111,9 @@ void		wmetrics_free(wmetrics *m);
 void		wmetrics_count(wmetrics *m, const char *server, const sample_batch *b,
 						   const heads_graph *g, bool include_idle, double period_s,
 						   uint64_t missed);
+
+/* Add the figures of a span between two reads of the server's counters (n of them). */
+void		wmetrics_measured(wmetrics *m, const format_measured_rec *recs, int n);
 
 /*
  * Publish the sampler's copy to the endpoint if the lock is free now; wait

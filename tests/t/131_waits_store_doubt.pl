@@ -75,8 +75,9 @@ is($snode->safe_psql('postgres', 'SELECT count(*) FROM pgtempo_waits_samples'), 
 is($snode->safe_psql('postgres', 'SELECT count(*) FROM (SELECT ts, pid FROM pgtempo_waits_samples
 	GROUP BY ts, pid HAVING count(*) > 1) d'), 0, 'no sample stored twice');
 is($r->{store}{rows_stored}, scalar @log, 'the report counts every row stored, once');
-is($snode->safe_psql('postgres', 'SELECT count(*) FROM pgtempo_waits_batches'), 1,
-	'one mark for the run');
+# the server's figures are a store of their own, with a mark of their own
+is($snode->safe_psql('postgres', q{SELECT count(*) FROM pgtempo_waits_batches
+	WHERE run NOT LIKE '% measured'}), 1, 'one mark for the run');
 
 $snode->stop;
 done_testing();

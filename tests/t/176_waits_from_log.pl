@@ -375,7 +375,7 @@ is($out, '', 'cut off: no report without --keep-going');
 like($err, qr/^pgtempo-waits: error: \Q$dir\E\/foreign\.csv:1: not a pgtempo-waits history log/m,
 	'foreign: not a log, at line 1');
 ($rc, $out, $err) = run_tool([ $bin, '--from-log', "$dir/v2.jsonl" ], %utc);
-like($err, qr/^pgtempo-waits: error: \Q$dir\E\/v2\.jsonl:1: written by pgtempo-waits \S+ in log format version 99; this pgtempo-waits \(\S+\) reads versions 1 to 3$/m,
+like($err, qr/^pgtempo-waits: error: \Q$dir\E\/v2\.jsonl:1: written by pgtempo-waits \S+ in log format version 99; this pgtempo-waits \(\S+\) reads versions 1 to 4$/m,
 	'another version: which one');
 (my $other = slurp("$dir/raw.jsonl")) =~ s/"server":"[^"]*"/"server":"elsewhere:5432"/;
 $other =~ s/"run":"(\d{4})/'"run":"' . ($1 - 1)/e;

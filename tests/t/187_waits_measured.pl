@@ -90,7 +90,7 @@ like($text, qr/^  active time: measured [\d.]+ s \(pg_stat_database\.active_time
 	'text: active time, measured beside sampled');
 like($text, qr/^  data file reads: measured: none \(track_io_timing is off\); sampled [\d.]+ ± [\d.]+ s \(IO\/DataFileRead\)$/m,
 	'text: the read time is not measured, and why');
-like($text, qr/^  track_io_timing is off: pg_stat_database\.blk_read_time and blk_write_time are not measured; turning it on reads the clock twice per operation, [\d.]+ ns a read on this host: at the [\d.]+ block reads and writes a second of this run, [\d.]+ us of CPU a second \([\d.]+ % of one CPU\)$/m,
+like($text, qr/^  track_io_timing is off: (?:pg_stat_database\.blk_read_time and blk_write_time|pg_stat_io\.read_time and write_time) are not measured; turning it on reads the clock twice per operation, [\d.]+ ns a read on this host: at the [\d.]+ block reads and writes a second of this run, [\d.]+ us of CPU a second \([\d.]+ % of one CPU\)$/m,
 	'text: what turning track_io_timing on would cost');
 
 # ---------------------------------------------------------------- track_io_timing on
@@ -141,7 +141,7 @@ cmp_ok($w->{measured_count}, '>', 0, 'WAL syncs: counted by the server (a commit
 cmp_ok($w->{measured_ms_each}, '>', 0, 'WAL syncs: the measured average duration of one');
 ok(!(grep { $_->{setting} eq 'track_wal_io_timing' } @{ $r->{measured_by_server}{timing_off} }),
 	'track_wal_io_timing on: no cost line for it');
-like($text, qr/^  WAL syncs: measured [\d.]+ s in \d+ syncs, [\d.]+ ms each \(pg_stat_wal\.wal_sync_time, wal_sync\); sampled [\d.]+ ± [\d.]+ s \(IO\/WALSync\)/m,
+like($text, qr/^  WAL syncs: measured [\d.]+ s in \d+ syncs, [\d.]+ ms each \((?:pg_stat_wal\.wal_sync_time, wal_sync|pg_stat_io\.fsync_time, fsyncs \(object wal\))\); sampled [\d.]+ ± [\d.]+ s \(IO\/WALSync\)/m,
 	'text: WAL syncs measured beside sampled, with the time of one');
 note("WAL syncs: measured $w->{measured_seconds} s in $w->{measured_count}, sampled "
 	  . "$w->{sampled_seconds} ± $w->{sampled_error_seconds} s");

@@ -67,7 +67,7 @@ read_all(const char *text, size_t len, strpool *pool, char *kinds, size_t cap,
 	ck_assert(histread_open(&h, path, pool, cause));
 	while ((rc = histread_next(&h, &rec, cause)) > 0 && n + 1 < cap)
 	{
-		kinds[n++] = "SIMHGTDEC"[rec.kind];
+		kinds[n++] = "SIMHGTDECR"[rec.kind];
 		if (rec.kind == HISTREAD_SAMPLE || rec.kind == HISTREAD_INTERVAL)
 			*last = rec;
 	}
@@ -87,6 +87,17 @@ read_all(const char *text, size_t len, strpool *pool, char *kinds, size_t cap,
 	"\"run\":\"2026-11-26T10:00:00.000000Z\",\"source\":\"pg_stat_activity\",\"server\":\"h:5432\"," \
 	"\"server_version\":\"17.2\",\"interval_s\":0.01,\"period_s\":0.01,\"include_idle\":false," \
 	"\"measured\":false,\"backend_types\":[\"client backend\"],\"backend_types_given\":false}\n"
+/* ... in log format 4 (measured records), and a measured record ending at END. */
+#define META4_JSON "{\"type\":\"meta\",\"log_version\":4,\"tool\":\"pgtempo-waits 0.1.0\"," \
+	"\"run\":\"2026-11-26T10:00:00.000000Z\",\"source\":\"pg_stat_activity\",\"server\":\"h:5432\"," \
+	"\"server_version\":\"15.2\",\"interval_s\":0.01,\"period_s\":0.01,\"include_idle\":false," \
+	"\"measured\":false,\"backend_types\":[\"client backend\"],\"backend_types_given\":false}\n"
+#define MEASURED_JSON(END) "{\"type\":\"measured\",\"interval_start\":" \
+	"\"2026-11-26T10:00:00.000000Z\",\"interval_end\":\"" END "\",\"figure\":\"active_time\"," \
+	"\"measured_by\":\"pg_stat_database.active_time\",\"measured_missing\":null," \
+	"\"measured_seconds\":1.5,\"measured_count\":null,\"sampled_by\":\"sessions in state active\"," \
+	"\"sampled_samples\":140,\"sampled_seconds\":1.4,\"sampled_error_seconds\":0.26," \
+	"\"verdict\":\"agree\",\"reason\":null}\n"
 #define DESC_JSON "{\"type\":\"description\",\"wait_event_type\":\"Lock\",\"wait_event\":" \
 	"\"relation\",\"description\":\"Waiting to acquire a lock on a relation\"}\n"
 #define ROW_CSV "2026-11-26T10:00:01.000000Z,42,2026-11-26T09:00:00.000000Z,client backend,db,u," \
@@ -151,10 +162,16 @@ START_TEST(bad_files)
 		{"foreign", "hello, world\n", "", ":1: not a pgtempo-waits history log"},
 		{"binary", "\x7f" "ELF\0\0\n", "", ":1: a NUL byte"},
 		{"other csv header", "ts,pid,state\n", "", ":1: the CSV header of another version"},
-		{"other version", "{\"type\":\"meta\",\"log_version\":4,\"tool\":\"pgtempo-waits 9\"}\n",
-		 "", ":1: written by pgtempo-waits 9 in log format version 4; this pgtempo-waits ("
-		 PACKAGE_VERSION ") reads versions 1 to 3"},
+		{"other version", "{\"type\":\"meta\",\"log_version\":5,\"tool\":\"pgtempo-waits 9\"}\n",
+		 "", ":1: written by pgtempo-waits 9 in log format version 5; this pgtempo-waits ("
+		 PACKAGE_VERSION ") reads versions 1 to 4"},
 		{"version 2", META2_JSON DESC_JSON, "MD", NULL},
+		/* a figure measured by the server: log format 4, its span in order */
+		{"measured", META4_JSON MEASURED_JSON("2026-11-26T10:00:01.000000Z"), "MR", NULL},
+		{"measured, version 2", META2_JSON MEASURED_JSON("2026-11-26T10:00:01.000000Z"), "M",
+		 ":2: a measured record in a file of log format version 2"},
+		{"measured backwards", META4_JSON MEASURED_JSON("2026-11-26T09:00:00.000000Z"), "M",
+		 ":2: a measured record with a bad \"interval_end\""},
 		{"description, version 1", FORMAT_CSV_SAMPLE_HEADER "\n" META_CSV "# description "
 		 DESC_JSON, "M", ":3: a description record in a file of log format version 1"},
 		{"description first", DESC_JSON META2_JSON, "", ":1: a description record before any "

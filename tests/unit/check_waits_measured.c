@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "measured.h"
+#include "options.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,18 +46,25 @@ START_TEST(rows_counted)
 	add_row(&b, "checkpointer", NULL, SAMPLE_WAIT, "IO", "DataFileWrite");
 	add_row(&b, "walwriter", NULL, SAMPLE_WAIT, "IO", "WALWrite");
 	add_row(&b, "client backend", "active", SAMPLE_WAIT, "LWLock", "WALWrite");
+	/* 17's names of the same events */
+	add_row(&b, "client backend", "active", SAMPLE_WAIT, "IO", "WalSync");
+	add_row(&b, "client backend", "active", SAMPLE_WAIT, "Lock", "transactionid");
 	measured_rows(&m, &b, false);
-	ck_assert_uint_eq(m.samples[MEAS_KIND_ACTIVE], 4);
-	ck_assert_uint_eq(m.samples[MEAS_KIND_READ], 1);
-	ck_assert_uint_eq(m.samples[MEAS_KIND_WRITE], 1);
-	ck_assert_uint_eq(m.samples[MEAS_KIND_WAL_WRITE], 1);
-	ck_assert_uint_eq(m.samples[MEAS_KIND_WAL_SYNC], 1);
-	ck_assert_uint_eq(m.no_state, 0);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_ACTIVE], 6);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_READ], 1);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_WRITE], 1);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_WAL_WRITE], 1);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_WAL_SYNC], 2);
+	ck_assert_uint_eq(m.run.samples[MEAS_KIND_LOCK], 1);
+	/* the checkpointer's: a background process's, counted apart too */
+	ck_assert_uint_eq(m.run.bg_samples[MEAS_KIND_WRITE], 1);
+	ck_assert_uint_eq(m.run.ticks, 1);
+	ck_assert_uint_eq(m.run.no_state, 0);
 	/* a session without a state: an in-server source's */
 	sample_batch_reset(&b, 0);
 	add_row(&b, "client backend", NULL, SAMPLE_CPU, "CPU", "CPU");
 	measured_rows(&m, &b, false);
-	ck_assert_uint_eq(m.no_state, 1);
+	ck_assert_uint_eq(m.run.no_state, 1);
 	sample_batch_free(&b);
 	measured_free(&m);
 }
@@ -85,9 +93,9 @@ START_TEST(stateless_rows)
 		measured_init(&m, &s);
 		m.nreads = 2;
 		m.io_on = m.wal_io_on = true;
-		m.own_s = -1;
-		m.samples[MEAS_KIND_ACTIVE] = cases[i].active;
-		m.no_state = cases[i].no_state;
+		m.run.own_s = -1;
+		m.run.samples[MEAS_KIND_ACTIVE] = cases[i].active;
+		m.run.no_state = cases[i].no_state;
 		f = open_memstream(&buf, &len);
 		measured_text(f, &m, 0.01);
 		fclose(f);
@@ -118,11 +126,11 @@ two_reads(measured_run *m, int64_t active_us)
 	m->first_us = 1000000;
 	m->last_us = 11000000;
 	m->io_on = m->wal_io_on = true;
-	m->own_s = -1;
-	m->samples[MEAS_KIND_ACTIVE] = 600;
-	m->sum[MEAS_ACTIVE_US] = active_us;
-	m->sum[MEAS_BLKS_READ] = 1000;
-	m->sum[MEAS_READ_US] = 20000;
+	m->run.own_s = -1;
+	m->run.samples[MEAS_KIND_ACTIVE] = 600;
+	m->run.sum[MEAS_ACTIVE_US] = active_us;
+	m->run.sum[MEAS_BLKS_READ] = 1000;
+	m->run.sum[MEAS_READ_US] = 20000;
 }
 
 /* The text section of m at 10 ms a sample. */
@@ -163,8 +171,8 @@ START_TEST(agree_and_disagree)
 		char	   *t;
 
 		two_reads(&m, cases[i].active_us);
-		m.db_reset = cases[i].reset;
-		m.db_reset_us = 5000000;
+		m.run.reset[MEAS_DB_RESET_US] = cases[i].reset;
+		m.run.reset_us[MEAS_DB_RESET_US] = 5000000;
 		t = text_of(&m);
 		ck_assert_msg(strstr(t, cases[i].want) != NULL, "case %zu: %s", i, t);
 		ck_assert_msg(strstr(t, "  data file reads: measured 0.020 s in 1000 reads, 0.020 ms each")
@@ -177,6 +185,119 @@ START_TEST(agree_and_disagree)
 }
 END_TEST
 
+/* --fail-if's disagreement limits against the figures of two_reads: sampled 6.000 ± 0.510 s. */
+START_TEST(gate)
+{
+	static const struct
+	{
+		int64_t		active_us;
+		const char *list;
+		int			tripped;
+		const char *line;		/* of the report, or NULL */
+	}			cases[] = {
+		{6300000, "disagree", 0, "  --fail-if=disagree: not shown beyond the limit\n"},
+		{6600000, "disagree", 1, "  --fail-if=disagree: the change is beyond the limit: active time\n"},
+		{6600000, "disagree:active_time:+0.5s", 0, NULL},
+		{6600000, "disagree:+50ms", 1, NULL},
+		{6600000, "disagree<0", 0, NULL},
+		{6600000, "disagree:wal_syncs,disagree:active_time", 1,
+		"  --fail-if=disagree:wal_syncs: not shown beyond the limit\n"},
+		{2000000, "disagree:-1s,disagree:active_time>0", 1, NULL},
+		{2000000, "disagree:active_time:-50%", 1, NULL},
+		{2000000, "disagree:active_time:-70%", 0, NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		waits_settings s = WAITS_SETTINGS_INIT;
+		measured_run m;
+		char	   *cause = NULL;
+		char	   *t;
+
+		ck_assert_msg(options_parse_fail_if(cases[i].list, &s, &cause), "%s", cause);
+		two_reads(&m, cases[i].active_us);
+		m.limits = s.fail_if;
+		m.nlimits = s.nfail_if;
+		ck_assert_msg(measured_tripped(&m, 0.01) == cases[i].tripped, "case %zu", i);
+		t = text_of(&m);
+		if (cases[i].line != NULL)
+			ck_assert_msg(strstr(t, cases[i].line) != NULL, "case %zu: %s", i, t);
+		free(t);
+		measured_free(&m);
+	}
+	/* a figure not measured is not checked: nothing trips */
+	{
+		waits_settings s = WAITS_SETTINGS_INIT;
+		measured_run m;
+		char	   *cause = NULL;
+		char	   *t;
+
+		ck_assert(options_parse_fail_if("disagree:data_file_reads", &s, &cause));
+		two_reads(&m, 2000000);
+		m.io_on = false;
+		m.io_off = true;
+		m.limits = s.fail_if;
+		m.nlimits = s.nfail_if;
+		ck_assert_int_eq(measured_tripped(&m, 0.01), 0);
+		t = text_of(&m);
+		ck_assert_msg(strstr(t, "  --fail-if=disagree:data_file_reads: not checked (no figure it "
+							 "names was compared)\n") != NULL, "%s", t);
+		free(t);
+		measured_free(&m);
+	}
+}
+END_TEST
+
+/* A span's records: each side named, a sample standing for the span over its ticks. */
+START_TEST(span_records)
+{
+	measured_run m;
+	format_measured_rec recs[MEASURED_NFIGS];
+	int			n;
+
+	two_reads(&m, 0);
+	/* 2 s between the reads, 100 ticks: 20 ms a sample, whatever the period given */
+	m.last.start_us = 1000000;
+	m.last.end_us = 3000000;
+	m.last.ticks = 100;
+	m.last.samples[MEAS_KIND_ACTIVE] = 150;
+	m.last.sum[MEAS_ACTIVE_US] = 2900000;
+	m.last.own_s = -1;
+	n = measured_last(&m, 0.01, true, recs);
+	ck_assert_int_eq(n, MEASURED_NFIGS);
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].figure, "active_time");
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].measured_by, "pg_stat_database.active_time");
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].sampled_by, "sessions in state active");
+	ck_assert_double_eq_tol(recs[MEAS_KIND_ACTIVE].sampled_seconds, 3.0, 1e-9);
+	ck_assert_double_eq_tol(recs[MEAS_KIND_ACTIVE].measured_seconds, 2.9, 1e-9);
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].verdict, "agree");
+	ck_assert_int_eq(recs[MEAS_KIND_ACTIVE].start_us, 1000000);
+	/* a reset in the span: its reason first */
+	m.last.sum[MEAS_ACTIVE_US] = 500000;
+	m.last.reset[MEAS_DB_RESET_US] = true;
+	measured_last(&m, 0.01, true, recs);
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].verdict, "disagree");
+	ck_assert_msg(strstr(recs[MEAS_KIND_ACTIVE].reason, "reset during the run") != NULL, "%s",
+				  recs[MEAS_KIND_ACTIVE].reason);
+	/* a setting off: no measured side, no verdict */
+	m.io_on = false;
+	m.io_off = true;
+	measured_last(&m, 0.01, true, recs);
+	ck_assert_str_eq(recs[MEAS_KIND_READ].measured_missing, "track_io_timing is off");
+	ck_assert(recs[MEAS_KIND_READ].measured_seconds < 0 && recs[MEAS_KIND_READ].verdict == NULL);
+	/* an in-server source: its samples of its own period, whatever our ticks */
+	m.last.sum[MEAS_ACTIVE_US] = 1500000;
+	m.last.reset[MEAS_DB_RESET_US] = false;
+	measured_last(&m, 0.01, false, recs);
+	ck_assert_double_eq_tol(recs[MEAS_KIND_ACTIVE].sampled_seconds, 1.5, 1e-9);
+	ck_assert_str_eq(recs[MEAS_KIND_ACTIVE].verdict, "agree");
+	/* read once: no span */
+	m.nreads = 1;
+	ck_assert_int_eq(measured_last(&m, 0.01, true, recs), 0);
+	measured_free(&m);
+}
+END_TEST
+
 START_TEST(setting_off_and_missing)
 {
 	measured_run m;
@@ -185,7 +306,7 @@ START_TEST(setting_off_and_missing)
 	two_reads(&m, 6000000);
 	m.io_on = false;
 	m.io_off = true;
-	m.sum[MEAS_BUF_WRITES] = 200;
+	m.run.sum[MEAS_BUF_WRITES] = 200;
 	m.missing[MEAS_WAL_WRITE_US] = m.missing[MEAS_WAL_SYNC_US] =
 		m.missing[MEAS_WAL_WRITE] = m.missing[MEAS_WAL_SYNC] = "pg_stat_wal needs PostgreSQL 14 or later";
 	t = text_of(&m);
@@ -216,6 +337,8 @@ main(void)
 	tcase_add_test(tc, bound);
 	tcase_add_test(tc, agree_and_disagree);
 	tcase_add_test(tc, setting_off_and_missing);
+	tcase_add_test(tc, gate);
+	tcase_add_test(tc, span_records);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -126,6 +126,16 @@ START_TEST(fail_if_lists)
 		{"IO/DataFileRead>+0.25", 1, "IO", "DataFileRead", false, false, false, 0.25, NULL},
 		{"total>1.5x", 1, "total", "", true, false, true, 50, NULL},
 		{"Lock:+5ms", 0, NULL, NULL, false, false, false, 0, FI_LIMIT},
+		/* a live run's disagreement limits: alone, per figure, by a time or a share */
+		{"disagree", 1, "", "", false, false, false, 0, NULL},
+		{"disagree:wal_syncs", 1, "", "wal_syncs", false, false, false, 0, NULL},
+		{"disagree:active_time:+50ms", 1, "", "active_time", false, false, false, 0.05, NULL},
+		{"disagree<-10%", 1, "", "", false, false, true, -10, NULL},
+		{"Lock:+0.5,disagree", 2, "", "", false, false, false, 0, NULL},
+		{"disagree:bogus", 0, NULL, NULL, false, false, false, 0,
+		"the figures are active_time, data_file_reads, data_file_writes, wal_writes and "
+		"wal_syncs" FI_EXAMPLE},
+		{"disagreement", 0, NULL, NULL, false, false, false, 0, FI_ITEM},
 		{"", 0, NULL, NULL, false, false, false, 0, "it is empty" FI_EXAMPLE},
 		{"Lock", 0, NULL, NULL, false, false, false, 0, FI_ITEM},
 		{"Lock:+0.5,", 0, NULL, NULL, false, false, false, 0, "an item is empty" FI_EXAMPLE},
