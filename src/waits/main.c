@@ -26,6 +26,8 @@
 #include "sinkset.h"
 #include "waits.h"
 
+static void usage_history(void);
+
 /* The --help text, kept in step with the man page. */
 static void
 usage(void)
@@ -81,8 +83,15 @@ usage(void)
 		   "      --store-label=TEXT     the \"server\" column of stored rows (default host:port)\n"
 		   "      --log-retain=LIMIT     delete the --log pattern's older files: past an age\n"
 		   "                             (units s, min, h, d) or a total size (kB, MB, GB,\n"
-		   "                             TB); give it twice for both\n"
-		   "\nReports from history files (instead of sampling, no server connection):\n"
+		   "                             TB); give it twice for both\n");
+	usage_history();
+}
+
+/* --help's options from --from-log on. */
+static void
+usage_history(void)
+{
+	printf("\nReports from history files (instead of sampling, no server connection):\n"
 		   "      --from-log FILE...     report from these --log files (csv or jsonl, raw\n"
 		   "                             rows or --log-interval profiles); every argument\n"
 		   "                             after it is a file too\n"

@@ -19,6 +19,7 @@
 #include "pgtempo/xalloc.h"
 
 #include "format.h"
+#include "pgcost.h"
 #include "timing.h"
 
 /* How long the clock is read to price a timing setting. */
@@ -955,10 +956,10 @@ costs(const measured_run *m, double clock_ns, measured_cost *c)
 			"pg_stat_io.write_time and fsync_time of WAL" :
 			"pg_stat_wal.wal_write_time and wal_sync_time",
 			"WAL writes and syncs", timed_rate(m, MEAS_WAL_IO_TIMING), -1};
-	/* each timed operation reads the clock twice, before and after */
+	/* priced as pg_test_timing prices them: two clock reads per timed operation */
 	for (int i = 0; i < n; i++)
 		if (c[i].rate >= 0 && clock_ns > 0)
-			c[i].us_per_s = c[i].rate * 2 * clock_ns / 1e3;
+			c[i].us_per_s = pgcost_us_per_s(c[i].rate, clock_ns);
 	return n;
 }
 
