@@ -512,6 +512,40 @@ START_TEST(pgdisk_verdicts)
 }
 END_TEST
 
+/*
+ * The log2 histogram the metrics and the chart of PostgreSQL's tests take
+ * from the latency histogram is the one recording each value would give
+ * (ns: an octave always starts one of its buckets), on both sides of
+ * every power of two up to 2^40 ns.
+ */
+START_TEST(log2_from_hist)
+{
+	hist	   *h = hist_new(1);
+	hlog2		want,
+				got;
+
+	memset(&want, 0, sizeof(want));
+	hist_record(h, 0);
+	hlog2_record(&want, 0);
+	for (int k = 0; k <= 40; k++)
+	{
+		uint64_t	p = UINT64_C(1) << k;
+		const uint64_t around[] = {p - 1, p, p + 1, p + p / 2, p * 2 - 1};
+
+		for (size_t i = 0; i < sizeof(around) / sizeof(around[0]); i++)
+		{
+			hist_record(h, around[i]);
+			hlog2_record(&want, around[i]);
+		}
+	}
+	io_stats_log2(h, 1, &got);
+	for (int b = 0; b < HLOG2_BUCKETS; b++)
+		ck_assert_msg(got.count[b] == want.count[b], "bucket %d: %llu, want %llu", b,
+					  (unsigned long long) got.count[b], (unsigned long long) want.count[b]);
+	free(h);
+}
+END_TEST
+
 static Suite *
 io_suite(void)
 {
@@ -528,6 +562,7 @@ io_suite(void)
 	tcase_add_test(tc, timeline_merges);
 	tcase_add_test(tc, long_only_forms);
 	tcase_add_test(tc, pgdisk_verdicts);
+	tcase_add_test(tc, log2_from_hist);
 	tcase_add_loop_test(tc, pgdisk_cut, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
