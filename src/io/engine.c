@@ -197,8 +197,16 @@ do_request(aio_context_t aio, const io_plan *p, void *buf, io_request *r)
 		n = r->write ? pwritev2(p->fd, &iov, 1, (off_t) r->offset, p->rwf_flags)
 			: preadv2(p->fd, &iov, 1, (off_t) r->offset, p->rwf_flags);
 	else
-		n = r->write ? pwrite(p->fd, buf, p->size, (off_t) r->offset)
-			: pread(p->fd, buf, p->size, (off_t) r->offset);
+	{
+		/*
+		 * The system call itself: glibc's pread and pwrite, once the
+		 * watchdog's thread exists, switch thread cancellation on and off
+		 * around it (two atomic operations, about 20 ns of a 500 ns cached
+		 * read here); this thread is never cancelled.
+		 */
+		n = syscall(r->write ? SYS_pwrite64 : SYS_pread64, p->fd, buf, (size_t) p->size,
+					(off_t) r->offset);
+	}
 	if (n >= 0 && r->write && p->sync_writes && fdatasync(p->fd) != 0)
 		n = -1;
 	t1 = clock_now_ns();
