@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,14 @@ watchdog(void *arg)
 	engine	   *e = arg;
 	sigset_t	set;
 
+	/*
+	 * A descriptor table of its own (the descriptors it needs, 1 and 2, are
+	 * there, and what a cut writes it opens itself): the loop's process
+	 * then has one user of its table again, so that each request's
+	 * descriptor is looked up without the atomic reference count the
+	 * kernel takes for a table that threads share.  Harmless if refused.
+	 */
+	(void) unshare(CLONE_FILES);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
