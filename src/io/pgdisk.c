@@ -2,7 +2,8 @@
  * pgdisk.c — PostgreSQL's questions about its disks (see pgdisk.h): the
  * cluster's files found (--pgdata or the server's own answer), read
  * read-only and timed, the sync methods timed in a work file, then one
- * report in text or JSON.  Its requests are timed in loops of its own (many
+ * report in text or JSON, and --metrics and --chart beside it (suiteout.c
+ * and iochart.c draw each test's distribution).  Its requests are timed in loops of its own (many
  * files; several writes and a sync per request), each test under engine.c's
  * watchdog: a read or sync that never returns is cut at -w or at a stop
  * signal, as ioping's requests are, and the report is of what was measured.
