@@ -223,12 +223,10 @@ look(io_target *t, const struct stat *st, char **cause)
 				 iofmt_size(sz, t->device_size));
 		return 0;
 	}
+	/* a mount this process cannot see (a chroot's): both left empty, "(  8 GiB)" as ioping's */
 	if (!io_target_mount((unsigned long) st->st_dev, t->fstype, sizeof(t->fstype),
 						 t->device, sizeof(t->device)))
-	{
-		snprintf(t->fstype, sizeof(t->fstype), "unknown");
-		snprintf(t->device, sizeof(t->device), "unknown");
-	}
+		t->fstype[0] = t->device[0] = '\0';
 	if (statvfs(t->path, &vfs) == 0)
 		t->device_size = (uint64_t) vfs.f_blocks * vfs.f_frsize;
 	snprintf(t->describe, sizeof(t->describe), "%s %s %s", t->fstype, t->device,

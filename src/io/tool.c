@@ -216,7 +216,7 @@ io_tool_run(const io_settings *s)
 		msg_error("%s", cause);
 		if (run.t.direct_refused)
 			msg_detail("Direct I/O (O_DIRECT) is not available on the file system of \"%s\" (%s).",
-					   s->target, run.t.fstype);
+					   s->target, run.t.fstype[0] ? run.t.fstype : "its type unknown");
 		free(cause);
 		return rc == IO_TARGET_USAGE ? EXITCODE_ERROR : IO_EXIT_PREPARATION;
 	}
