@@ -501,6 +501,8 @@ run_release() {
 		tests=$(smoke_tests "$name")
 		checkers=$(smoke_checkers "$name")
 	fi
+	# pgtempo-io's files: ioping for 190's differential test, promtool for their metrics
+	case " $tests " in *_io_*) checkers="$checkers ioping prometheus" ;; esac
 	if [ -n "$host_build" ]; then
 		label=$tests
 		if [ -z "$tests" ]; then

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,14 @@ watchdog(void *arg)
 	engine	   *e = arg;
 	sigset_t	set;
 
+	/*
+	 * A descriptor table of its own (the descriptors it needs, 1 and 2, are
+	 * there, and what a cut writes it opens itself): the loop's process
+	 * then has one user of its table again, so that each request's
+	 * descriptor is looked up without the atomic reference count the
+	 * kernel takes for a table that threads share.  Harmless if refused.
+	 */
+	(void) unshare(CLONE_FILES);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -197,8 +206,16 @@ do_request(aio_context_t aio, const io_plan *p, void *buf, io_request *r)
 		n = r->write ? pwritev2(p->fd, &iov, 1, (off_t) r->offset, p->rwf_flags)
 			: preadv2(p->fd, &iov, 1, (off_t) r->offset, p->rwf_flags);
 	else
-		n = r->write ? pwrite(p->fd, buf, p->size, (off_t) r->offset)
-			: pread(p->fd, buf, p->size, (off_t) r->offset);
+	{
+		/*
+		 * The system call itself: glibc's pread and pwrite, once the
+		 * watchdog's thread exists, switch thread cancellation on and off
+		 * around it (two atomic operations, about 20 ns of a 500 ns cached
+		 * read here); this thread is never cancelled.
+		 */
+		n = syscall(r->write ? SYS_pwrite64 : SYS_pread64, p->fd, buf, (size_t) p->size,
+					(off_t) r->offset);
+	}
 	if (n >= 0 && r->write && p->sync_writes && fdatasync(p->fd) != 0)
 		n = -1;
 	t1 = clock_now_ns();

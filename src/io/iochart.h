@@ -16,4 +16,10 @@
 void		iochart_render(const io_settings *s, const io_target *t, const io_stats *st,
 						   strbuf *out);
 
+/*
+ * PostgreSQL's tests (pgdisk.c): one panel of bars per test, the
+ * distribution of its request times, every panel on the same buckets.
+ */
+void		iochart_render_dists(const char *subtitle, const io_dist *d, int n, strbuf *out);
+
 #endif

@@ -58,7 +58,8 @@ usage(void)
 		   "  -T, --max-time=TIME     slower requests are left out\n"
 		   "  -B, --batch             the closing statistics as one raw line\n"
 		   "  -I, --time[=FORMAT]     the time before each request (\"%%b %%d %%T\")\n"
-		   "  -J, -json               ioping's JSON array\n"
+		   "  -J, -json               ioping's JSON array, as ioping -J (one dash;\n"
+		   "                          --json is the suite's document)\n"
 		   "  -p, --print-count=COUNT raw statistics every COUNT requests\n"
 		   "  -P, --print-interval=TIME  raw statistics every TIME\n"
 		   "  -q, --quiet             no line per request\n"
@@ -67,13 +68,15 @@ usage(void)
 		   "Beyond ioping:\n"
 		   "      --histogram[=UNIT]  after the statistics: the log2 histogram of request\n"
 		   "                          times (UNIT us, the default, or ns) and percentiles\n"
-		   "      --json[=FILE]       one JSON document (percentiles, histogram): on\n"
-		   "                          standard output instead of ioping's text, or to FILE\n"
+		   "      --json[=FILE]       the suite's JSON document (percentiles, histogram;\n"
+		   "                          not ioping's, which is -J): on standard output\n"
+		   "                          instead of ioping's text, or to FILE\n"
 		   "      --metrics=FILE      the results as Prometheus metrics (textfile: *.prom)\n"
 		   "      --chart=FILE        an SVG chart: request times over the run (mean and\n"
 		   "                          slowest), requests per second, the distribution\n\n"
 		   "PostgreSQL's questions (8 KiB requests; each test -w TIME, 5s by default,\n"
-		   "or -c COUNT; of the options above only -w, -c and --json apply):\n"
+		   "or -c COUNT; of the options above only -w, -c, --json, --metrics and\n"
+		   "--chart apply; the chart: the distribution of each test):\n"
 		   "      --pgdata=DIR        random and sequential reads over the cluster's\n"
 		   "                          relation files in DIR, read-only, direct I/O where\n"
 		   "                          the filesystem allows; their ratio\n"
@@ -322,7 +325,6 @@ pg_refused(const io_settings *s)
 		{s->print_time, "-I/--time"}, {s->ioping_json, "-J/--ioping-json"},
 		{s->print_count > 0, "-p/--print-count"}, {s->print_interval_ns > 0, "-P/--print-interval"},
 		{s->quiet, "-q/--quiet"}, {s->histogram > 0, "--histogram"},
-		{s->metrics_path != NULL, "--metrics"}, {s->chart_path != NULL, "--chart"},
 	};
 
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)

@@ -2,7 +2,8 @@
  * pgdisk.c — PostgreSQL's questions about its disks (see pgdisk.h): the
  * cluster's files found (--pgdata or the server's own answer), read
  * read-only and timed, the sync methods timed in a work file, then one
- * report in text or JSON.  Its requests are timed in loops of its own (many
+ * report in text or JSON, and --metrics and --chart beside it (suiteout.c
+ * and iochart.c draw each test's distribution).  Its requests are timed in loops of its own (many
  * files; several writes and a sync per request), each test under engine.c's
  * watchdog: a read or sync that never returns is cut at -w or at a stop
  * signal, as ioping's requests are, and the report is of what was measured.
@@ -28,14 +29,17 @@
 #include "pgtempo/conn.h"
 #include "pgtempo/exitcode.h"
 #include "pgtempo/json.h"
+#include "pgtempo/metrics.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/signals.h"
 #include "pgtempo/strbuf.h"
 #include "pgtempo/xalloc.h"
 
 #include "engine.h"
+#include "iochart.h"
 #include "iofmt.h"
 #include "suiteout.h"
+#include "target.h"
 #include "tool.h"
 
 #define WORK_FILE_NAME "pgtempo-io-walsync.tmp"
@@ -72,6 +76,7 @@ typedef struct pgdisk
 	int			nfiles;
 	uint64_t	blocks;
 	bool		direct;			/* every file opened with O_DIRECT */
+	char		refused_fs[64];	/* the type of the file system that refused it */
 	bool		in_memory;		/* the files are on tmpfs or ramfs */
 	bool		reads;
 	pgdisk_series random;
@@ -349,8 +354,14 @@ open_files(pgdisk *d, char **cause)
 			f->fd = open(f->path, flags &= ~O_NOATIME);	/* not the owner */
 		if (f->fd < 0 && errno == EINVAL && (flags & O_DIRECT))
 		{
+			struct stat st;
+			char		source[256];
+
 			d->direct = false;
 			f->fd = open(f->path, flags & ~O_DIRECT);
+			if (f->fd >= 0 && fstat(f->fd, &st) == 0)
+				(void) io_target_mount((unsigned long) st.st_dev, d->refused_fs,
+									   sizeof(d->refused_fs), source, sizeof(source));
 		}
 		if (f->fd < 0)
 		{
@@ -648,8 +659,10 @@ text_reads(FILE *out, const pgdisk *d)
 			d->nfiles, iofmt_size(b, d->blocks * PGDISK_BLOCK), d->datadir,
 			d->direct ? "direct I/O" : "buffered I/O");
 	if (!d->direct)
-		fprintf(out, "  direct I/O not available on this filesystem; reads may come from the page\n"
-				"  cache (each random read is preceded by posix_fadvise(DONTNEED) on its block)\n");
+		fprintf(out, "  direct I/O (O_DIRECT) is not available on this file system (%s): the reads\n"
+				"  are buffered instead and may come from the page cache (each random read is\n"
+				"  preceded by posix_fadvise(DONTNEED) on its block)\n",
+				d->refused_fs[0] ? d->refused_fs : "unknown");
 	if (d->in_memory)
 		fprintf(out, "  the files are in memory (tmpfs or ramfs): no read here is a disk read\n");
 	text_series(out, "random", &d->random);
@@ -713,15 +726,14 @@ json_series(json_writer *w, const pgdisk_series *x)
 	json_object_end(w);
 }
 
-/* The whole report as one JSON document. */
-static char *
-json_report(const pgdisk *d)
+/* The whole report as one JSON document, into sb. */
+static void
+json_report(const pgdisk *d, strbuf *sb)
 {
-	strbuf		sb;
 	json_writer w;
 
-	strbuf_init(&sb);
-	json_init(&w, &sb, true);
+	strbuf_init(sb);
+	json_init(&w, sb, true);
 	json_object_begin(&w);
 	json_kv_string(&w, "tool", "pgtempo-io");
 	json_key(&w, "server");
@@ -750,6 +762,8 @@ json_report(const pgdisk *d)
 		json_kv_int(&w, "files", d->nfiles);
 		json_kv_uint(&w, "bytes", d->blocks * PGDISK_BLOCK);
 		json_kv_bool(&w, "direct_io", d->direct);
+		json_kv_string(&w, "direct_io_refused_by", d->direct ? NULL
+					   : d->refused_fs[0] ? d->refused_fs : "unknown");
 		json_kv_bool(&w, "in_memory", d->in_memory);
 		json_key(&w, "random");
 		json_series(&w, &d->random);
@@ -776,21 +790,98 @@ json_report(const pgdisk *d)
 		json_object_end(&w);
 	}
 	json_object_end(&w);
-	strbuf_putc(&sb, '\n');
-	return strbuf_detach(&sb);
+	strbuf_putc(sb, '\n');
 }
 
-/* The report: text or the JSON document on stdout, the JSON file beside; false if a write failed. */
+/* The tests that ran or were to run, as --metrics and --chart take them; their number. */
+static int
+dists_of(const pgdisk *d, io_dist *out)
+{
+	const pgdisk_series *x[2 + NMETHODS * 2];
+	int			n = 0,
+				k = 0;
+
+	if (d->reads)
+	{
+		x[n++] = &d->random;
+		x[n++] = &d->seq;
+	}
+	for (int i = 0; i < d->nsync; i++)
+		x[n++] = &d->sync[i];
+	for (int i = 0; i < n; i++)
+	{
+		if (x[i]->name == NULL)
+			continue;			/* stopped before it began */
+		out[k].test = i < 2 && d->reads ? "read" : "wal_sync";
+		out[k].method = x[i]->name;
+		out[k].writes = x[i]->writes;
+		out[k].direct = x[i]->direct;
+		out[k].h = x[i]->h;
+		out[k].ops_per_sec = pgdisk_ops(x[i]);
+		out[k].seconds = (double) x[i]->elapsed_ns / 1e9;
+		k++;
+	}
+	return k;
+}
+
+/* --metrics: the tests' families, the ratio and the server's settings beside. */
+static bool
+write_metrics(const pgdisk *d, const io_dist *dist, int n)
+{
+	metrics		m;
+	double		ratio = pgdisk_ratio(&d->random, &d->seq);
+
+	metrics_init(&m);
+	suiteout_metrics_dists(&m, dist, n);
+	if (ratio > 0)
+		metrics_gauge(&m, "pgtempo_io_pg_random_sequential_ratio",
+					  "Mean time of a random 8 KiB read over that of a sequential one.", NULL, ratio);
+	if (d->srv.random_page_cost >= 0)
+		metrics_gauge(&m, "pgtempo_io_pg_random_page_cost", "The server's random_page_cost.",
+					  NULL, d->srv.random_page_cost);
+	if (d->srv.seq_page_cost >= 0)
+		metrics_gauge(&m, "pgtempo_io_pg_seq_page_cost", "The server's seq_page_cost.",
+					  NULL, d->srv.seq_page_cost);
+	if (d->srv.wal_sync_method != NULL)
+		metrics_info(&m, "pgtempo_io_pg_wal_sync_method_info", "The server's wal_sync_method.",
+					 (const char *[]) {"method", d->srv.wal_sync_method, NULL});
+	return suiteout_metrics_publish(d->s->metrics_path, &m);
+}
+
+/* --chart: the distribution of each test, on one scale. */
+static bool
+write_chart(const pgdisk *d, const io_dist *dist, int n)
+{
+	strbuf		sb;
+	strbuf		sub;
+	bool		ok;
+
+	strbuf_init(&sb);
+	strbuf_init(&sub);
+	if (d->reads)
+		strbuf_printf(&sub, "reads over the relation files in %s (%s)", d->datadir,
+					  d->direct ? "direct I/O" : "buffered I/O");
+	if (d->syncs)
+		strbuf_printf(&sub, "%swrites and syncs in %s", d->reads ? "; " : "", d->work_path);
+	iochart_render_dists(sub.data, dist, n, &sb);
+	strbuf_free(&sub);
+	ok = suiteout_publish(d->s->chart_path, &sb);
+	return ok;
+}
+
+/* The report: text or the JSON document on stdout, the files beside; false if a write failed. */
 static bool
 report(const pgdisk *d)
 {
 	const io_settings *s = d->s;
-	char	   *doc = json_report(d);
+	strbuf		doc;
+	io_dist		dist[2 + NMETHODS * 2];
+	int			n = dists_of(d, dist);
 	bool		ok = true;
-	char	   *cause = NULL;
 
+	json_report(d, &doc);
 	if (s->json)
-		fputs(doc, stdout);
+		fputs(doc.data, stdout);
 	else
 	{
 		if (d->reads)
@@ -798,13 +889,14 @@ report(const pgdisk *d)
 		if (d->syncs)
 			text_syncs(stdout, d);
 	}
-	if (s->json_path != NULL && !strbuf_write_file(s->json_path, doc, strlen(doc), &cause))
-	{
-		msg_error("%s", cause);
-		free(cause);
+	if (s->json_path != NULL)
+		ok = suiteout_publish(s->json_path, &doc);
+	else
+		strbuf_free(&doc);
+	if (s->metrics_path != NULL && !write_metrics(d, dist, n))
 		ok = false;
-	}
-	free(doc);
+	if (s->chart_path != NULL && !write_chart(d, dist, n))
+		ok = false;
 	return ok;
 }
 
@@ -854,22 +946,19 @@ pgdisk_run(const io_settings *s)
 	d.datadir = s->pgdata;
 	d.reads = s->pgdata != NULL || (s->pg && s->wal_sync_dir == NULL);
 	d.syncs = s->wal_sync_dir != NULL;
+	if (!suiteout_check(s))
+		return EXITCODE_ERROR;	/* an output file cannot be written: before any test */
 	if (posix_memalign(&d.buf, 4096, PGDISK_BLOCK) != 0)
 	{
 		msg_error("out of memory");
 		return EXITCODE_ERROR;
 	}
 	memset(d.buf, 0x5a, PGDISK_BLOCK);
-	if (s->json_path != NULL && !strbuf_check_writable(s->json_path, &cause))
-		status = EXITCODE_ERROR;
-	else
-	{
-		signals_catch_stop(on_stop, 0);
-		if (!run_tests(&d, &cause))
-			status = IO_EXIT_PREPARATION;
-		else if (stop_signal != 0)
-			status = EXITCODE_SIGNAL(stop_signal);
-	}
+	signals_catch_stop(on_stop, 0);
+	if (!run_tests(&d, &cause))
+		status = IO_EXIT_PREPARATION;
+	else if (stop_signal != 0)
+		status = EXITCODE_SIGNAL(stop_signal);
 	if (d.work_path != NULL)
 		unlink(d.work_path);
 	if (cause != NULL)

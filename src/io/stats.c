@@ -152,3 +152,12 @@ io_stats_figures(const io_window *w, io_figures *f)
 		f->load_bps = (double) f->load_bytes * (double) NS_PER_S / (double) f->load_time_ns;
 	}
 }
+
+void
+io_stats_log2(const hist *h, uint64_t unit, hlog2 *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < HIST_BUCKETS; i++)
+		if (h->counts[i] > 0)
+			out->count[hlog2_bucket(hist_bucket_low(i) / unit)] += h->counts[i];
+}

@@ -75,6 +75,21 @@ typedef struct io_figures
 	double		load_bps;
 } io_figures;
 
+/*
+ * One distribution of PostgreSQL's tests (pgdisk.c) as --metrics and
+ * --chart take it: which test and method, and what it measured.
+ */
+typedef struct io_dist
+{
+	const char *test;			/* "read" or "wal_sync" */
+	const char *method;			/* "random", "sequential" or a wal_sync_method */
+	int			writes;			/* writes per sync; 1 for reads */
+	bool		direct;			/* opened with O_DIRECT */
+	const hist *h;				/* request times in ns; NULL: not run */
+	double		ops_per_sec;
+	double		seconds;		/* how long the test ran */
+} io_dist;
+
 void		io_stats_init(io_stats *st, uint64_t start_ns);
 void		io_stats_free(io_stats *st);
 /* A request of bytes taking time_ns, ending at end_ns; valid: counted in the statistics. */
@@ -85,5 +100,11 @@ void		io_stats_keep_timeline(io_stats *st);
 /* Begin a new period at now_ns. */
 void		io_stats_new_period(io_stats *st, uint64_t now_ns);
 void		io_stats_figures(const io_window *w, io_figures *f);
+
+/*
+ * The log2 histogram of h's values in unit ns (1: ns, exact, since each
+ * power of two starts one of h's buckets; 1000: us, by each bucket's low).
+ */
+void		io_stats_log2(const hist *h, uint64_t unit, hlog2 *out);
 
 #endif

@@ -52,10 +52,7 @@ log2_in(const io_stats *st, bool ns, hlog2 *h)
 		return;
 	}
 	/* us buckets: a request of t ns falls where t / 1000 does */
-	memset(h, 0, sizeof(*h));
-	for (int i = 0; i < HIST_BUCKETS; i++)
-		if (v->counts[i] > 0)
-			h->count[hlog2_bucket(hist_bucket_low(i) / 1000)] += v->counts[i];
+	io_stats_log2(v, 1000, h);
 }
 
 /* --histogram: the table and the percentiles, after ioping's statistics. */
@@ -168,14 +165,27 @@ json_document(strbuf *sb, const io_settings *s, const io_target *t, const io_sta
 	strbuf_putc(sb, '\n');
 }
 
+/* A duration histogram in seconds from a log2 histogram of ns (sum_ns: the exact sum). */
+static void
+add_log2_histogram(metrics *m, const char *name, const char *help, const char *const *labels,
+				   const hlog2 *h, double sum_ns)
+{
+	double		le[HLOG2_BUCKETS];
+	int			top = hlog2_top(h);
+
+	if (top < 0)
+		top = 0;
+	for (int b = 0; b <= top; b++)
+		le[b] = (double) hlog2_bucket_max(b) / 1e9;
+	metrics_histogram(m, name, help, labels, le, h->count, (size_t) top + 1, sum_ns / 1e9);
+}
+
 /* The Prometheus textfile's families. */
 static void
 add_metrics(metrics *m, const io_settings *s, const io_target *t, const io_stats *st)
 {
 	const char *labels[] = {"target", t->path, "operation", operation(s), NULL};
 	io_figures	f;
-	double		le[HLOG2_BUCKETS];
-	int			top = hlog2_top(&st->log2);
 
 	io_stats_figures(&st->run, &f);
 	metrics_info(m, "pgtempo_io_target_info", "The target and its file system.",
@@ -189,13 +199,63 @@ add_metrics(metrics *m, const io_settings *s, const io_target *t, const io_stats
 	metrics_gauge(m, "pgtempo_io_iops", "Requests per second of request time.", labels, f.iops);
 	metrics_gauge(m, "pgtempo_io_throughput_bytes_per_second",
 				  "Bytes per second of request time.", labels, f.bps);
-	if (top < 0)
-		top = 0;
-	for (int b = 0; b <= top; b++)
-		le[b] = (double) hlog2_bucket_max(b) / 1e9;
-	metrics_histogram(m, "pgtempo_io_request_duration_seconds",
-					  "Time of each counted request.", labels, le, st->log2.count,
-					  (size_t) top + 1, st->run.valid->sum / 1e9);
+	add_log2_histogram(m, "pgtempo_io_request_duration_seconds", "Time of each counted request.",
+					   labels, &st->log2, st->run.valid->sum);
+}
+
+void
+suiteout_metrics_dists(metrics *m, const io_dist *d, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		char		writes[16];
+		const char *labels[] = {"test", d[i].test, "method", d[i].method, "writes", writes, NULL};
+		hlog2		h;
+
+		if (d[i].h == NULL)
+			continue;
+		snprintf(writes, sizeof(writes), "%d", d[i].writes);
+		metrics_info(m, "pgtempo_io_pg_test_info",
+					 "A test of PostgreSQL's questions: its method, writes per sync, direct I/O.",
+					 (const char *[]) {"test", d[i].test, "method", d[i].method, "writes", writes,
+					 "direct_io", d[i].direct ? "true" : "false", NULL});
+		metrics_counter(m, "pgtempo_io_pg_requests_total",
+						"Requests of the test (a sync test's: its writes and their sync).",
+						labels, (double) d[i].h->total);
+		metrics_gauge(m, "pgtempo_io_pg_operations_per_second",
+					  "Requests per second of the test's time (pg_test_fsync's ops/sec).",
+					  labels, d[i].ops_per_sec);
+		metrics_gauge(m, "pgtempo_io_pg_test_seconds", "How long the test ran.", labels,
+					  d[i].seconds);
+		for (size_t p = 0; p < NPCT && d[i].h->total > 0; p++)
+			metrics_gauge(m, "pgtempo_io_pg_request_duration_percentile_seconds",
+						  "Percentiles of the test's request times.",
+						  (const char *[]) {"test", d[i].test, "method", d[i].method,
+						  "writes", writes, "percentile", percentiles[p].key + 1, NULL},
+						  (double) hist_percentile(d[i].h, percentiles[p].pct) / 1e9);
+		io_stats_log2(d[i].h, 1, &h);
+		add_log2_histogram(m, "pgtempo_io_pg_request_duration_seconds",
+						   "Time of each request of the test.", labels, &h, d[i].h->sum);
+	}
+}
+
+bool
+suiteout_metrics_publish(const char *path, metrics *m)
+{
+	strbuf		sb;
+	char	   *cause = NULL;
+	bool		ok;
+
+	strbuf_init(&sb);
+	ok = metrics_render(m, 0, &sb, &cause) && metrics_write_file(path, &sb, &cause);
+	if (!ok)
+	{
+		msg_error("%s", cause);
+		free(cause);
+	}
+	strbuf_free(&sb);
+	metrics_free(m);
+	return ok;
 }
 
 /* --metrics: the textfile, replaced whole. */
@@ -203,22 +263,10 @@ static bool
 write_metrics(const io_settings *s, const io_target *t, const io_stats *st)
 {
 	metrics		m;
-	strbuf		sb;
-	char	   *cause = NULL;
-	bool		ok;
 
 	metrics_init(&m);
-	strbuf_init(&sb);
 	add_metrics(&m, s, t, st);
-	ok = metrics_render(&m, 0, &sb, &cause) && metrics_write_file(s->metrics_path, &sb, &cause);
-	if (!ok)
-	{
-		msg_error("%s", cause);
-		free(cause);
-	}
-	strbuf_free(&sb);
-	metrics_free(&m);
-	return ok;
+	return suiteout_metrics_publish(s->metrics_path, &m);
 }
 
 bool
@@ -247,36 +295,42 @@ suiteout_write(const io_settings *s, const io_target *t, const io_stats *st)
 	if (s->json || s->json_path != NULL)
 	{
 		strbuf		sb;
-		char	   *cause = NULL;
 
 		strbuf_init(&sb);
 		json_document(&sb, s, t, st);
-		if (s->json_path == NULL)
-			fwrite(sb.data, 1, sb.len, stdout);
-		else if (!strbuf_write_file(s->json_path, sb.data, sb.len, &cause))
+		if (s->json_path != NULL)
+			ok = suiteout_publish(s->json_path, &sb);
+		else
 		{
-			msg_error("%s", cause);
-			free(cause);
-			ok = false;
+			fwrite(sb.data, 1, sb.len, stdout);
+			strbuf_free(&sb);
 		}
-		strbuf_free(&sb);
 	}
 	if (s->metrics_path != NULL && !write_metrics(s, t, st))
 		ok = false;
 	if (s->chart_path != NULL && st->timeline != NULL)
 	{
 		strbuf		sb;
-		char	   *cause = NULL;
 
 		strbuf_init(&sb);
 		iochart_render(s, t, st, &sb);
-		if (!strbuf_write_file(s->chart_path, sb.data, sb.len, &cause))
-		{
-			msg_error("%s", cause);
-			free(cause);
+		if (!suiteout_publish(s->chart_path, &sb))
 			ok = false;
-		}
-		strbuf_free(&sb);
 	}
+	return ok;
+}
+
+bool
+suiteout_publish(const char *path, strbuf *sb)
+{
+	char	   *cause = NULL;
+	bool		ok = strbuf_write_file(path, sb->data, sb->len, &cause);
+
+	if (!ok)
+	{
+		msg_error("%s", cause);
+		free(cause);
+	}
+	strbuf_free(sb);
 	return ok;
 }

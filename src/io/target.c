@@ -84,6 +84,23 @@ open_flags(const io_settings *s, bool writable)
 	return flags | O_CLOEXEC;
 }
 
+/*
+ * Why the requests' open failed: a file system that refuses O_DIRECT
+ * (EINVAL: ramfs, FUSE, tmpfs before Linux 6.6) gets ioping's words for it,
+ * and the target remembers it for the detail line.
+ */
+static char *
+open_failure(io_target *t, const io_settings *s, const char *path, int err)
+{
+	if (err == EINVAL && s->direct)
+	{
+		t->direct_refused = true;
+		return xasprintf("fcntl(O_DIRECT) failed, please retry without option -D: %s",
+						 strerror(err));
+	}
+	return xasprintf("failed to open \"%s\": %s", path, strerror(err));
+}
+
 /* Fill [0, len) of fd with data; 0 or errno (ENOSPC: the disk is full). */
 static int
 fill(int fd, uint64_t len)
@@ -168,7 +185,7 @@ open_work_file(io_target *t, const io_settings *s, uint64_t len, char **cause)
 	close(fd);
 	if (t->fd < 0)
 	{
-		*cause = xasprintf("failed to open \"%s\": %s", path, strerror(err));
+		*cause = open_failure(t, s, path, err);
 		free(path);
 		return IO_TARGET_PREPARATION;
 	}
@@ -206,12 +223,10 @@ look(io_target *t, const struct stat *st, char **cause)
 				 iofmt_size(sz, t->device_size));
 		return 0;
 	}
+	/* a mount this process cannot see (a chroot's): both left empty, "(  8 GiB)" as ioping's */
 	if (!io_target_mount((unsigned long) st->st_dev, t->fstype, sizeof(t->fstype),
 						 t->device, sizeof(t->device)))
-	{
-		snprintf(t->fstype, sizeof(t->fstype), "unknown");
-		snprintf(t->device, sizeof(t->device), "unknown");
-	}
+		t->fstype[0] = t->device[0] = '\0';
 	if (statvfs(t->path, &vfs) == 0)
 		t->device_size = (uint64_t) vfs.f_blocks * vfs.f_frsize;
 	snprintf(t->describe, sizeof(t->describe), "%s %s %s", t->fstype, t->device,
@@ -297,7 +312,7 @@ io_target_open(io_target *t, const io_settings *s, char **cause)
 	t->fd = open(t->path, open_flags(s, writes));
 	if (t->fd < 0)
 	{
-		*cause = xasprintf("failed to open \"%s\": %s", t->path, strerror(errno));
+		*cause = open_failure(t, s, t->path, errno);
 		return IO_TARGET_PREPARATION;
 	}
 	if (!s->cached)

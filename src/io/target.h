@@ -36,6 +36,7 @@ typedef struct io_target
 	uint64_t	work_offset;	/* the working set */
 	uint64_t	work_size;
 	bool		writable;
+	bool		direct_refused; /* the file system refused O_DIRECT (-D) */
 } io_target;
 
 /*

@@ -214,6 +214,9 @@ io_tool_run(const io_settings *s)
 	if ((rc = io_target_open(&run.t, s, &cause)) != 0)
 	{
 		msg_error("%s", cause);
+		if (run.t.direct_refused)
+			msg_detail("Direct I/O (O_DIRECT) is not available on the file system of \"%s\" (%s).",
+					   s->target, run.t.fstype[0] ? run.t.fstype : "its type unknown");
 		free(cause);
 		return rc == IO_TARGET_USAGE ? EXITCODE_ERROR : IO_EXIT_PREPARATION;
 	}

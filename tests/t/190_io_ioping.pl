@@ -138,6 +138,21 @@ for my $case (@cases)
 differential('ioping JSON', [qw(-c 2 -i 0 -J)], $target, json => 1);
 differential('JSON periods', [qw(-c 4 -i 0 -p 2 -J)], $target, json => 1);
 differential('JSON over -B', [qw(-c 3 -i 0 -B -J)], $target, json => 1);
+differential('JSON, one-dash long form', [qw(-c 2 -i 0 -json)], $target, json => 1);
+differential('JSON of writes', [qw(-c 2 -i 0 -W -J)], $target, json => 1);
+differential('JSON of a ping-pong', [qw(-c 3 -i 0 -G -J)], $target, json => 1);
+differential('JSON of a file, quiet', [qw(-c 2 -i 0 -q -J)], $file, json => 1);
+
+# -J is ioping's JSON, --json the suite's: not the same document
+{
+	my ($rc, $out) = run_tool([ $bin, qw(-c 2 -i 0 -C -J), $target ]);
+	my $j = eval { decode_json($out) };
+	is(ref $j, 'ARRAY', '-J: ioping\'s array');
+	($rc, $out) = run_tool([ $bin, qw(-c 2 -i 0 -C --json), $target ]);
+	$j = eval { decode_json($out) };
+	ok(ref $j eq 'HASH' && $j->{tool} eq 'pgtempo-io' && $j->{latency_ns}{percentiles},
+		'--json: the suite\'s document, with percentiles');
+}
 
 # -N without -C or -D: whether a request finds its page gone from the cache
 # (EAGAIN) or not depends on the kernel's timing, for ioping as for us: the
@@ -192,6 +207,43 @@ for my $case (@bad)
 	}
 	$ref_rc //= 2;
 	is($rc, $ref_rc, "$name: exit status $ref_rc, as ioping's");
+}
+
+# a directory where a file is needed: refused before the first request
+for my $o (qw(--json --metrics --chart))
+{
+	my ($rc, $out, $err) = run_tool([ $bin, qw(-c 1), "$o=$dir", $target ]);
+	is($rc, 1, "$o=DIRECTORY: exit 1");
+	like($err, qr/^pgtempo-io: error: could not open file "\Q$dir\E" for writing: Is a directory$/m,
+		"$o=DIRECTORY: said");
+	is($out, '', "$o=DIRECTORY: no request");
+}
+
+# a file system that refuses O_DIRECT (ramfs), in a mount namespace of its
+# own: -D stops before its first request with ioping's error and status,
+# and a detail naming the file system
+SKIP:
+{
+	my $ramfs = "$dir/ramfs";
+	mkdir $ramfs or die "mkdir $ramfs: $!";
+	my @on_ramfs = ('unshare', '--user', '--map-root-user', '--mount', 'sh', '-c',
+		'mount -t ramfs ramfs "$1" && shift && exec "$@"', 'sh', $ramfs);
+	skip 'no ramfs can be mounted here (user namespaces)', 5
+	  unless system(@on_ramfs, 'true') == 0;
+	my ($rc, $out, $err) = run_tool([ @on_ramfs, $bin, qw(-c 1 -D), $ramfs ]);
+	is($rc, 2, 'ramfs -D: exit 2');
+	like($err, qr/^pgtempo-io: error: fcntl\(O_DIRECT\) failed, please retry without option -D: Invalid argument\npgtempo-io: detail: Direct I\/O \(O_DIRECT\) is not available on the file system of "\Q$ramfs\E" \(ramfs\)\.\n\z/,
+		'ramfs -D: ioping\'s error, then the file system named');
+	is($out, '', 'ramfs -D: no request');
+  SKIP:
+	{
+		skip 'ioping is not installed', 1 unless $ioping;
+		my ($rc_ref, $out_ref, $err_ref) = run_tool([ @on_ramfs, $ioping, qw(-c 1 -D), $ramfs ]);
+		is("$rc_ref " . masked($err_ref), "$rc " . (masked($err) =~ s/^pgtempo-io: detail: .*\n//mr),
+			'ramfs -D: ioping\'s status and words');
+	}
+	($rc, $out, $err) = run_tool([ @on_ramfs, $bin, qw(-c 2 -i 0), $ramfs ]);
+	is($rc, 0, 'ramfs without -D: exit 0') or diag($err);
 }
 
 # a work file the size limit stops half-way: ioping's preparation error, the file gone

@@ -387,9 +387,13 @@ run_pgdisk_hanging(void)
 	io_settings s;
 	char		out[128];
 	char		json[128];
+	char		prom[128];
+	char		svg[128];
 
 	snprintf(out, sizeof(out), "%s/out.txt", cut_dir);
 	snprintf(json, sizeof(json), "%s/report.json", cut_dir);
+	snprintf(prom, sizeof(prom), "%s/report.prom", cut_dir);
+	snprintf(svg, sizeof(svg), "%s/report.svg", cut_dir);
 	if (freopen(out, "w", stdout) == NULL)
 		exit(90);
 	memset(&s, 0, sizeof(s));
@@ -398,6 +402,8 @@ run_pgdisk_hanging(void)
 	else
 		s.pgdata = cut_dir;
 	s.json_path = json;
+	s.metrics_path = prom;
+	s.chart_path = svg;
 	s.deadline_set = true;
 	s.deadline_ns = cut_by_signal ? INT64_C(600000000000) : INT64_C(200000000);
 	io_engine_request_hook = cut_by_signal ? term_then_hang : hang;
@@ -422,7 +428,7 @@ slurp(const char *dir, const char *name)
 
 /*
  * pgdisk's read and sync tests hold -w and a stop signal while a request
- * hangs: the report of what was measured (text and JSON), the work file
+ * hangs: the report of what was measured (text, JSON, metrics and chart), the work file
  * gone, ioping's status (0 at -w, 128+N at a signal).
  */
 START_TEST(pgdisk_cut)
@@ -431,6 +437,8 @@ START_TEST(pgdisk_cut)
 	char		path[128];
 	char	   *out;
 	char	   *json;
+	char	   *prom;
+	char	   *svg;
 	int			status;
 
 	cut_sync = _i / 2 == 1;
@@ -452,6 +460,19 @@ START_TEST(pgdisk_cut)
 	ck_assert_ptr_null(strstr(err, "status"));
 	out = slurp(cut_dir, "out.txt");
 	json = slurp(cut_dir, "report.json");
+	prom = slurp(cut_dir, "report.prom");
+	svg = slurp(cut_dir, "report.svg");
+	/* the metrics and the chart of the test cut, none of those after it */
+	ck_assert_msg(strstr(prom, cut_sync
+						 ? "pgtempo_io_pg_requests_total{test=\"wal_sync\",method=\"open_datasync\",writes=\"1\"} 0\n"
+						 : "pgtempo_io_pg_requests_total{test=\"read\",method=\"random\",writes=\"1\"} 0\n")
+				  != NULL, "%s", prom);
+	ck_assert_ptr_null(strstr(prom, cut_sync ? "method=\"fdatasync\"" : "method=\"sequential\""));
+	ck_assert_msg(strstr(svg, cut_sync ? ">open_datasync, 1 8 KiB write per sync"
+						 : ">random 8 KiB reads") != NULL, "%s", svg);
+	ck_assert_msg(strstr(svg, "no requests counted") != NULL, "%s", svg);
+	free(prom);
+	free(svg);
 	if (cut_sync)
 	{
 		ck_assert_msg(strstr(out, "open_datasync, 1 write") != NULL, "%s", out);
@@ -512,6 +533,40 @@ START_TEST(pgdisk_verdicts)
 }
 END_TEST
 
+/*
+ * The log2 histogram the metrics and the chart of PostgreSQL's tests take
+ * from the latency histogram is the one recording each value would give
+ * (ns: an octave always starts one of its buckets), on both sides of
+ * every power of two up to 2^40 ns.
+ */
+START_TEST(log2_from_hist)
+{
+	hist	   *h = hist_new(1);
+	hlog2		want,
+				got;
+
+	memset(&want, 0, sizeof(want));
+	hist_record(h, 0);
+	hlog2_record(&want, 0);
+	for (int k = 0; k <= 40; k++)
+	{
+		uint64_t	p = UINT64_C(1) << k;
+		const uint64_t around[] = {p - 1, p, p + 1, p + p / 2, p * 2 - 1};
+
+		for (size_t i = 0; i < sizeof(around) / sizeof(around[0]); i++)
+		{
+			hist_record(h, around[i]);
+			hlog2_record(&want, around[i]);
+		}
+	}
+	io_stats_log2(h, 1, &got);
+	for (int b = 0; b < HLOG2_BUCKETS; b++)
+		ck_assert_msg(got.count[b] == want.count[b], "bucket %d: %llu, want %llu", b,
+					  (unsigned long long) got.count[b], (unsigned long long) want.count[b]);
+	free(h);
+}
+END_TEST
+
 static Suite *
 io_suite(void)
 {
@@ -528,6 +583,7 @@ io_suite(void)
 	tcase_add_test(tc, timeline_merges);
 	tcase_add_test(tc, long_only_forms);
 	tcase_add_test(tc, pgdisk_verdicts);
+	tcase_add_test(tc, log2_from_hist);
 	tcase_add_loop_test(tc, pgdisk_cut, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
