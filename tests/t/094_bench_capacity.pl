@@ -3,25 +3,30 @@
 # a single queue with Poisson arrivals (-R).  Its service times are
 # measured: a transaction that finds the queue empty starts from sleep
 # (the client and the backend wake up: on a busy host that costs
-# milliseconds), one that waited starts at once; so two histograms, one
-# from an open-loop run at a tenth of the ceiling (nearly every
-# transaction finds the queue empty) and one from a closed-loop run (none
-# does).  The rate at which that queue's p99 reaches the objective is
-# computed here by simulation (Lindley's recursion, each service time drawn
-# from the histogram its case calls for), and the
-# capacity the search finds must lie near it.  The band is wide (0.15x to
-# 1.4x of the prediction), not the 10 % hoped for: the search reports the
-# highest rate whose p99's 95 % upper bound passes, which lies below the
-# point where the p99 itself crosses, and on a 2-core host shared with
-# other jobs the service times wander between the calibration runs and
-# the search (five runs here: errors +18, -27, -3, -41 and -59 %; see
-# pgtempo-bench(1), CAPACITY SEARCH; when the host gets busier between
-# the calibration and the search, the first steps fail and the search
-# lands lower still).  The measured error is printed
-# (note) for the record.  A search that measured latency from when the
-# client was free (hiding the queue) would find about the closed-loop
-# ceiling, 1.67x the prediction, and fail; one that found nothing, or fell
-# to its lowest rate (1/64 of the ceiling), fails the lower end.
+# milliseconds), one that waited starts at once; so a histogram from an
+# open-loop run at a tenth of the ceiling (nearly every transaction finds
+# the queue empty) and the service times in order from a closed-loop run
+# (none does).  The rate at which that queue's p99 reaches the objective is
+# computed here by simulation (Lindley's recursion; a simulation that drew
+# the service times independently from a histogram predicted twice the
+# capacity found, since on a busy host long service times come in runs).
+# The objective is the p99 at three quarters of the ceiling, where the p99
+# climbs steeply with the rate (at 60 % the curve is so flat that a 10 %
+# error of the p99 is one of the rate as well).
+#
+# On a 2-core host shared with other jobs the service times wander by a
+# factor of two within minutes, and the p99 of one 17 s run at a fixed
+# rate by a factor of ten (host stalls of 100 ms and more), so they are
+# measured before and after the search, and the search's own probe gives
+# a third ceiling: the capacity must lie within BAND_LO..BAND_HI of the two
+# predictions when the three ceilings and the two predictions agree within
+# STEADY (pgtempo-bench(1), CAPACITY SEARCH, gives the accuracy measured);
+# when they do not, the host was not steady and only the coarse checks
+# hold.  Those always hold: a search that measured
+# latency from when the client was free (hiding the queue) passes every
+# rate up to its ceiling and fails the upper check; one that found nothing
+# or fell to its lowest rate (1/64 of the ceiling) fails the lower one.
+# The measured errors are printed (note) for the record.
 # Also: the report's table and its JSON agree with the rule (a passing
 # step's upper bound is below the target, the capacity is the highest
 # passing rate, its bracket's upper end the lowest failing rate above it),
@@ -36,13 +41,23 @@ use warnings;
 
 use File::Temp qw(tempdir);
 use JSON::PP;
-use List::Util qw(first max min);
+use List::Util qw(first max min sum);
 use PgTempo::Metrics;
 use PgTempo::Test;
 use Test::More;
 
 my $ours = pgtempo_bin('pgtempo-bench');
 my $dir = tempdir(CLEANUP => 1);
+
+# the objective is the queue's p99 at RHO of its ceiling; the search's budget
+use constant RHO => 0.75;
+use constant SEARCH_S => 170;
+# the band around the predictions, asked when the ceilings and the two
+# predictions each agree within STEADY: what ten searches here support
+# (pgtempo-bench(1)), not the 10 % hoped for
+use constant BAND_LO => 0.3;
+use constant BAND_HI => 1.2;
+use constant STEADY => 1.2;
 
 # ---------------------------------------------------------------- option checks (no server)
 for my $case (
@@ -99,27 +114,30 @@ sub read_hist
 	return { lo => \@lo, hi => \@hi, cum => \@cum, n => $n };
 }
 
-# the service times of a waiting transaction: a closed-loop run of the one client
-my ($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '5', '-f', $script,
-	"--latency-histogram=$dir/busy.txt", $db ]);
-is($code, 0, 'closed-loop run of one client: exit 0') or diag($err);
-my $busy = read_hist("$dir/busy.txt");
-ok($busy->{n} >= 100, "service times from busy measured ($busy->{n} transactions)");
-my $mean = 0;
-for my $i (0 .. $#{ $busy->{cum} })
+# The service times of the queue, measured: of a waiting transaction in
+# order, from the per-transaction log of a closed-loop run of the one
+# client (they are not independent: a busy host makes a run of them long,
+# lag-1 autocorrelation about 0.36 here, and a queue fed such runs has a
+# p99 1.6x to 2.6x that of one fed the same times shuffled); of one that
+# finds the queue empty, as a histogram from an open-loop run at a tenth
+# of that ceiling.
+sub calibrate
 {
-	$mean += ($busy->{lo}[$i] + $busy->{hi}[$i]) / 2 *
-	  ($busy->{cum}[$i] - ($i ? $busy->{cum}[ $i - 1 ] : 0));
+	my ($tag) = @_;
+	my ($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '10', '-f', $script,
+		'-l', "--log-prefix=$dir/busy_$tag", $db ]);
+	is($code, 0, "$tag: closed-loop run of one client: exit 0") or diag($err);
+	my ($log) = glob("$dir/busy_$tag.*");
+	my @trace = map { (split ' ')[2] / 1e6 } slurp_lines($log // '/dev/null');
+	ok(@trace >= 100, "$tag: service times from busy measured (" . scalar(@trace) . ' transactions)');
+	my $mean = @trace ? sum(@trace) / @trace : 1;
+	($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '8', '-R',
+		sprintf('%.1f', 1 / $mean / 10), '-f', $script, "--latency-histogram=$dir/idle_$tag.txt", $db ]);
+	is($code, 0, "$tag: open-loop run at a tenth of the ceiling: exit 0") or diag($err);
+	my $idle = read_hist("$dir/idle_$tag.txt");
+	ok($idle->{n} >= 50, "$tag: service times from idle measured ($idle->{n} transactions)");
+	return { trace => \@trace, idle => $idle, mean => $mean, mu => 1 / $mean };
 }
-$mean /= $busy->{n};
-my $mu = 1 / $mean;
-
-# ... and of one that finds the queue empty: an open-loop run at a tenth of the ceiling
-($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '8', '-R', sprintf('%.1f', $mu / 10),
-	'-f', $script, "--latency-histogram=$dir/idle.txt", $db ]);
-is($code, 0, 'open-loop run at a tenth of the ceiling: exit 0') or diag($err);
-my $idle = read_hist("$dir/idle.txt");
-ok($idle->{n} >= 50, "service times from idle measured ($idle->{n} transactions)");
 
 # a service time drawn from histogram h (uniform within its bucket)
 sub service
@@ -136,42 +154,55 @@ sub service
 	return $h->{lo}[$a] + rand($h->{hi}[$a] - $h->{lo}[$a]);
 }
 
-# the p99 of the response time (wait + service) of the queue at rate lambda:
-# Lindley's recursion over 60,000 arrivals, the same random numbers each call
+# the p99 of the response time (wait + service) of the queue with service
+# times $c at rate lambda: Lindley's recursion over 60,000 arrivals, the
+# same random numbers each call; a transaction that waited takes the
+# service time the log holds for the moment it starts (the log replayed
+# as a clock, round and round), one that found the queue empty one drawn
+# from the idle histogram
 sub sim_p99
 {
-	my ($lambda) = @_;
+	my ($c, $lambda) = @_;
+	my $tr = $c->{trace};
 	srand(36);
-	my ($w, $s, @r) = (0, 0);
+	my ($t, $w, $s, @r) = (0, 0, 0);
 	for my $i (1 .. 61000)
 	{
 		my $a = -log(1 - rand()) / $lambda;
+		$t += $a;
 		$w = max(0, $w + $s - $a);
-		$s = service($w > 0 ? $busy : $idle);
+		$s = $w > 0 ? $tr->[ int(($t + $w) / $c->{mean}) % @$tr ] : service($c->{idle});
 		push @r, $w + $s if $i > 1000;
 	}
 	@r = sort { $a <=> $b } @r;
 	return $r[ int(0.99 * @r) ];
 }
 
-# the objective: the queue's p99 at 60 % of the ceiling, rounded to 0.1 ms;
-# the prediction: the rate at which the simulated p99 reaches it
-my $target_ms = sprintf('%.1f', 1e3 * sim_p99(0.6 * $mu));
-my ($plo, $phi) = (0.05 * $mu, 0.99 * $mu);
-for (1 .. 14)
+# the rate at which the simulated p99 reaches target_ms
+sub predict
 {
-	my $mid = sqrt($plo * $phi);
-	if (sim_p99($mid) * 1e3 <= $target_ms) { $plo = $mid; }
-	else { $phi = $mid; }
+	my ($c, $target_ms) = @_;
+	my ($plo, $phi) = (0.05 * $c->{mu}, 0.99 * $c->{mu});
+	for (1 .. 14)
+	{
+		my $mid = sqrt($plo * $phi);
+		if (sim_p99($c, $mid) * 1e3 <= $target_ms) { $plo = $mid; }
+		else { $phi = $mid; }
+	}
+	return sqrt($plo * $phi);
 }
-my $predicted = sqrt($plo * $phi);
+
+# the objective: the queue's p99 at RHO of the ceiling, rounded to 0.1 ms
+my $before = calibrate('before');
+my $target_ms = sprintf('%.1f', 1e3 * sim_p99($before, RHO * $before->{mu}));
+my $predicted = predict($before, $target_ms);
 note(sprintf('service: mean %.3f ms (ceiling %.1f tps); objective p99<%sms; predicted capacity %.1f tps',
-	1e3 * $mean, $mu, $target_ms, $predicted));
+	1e3 * $before->{mean}, $before->{mu}, $target_ms, $predicted));
 
 # the search
-($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '80', '-P', '5', '-f', $script,
-	"--capacity=p99<${target_ms}ms", "--json=$dir/cap.json", "--chart=$dir/cap.svg",
-	"--metrics=$dir/cap.prom", '--fail-if=capacity:<' . int(100 * $mu), $db ], timeout => 200);
+my ($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', SEARCH_S, '-P', '5', '-f', $script,
+	"--capacity=p99<${target_ms}ms", "--json=$dir/cap.json", "--chart=$dir/cap.svg", "--metrics=$dir/cap.prom",
+	'--fail-if=capacity:<' . int(100 * $before->{mu}), $db ], timeout => SEARCH_S + 120);
 is($code, 3, '--fail-if=capacity:<100x the ceiling: exit 3') or diag($err);
 like($err, qr/^capacity: step 1: [\d.]+ tps offered, bracket /m, '-P: a line as each step starts');
 like($out, qr/^capacity: [\d.]+ tps at p99<${target_ms}ms \(bracket /m, 'the capacity line');
@@ -258,31 +289,36 @@ like($svg, qr/<title>capacity: \Q${\ sprintf('%.1f', $cap->{tps} \/\/ 0)}\E tps<
 	'--chart: the capacity marked') if defined $cap->{tps};
 like($svg, qr/<title>objective: p99&lt;${target_ms}ms<\/title>/, '--chart: the objective drawn');
 
-# against the known answer
+# against the known answer: the service times measured again after the
+# search; the host counts as steady when the three ceilings (before, the
+# search's probe, after) lie within STEADY of each other, and so do the
+# predictions from before and after
+my $after = calibrate('after');
+my $predicted_after = predict($after, $target_ms);
+my ($plo, $phi) = (min($predicted, $predicted_after), max($predicted, $predicted_after));
+my @mus = ($before->{mu}, $j->{ceiling_tps}, $after->{mu});
+my $drift = max(@mus) / min(@mus);
 my $found = $cap->{tps} // 0;
-my $error = $predicted > 0 ? 100 * ($found / $predicted - 1) : 0;
-note(sprintf('capacity found %.1f tps, bracket %.1f-%.1f; predicted %.1f tps: error %+.1f %%; search %.0f s, %d steps',
-	$found, $cap->{bracket_low_tps} // 0, $cap->{bracket_high_tps} // 0, $predicted, $error,
+note(sprintf('capacity found %.1f tps, bracket %.1f-%.1f; predicted %.1f tps before, %.1f after: '
+	  . 'error %+.1f %% / %+.1f %%; ceilings %.1f, %.1f, %.1f (drift %.2fx); search %.0f s, %d steps',
+	$found, $cap->{bracket_low_tps} // 0, $cap->{bracket_high_tps} // 0, $predicted, $predicted_after,
+	100 * ($found / $predicted - 1), 100 * ($found / $predicted_after - 1), @mus, $drift,
 	$j->{used_s}, scalar(@steps)));
-# A host whose load changes between the calibration and the search (as a
-# shared CI machine's does) can put one search off by chance: a second
-# search gets a second chance.  A search that hid the queue (about 1.67x)
-# or fell to the bottom rate would miss both times.
-sub within { my ($f) = @_; return $f >= 0.15 * $predicted && $f <= 1.4 * $predicted }
-if (!within($found))
+ok($found > 0.15 * $plo, sprintf('capacity %.1f tps above 0.15x of the lower prediction %.1f tps', $found, $plo));
+# a search that hid the queue (latency from when the client was free)
+# passes every rate and ends within the resolution below its own ceiling
+ok($found < 0.9 * $j->{ceiling_tps},
+	sprintf('capacity %.1f tps below 0.9x of the search\'s ceiling %.1f tps: the queue counted',
+		$found, $j->{ceiling_tps}));
+SKIP:
 {
-	note('outside the band: a second search');
-	($code, $out, $err) = run_tool([ $ours, '-n', '-c', '1', '-T', '80', '-f', $script,
-		"--capacity=p99<${target_ms}ms", "--json=$dir/cap2.json", $db ], timeout => 200);
-	my $j2 = eval { open my $fh, '<', "$dir/cap2.json" or die; local $/; JSON::PP->new->decode(<$fh>) };
-	my $found2 = ($j2 && $j2->{capacity}{tps}) // 0;
-	note(sprintf('second search: %.1f tps (error %+.1f %%)', $found2,
-		$predicted > 0 ? 100 * ($found2 / $predicted - 1) : 0));
-	$found = $found2 if within($found2);
+	skip(sprintf('the host was not steady: ceilings %.1f, %.1f and %.1f tps, predictions %.1f and %.1f',
+			@mus, $plo, $phi), 1)
+	  if $drift > STEADY || $phi > STEADY * $plo;
+	ok($found >= BAND_LO * $plo && $found <= BAND_HI * $phi,
+		sprintf('capacity %.1f tps within %.2fx..%.2fx of the predictions %.1f-%.1f tps',
+			$found, BAND_LO, BAND_HI, $plo, $phi));
 }
-ok(within($found),
-	sprintf('capacity %.1f tps within 0.15x..1.4x of the predicted %.1f tps (error %+.1f %%)',
-		$found, $predicted, $predicted > 0 ? 100 * ($found / $predicted - 1) : 0));
 
 # a floor below any bracket does not trip; the first row's lock is left to the search above
 my $script2 = write_file("$dir/q2.sql",

@@ -171,6 +171,7 @@ search(cap_search *cs)
 	int			warm_max = step_s / 2 < WARMUP_AUTO_WINDOW ? WARMUP_AUTO_WINDOW : step_s / 2;
 	double		resolution = cs->c->resolution > 0 ? cs->c->resolution : CAPACITY_RESOLUTION;
 	double		rate;
+	int			repeats = 0;	/* of the current rate */
 
 	cs->stop_why = "the budget (-T) ran out";
 	progress_start(cs, 0, left_s(cs, start));
@@ -198,14 +199,20 @@ search(cap_search *cs)
 		if (!cap_run_step(cs, rate, step_s, warm_max, st))
 			break;
 		progress_end(cs, st);
-		if (st->inconclusive && st->runs <= CAP_MAX_REPEATS)
+		if ((st->inconclusive || st->draining) && repeats < CAP_MAX_REPEATS)
 		{
-			/* the interval holds the target: more of the same rate, pooled, narrows it */
+			/*
+			 * the interval holds the target: more of the same rate, pooled,
+			 * narrows it; a backlog drained: the rate again, that run left out
+			 */
 			snprintf(st->why + strlen(st->why), sizeof(st->why) - strlen(st->why),
-					 "; holds the target: measured again");
+					 st->draining ? ": measured again without it" : "; holds the target: measured again");
 			st->again = true;
+			cs->pool_drop = st->draining;
+			repeats++;
 			continue;
 		}
+		repeats = 0;
 		if (st->pass)
 			cs->lo = rate;
 		else

@@ -51,8 +51,9 @@ typedef struct cap_step
 	double		lag_slope;		/* ms per s */
 	double		lag_growth_lo;	/* the lower 95 % bound of the growth across the step, ms */
 	bool		steady;
+	bool		draining;		/* not steady: the lag falls (a backlog from a stall drains) */
 	bool		met;			/* every objective's interval below its target */
-	bool		inconclusive;	/* not met, but no estimate is above its target */
+	bool		inconclusive;	/* not met, but no interval is wholly above its target */
 	int			runs;			/* the runs at this rate pooled into the step */
 	bool		again;			/* inconclusive: the next step measures its rate again */
 	bool		pass;
@@ -77,6 +78,7 @@ typedef struct cap_search
 	double		pool_rate;
 	int			pool_runs;
 	const struct capsweep_plan *plan;	/* --sweep: its plan (capsweep.h); NULL: the search */
+	bool		pool_drop;		/* the last run is not pooled: the next one starts anew */
 } cap_search;
 
 /*

@@ -206,7 +206,10 @@ step_values(const cap_search *cs, const series *sr, cap_step *st)
 /*
  * Whether the schedule lag grows across the step: the least-squares slope
  * of the per-second lag against time, its lower 95 % bound (t with n - 2
- * degrees of freedom) times the step's span against limit_ms.
+ * degrees of freedom) times the step's span against limit_ms.  A lag that
+ * falls by more than limit_ms (the upper bound below -limit_ms) is no
+ * steady state either: a backlog from a stall (of the host, or before the
+ * measured part began) drains, and the step's percentiles hold the stall.
  */
 void
 cap_step_lag(const bench_results *res, double limit_ms, cap_step *st)
@@ -223,6 +226,7 @@ cap_step_lag(const bench_results *res, double limit_ms, cap_step *st)
 
 	st->lag_known = false;
 	st->steady = true;
+	st->draining = false;
 	if (n < 4)
 		return;
 	for (int i = 0; i < n; i++)
@@ -251,7 +255,8 @@ cap_step_lag(const bench_results *res, double limit_ms, cap_step *st)
 	st->lag_known = true;
 	st->lag_slope = b;
 	st->lag_growth_lo = (b - infer_t_quantile(0.95, n - 2) * se) * span;
-	st->steady = !(st->lag_growth_lo > limit_ms);
+	st->draining = (b + infer_t_quantile(0.95, n - 2) * se) * span < -limit_ms;
+	st->steady = !(st->lag_growth_lo > limit_ms) && !st->draining;
 }
 
 /* The smallest target of the objectives, ms. */
@@ -289,14 +294,18 @@ cap_judge_step(const capacity_settings *c, cap_step *st)
 			strbuf_printf(&why, "%s%s up to %.3f ms", why.len ? "; " : "", o->name, st->v[i].hi * 1e3);
 		}
 	}
-	if (!st->steady)
+	if (st->draining)
+		strbuf_printf(&why, "%slag falls %.1f ms/s (a backlog drains)", why.len ? "; " : "",
+					  -st->lag_slope);
+	else if (!st->steady)
 		strbuf_printf(&why, "%slag grows %.1f ms/s", why.len ? "; " : "", st->lag_slope);
 	if (st->failed > 0)
 		strbuf_printf(&why, "%s%lld failed", why.len ? "; " : "", (long long) st->failed);
 	st->pass = st->met && st->steady && st->failed == 0;
+	/* no objective shown above its target either: each interval's lower end is below it */
 	st->inconclusive = !st->met && st->steady && st->failed == 0;
 	for (int i = 0; i < c->nobjectives; i++)
-		if (!st->v[i].known || !(st->v[i].est < c->objectives[i].value))
+		if (!st->v[i].known || !(st->v[i].lo < c->objectives[i].value))
 			st->inconclusive = false;
 	w = strbuf_detach(&why);
 	snprintf(st->why, sizeof(st->why), "%s", w);
@@ -307,12 +316,13 @@ cap_judge_step(const capacity_settings *c, cap_step *st)
 static void
 pool_add(cap_search *cs, double rate, const series *sr)
 {
-	if (rate != cs->pool_rate || cs->pool.interval_s == 0)
+	if (rate != cs->pool_rate || cs->pool.interval_s == 0 || cs->pool_drop)
 	{
 		series_free(&cs->pool);
 		series_init(&cs->pool, 1, 1);
 		cs->pool_rate = rate;
 		cs->pool_runs = 0;
+		cs->pool_drop = false;
 	}
 	cs->pool_runs++;
 	for (int r = 0; r < sr->nrows; r++)

@@ -419,8 +419,13 @@ warmup_wait(bthread *th, uint64_t warm_next, uint64_t *now, int64_t *timeout)
 	warm_sync(th);
 	if (!th->deadline_tried && atomic_load_explicit(&th->r->end_time, memory_order_relaxed) != 0)
 		start_deadline_timer(th);
+	/* now read first: an argument reading *now beside lazy_now(now) may see 0 (then: no wait at all) */
 	if (!th->measure_known || (th->r->s->duration > 0 && !th->deadline_tried))
-		lower_timeout(timeout, lazy_now(now), *now + NS_PER_S);
+	{
+		uint64_t	t = lazy_now(now);
+
+		lower_timeout(timeout, t, t + NS_PER_S);
+	}
 	if (warm_next != 0)
 		lower_timeout(timeout, lazy_now(now), warm_next);
 }
