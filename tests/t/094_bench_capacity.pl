@@ -315,6 +315,10 @@ SKIP:
 	skip(sprintf('the host was not steady: ceilings %.1f, %.1f and %.1f tps, predictions %.1f and %.1f',
 			@mus, $plo, $phi), 1)
 	  if $drift > STEADY || $phi > STEADY * $plo;
+	# a sanitized client spends its own time differently in the closed loop
+	# that calibrates and in the open loop of the search (seen: +66 %)
+	skip('a sanitizer build: the band is for the plain build', 1)
+	  if (slurp_text($ours) // '') =~ /__asan_init|__ubsan_handle_/;
 	ok($found >= BAND_LO * $plo && $found <= BAND_HI * $phi,
 		sprintf('capacity %.1f tps within %.2fx..%.2fx of the predictions %.1f-%.1f tps',
 			$found, BAND_LO, BAND_HI, $plo, $phi));

@@ -274,13 +274,15 @@ START_TEST(lag_trend)
 					wiggle,
 					limit_ms;
 		bool		known,
-					steady;
+					steady,
+					draining;
 	}			cases[] = {
-		{10, 0, 0.2, 1, true, true},	/* flat, noisy */
-		{10, 5, 0.2, 1, true, false},	/* 5 ms/s over 10 s: 50 ms, far beyond 1 ms */
-		{10, 0.05, 0.2, 3, true, true}, /* a slope within the noise and the limit */
-		{10, -3, 0.1, 1, true, true},	/* a queue draining */
-		{3, 5, 0, 1, false, true},	/* too few points to tell */
+		{10, 0, 0.2, 1, true, true, false},	/* flat, noisy */
+		{10, 5, 0.2, 1, true, false, false},	/* 5 ms/s over 10 s: 50 ms, far beyond 1 ms */
+		{10, 0.05, 0.2, 3, true, true, false},	/* a slope within the noise and the limit */
+		{10, -3, 0.1, 1, true, false, true},	/* a backlog draining: its percentiles hold a stall */
+		{10, -0.05, 0.2, 3, true, true, false},	/* a fall within the noise and the limit */
+		{3, 5, 0, 1, false, true, false},	/* too few points to tell */
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -294,6 +296,7 @@ START_TEST(lag_trend)
 		ck_assert_msg(st.lag_known == cases[i].known, "case %zu: known", i);
 		ck_assert_msg(st.steady == cases[i].steady, "case %zu: steady (growth from %.3f ms)", i,
 					  st.lag_growth_lo);
+		ck_assert_msg(st.draining == cases[i].draining, "case %zu: draining", i);
 		if (st.lag_known)
 			ck_assert_msg(fabs(st.lag_slope - cases[i].slope) < 0.1, "case %zu: slope %.3f", i,
 						  st.lag_slope);
