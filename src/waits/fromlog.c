@@ -50,6 +50,15 @@ typedef struct fl_run
 	uint64_t	last_row_us;	/* its last row (raw rows may follow the last health record) */
 } fl_run;
 
+/* A span of the logs' measured records: its figures seen (a file read twice adds none again). */
+typedef struct fl_span
+{
+	int64_t		start_us,
+				end_us;
+	uint32_t	figs;			/* by figure index */
+	bool		in;				/* wholly in the window */
+} fl_span;
+
 struct fromlog
 {
 	const waits_settings *s;
@@ -85,6 +94,11 @@ struct fromlog
 	uint64_t	iv_end_us;		/* and the last one's end; 0: none */
 	uint64_t	iv_first_end_us;	/* the first one's end */
 	bool		file_failed;
+	measured_run meas;			/* the measured records of the window's spans, summed */
+	fl_span    *spans;			/* every span of measured records read, in the window or not */
+	int			nspans;
+	int			spans_cap;
+	int			max_version;	/* the files' newest log format */
 };
 
 /* ---------------------------------------------------------------- runs */
@@ -503,6 +517,43 @@ add_head(fromlog *f, const histread_rec *rec)
 	*c = sum;
 }
 
+/*
+ * A measured record: its span is counted once, summed if it lies wholly
+ * in the window, else counted as left out.
+ */
+static void
+add_measured(fromlog *f, const format_measured_rec *r)
+{
+	int			k = measured_figure_of(r->figure);
+	fl_span    *sp = NULL;
+
+	if (k < 0)
+		return;
+	for (int i = f->nspans - 1; i >= 0 && sp == NULL; i--)
+		if (f->spans[i].start_us == r->start_us && f->spans[i].end_us == r->end_us)
+			sp = &f->spans[i];
+	if (sp == NULL)
+	{
+		if (f->nspans == f->spans_cap)
+		{
+			f->spans_cap = f->spans_cap == 0 ? 64 : 2 * f->spans_cap;
+			f->spans = xrealloc(f->spans, (size_t) f->spans_cap * sizeof(fl_span));
+		}
+		sp = &f->spans[f->nspans++];
+		*sp = (fl_span) {r->start_us, r->end_us, 0,
+			r->start_us >= f->s->since_us && r->end_us <= f->s->until_us};
+		if (sp->in)
+			f->meas.log_spans++;
+		else
+			f->meas.log_spans_out++;
+	}
+	if ((sp->figs & (1u << k)) != 0)
+		return;
+	sp->figs |= 1u << k;
+	if (sp->in)
+		measured_add_logged(&f->meas, r);
+}
+
 /* One record of a file. */
 static void
 take_record(fromlog *f, const histread *h, const histread_rec *rec)
@@ -549,9 +600,15 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 			else
 				add_head(f, rec);
 			break;
-		case HISTREAD_META:
-		case HISTREAD_STORE:
 		case HISTREAD_MEASURED:
+			if (f->row_fn == NULL)
+				add_measured(f, &rec->measured);
+			break;
+		case HISTREAD_META:
+			if (rec->meta.log_version > f->max_version)
+				f->max_version = rec->meta.log_version;
+			break;
+		case HISTREAD_STORE:
 			break;
 	}
 }
@@ -727,6 +784,24 @@ warn_empty(const fromlog *f)
 	msg_detail("The files hold rows from %s to %s.", a, b);
 }
 
+/* Why the report has no figures measured by the server: one line. */
+static void
+text_no_measured(const fromlog *f)
+{
+	printf("\nmeasured by the server: none in the window: ");
+	if (f->meas.log_spans_out > 0)
+		printf("the logs' %d spans of measured records all cross --since or --until\n",
+			   f->meas.log_spans_out);
+	else if (f->interval_file == NULL)
+		printf("logs of samples hold no measured records (--log-interval logs do)\n");
+	else if (f->max_version < format_measured_kind.version)
+		printf("logs of format %d hold no measured records (format %d does)\n",
+			   f->max_version, format_measured_kind.version);
+	else
+		printf("the logs hold no measured records (the server's counters were not read"
+			   " twice)\n");
+}
+
 /* The report of the window, the sinks' files; false if an output failed. */
 static bool
 finish(fromlog *f, waits_settings *rs)
@@ -776,10 +851,13 @@ finish(fromlog *f, waits_settings *rs)
 	ri.gaps = f->gaps;
 	ri.ngaps = f->ngaps;
 	ri.p = &f->prof;
+	ri.meas = f->meas.log_spans > 0 ? &f->meas : NULL;
 	if (rs->json)
 		report_json(stdout, &ri);
 	else
 		report_text(stdout, &ri);
+	if (!rs->json && ri.meas == NULL)
+		text_no_measured(f);
 	if (!msg_flush_stdout())
 		ok = false;
 	if (!report_json_file(&ri))
@@ -799,6 +877,8 @@ free_fromlog(fromlog *f)
 	}
 	free(f->runs);
 	free(f->gaps);
+	free(f->spans);
+	measured_free(&f->meas);
 	evdesc_free(&f->descs);
 	sinks_free(&f->out);
 	sample_batch_free(&f->batch);
@@ -821,6 +901,7 @@ fromlog_run(const waits_settings *s)
 	f.pool = &f.own_pool;
 	strpool_init(f.pool);
 	evdesc_init(&f.descs);
+	measured_init(&f.meas, s);
 	/* every row in a log was counted when it was written, idle ones too if they are there */
 	wprof_init(&f.prof, true);
 	sample_batch_init(&f.batch);

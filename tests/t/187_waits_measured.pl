@@ -109,6 +109,99 @@ ok($fig->{active_time}{agree}, 'io timing on: active time within the bound')
 unlike($text, qr/track_io_timing is off/, 'text: no missing-figures line for track_io_timing');
 like($text, qr/^  data file reads: measured [\d.]+ s in \d+ reads/m, 'text: the read time measured');
 
+# ---------------------------------------------------------------- read back from its logs
+
+# The measured records of a --log-interval log, summed by --from-log: its
+# figures are the records' sums (measured seconds to the microsecond the log
+# holds, counts and samples exactly, the bound worked out from the summed
+# samples), and a window takes only the spans wholly inside it.
+my $mlog = "$dir/measured.jsonl";
+($r, $fig, $text) = measured_run(name => 'logged', args => [ "--log=$mlog", '--log-interval=1' ]);
+my @mrec = grep { ($_->{type} // '') eq 'measured' }
+  map { decode_json($_) } grep { /\S/ } split /\n/, slurp_text($mlog);
+cmp_ok(scalar(@mrec), '>', 0, 'logged: the log holds measured records');
+
+# the records of the spans starting at or after $since, summed per figure
+sub logged_sums
+{
+	my ($since) = @_;
+	my (%sum, %spans);
+	for my $x (grep { !defined $since || $_->{interval_start} ge $since } @mrec)
+	{
+		$spans{"$x->{interval_start} $x->{interval_end}"} = 1;
+		my $s = $sum{ $x->{figure} } ||= { us => 0, count => 0, samples => 0, sampled => 0 };
+		if (defined $x->{measured_seconds})
+		{
+			$s->{us} += sprintf('%.0f', $x->{measured_seconds} * 1e6);
+			$s->{count} += $x->{measured_count} // 0;
+		}
+		else
+		{
+			$s->{missing} //= $x->{measured_missing};
+		}
+		$s->{samples} += $x->{sampled_samples};
+		$s->{sampled} += $x->{sampled_seconds};
+	}
+	return (\%sum, scalar(keys %spans));
+}
+
+# the report from the log against the sums, figure by figure
+sub check_sums
+{
+	my ($name, $back, $sum, $nspans) = @_;
+	my $bm = $back->{measured_by_server} || {};
+	is($bm->{log_spans}, $nspans, "$name: the spans summed");
+	my %bf = map { $_->{what} => $_ } @{ $bm->{figures} || [] };
+	for my $k (sort keys %$sum)
+	{
+		my ($s, $b) = ($sum->{$k}, $bf{$k} || {});
+		if (defined $s->{missing})
+		{
+			is($b->{measured_missing}, $s->{missing}, "$name: $k missing, with the records' reason");
+			next;
+		}
+		cmp_ok(abs($b->{measured_seconds} * 1e6 - $s->{us}), '<', 0.5,
+			"$name: $k measured seconds, the records' sum ($s->{us} us)");
+		is($b->{measured_count}, $s->{count}, "$name: $k measured count") if defined $b->{measured_count};
+		is($b->{sampled_samples}, $s->{samples}, "$name: $k sampled samples");
+		cmp_ok(abs($b->{sampled_seconds} - $s->{sampled}), '<', 1e-9 * (1 + $s->{sampled}),
+			"$name: $k sampled seconds, the records' sum");
+		my $per = $s->{samples} > 0 ? $s->{sampled} / $s->{samples} : $back->{period_s};
+		my $bound = $per * (1.96 * sqrt($s->{samples}) + 3);
+		cmp_ok(abs($b->{sampled_error_seconds} - $bound), '<', 1e-9 * (1 + $bound),
+			"$name: $k bound from the summed samples");
+		is(!!$b->{agree}, abs($s->{us} / 1e6 - $s->{sampled}) <= $bound, "$name: $k agree flag")
+		  if defined $b->{agree};
+	}
+}
+
+my ($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $mlog, '--json' ]);
+is($lrc, 0, 'from log: exit 0') or diag($lerr);
+my ($sum, $nspans) = logged_sums();
+check_sums('from log', decode_json($lout), $sum, $nspans);
+ok(exists $sum->{active_time} && !defined $sum->{active_time}{missing}, 'from log: active time measured');
+# a window from the second span's start: the first span left out
+my @starts = sort { $a cmp $b } keys %{ { map { $_->{interval_start} => 1 } @mrec } };
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $mlog, '--json', "--since=$starts[1]" ]);
+is($lrc, 0, 'window: exit 0') or diag($lerr);
+my $back = decode_json($lout);
+($sum, $nspans) = logged_sums($starts[1]);
+check_sums('window', $back, $sum, $nspans);
+cmp_ok($back->{measured_by_server}{log_spans_left_out}, '>=', 1, 'window: the span before it left out');
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $mlog ]);
+like($lout, qr/^measured by the server: the logs' \d+ spans in the window summed \(0 crossing its edge left out\); sampled: the spans' estimates summed, the 95 % bound from their samples$/m,
+	'from log, text: the section');
+like($lout, qr/^  active time: measured [\d.]+ s \(pg_stat_database\.active_time\); sampled [\d.]+ ± [\d.]+ s \(sessions in state active\)/m,
+	'from log, text: active time measured beside sampled');
+# a log of samples holds no measured records: one line says so
+my $rawlog = "$dir/raw.jsonl";
+measured_run(name => 'raw log', secs => 1, args => [ "--log=$rawlog" ]);
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $rawlog ]);
+like($lout, qr/^measured by the server: none in the window: logs of samples hold no measured records \(--log-interval logs do\)$/m,
+	'from a log of samples: one line why');
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $rawlog, '--json' ]);
+ok(!exists decode_json($lout)->{measured_by_server}, 'from a log of samples: no JSON section');
+
 # ---------------------------------------------------------------- a reset in the middle
 
 ($r, $fig, $text) = measured_run(name => 'reset', secs => 4,
