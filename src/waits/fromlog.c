@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pgtempo/exitcode.h"
+#include "pgtempo/hash.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
@@ -95,9 +96,7 @@ struct fromlog
 	uint64_t	iv_first_end_us;	/* the first one's end */
 	bool		file_failed;
 	measured_run meas;			/* the measured records of the window's spans, summed */
-	fl_span    *spans;			/* every span of measured records read, in the window or not */
-	int			nspans;
-	int			spans_cap;
+	hash_table	spans;			/* fl_span: every span of measured records read, in the window or not */
 	int			max_version;	/* the files' newest log format */
 };
 
@@ -517,35 +516,42 @@ add_head(fromlog *f, const histread_rec *rec)
 	*c = sum;
 }
 
+/* Is entry the span key is? */
+static bool
+span_eq(const void *entry, const void *key)
+{
+	const fl_span *a = entry,
+			   *b = key;
+
+	return a->start_us == b->start_us && a->end_us == b->end_us;
+}
+
 /*
  * A measured record: its span is counted once, summed if it lies wholly
- * in the window, else counted as left out.
+ * in the window, counted as left out if it crosses an edge.
  */
 static void
 add_measured(fromlog *f, const format_measured_rec *r)
 {
 	int			k = measured_figure_of(r->figure);
-	fl_span    *sp = NULL;
+	fl_span		key = {r->start_us, r->end_us, 0, false};
+	fl_span    *sp;
+	bool		added;
 
 	if (k < 0)
 		return;
-	for (int i = f->nspans - 1; i >= 0 && sp == NULL; i--)
-		if (f->spans[i].start_us == r->start_us && f->spans[i].end_us == r->end_us)
-			sp = &f->spans[i];
-	if (sp == NULL)
+	if (f->spans.cap == 0)
+		hash_table_init(&f->spans, sizeof(fl_span), 64);
+	sp = hash_table_insert(&f->spans, hash_mix(hash_mix(HASH_FNV1A_BASIS, (uint64_t) r->start_us),
+											   (uint64_t) r->end_us), &key, span_eq, &added);
+	if (added)
 	{
-		if (f->nspans == f->spans_cap)
-		{
-			f->spans_cap = f->spans_cap == 0 ? 64 : 2 * f->spans_cap;
-			f->spans = xrealloc(f->spans, (size_t) f->spans_cap * sizeof(fl_span));
-		}
-		sp = &f->spans[f->nspans++];
-		*sp = (fl_span) {r->start_us, r->end_us, 0,
-			r->start_us >= f->s->since_us && r->end_us <= f->s->until_us};
+		*sp = key;
+		sp->in = r->start_us >= f->s->since_us && r->end_us <= f->s->until_us;
 		if (sp->in)
 			f->meas.log_spans++;
-		else
-			f->meas.log_spans_out++;
+		else if (r->start_us < f->s->until_us && r->end_us > f->s->since_us)
+			f->meas.log_spans_out++;	/* across an edge; one wholly outside is not the window's */
 	}
 	if ((sp->figs & (1u << k)) != 0)
 		return;
@@ -877,7 +883,7 @@ free_fromlog(fromlog *f)
 	}
 	free(f->runs);
 	free(f->gaps);
-	free(f->spans);
+	hash_table_free(&f->spans);
 	measured_free(&f->meas);
 	evdesc_free(&f->descs);
 	sinks_free(&f->out);
