@@ -132,12 +132,12 @@ sub ts_shift
 	return strftime('%Y-%m-%dT%H:%M:%S', gmtime int($t / 1000000)) . sprintf('.%06dZ', $t % 1000000);
 }
 
-# the records of the spans starting at or after $since, summed per figure
+# the records (of @mrec, else of $recs) of the spans starting at or after $since, summed per figure
 sub logged_sums
 {
-	my ($since) = @_;
+	my ($since, $recs) = @_;
 	my (%sum, %spans);
-	for my $x (grep { !defined $since || $_->{interval_start} ge $since } @mrec)
+	for my $x (grep { !defined $since || $_->{interval_start} ge $since } @{ $recs || \@mrec })
 	{
 		$spans{"$x->{interval_start} $x->{interval_end}"} = 1;
 		my $s = $sum{ $x->{figure} } ||= { us => 0, count => 0, samples => 0, sampled => 0 };
@@ -207,6 +207,15 @@ like($lout, qr/^measured by the server: the logs' \d+ spans in the window summed
 	'from log, text: the section');
 like($lout, qr/^  active time: measured [\d.]+ s \(pg_stat_database\.active_time\); sampled [\d.]+ ± [\d.]+ s \(sessions in state active\)/m,
 	'from log, text: active time measured beside sampled');
+# the same from CSV, whose measured records are comment lines
+my $clog = "$dir/measured.csv";
+measured_run(name => 'logged csv', secs => 1, args => [ "--log=$clog", '--log-interval=1' ]);
+my @crec = map { /^# measured (\{.*\})$/ ? decode_json($1) : () } split /\n/, slurp_text($clog);
+cmp_ok(scalar(@crec), '>', 0, 'logged csv: the log holds measured records');
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $clog, '--json' ]);
+is($lrc, 0, 'from csv log: exit 0') or diag($lerr);
+($sum, $nspans) = logged_sums(undef, \@crec);
+check_sums('from csv log', decode_json($lout), $sum, $nspans);
 # a log of samples holds no measured records: one line says so
 my $rawlog = "$dir/raw.jsonl";
 measured_run(name => 'raw log', secs => 1, args => [ "--log=$rawlog" ]);
