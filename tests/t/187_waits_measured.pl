@@ -207,6 +207,12 @@ like($lout, qr/^measured by the server: the logs' \d+ spans in the window summed
 	'from log, text: the section');
 like($lout, qr/^  active time: measured [\d.]+ s \(pg_stat_database\.active_time\); sampled [\d.]+ ± [\d.]+ s \(sessions in state active\)/m,
 	'from log, text: active time measured beside sampled');
+# the file given twice: its spans are summed once
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $mlog, $mlog, '--json' ]);
+is($lrc, 0, 'the log twice: exit 0') or diag($lerr);
+($sum, $nspans) = logged_sums();
+check_sums('the log twice', decode_json($lout), $sum, $nspans);
+
 # the same from CSV, whose measured records are comment lines
 my $clog = "$dir/measured.csv";
 measured_run(name => 'logged csv', secs => 1, args => [ "--log=$clog", '--log-interval=1' ]);
