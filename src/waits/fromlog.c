@@ -796,8 +796,8 @@ text_no_measured(const fromlog *f)
 {
 	printf("\nmeasured by the server: none in the window: ");
 	if (f->meas.log_spans_out > 0)
-		printf("the logs' %d spans of measured records all cross --since or --until\n",
-			   f->meas.log_spans_out);
+		printf("no span of the logs' measured records lies wholly in it (%d across its"
+			   " edge)\n", f->meas.log_spans_out);
 	else if (f->interval_file == NULL)
 		printf("logs of samples hold no measured records (--log-interval logs do)\n");
 	else if (f->max_version < format_measured_kind.version)

@@ -215,7 +215,7 @@ measured_text(FILE *out, const measured_run *m, double period_s)
 		return;
 	fprintf(out, "\nmeasured by the server: ");
 	if (m->log_spans > 0)
-		fprintf(out, "the logs' %d spans in the window summed (%d crossing its edge left out);"
+		fprintf(out, "spans of the logs summed: %d in the window, %d across its edge left out;"
 				" sampled: the spans' estimates summed, the 95 %% bound from their samples\n",
 				m->log_spans, m->log_spans_out);
 	else if (m->failed != NULL)

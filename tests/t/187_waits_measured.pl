@@ -203,7 +203,7 @@ cmp_ok($nspans, '>', 0, "window: spans in it ($nspans)");
 check_sums('window', $back, $sum, $nspans);
 is($back->{measured_by_server}{log_spans_left_out}, 1, 'window: the span across its edge left out');
 ($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $mlog ]);
-like($lout, qr/^measured by the server: the logs' \d+ spans in the window summed \(0 crossing its edge left out\); sampled: the spans' estimates summed, the 95 % bound from their samples$/m,
+like($lout, qr/^measured by the server: spans of the logs summed: \d+ in the window, 0 across its edge left out; sampled: the spans' estimates summed, the 95 % bound from their samples$/m,
 	'from log, text: the section');
 like($lout, qr/^  active time: measured [\d.]+ s \(pg_stat_database\.active_time\); sampled [\d.]+ ± [\d.]+ s \(sessions in state active\)/m,
 	'from log, text: active time measured beside sampled');
