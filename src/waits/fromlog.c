@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pgtempo/exitcode.h"
+#include "pgtempo/hash.h"
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
@@ -50,6 +51,15 @@ typedef struct fl_run
 	uint64_t	last_row_us;	/* its last row (raw rows may follow the last health record) */
 } fl_run;
 
+/* A span of the logs' measured records: its figures seen (a file read twice adds none again). */
+typedef struct fl_span
+{
+	int64_t		start_us,
+				end_us;
+	uint32_t	figs;			/* by figure index */
+	bool		in;				/* wholly in the window */
+} fl_span;
+
 struct fromlog
 {
 	const waits_settings *s;
@@ -85,6 +95,9 @@ struct fromlog
 	uint64_t	iv_end_us;		/* and the last one's end; 0: none */
 	uint64_t	iv_first_end_us;	/* the first one's end */
 	bool		file_failed;
+	measured_run meas;			/* the measured records of the window's spans, summed */
+	hash_table	spans;			/* fl_span: every span of measured records read, in the window or not */
+	int			max_version;	/* the files' newest log format */
 };
 
 /* ---------------------------------------------------------------- runs */
@@ -503,6 +516,50 @@ add_head(fromlog *f, const histread_rec *rec)
 	*c = sum;
 }
 
+/* Is entry the span key is? */
+static bool
+span_eq(const void *entry, const void *key)
+{
+	const fl_span *a = entry,
+			   *b = key;
+
+	return a->start_us == b->start_us && a->end_us == b->end_us;
+}
+
+/*
+ * A measured record: its span is counted once, summed if it lies wholly
+ * in the window, counted as left out if it crosses an edge.
+ */
+static void
+add_measured(fromlog *f, const format_measured_rec *r)
+{
+	int			k = measured_figure_of(r->figure);
+	fl_span		key = {r->start_us, r->end_us, 0, false};
+	fl_span    *sp;
+	bool		added;
+
+	if (k < 0)
+		return;
+	if (f->spans.cap == 0)
+		hash_table_init(&f->spans, sizeof(fl_span), 64);
+	sp = hash_table_insert(&f->spans, hash_mix(hash_mix(HASH_FNV1A_BASIS, (uint64_t) r->start_us),
+											   (uint64_t) r->end_us), &key, span_eq, &added);
+	if (added)
+	{
+		*sp = key;
+		sp->in = r->start_us >= f->s->since_us && r->end_us <= f->s->until_us;
+		if (sp->in)
+			f->meas.log_spans++;
+		else if (r->start_us < f->s->until_us && r->end_us > f->s->since_us)
+			f->meas.log_spans_out++;	/* across an edge; one wholly outside is not the window's */
+	}
+	if ((sp->figs & (1u << k)) != 0)
+		return;
+	sp->figs |= 1u << k;
+	if (sp->in)
+		measured_add_logged(&f->meas, r);
+}
+
 /* One record of a file. */
 static void
 take_record(fromlog *f, const histread *h, const histread_rec *rec)
@@ -549,9 +606,15 @@ take_record(fromlog *f, const histread *h, const histread_rec *rec)
 			else
 				add_head(f, rec);
 			break;
-		case HISTREAD_META:
-		case HISTREAD_STORE:
 		case HISTREAD_MEASURED:
+			if (f->row_fn == NULL)
+				add_measured(f, &rec->measured);
+			break;
+		case HISTREAD_META:
+			if (rec->meta.log_version > f->max_version)
+				f->max_version = rec->meta.log_version;
+			break;
+		case HISTREAD_STORE:
 			break;
 	}
 }
@@ -727,6 +790,24 @@ warn_empty(const fromlog *f)
 	msg_detail("The files hold rows from %s to %s.", a, b);
 }
 
+/* Why the report has no figures measured by the server: one line. */
+static void
+text_no_measured(const fromlog *f)
+{
+	printf("\nmeasured by the server: none in the window: ");
+	if (f->meas.log_spans_out > 0)
+		printf("no span of the logs' measured records lies wholly in it (%d across its"
+			   " edge)\n", f->meas.log_spans_out);
+	else if (f->interval_file == NULL)
+		printf("logs of samples hold no measured records (--log-interval logs do)\n");
+	else if (f->max_version < format_measured_kind.version)
+		printf("logs of format %d hold no measured records (format %d does)\n",
+			   f->max_version, format_measured_kind.version);
+	else
+		printf("the logs hold no measured records (the server's counters were not read"
+			   " twice)\n");
+}
+
 /* The report of the window, the sinks' files; false if an output failed. */
 static bool
 finish(fromlog *f, waits_settings *rs)
@@ -776,10 +857,13 @@ finish(fromlog *f, waits_settings *rs)
 	ri.gaps = f->gaps;
 	ri.ngaps = f->ngaps;
 	ri.p = &f->prof;
+	ri.meas = f->meas.log_spans > 0 ? &f->meas : NULL;
 	if (rs->json)
 		report_json(stdout, &ri);
 	else
 		report_text(stdout, &ri);
+	if (!rs->json && ri.meas == NULL)
+		text_no_measured(f);
 	if (!msg_flush_stdout())
 		ok = false;
 	if (!report_json_file(&ri))
@@ -799,6 +883,8 @@ free_fromlog(fromlog *f)
 	}
 	free(f->runs);
 	free(f->gaps);
+	hash_table_free(&f->spans);
+	measured_free(&f->meas);
 	evdesc_free(&f->descs);
 	sinks_free(&f->out);
 	sample_batch_free(&f->batch);
@@ -821,6 +907,7 @@ fromlog_run(const waits_settings *s)
 	f.pool = &f.own_pool;
 	strpool_init(f.pool);
 	evdesc_init(&f.descs);
+	measured_init(&f.meas, s);
 	/* every row in a log was counted when it was written, idle ones too if they are there */
 	wprof_init(&f.prof, true);
 	sample_batch_init(&f.batch);

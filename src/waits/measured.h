@@ -91,6 +91,11 @@ typedef struct measured_span
 	double		own_s;			/* our own statements' active time: its CPU time; < 0 unknown */
 	uint64_t	start_us,
 				end_us;			/* wall clock of the reads that bound it */
+	/* summed from the measured records of logs (--from-log): the two below hold */
+	bool		logged;
+	double		logged_s[MEAS_NKINDS];	/* the records' sampled seconds, summed */
+	bool		uncompared[MEAS_NKINDS];	/* a record of the kind was not compared */
+	bool		seen[MEAS_NKINDS];	/* a record of the kind was read */
 } measured_span;
 
 /* The figures (format_measured_rec), at most. */
@@ -129,6 +134,8 @@ typedef struct measured_run
 	double		cpu_prev;		/* ... at the last read */
 	const waits_limit *limits;	/* --fail-if: its disagreement limits are judged here */
 	int			nlimits;
+	int			log_spans;		/* --from-log: the logs' spans summed in run; 0: a live run */
+	int			log_spans_out;	/* ... and those left out (crossing the window's edge) */
 } measured_run;
 
 void		measured_init(measured_run *m, const waits_settings *s);
@@ -165,6 +172,20 @@ int			measured_last(const measured_run *m, double period_s, bool by_ticks,
 
 /* Is name a figure's (its JSON name: active_time, wal_syncs, ...)? */
 bool		measured_figure_known(const char *name);
+/* The index of the figure of that name (measured_kind's order), or -1. */
+int			measured_figure_of(const char *name);
+
+/*
+ * Add a measured record of a --log-interval log to m.run (m from
+ * measured_init, --from-log): per figure, the measured seconds (to the
+ * microsecond the log holds) and count, the sampled samples and sampled
+ * seconds are summed; the bound is worked out again from the summed
+ * samples, each standing for the summed seconds over them.  A figure
+ * missing in a record stays missing (with the record's reason), one not
+ * compared in a record is not compared.  The caller counts the spans
+ * (m->log_spans); returns the figure's index, -1 for a figure not known.
+ */
+int			measured_add_logged(measured_run *m, const format_measured_rec *r);
 
 /*
  * How many of --fail-if's disagreement limits trip: a limit trips when the

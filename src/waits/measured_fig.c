@@ -95,7 +95,9 @@ measured_side(const measured_run *m, const measured_span *sp, const measured_pai
 		f->missing = "the counters could not be read";
 	else if (m->missing[p->time_col] != NULL)
 		f->missing = m->missing[p->time_col];
-	else if (m->nreads < 2)
+	else if (sp->logged && !sp->seen[p->kind])
+		f->missing = "not in the logs";
+	else if (m->nreads < 2 && m->log_spans == 0)
 		f->missing = "the counters were read fewer than twice";
 	else if (off && !on)
 		f->missing = p->setting_col == MEAS_IO_TIMING ? "track_io_timing is off" :
@@ -120,7 +122,8 @@ measured_side(const measured_run *m, const measured_span *sp, const measured_pai
 	/* a setting turned on or off during the run leaves part of the time out */
 	/* a few rows without a state are sessions starting; most of them, a source without states */
 	f->compared = !off && !(p->kind == MEAS_KIND_ACTIVE &&
-							sp->no_state > sp->samples[MEAS_KIND_ACTIVE]);
+							sp->no_state > sp->samples[MEAS_KIND_ACTIVE]) &&
+		!(sp->logged && sp->uncompared[p->kind]);
 	return true;
 }
 
@@ -135,6 +138,12 @@ figure_of(const measured_run *m, const measured_span *sp, const measured_pair *p
 	f->out_s = -1;
 	f->sampled_s = (double) k * period_s;
 	f->bound_s = measured_bound_s(k, period_s);
+	if (sp->logged)
+	{
+		/* the records' own estimates: a sample stands for their summed seconds over the samples */
+		f->sampled_s = sp->logged_s[p->kind];
+		f->bound_s = measured_bound_s(k, k > 0 ? f->sampled_s / (double) k : period_s);
+	}
 	if (!measured_side(m, sp, p, f) || !f->compared)
 		return;
 	f->agree = fabs(f->measured_s - f->sampled_s) <= f->bound_s;
@@ -190,13 +199,61 @@ measured_last(const measured_run *m, double period_s, bool by_ticks, format_meas
 	return MEASURED_NPAIRS;
 }
 
-bool
-measured_figure_known(const char *name)
+int
+measured_figure_of(const char *name)
 {
 	for (int i = 0; i < MEASURED_NPAIRS; i++)
 		if (strcmp(measured_pairs[i].name, name) == 0)
-			return true;
-	return false;
+			return i;
+	return -1;
+}
+
+bool
+measured_figure_known(const char *name)
+{
+	return measured_figure_of(name) >= 0;
+}
+
+int
+measured_add_logged(measured_run *m, const format_measured_rec *r)
+{
+	int			i = measured_figure_of(r->figure);
+	const measured_pair *p;
+	measured_span *sp = &m->run;
+
+	if (i < 0)
+		return -1;
+	p = &measured_pairs[i];
+	sp->logged = true;
+	sp->seen[p->kind] = true;
+	if (sp->start_us == 0 || (uint64_t) r->start_us < sp->start_us)
+		sp->start_us = (uint64_t) r->start_us;
+	if ((uint64_t) r->end_us > sp->end_us)
+		sp->end_us = (uint64_t) r->end_us;
+	if (r->measured_by != NULL)
+		m->by[p->kind] = r->measured_by;
+	if (p->out_col >= 0)
+		m->missing[p->out_col] = "not in the logs";
+	if (r->measured_missing != NULL || r->measured_seconds < 0)
+	{
+		if (m->missing[p->time_col] == NULL)
+			m->missing[p->time_col] = r->measured_missing != NULL ? r->measured_missing :
+				"not in the logs";
+	}
+	else
+	{
+		/* the log holds microseconds: summed as such, exactly */
+		sp->sum[p->time_col] += llround(r->measured_seconds * 1e6);
+		if (p->count_col >= 0 && r->measured_count >= 0)
+			sp->sum[p->count_col] += r->measured_count;
+		else if (p->count_col >= 0)
+			m->missing[p->count_col] = "not in the logs";
+		if (r->verdict == NULL)
+			sp->uncompared[p->kind] = true;
+	}
+	sp->samples[p->kind] += r->sampled_samples > 0 ? (uint64_t) r->sampled_samples : 0;
+	sp->logged_s[p->kind] += r->sampled_seconds;
+	return i;
 }
 
 /* What a --fail-if disagreement limit found. */

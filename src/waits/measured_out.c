@@ -160,7 +160,9 @@ text_figure(FILE *out, const measured_run *m, const measured_pair *p, double per
 		fputc(';', out);
 	}
 	fprintf(out, " sampled %.3f ± %.3f s (%s)", f.sampled_s, f.bound_s, p->sampled_by);
-	if (f.missing == NULL && !f.compared)
+	if (f.missing == NULL && !f.compared && m->run.logged)
+		fputs(": not compared (in a span of the logs)", out);
+	else if (f.missing == NULL && !f.compared)
 		fputs(p->kind == MEAS_KIND_ACTIVE && m->run.no_state > m->run.samples[MEAS_KIND_ACTIVE] ?
 			  ": not compared (the source gives no session states)" :
 			  ": not compared (the setting changed during the run)", out);
@@ -209,10 +211,14 @@ measured_text(FILE *out, const measured_run *m, double period_s)
 	int			nc;
 	double		clock_ns = -1;
 
-	if (m->nreads == 0 && m->failed == NULL)
+	if (m->nreads == 0 && m->failed == NULL && m->log_spans == 0)
 		return;
 	fprintf(out, "\nmeasured by the server: ");
-	if (m->failed != NULL)
+	if (m->log_spans > 0)
+		fprintf(out, "spans of the logs summed: %d in the window, %d across its edge left out;"
+				" sampled: the spans' estimates summed, the 95 %% bound from their samples\n",
+				m->log_spans, m->log_spans_out);
+	else if (m->failed != NULL)
 		fprintf(out, "nothing: %s\n", m->failed);
 	else
 		fprintf(out, "its counters read %d times, %.3f ms a read on average, %.3f ms at most;"
@@ -243,18 +249,10 @@ measured_text(FILE *out, const measured_run *m, double period_s)
 	}
 }
 
-void
-measured_json(json_writer *w, const measured_run *m, double period_s)
+/* The live run's reads and the views reset in it. */
+static void
+json_reads(json_writer *w, const measured_run *m)
 {
-	measured_cost c[2];
-	int			nc;
-	double		clock_ns = -1;
-
-	if (m->nreads == 0 && m->failed == NULL)
-		return;
-	json_key(w, "measured_by_server");
-	json_object_begin(w);
-	json_kv_string(w, "error", m->failed);
 	json_kv_int(w, "reads", m->nreads);
 	json_kv_double_or_null(w, "read_ms_avg", m->nreads > 0,
 						   m->nreads > 0 ? m->stmt_ms_sum / m->nreads : 0);
@@ -263,6 +261,28 @@ measured_json(json_writer *w, const measured_run *m, double period_s)
 	for (int i = 0; i < NRESETS; i++)
 		if (i < 2 || (m->sql != NULL && m->missing[resets[i].col] == NULL))
 			json_kv_bool(w, resets[i].json, m->run.reset[resets[i].col]);
+}
+
+void
+measured_json(json_writer *w, const measured_run *m, double period_s)
+{
+	measured_cost c[2];
+	int			nc;
+	double		clock_ns = -1;
+
+	if (m->nreads == 0 && m->failed == NULL && m->log_spans == 0)
+		return;
+	json_key(w, "measured_by_server");
+	json_object_begin(w);
+	json_kv_string(w, "error", m->failed);
+	if (m->log_spans > 0)
+	{
+		/* the logs say no reads nor resets: the spans summed and left out instead */
+		json_kv_int(w, "log_spans", m->log_spans);
+		json_kv_int(w, "log_spans_left_out", m->log_spans_out);
+	}
+	else
+		json_reads(w, m);
 	json_key(w, "figures");
 	json_array_begin(w);
 	for (int i = 0; i < MEASURED_NPAIRS; i++)

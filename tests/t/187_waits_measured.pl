@@ -12,6 +12,8 @@ use warnings;
 
 use File::Temp qw(tempdir);
 use IPC::Run;
+use POSIX qw(strftime);
+use Time::Local qw(timegm);
 use JSON::PP;
 use PgTempo::Test;
 use Test::More;
@@ -108,6 +110,126 @@ ok($fig->{active_time}{agree}, 'io timing on: active time within the bound')
   or diag(explain($fig->{active_time}));
 unlike($text, qr/track_io_timing is off/, 'text: no missing-figures line for track_io_timing');
 like($text, qr/^  data file reads: measured [\d.]+ s in \d+ reads/m, 'text: the read time measured');
+
+# ---------------------------------------------------------------- read back from its logs
+
+# The measured records of a --log-interval log, summed by --from-log: its
+# figures are the records' sums (measured seconds to the microsecond the log
+# holds, counts and samples exactly, the bound worked out from the summed
+# samples), and a window takes only the spans wholly inside it.
+my $mlog = "$dir/measured.jsonl";
+($r, $fig, $text) = measured_run(name => 'logged', args => [ "--log=$mlog", '--log-interval=1' ]);
+my @mrec = grep { ($_->{type} // '') eq 'measured' }
+  map { decode_json($_) } grep { /\S/ } split /\n/, slurp_text($mlog);
+cmp_ok(scalar(@mrec), '>', 0, 'logged: the log holds measured records');
+
+# A time of the log (UTC, microseconds) shifted by $us microseconds.
+sub ts_shift
+{
+	my ($z, $us) = @_;
+	my ($y, $mo, $d, $H, $M, $S, $f) = $z =~ /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{6})Z$/ or die $z;
+	my $t = (timegm($S, $M, $H, $d, $mo - 1, $y) * 1000000 + $f) + $us;
+	return strftime('%Y-%m-%dT%H:%M:%S', gmtime int($t / 1000000)) . sprintf('.%06dZ', $t % 1000000);
+}
+
+# the records (of @mrec, else of $recs) of the spans starting at or after $since, summed per figure
+sub logged_sums
+{
+	my ($since, $recs) = @_;
+	my (%sum, %spans);
+	for my $x (grep { !defined $since || $_->{interval_start} ge $since } @{ $recs || \@mrec })
+	{
+		$spans{"$x->{interval_start} $x->{interval_end}"} = 1;
+		my $s = $sum{ $x->{figure} } ||= { us => 0, count => 0, samples => 0, sampled => 0 };
+		if (defined $x->{measured_seconds})
+		{
+			$s->{us} += sprintf('%.0f', $x->{measured_seconds} * 1e6);
+			$s->{count} += $x->{measured_count} // 0;
+		}
+		else
+		{
+			$s->{missing} //= $x->{measured_missing};
+		}
+		$s->{samples} += $x->{sampled_samples};
+		$s->{sampled} += $x->{sampled_seconds};
+	}
+	return (\%sum, scalar(keys %spans));
+}
+
+# the report from the log against the sums, figure by figure
+sub check_sums
+{
+	my ($name, $back, $sum, $nspans) = @_;
+	my $bm = $back->{measured_by_server} || {};
+	is($bm->{log_spans}, $nspans, "$name: the spans summed");
+	my %bf = map { $_->{what} => $_ } @{ $bm->{figures} || [] };
+	for my $k (sort keys %$sum)
+	{
+		my ($s, $b) = ($sum->{$k}, $bf{$k} || {});
+		if (defined $s->{missing})
+		{
+			is($b->{measured_missing}, $s->{missing}, "$name: $k missing, with the records' reason");
+			next;
+		}
+		cmp_ok(abs($b->{measured_seconds} * 1e6 - $s->{us}), '<', 0.5,
+			"$name: $k measured seconds, the records' sum ($s->{us} us)");
+		is($b->{measured_count}, $s->{count}, "$name: $k measured count") if defined $b->{measured_count};
+		is($b->{sampled_samples}, $s->{samples}, "$name: $k sampled samples");
+		cmp_ok(abs($b->{sampled_seconds} - $s->{sampled}), '<', 1e-9 * (1 + $s->{sampled}),
+			"$name: $k sampled seconds, the records' sum");
+		my $per = $s->{samples} > 0 ? $s->{sampled} / $s->{samples} : $back->{period_s};
+		my $bound = $per * (1.96 * sqrt($s->{samples}) + 3);
+		cmp_ok(abs($b->{sampled_error_seconds} - $bound), '<', 1e-9 * (1 + $bound),
+			"$name: $k bound from the summed samples");
+		is(!!$b->{agree}, abs($s->{us} / 1e6 - $s->{sampled}) <= $bound, "$name: $k agree flag")
+		  if defined $b->{agree};
+	}
+}
+
+my ($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $mlog, '--json' ]);
+is($lrc, 0, 'from log: exit 0') or diag($lerr);
+my ($sum, $nspans) = logged_sums();
+check_sums('from log', decode_json($lout), $sum, $nspans);
+ok(exists $sum->{active_time} && !defined $sum->{active_time}{missing}, 'from log: active time measured');
+# a window from a third into the first span: that span crosses its edge and
+# is left out (said), the others are summed
+my @starts = sort keys %{ { map { $_->{interval_start} => 1 } @mrec } };
+my $since = ts_shift($starts[0], 300000);
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $mlog, '--json', "--since=$since" ]);
+is($lrc, 0, 'window: exit 0') or diag($lerr);
+my $back = decode_json($lout);
+($sum, $nspans) = logged_sums($since);
+cmp_ok($nspans, '>', 0, "window: spans in it ($nspans)");
+check_sums('window', $back, $sum, $nspans);
+is($back->{measured_by_server}{log_spans_left_out}, 1, 'window: the span across its edge left out');
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $mlog ]);
+like($lout, qr/^measured by the server: spans of the logs summed: \d+ in the window, 0 across its edge left out; sampled: the spans' estimates summed, the 95 % bound from their samples$/m,
+	'from log, text: the section');
+like($lout, qr/^  active time: measured [\d.]+ s \(pg_stat_database\.active_time\); sampled [\d.]+ ± [\d.]+ s \(sessions in state active\)/m,
+	'from log, text: active time measured beside sampled');
+# the file given twice: its spans are summed once
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $mlog, $mlog, '--json' ]);
+is($lrc, 0, 'the log twice: exit 0') or diag($lerr);
+($sum, $nspans) = logged_sums();
+check_sums('the log twice', decode_json($lout), $sum, $nspans);
+
+# the same from CSV, whose measured records are comment lines
+my $clog = "$dir/measured.csv";
+measured_run(name => 'logged csv', secs => 1, args => [ "--log=$clog", '--log-interval=1' ]);
+my @crec = map { /^# measured (\{.*\})$/ ? decode_json($1) : () } split /\n/, slurp_text($clog);
+cmp_ok(scalar(@crec), '>', 0, 'logged csv: the log holds measured records');
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $clog, '--json' ]);
+is($lrc, 0, 'from csv log: exit 0') or diag($lerr);
+($sum, $nspans) = logged_sums(undef, \@crec);
+check_sums('from csv log', decode_json($lout), $sum, $nspans);
+# a log of samples holds no measured records: one line says so
+my $rawlog = "$dir/raw.jsonl";
+measured_run(name => 'raw log', secs => 1, args => [ "--log=$rawlog" ]);
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $rawlog ]);
+like($lout, qr/^measured by the server: none in the window: logs of samples hold no measured records \(--log-interval logs do\)$/m,
+	'from a log of samples: one line why');
+($lrc, $lout, $lerr) = run_tool([ $bin, '--from-log', $rawlog, '--json' ]);
+ok(!exists decode_json($lout)->{measured_by_server}, 'from a log of samples: no JSON section');
 
 # ---------------------------------------------------------------- a reset in the middle
 

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "measured.h"
+#include "measured_int.h"
 #include "options.h"
 
 #include <stdlib.h>
@@ -326,6 +326,81 @@ START_TEST(setting_off_and_missing)
 }
 END_TEST
 
+/* A log's measured record of one figure. */
+static format_measured_rec
+logged(const char *figure, int64_t start_us, double measured_s, int64_t count, int64_t samples,
+	   double sampled_s, const char *missing)
+{
+	format_measured_rec r = {start_us, start_us + 1000000, figure, "by the server", missing,
+	measured_s, count, "by the samples", samples, sampled_s, 0, "agree", NULL};
+
+	return r;
+}
+
+/* The logs' records summed per figure (--from-log): the figures and the report's section. */
+START_TEST(logged_spans)
+{
+	waits_settings s = WAITS_SETTINGS_INIT;
+	measured_run m;
+	format_measured_rec r;
+	measured_fig f;
+	char		want[200];
+	char	   *t;
+
+	measured_init(&m, &s);
+	r = logged("active_time", 1000000, 1.234567, -1, 100, 1.2, NULL);
+	ck_assert_int_eq(measured_add_logged(&m, &r), MEAS_KIND_ACTIVE);
+	r = logged("active_time", 2000000, 0.765433, -1, 50, 0.9, NULL);
+	measured_add_logged(&m, &r);
+	r = logged("wal_syncs", 1000000, 0.5, 10, 3, 0.03, NULL);
+	ck_assert_int_eq(measured_add_logged(&m, &r), MEAS_KIND_WAL_SYNC);
+	r = logged("wal_syncs", 2000000, 0.25, 5, 2, 0.025, NULL);
+	r.verdict = "disagree";
+	measured_add_logged(&m, &r);
+	/* missing in one span: missing in the sum, with the record's reason */
+	r = logged("data_file_reads", 1000000, 0.1, 4, 0, 0, NULL);
+	measured_add_logged(&m, &r);
+	r = logged("data_file_reads", 2000000, -1, -1, 0, 0, "track_io_timing is off");
+	measured_add_logged(&m, &r);
+	r = logged("no_such_figure", 1000000, 1, -1, 1, 1, NULL);
+	ck_assert_int_eq(measured_add_logged(&m, &r), -1);
+	m.log_spans = 2;
+	measured_figure(&m, &measured_pairs[MEAS_KIND_ACTIVE], 0.01, &f);
+	ck_assert(f.missing == NULL && f.compared && f.agree);
+	/* the measured seconds to the microsecond, the sampled ones the records' */
+	ck_assert_double_eq_tol(f.measured_s, 2.0, 1e-12);
+	ck_assert_double_eq_tol(f.sampled_s, 2.1, 1e-12);
+	ck_assert_double_eq_tol(f.bound_s, measured_bound_s(150, 2.1 / 150), 1e-12);
+	measured_figure(&m, &measured_pairs[MEAS_KIND_WAL_SYNC], 0.01, &f);
+	ck_assert(f.has_count && f.count == 15);
+	ck_assert_double_eq_tol(f.measured_s, 0.75, 1e-12);
+	ck_assert_double_eq_tol(f.bound_s, measured_bound_s(5, 0.055 / 5), 1e-12);
+	/* summed, 0.75 s lies beyond 0.055 ± 0.08 s */
+	ck_assert(f.compared && !f.agree && f.nreasons > 0);
+	measured_figure(&m, &measured_pairs[MEAS_KIND_READ], 0.01, &f);
+	ck_assert_str_eq(f.missing, "track_io_timing is off");
+	t = text_of(&m);
+	ck_assert_msg(strstr(t, "\nmeasured by the server: spans of the logs summed: 2 in the window, "
+						 "0 across its edge left out;") != NULL, "%s", t);
+	snprintf(want, sizeof(want), "  active time: measured 2.000 s (by the server); sampled 2.100 "
+			 "± %.3f s (sessions in state active): within the bound\n", measured_bound_s(150, 0.014));
+	ck_assert_msg(strstr(t, want) != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "  WAL syncs: measured 0.750 s in 15 syncs, 50.000 ms each (by the "
+						 "server); sampled 0.055 ± ") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "    disagreement: measured 0.750 s lies above") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "  data file reads: measured: none (track_io_timing is off)") != NULL,
+				  "%s", t);
+	/* a figure the logs hold no record of */
+	ck_assert_msg(strstr(t, "  lock waits: measured: none (not in the logs); sampled 0.000 ± "
+						 "0.030 s (Lock)\n") != NULL, "%s", t);
+	/* no reads, resets nor costs of this host: the logs do not say */
+	ck_assert(strstr(t, "counters read") == NULL && strstr(t, "counter reset") == NULL &&
+			  strstr(t, "is off: ") == NULL);
+	free(t);
+	measured_free(&m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -339,6 +414,7 @@ main(void)
 	tcase_add_test(tc, setting_off_and_missing);
 	tcase_add_test(tc, gate);
 	tcase_add_test(tc, span_records);
+	tcase_add_test(tc, logged_spans);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
