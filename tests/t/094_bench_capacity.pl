@@ -315,10 +315,13 @@ SKIP:
 	ok($found > 0.15 * $plo,
 		sprintf('capacity %.1f tps above 0.15x of the lower prediction %.1f tps', $found, $plo));
 	# a search that hid the queue (latency from when the client was free)
-	# passes every rate and ends within the resolution below its own ceiling
-	ok($found < 0.9 * $j->{ceiling_tps},
-		sprintf('capacity %.1f tps below 0.9x of the search\'s ceiling %.1f tps: the queue counted',
-			$found, $j->{ceiling_tps}));
+	# passes every rate and ends within its 5 % resolution below its own
+	# ceiling; a host that sped up during the search (seen: ceilings 382,
+	# 382, then 430 tps, capacity 350) moves a true capacity up too, so
+	# the fastest ceiling measured is the reference
+	ok($found < 0.95 * max(@mus),
+		sprintf('capacity %.1f tps below 0.95x of the fastest ceiling measured, %.1f tps: the queue counted',
+			$found, max(@mus)));
 	skip(sprintf('the host was not steady: ceilings %.1f, %.1f and %.1f tps, predictions %.1f and %.1f',
 			@mus, $plo, $phi), 1)
 	  if $drift > STEADY || $phi > STEADY * $plo;
