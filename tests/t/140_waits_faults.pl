@@ -17,7 +17,9 @@ use Time::HiRes qw(usleep time);
 
 my $bin = pgtempo_bin('pgtempo-waits');
 my $node = new_cluster('waits_faults');
-my @conn = ('-h', $node->host, '-p', $node->port, '-d', 'postgres', '--source=activity');
+# the sampler's sessions by a name of their own (the harness's PGAPPNAME names every session)
+my @conn = ('-h', $node->host, '-p', $node->port, '-d', 'dbname=postgres application_name=w_sampler',
+	'--source=activity');
 my $dir = tempdir(CLEANUP => 1);
 my $ts_re = qr/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z/;
 
@@ -53,15 +55,19 @@ sub start_sleeper
 }
 
 
-# The pid of the sampler's own backend: the one whose statement leaves itself out.
+# The pid of the sampler's own backend: the newest of its client backends
+# (application_name w_sampler).  By its name, not by its last statement: the counters' reads
+# (measured beside sampled) run on the same connection, and a backend whose
+# last statement was one of them would be passed over for an earlier run's
+# that has not exited yet on a loaded machine; stopping that one leaves
+# this run's alone (seen in CI's sanitizer phase: test "hung" exited 0).
 sub sampler_backend
 {
 	for (1 .. 100)
 	{
-		# the newest: an earlier run's backend may not have exited yet on a
-		# loaded machine, and stopping it would leave this run's alone
 		my $pid = $node->safe_psql('postgres', q{SELECT pid FROM pg_stat_activity
-			WHERE query LIKE '%<> pg_catalog.pg_backend_pid()%' AND pid <> pg_backend_pid()
+			WHERE application_name = 'w_sampler' AND backend_type = 'client backend'
+			  AND pid <> pg_backend_pid()
 			ORDER BY backend_start DESC LIMIT 1});
 		return $pid if $pid;
 		usleep(50_000);
