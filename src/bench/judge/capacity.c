@@ -1,6 +1,6 @@
 /*
- * capacity.c — --capacity: its options, and the search (capacity.h says
- * what it does); the steps are capstep.c's, the report capreport.c's.
+ * capacity.c — --capacity's search (capacity.h says what it does); its
+ * options are capoptions.c's, its steps capstep.c's, its report capreport.c's.
  */
 #include "config.h"
 
@@ -16,113 +16,6 @@
 #include "pgtempo/msg.h"
 #include "pgtempo/xalloc.h"
 
-
-/* What an objective is, for the messages of --capacity. */
-static const char objective_help[] =
-"an objective is an upper limit on a percentile or the average, as p99<10ms or avg<5ms";
-
-/* What --fail-if's limit is outside --compare. */
-static const char floor_help[] =
-"outside --compare the limit is capacity:<N (transactions per second)";
-
-/* The objective's name as it is kept: "p99", "p99.9" or "avg". */
-static bool
-objective_name_ok(gate_limit *l, const char **why)
-{
-	*why = objective_help;
-	return gate_latency_name(l) && !l->above && l->unit == GATE_UNIT_TIME && l->value > 0;
-}
-
-bool
-capacity_parse_objectives(capacity_settings *c, const char *arg)
-{
-	static const gate_spec spec = {
-		"--capacity", GATE_UNIT_TIME, "p99<10ms,avg<2ms", objective_help, objective_name_ok
-	};
-
-	c->wanted = true;
-	return gate_parse_report(arg, &spec, c->objectives, &c->nobjectives);
-}
-
-bool
-capacity_parse_resolution(capacity_settings *c, const char *arg)
-{
-	char	   *end;
-	double		v = strtod(arg, &end);
-
-	if (end != arg && strcmp(end, "%") == 0)
-		end++;
-	if (end == arg || *end != '\0' || !(v >= 0.1 && v <= 100))
-	{
-		msg_error("invalid value \"%s\" for option --capacity-resolution: a percentage from 0.1 to 100",
-				  arg);
-		return false;
-	}
-	c->resolution = v / 100;
-	return true;
-}
-
-/* --fail-if's name outside --compare: capacity, below a rate. */
-static bool
-floor_name_ok(gate_limit *l, const char **why)
-{
-	*why = floor_help;
-	return strcmp(l->name, "capacity") == 0 && !l->above && l->value > 0;
-}
-
-bool
-capacity_parse_fail_if(capacity_settings *c, const char *arg)
-{
-	static const gate_spec spec = {
-		"--fail-if", GATE_UNIT_NONE, "capacity:<1500", floor_help, floor_name_ok
-	};
-	int			n;
-	gate_limit	l[GATE_MAX_LIMITS];
-
-	if (!gate_parse_report(arg, &spec, l, &n))
-		return false;
-	if (n != 1)
-	{
-		msg_error("invalid value \"%s\" for option --fail-if: one limit, as in \"capacity:<1500\"",
-				  arg);
-		return false;
-	}
-	c->floor = l[0];
-	c->has_floor = true;
-	return true;
-}
-
-bool
-capacity_check(const capacity_settings *c, const bench_settings *s)
-{
-	const char *bad = NULL;
-
-	if (!c->wanted)
-	{
-		if (c->resolution > 0 || c->has_floor)
-		{
-			msg_error("%s needs --capacity", c->has_floor ? "--fail-if" : "--capacity-resolution");
-			return false;
-		}
-		return true;
-	}
-	if (s->duration <= 0 || s->transactions > 0)
-		bad = "a duration (-T, the whole search's budget), not -t";
-	else if (s->rate > 0)
-		bad = "no -R (it chooses the rates)";
-	else if (s->warmup != WARMUP_NONE)
-		bad = "no --warmup (each step leaves its own out)";
-	else if (s->use_log || s->hist_path != NULL)
-		bad = "no -l or --latency-histogram";
-	else if (s->latency_limit_ns > 0 || s->dry_run || s->waits_ns > 0 || s->is_connect)
-		bad = "no -L, -C, --waits or --dry-run";
-	else if (s->duration < 30)
-		bad = "a budget (-T) of at least 30 seconds";
-	if (bad == NULL)
-		return true;
-	msg_error("--capacity needs %s", bad);
-	return false;
-}
 
 /* Seconds left of the budget. */
 static double
@@ -249,29 +142,4 @@ capacity_run(const bench_settings *s, const capacity_settings *c)
 	cs->c = c;
 	search(cs);
 	return cap_finish(cs);
-}
-
-int
-cap_finish(cap_search *cs)
-{
-	const bench_settings *s = cs->s;
-	int			status = cs->status;
-	FILE	   *out = report_stream(s);
-
-	if (cs->nsteps < 1 || (cs->status == EXITCODE_ERROR && cs->nsteps < 2))
-	{
-		series_free(&cs->pool);
-		free(cs);
-		/* as a run that could not start: --metrics says so (exit status 1) */
-		return results_not_started(s);
-	}
-	cs->tripped = cap_floor_tripped(cs);
-	if (status == 0 && cs->tripped)
-		status = EXITCODE_LIMIT;
-	cap_print_report(out, cs, cs->tripped);
-	fflush(out);
-	output_write_all(s, OUTPUT_CAPACITY, cs, &status);
-	series_free(&cs->pool);
-	free(cs);
-	return status;
 }

@@ -1,8 +1,9 @@
 /*
  * capacity_int.h — what the parts of --capacity share: a step, the search's
- * state, and the calls between the search (capacity.c), its steps
- * (capstep.c), its report and --json (capreport.c), --chart (capchart.c)
- * and --metrics (capmetrics.c).
+ * state, and the calls between its options (capoptions.c, at the bottom),
+ * its steps (capstep.c), the search (capacity.c), its report, --json and
+ * exit status (capreport.c), --chart (capchart.c) and --metrics
+ * (capmetrics.c); a sweep's part of the report is capsweepout.c's.
  */
 #ifndef PGTEMPO_BENCH_CAPACITY_INT_H
 #define PGTEMPO_BENCH_CAPACITY_INT_H
@@ -148,6 +149,9 @@ bool		cap_find_knee(const cap_search *cs, double *below, double *at);
  * the probe left out; returns how many.
  */
 int			cap_steps_by_rate(const cap_search *cs, int *order);
+
+/* The objectives as given, joined by commas (capoptions.c). */
+void		cap_objectives_text(const capacity_settings *c, char *buf, size_t len);
 
 /* The text report (stdout, or stderr when an output takes stdout). */
 void		cap_print_report(FILE *out, const cap_search *cs, bool tripped);

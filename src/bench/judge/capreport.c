@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pgtempo/exitcode.h"
 #include "pgtempo/json.h"
 #include "pgtempo/strbuf.h"
 
@@ -97,17 +98,6 @@ cap_find_knee(const cap_search *cs, double *below, double *at)
 			return true;
 		}
 	return false;
-}
-
-/* The objectives as given, joined by commas. */
-void
-cap_objectives_text(const capacity_settings *c, char *buf, size_t len)
-{
-	size_t		used = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < c->nobjectives && used < len; i++)
-		used += (size_t) snprintf(buf + used, len - used, "%s%s", i ? "," : "", c->objectives[i].text);
 }
 
 /* The text report (stdout, or stderr when --json takes stdout). */
@@ -281,4 +271,30 @@ capacity_write_json(const output_ctx *oc, const char *path, char **cause)
 	json_object_end(&w);
 	strbuf_putc(&sb, '\n');
 	return strbuf_write_free(&sb, path, cause);
+}
+
+/* The report (text, the outputs) and the exit status of a finished search or sweep; frees cs. */
+int
+cap_finish(cap_search *cs)
+{
+	const bench_settings *s = cs->s;
+	int			status = cs->status;
+	FILE	   *out = report_stream(s);
+
+	if (cs->nsteps < 1 || (cs->status == EXITCODE_ERROR && cs->nsteps < 2))
+	{
+		series_free(&cs->pool);
+		free(cs);
+		/* as a run that could not start: --metrics says so (exit status 1) */
+		return results_not_started(s);
+	}
+	cs->tripped = cap_floor_tripped(cs);
+	if (status == 0 && cs->tripped)
+		status = EXITCODE_LIMIT;
+	cap_print_report(out, cs, cs->tripped);
+	fflush(out);
+	output_write_all(s, OUTPUT_CAPACITY, cs, &status);
+	series_free(&cs->pool);
+	free(cs);
+	return status;
 }

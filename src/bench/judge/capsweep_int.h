@@ -27,8 +27,6 @@ void		capsweep_print_header(FILE *out, const cap_search *cs);
 /* --json's "sweep": the plan, the share, and each step's seconds and lag points. */
 void		capsweep_write_json(json_writer *w, const cap_search *cs);
 
-/* The objectives as given, joined by commas (capreport.c). */
-void		cap_objectives_text(const capacity_settings *c, char *buf, size_t len);
 
 /* Free the steps' data of p. */
 void		capsweep_free_data(capsweep_plan *p);
